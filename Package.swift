@@ -1,0 +1,91 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "verification-gateway",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "gateway", targets: ["gateway"]),
+        .library(name: "GatewayCore", targets: ["GatewayCore"]),
+        .library(name: "GatewayTwilio", targets: ["GatewayTwilio"]),
+    ],
+    dependencies: [
+        // API packages only for the core (DESIGN.md §2).
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // The executable: HTTP server, outbound client, CLI, signatures, YAML configuration.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
+    ],
+    targets: [
+        .target(
+            name: "GatewayCore",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "GatewayTwilio",
+            dependencies: ["GatewayCore"],
+            path: "Sources/Plugins/Twilio",
+            swiftSettings: strict
+        ),
+        // The system SQLite library (Debian's libsqlite3-dev): the embedded default store needs
+        // nothing more than its C API, so no Swift driver package is pulled in.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .executableTarget(
+            name: "gateway",
+            dependencies: [
+                "GatewayCore",
+                "GatewayTwilio",
+                "CSQLite",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "GatewayTestSupport",
+            dependencies: ["GatewayCore"],
+            path: "Tests/GatewayTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewayCoreTests",
+            dependencies: ["GatewayCore", "GatewayTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewayTwilioTests",
+            dependencies: ["GatewayCore", "GatewayTwilio", "GatewayTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: [
+                "gateway",
+                "GatewayCore",
+                "GatewayTwilio",
+                "GatewayTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

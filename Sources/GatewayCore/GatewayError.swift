@@ -1,0 +1,179 @@
+import Foundation
+
+/// The one error that crosses the provider boundary and reaches API clients.
+///
+/// Every vendor error is mapped to a ``GatewayError/Code`` by the vendor's structured fields
+/// (HTTP status, numeric code, problem type), never by message text. The vendor's original code is
+/// kept in ``vendor`` so operators can still see what the vendor said.
+public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The stable, snake_case error code of the taxonomy (DESIGN.md §5, `docs/errors.md`).
+    public enum Code: String, Sendable, CaseIterable, Codable {
+        // caller: the request is wrong; never retried.
+        case invalidRequest = "invalid_request"
+        case invalidPhoneNumber = "invalid_phone_number"
+        case unsupportedChannel = "unsupported_channel"
+        case unsupportedDestination = "unsupported_destination"
+        case appVerificationRequired = "app_verification_required"
+        case appVerificationFailed = "app_verification_failed"
+        case unauthorized
+        case forbidden
+        case rateLimited = "rate_limited"
+        case destinationBlocked = "destination_blocked"
+        case idempotencyConflict = "idempotency_conflict"
+        // verification: state of this verification; never failed over.
+        case incorrectCode = "incorrect_code"
+        case maxAttemptsReached = "max_attempts_reached"
+        case expired
+        case notFound = "not_found"
+        case alreadyApproved = "already_approved"
+        case canceled
+        case concurrentVerification = "concurrent_verification"
+        case maxSendsReached = "max_sends_reached"
+        // provider
+        case providerUnavailable = "provider_unavailable"
+        case providerTimeout = "provider_timeout"
+        case providerRateLimited = "provider_rate_limited"
+        case providerAuthFailed = "provider_auth_failed"
+        case providerInsufficientFunds = "provider_insufficient_funds"
+        case providerRejected = "provider_rejected"
+        case deliveryFailed = "delivery_failed"
+        case providerError = "provider_error"
+        // gateway
+        case noProviderAvailable = "no_provider_available"
+        case `internal`
+
+        /// The routing class of the code: what the router may do after seeing it.
+        public var errorClass: ErrorClass {
+            switch self {
+            case .invalidRequest, .invalidPhoneNumber, .unsupportedChannel, .unsupportedDestination,
+                .appVerificationRequired, .appVerificationFailed, .unauthorized, .forbidden, .rateLimited,
+                .idempotencyConflict:
+                return .caller
+            case .destinationBlocked:
+                return .blocked
+            case .incorrectCode, .maxAttemptsReached, .expired, .notFound, .alreadyApproved, .canceled,
+                .concurrentVerification, .maxSendsReached:
+                return .verification
+            case .providerUnavailable, .providerTimeout, .providerRateLimited, .deliveryFailed, .providerError:
+                return .providerTransient
+            case .providerAuthFailed, .providerInsufficientFunds, .providerRejected:
+                return .providerPermanent
+            case .noProviderAvailable, .internal:
+                return .gateway
+            }
+        }
+
+        /// The HTTP status the API answers with.
+        public var httpStatus: Int {
+            switch self {
+            case .invalidRequest, .invalidPhoneNumber, .unsupportedChannel, .unsupportedDestination,
+                .appVerificationRequired:
+                return 400
+            case .appVerificationFailed: return 403
+            case .unauthorized: return 401
+            case .forbidden, .destinationBlocked: return 403
+            case .rateLimited, .maxSendsReached, .maxAttemptsReached: return 429
+            case .idempotencyConflict, .alreadyApproved, .canceled, .concurrentVerification: return 409
+            case .incorrectCode: return 422
+            case .expired: return 410
+            case .notFound: return 404
+            case .providerUnavailable, .providerRateLimited, .providerAuthFailed, .providerInsufficientFunds,
+                .providerRejected, .deliveryFailed, .providerError:
+                return 502
+            case .providerTimeout: return 504
+            case .noProviderAvailable: return 503
+            case .internal: return 500
+            }
+        }
+
+        /// Whether the same request may succeed if the client simply tries again later.
+        public var isRetryable: Bool {
+            switch self {
+            case .rateLimited, .providerUnavailable, .providerTimeout, .providerRateLimited, .deliveryFailed,
+                .providerError, .noProviderAvailable, .concurrentVerification, .idempotencyConflict:
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
+    /// What the router may do with an error (DESIGN.md §5, §6).
+    public enum ErrorClass: String, Sendable, Codable, CaseIterable {
+        /// The request is wrong; never retried, never failed over.
+        case caller
+        /// The state of this verification; never failed over.
+        case verification
+        /// Safe to fail over *before* the vendor accepted the send.
+        case providerTransient = "provider_transient"
+        /// Configuration or account problem at the vendor: fail over and alert.
+        case providerPermanent = "provider_permanent"
+        /// Fraud or geo block: terminal, never failed over.
+        case blocked
+        /// The gateway itself.
+        case gateway
+    }
+
+    /// The vendor's own view of the failure, kept beside the normalized code.
+    public struct VendorDetail: Sendable, Equatable, Codable {
+        /// The provider instance id (for example `twilio`).
+        public var providerID: String
+        /// The vendor's structured code (`60202`, `INVALID_CODE`, `IDAAS.SDK.CAPTCHA.0007`), if any.
+        public var code: String?
+        /// The HTTP status the vendor answered with, if any.
+        public var httpStatus: Int?
+
+        public init(providerID: String, code: String?, httpStatus: Int?) {
+            self.providerID = providerID
+            self.code = code
+            self.httpStatus = httpStatus
+        }
+    }
+
+    public var code: Code
+    /// A human-readable message. It never contains a phone number, a code or vendor message text.
+    public var message: String
+    public var vendor: VendorDetail?
+    public var attemptsRemaining: Int?
+    /// Seconds after which a retry may succeed, when the vendor or the gateway knows.
+    public var retryAfter: Int?
+    /// Whether the vendor may already have accepted the send (an ambiguous timeout). The router does
+    /// not fail over such an error unless the route allows it.
+    public var sendMayHaveHappened: Bool
+
+    public init(
+        _ code: Code,
+        _ message: String,
+        vendor: VendorDetail? = nil,
+        attemptsRemaining: Int? = nil,
+        retryAfter: Int? = nil,
+        sendMayHaveHappened: Bool = false
+    ) {
+        self.code = code
+        self.message = message
+        self.vendor = vendor
+        self.attemptsRemaining = attemptsRemaining
+        self.retryAfter = retryAfter
+        self.sendMayHaveHappened = sendMayHaveHappened
+    }
+
+    public var errorClass: ErrorClass { code.errorClass }
+    public var httpStatus: Int { code.httpStatus }
+    public var isRetryable: Bool { code.isRetryable }
+
+    public var description: String {
+        var text = "\(code.rawValue): \(message)"
+        if let vendor { text += " [\(vendor.providerID) \(vendor.code ?? "-") http=\(vendor.httpStatus.map(String.init) ?? "-")]" }
+        return text
+    }
+}
+
+extension GatewayError {
+    public static func invalidRequest(_ message: String) -> GatewayError { GatewayError(.invalidRequest, message) }
+    public static func notFound(_ message: String = "No verification with this id.") -> GatewayError {
+        GatewayError(.notFound, message)
+    }
+    public static func `internal`(_ message: String = "The gateway failed to handle the request.") -> GatewayError {
+        GatewayError(.internal, message)
+    }
+}

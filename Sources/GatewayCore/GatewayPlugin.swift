@@ -1,0 +1,114 @@
+import Foundation
+import Logging
+
+/// A vendor integration: the one value each plugin target exports and `Sources/gateway` registers.
+public struct GatewayPlugin: Sendable {
+    /// The plugin's id, used as `plugin:` in the configuration (`twilio`).
+    public var id: String
+    public var displayName: String
+    /// The settings a provider of this plugin takes.
+    public var settings: [SettingSpec]
+    /// Builds a provider from validated settings. Throws every problem it finds at once.
+    public var makeProvider: @Sendable (ProviderContext) throws(ConfigurationError) -> any VerificationProvider
+    /// Builds the vendor's emulator for the sandbox and for tests.
+    public var makeEmulator: @Sendable (EmulatorContext) -> any VendorEmulator
+    /// Settings that point a provider at an emulator served at `baseURL`.
+    public var sandboxSettings: @Sendable (_ baseURL: URL) -> [String: String]
+
+    public init(
+        id: String,
+        displayName: String,
+        settings: [SettingSpec],
+        makeProvider: @escaping @Sendable (ProviderContext) throws(ConfigurationError) -> any VerificationProvider,
+        makeEmulator: @escaping @Sendable (EmulatorContext) -> any VendorEmulator,
+        sandboxSettings: @escaping @Sendable (_ baseURL: URL) -> [String: String]
+    ) {
+        self.id = id
+        self.displayName = displayName
+        self.settings = settings
+        self.makeProvider = makeProvider
+        self.makeEmulator = makeEmulator
+        self.sandboxSettings = sandboxSettings
+    }
+
+    /// Checks `values` against ``settings``: missing required keys, unknown keys, and bad values
+    /// that a spec's validator reports. Returns every problem.
+    public func problems(in values: [String: String], providerID: String) -> [String] {
+        var problems: [String] = []
+        let known = Set(settings.map(\.name))
+        for spec in settings {
+            guard let value = values[spec.name], !value.isEmpty else {
+                if spec.isRequired { problems.append("provider \(providerID): missing setting `\(spec.name)`") }
+                continue
+            }
+            if let reason = spec.validate?(value) {
+                problems.append("provider \(providerID): setting `\(spec.name)` \(reason)")
+            }
+        }
+        for key in values.keys.sorted() where !known.contains(key) {
+            problems.append("provider \(providerID): unknown setting `\(key)` for plugin \(id)")
+        }
+        return problems
+    }
+}
+
+/// One setting a plugin takes.
+public struct SettingSpec: Sendable {
+    public var name: String
+    public var summary: String
+    public var isRequired: Bool
+    /// A secret must come from the environment (`<name>_env: VARIABLE` in the configuration file),
+    /// never from the file in clear.
+    public var isSecret: Bool
+    /// Returns why a value is wrong, or `nil`.
+    public var validate: (@Sendable (String) -> String?)?
+
+    public init(
+        name: String, summary: String, isRequired: Bool = true, isSecret: Bool = false,
+        validate: (@Sendable (String) -> String?)? = nil
+    ) {
+        self.name = name
+        self.summary = summary
+        self.isRequired = isRequired
+        self.isSecret = isSecret
+        self.validate = validate
+    }
+}
+
+/// Every configuration problem found, reported at once.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var problems: [String]
+
+    public init(problems: [String]) {
+        self.problems = problems
+    }
+
+    public var description: String {
+        "configuration has \(problems.count) problem(s):\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
+    }
+}
+
+/// What a plugin gets to build a provider.
+public struct ProviderContext: Sendable {
+    public var providerID: String
+    /// Settings already checked against the plugin's ``SettingSpec``s, secrets resolved.
+    public var settings: [String: String]
+    public var transport: any HTTPTransport
+    public var clock: any WallClock
+    public var logger: Logger
+    /// The deadline for one vendor call.
+    public var requestTimeout: Duration
+
+    public init(
+        providerID: String, settings: [String: String], transport: any HTTPTransport,
+        clock: any WallClock = SystemClock(), logger: Logger = Logger(label: "gateway.provider"),
+        requestTimeout: Duration = .seconds(10)
+    ) {
+        self.providerID = providerID
+        self.settings = settings
+        self.transport = transport
+        self.clock = clock
+        self.logger = logger
+        self.requestTimeout = requestTimeout
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Synchronization
+
+/// A store that keeps everything in memory: for tests and for embedding the core in a program that
+/// needs no persistence. It passes the same conformance suite as the database stores.
+public final class InMemoryVerificationStore: VerificationStore {
+    private struct State {
+        var records: [String: VerificationRecord] = [:]
+        var events: [String: [VerificationEvent]] = [:]
+        var idempotency: [IdempotencyKey: (fingerprint: String, response: StoredResponse?)] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func insert(_ record: VerificationRecord) async throws(GatewayError) {
+        try state.withLock { (state) throws(GatewayError) in
+            guard state.records[record.id] == nil else { throw GatewayError.internal("Duplicate verification id.") }
+            state.records[record.id] = record
+        }
+    }
+
+    public func record(id: String) async throws(GatewayError) -> VerificationRecord? {
+        state.withLock { $0.records[id] }
+    }
+
+    public func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool {
+        state.withLock { state in
+            guard let stored = state.records[record.id], stored.version == record.version - 1 else { return false }
+            state.records[record.id] = record
+            return true
+        }
+    }
+
+    public func append(_ event: VerificationEvent) async throws(GatewayError) {
+        state.withLock { $0.events[event.verificationID, default: []].append(event) }
+    }
+
+    public func events(verificationID: String) async throws(GatewayError) -> [VerificationEvent] {
+        state.withLock { $0.events[verificationID] ?? [] }
+    }
+
+    public func claimIdempotencyKey(
+        _ key: IdempotencyKey, fingerprint: String, at: Date
+    ) async throws(GatewayError) -> IdempotencyClaim {
+        state.withLock { state in
+            guard let existing = state.idempotency[key] else {
+                state.idempotency[key] = (fingerprint, nil)
+                return .claimed
+            }
+            guard existing.fingerprint == fingerprint else { return .mismatch }
+            guard let response = existing.response else { return .inProgress }
+            return .replay(response)
+        }
+    }
+
+    public func completeIdempotencyKey(_ key: IdempotencyKey, response: StoredResponse) async throws(GatewayError) {
+        state.withLock { state in
+            if let existing = state.idempotency[key] { state.idempotency[key] = (existing.fingerprint, response) }
+        }
+    }
+
+    public func releaseIdempotencyKey(_ key: IdempotencyKey) async throws(GatewayError) {
+        _ = state.withLock { $0.idempotency.removeValue(forKey: key) }
+    }
+}

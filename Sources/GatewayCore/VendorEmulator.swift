@@ -1,0 +1,147 @@
+import Foundation
+import HTTPTypes
+import Logging
+import Synchronization
+
+/// A vendor's server, emulated on the wire: a plain request-to-response handler.
+///
+/// The sandbox mounts it under `/sandbox/<plugin id>` on the gateway's own port; tests call it in
+/// process through ``InProcessTransport``. Paths it sees are relative to its mount point
+/// (`/v2/Services/VA…/Verifications` for Twilio).
+public protocol VendorEmulator: Sendable {
+    /// The fault switch tests and the sandbox use to make the vendor misbehave.
+    var faults: FaultSwitch { get }
+
+    /// Answers one request. `path` excludes the mount point; `query` is the raw query string.
+    func handle(_ request: EmulatorRequest) async -> EmulatorResponse
+
+    /// The emulator's state, so a sandbox survives a gateway restart. `nil` if it keeps none.
+    func snapshot() -> Data?
+
+    /// Restores what ``snapshot()`` produced.
+    func restore(_ data: Data) throws
+}
+
+extension VendorEmulator {
+    public func snapshot() -> Data? { nil }
+    public func restore(_ data: Data) throws {}
+}
+
+/// A request as an emulator sees it.
+public struct EmulatorRequest: Sendable {
+    public var method: HTTPRequest.Method
+    public var path: String
+    public var query: String?
+    public var headerFields: HTTPFields
+    public var body: Data
+
+    public init(method: HTTPRequest.Method, path: String, query: String?, headerFields: HTTPFields, body: Data) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headerFields = headerFields
+        self.body = body
+    }
+
+    /// The decoded query parameters (last value wins).
+    public var queryItems: [String: String] {
+        guard let query, !query.isEmpty else { return [:] }
+        return FormEncoding.decode(query)
+    }
+}
+
+/// What an emulator answers: a response, or a dropped connection.
+public enum EmulatorResponse: Sendable {
+    case response(TransportResponse)
+    /// The connection is reset after the request was read (an ambiguous failure).
+    case reset
+}
+
+/// What an emulator is built with.
+public struct EmulatorContext: Sendable {
+    public var clock: any WallClock
+    public var outbox: SandboxOutbox
+    public var logger: Logger
+
+    public init(
+        clock: any WallClock = SystemClock(), outbox: SandboxOutbox = SandboxOutbox(),
+        logger: Logger = Logger(label: "gateway.sandbox")
+    ) {
+        self.clock = clock
+        self.outbox = outbox
+        self.logger = logger
+    }
+}
+
+/// Faults an emulator injects on demand, for tests and for trying failover by hand.
+public final class FaultSwitch: Sendable {
+    public struct Faults: Sendable, Equatable, Codable {
+        /// Added before every answer.
+        public var latencyMilliseconds: Int = 0
+        /// Answer every request with this 5xx status and the vendor's error body.
+        public var serverErrorStatus: Int?
+        /// Answer 200 with a body that is not the vendor's JSON.
+        public var malformedBody: Bool = false
+        /// Drop the connection instead of answering.
+        public var connectionReset: Bool = false
+        /// Only the next this-many requests are affected, then the faults clear. `nil`: until changed.
+        public var remaining: Int?
+
+        public init(
+            latencyMilliseconds: Int = 0, serverErrorStatus: Int? = nil, malformedBody: Bool = false,
+            connectionReset: Bool = false, remaining: Int? = nil
+        ) {
+            self.latencyMilliseconds = latencyMilliseconds
+            self.serverErrorStatus = serverErrorStatus
+            self.malformedBody = malformedBody
+            self.connectionReset = connectionReset
+            self.remaining = remaining
+        }
+
+        public static let none = Faults()
+    }
+
+    private let state = Mutex(Faults.none)
+
+    public init() {}
+
+    public var current: Faults { state.withLock { $0 } }
+
+    public func set(_ faults: Faults) { state.withLock { $0 = faults } }
+
+    public func clear() { set(.none) }
+
+    /// Takes the faults for one request, counting down ``Faults/remaining``.
+    public func take() -> Faults {
+        state.withLock { faults in
+            let now = faults
+            if let remaining = faults.remaining {
+                faults.remaining = remaining - 1
+                if remaining - 1 <= 0 { faults = .none }
+            }
+            return now
+        }
+    }
+}
+
+extension VendorEmulator {
+    /// Applies the fault switch around `body`: latency first, then a reset, a 5xx or a malformed body
+    /// instead of the real answer. `serverError` builds the vendor's own 5xx body.
+    public func withFaults(
+        serverError: (Int) -> TransportResponse,
+        _ body: () async -> EmulatorResponse
+    ) async -> EmulatorResponse {
+        let faults = self.faults.take()
+        if faults.latencyMilliseconds > 0 {
+            try? await Task.sleep(for: .milliseconds(faults.latencyMilliseconds))
+        }
+        if faults.connectionReset { return .reset }
+        if let status = faults.serverErrorStatus { return .response(serverError(status)) }
+        if faults.malformedBody {
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            return .response(TransportResponse(status: .ok, headerFields: headers, body: Data("{\"unexpected\": [".utf8)))
+        }
+        return await body()
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// A verification as the gateway stores it.
+///
+/// Updates go through the store with compare-and-set on ``version``, so two gateway instances never
+/// both accept the same check.
+public struct VerificationRecord: Sendable, Codable, Equatable {
+    public var id: String
+    public var destination: Destination
+    public var channel: Channel
+    public var providerID: String
+    /// The vendor's id for this verification (Twilio `VE…`, Vonage `request_id`, …).
+    public var providerReference: String?
+    /// Vendor state the gateway keeps for the plugin and never shows to API clients (Firebase
+    /// `sessionInfo`, for example). Plugins read it back on check, resend and cancel.
+    public var providerState: [String: String]
+    public var status: VerificationStatus
+    /// Checks made so far.
+    public var attempts: Int
+    public var maxAttempts: Int
+    /// Sends made so far (the start counts as one).
+    public var sends: Int
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var expiresAt: Date
+    public var contentLanguage: String?
+    /// The locales the caller asked for, kept so a resend can ask the vendor again.
+    public var locales: [String]
+    public var experimentArm: String?
+    public var clientReference: String?
+    public var metadata: [String: String]
+    /// The API key (its id, not its secret) that started the verification.
+    public var apiKeyID: String?
+    public var version: Int
+
+    public init(
+        id: String,
+        destination: Destination,
+        channel: Channel,
+        providerID: String,
+        providerReference: String?,
+        providerState: [String: String] = [:],
+        status: VerificationStatus = .pending,
+        attempts: Int = 0,
+        maxAttempts: Int,
+        sends: Int = 1,
+        createdAt: Date,
+        updatedAt: Date,
+        expiresAt: Date,
+        contentLanguage: String? = nil,
+        locales: [String] = [],
+        experimentArm: String? = nil,
+        clientReference: String? = nil,
+        metadata: [String: String] = [:],
+        apiKeyID: String? = nil,
+        version: Int = 1
+    ) {
+        self.id = id
+        self.destination = destination
+        self.channel = channel
+        self.providerID = providerID
+        self.providerReference = providerReference
+        self.providerState = providerState
+        self.status = status
+        self.attempts = attempts
+        self.maxAttempts = maxAttempts
+        self.sends = sends
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.expiresAt = expiresAt
+        self.contentLanguage = contentLanguage
+        self.locales = locales
+        self.experimentArm = experimentArm
+        self.clientReference = clientReference
+        self.metadata = metadata
+        self.apiKeyID = apiKeyID
+        self.version = version
+    }
+
+    public var attemptsRemaining: Int { max(0, maxAttempts - attempts) }
+
+    /// The status as of `now`: a pending verification past its expiry is expired.
+    public func effectiveStatus(at now: Date) -> VerificationStatus {
+        status == .pending && now >= expiresAt ? .expired : status
+    }
+}
+
+/// One entry of a verification's append-only event log.
+public struct VerificationEvent: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case started
+        case providerCall = "provider_call"
+        case checked
+        case resent
+        case canceled
+        case statusChanged = "status_changed"
+    }
+
+    public var verificationID: String
+    public var kind: Kind
+    public var at: Date
+    /// Bounded, non-personal facts: provider id, operation, outcome code, latency, status.
+    public var detail: [String: String]
+
+    public init(verificationID: String, kind: Kind, at: Date, detail: [String: String] = [:]) {
+        self.verificationID = verificationID
+        self.kind = kind
+        self.at = at
+        self.detail = detail
+    }
+}

@@ -1,0 +1,425 @@
+import Foundation
+import Logging
+
+/// Limits the gateway enforces itself, whatever the vendor does.
+public struct VerificationPolicy: Sendable, Equatable {
+    /// How long a verification stays pending when the vendor does not say.
+    public var codeValidity: TimeInterval = 600
+    /// Checks allowed per verification.
+    public var maxAttempts: Int = 5
+    /// Sends allowed per verification, the start included.
+    public var maxSends: Int = 5
+    /// The total time a start may spend across providers.
+    public var startDeadline: Duration = .seconds(30)
+
+    public init(
+        codeValidity: TimeInterval = 600, maxAttempts: Int = 5, maxSends: Int = 5,
+        startDeadline: Duration = .seconds(30)
+    ) {
+        self.codeValidity = codeValidity
+        self.maxAttempts = maxAttempts
+        self.maxSends = maxSends
+        self.startDeadline = startDeadline
+    }
+}
+
+/// The result of a successful check.
+public struct CheckOutcome: Sendable {
+    public var record: VerificationRecord
+    /// Vendor tokens issued on approval.
+    public var providerTokens: [String: String]
+}
+
+/// The verification engine: routes starts, keeps records and events, enforces the status machine
+/// and the gateway's own limits. It knows providers only through ``VerificationProvider``.
+public struct VerificationService: Sendable {
+    public let registry: ProviderRegistry
+    public let routing: RoutingTable
+    public let store: any VerificationStore
+    public let clock: any WallClock
+    public let policy: VerificationPolicy
+    public let logger: Logger
+
+    public init(
+        registry: ProviderRegistry, routing: RoutingTable, store: any VerificationStore,
+        clock: any WallClock = SystemClock(), policy: VerificationPolicy = VerificationPolicy(),
+        logger: Logger = Logger(label: "gateway.verifications")
+    ) {
+        self.registry = registry
+        self.routing = routing
+        self.store = store
+        self.clock = clock
+        self.policy = policy
+        self.logger = logger
+    }
+
+    // MARK: start
+
+    /// Starts a verification at the first candidate provider that accepts it.
+    ///
+    /// Providers are tried one at a time, never raced. The next one is tried only after a
+    /// `provider_transient` or `provider_permanent` error that happened before the vendor could have
+    /// accepted the send, and only within ``VerificationPolicy/startDeadline``.
+    public func start(_ request: StartVerification, apiKeyID: String? = nil) async throws(GatewayError)
+        -> VerificationRecord
+    {
+        if let forced = request.forcedProvider, registry.provider(forced) == nil {
+            throw GatewayError(.invalidRequest, "`provider` names no configured provider.")
+        }
+        let (candidates, skipped) = routing.candidates(for: request, registry: registry)
+        guard !candidates.isEmpty else {
+            if skipped.contains(where: { $0.reason == "channel_not_supported" }) || request.forcedProvider == nil {
+                throw GatewayError(
+                    .unsupportedChannel, "No configured provider can send over \(request.channel.rawValue).")
+            }
+            throw GatewayError(.noProviderAvailable, "No provider is available for this request.")
+        }
+        let id = Self.newID()
+        let deadline = ContinuousClock.now.advanced(by: policy.startDeadline)
+        var calls: [VerificationEvent] = []
+        var lastError: GatewayError?
+        for (index, provider) in candidates.enumerated() {
+            if index > 0, ContinuousClock.now >= deadline { break }
+            try Self.checkAppVerification(request, for: provider)
+            let began = ContinuousClock.now
+            do {
+                let result = try await provider.start(request)
+                calls.append(callEvent(id, provider.id, "start", outcome: "accepted", since: began))
+                return try await persistStart(
+                    id: id, request: request, provider: provider, result: result, apiKeyID: apiKeyID,
+                    events: calls, skipped: skipped)
+            } catch {
+                calls.append(callEvent(id, provider.id, "start", outcome: error.code.rawValue, since: began))
+                logger.warning(
+                    "provider start failed",
+                    metadata: [
+                        "provider.id": "\(provider.id)", "error.code": "\(error.code.rawValue)",
+                        "vendor.code": "\(error.vendor?.code ?? "-")", "to": "\(request.destination.masked)",
+                    ])
+                lastError = error
+                let failOver =
+                    (error.errorClass == .providerTransient || error.errorClass == .providerPermanent)
+                    && !error.sendMayHaveHappened
+                if !failOver { throw error }
+            }
+        }
+        throw lastError ?? GatewayError(.noProviderAvailable, "No provider is available for this request.")
+    }
+
+    static func checkAppVerification(
+        _ request: StartVerification, for provider: any VerificationProvider
+    ) throws(GatewayError) {
+        let capabilities = provider.capabilities
+        guard capabilities.requiresAppVerification else { return }
+        let accepted = capabilities.appVerificationKinds.map(\.rawValue).sorted().joined(separator: ", ")
+        guard let proof = request.appVerification else {
+            throw GatewayError(
+                .appVerificationRequired,
+                "Provider \(provider.id) needs an app verification proof; send `app_verification` with type one of: \(accepted)."
+            )
+        }
+        guard capabilities.appVerificationKinds.contains(proof.kind) else {
+            throw GatewayError(
+                .appVerificationRequired,
+                "Provider \(provider.id) does not accept app verification of type \(proof.kind.rawValue); use one of: \(accepted)."
+            )
+        }
+    }
+
+    private func persistStart(
+        id: String, request: StartVerification, provider: any VerificationProvider, result: ProviderStartResult,
+        apiKeyID: String?, events: [VerificationEvent], skipped: [RoutingTable.Skip]
+    ) async throws(GatewayError) -> VerificationRecord {
+        let now = clock.now
+        let record = VerificationRecord(
+            id: id,
+            destination: request.destination,
+            channel: result.channel ?? request.channel,
+            providerID: provider.id,
+            providerReference: result.reference,
+            providerState: result.state,
+            status: result.status,
+            maxAttempts: policy.maxAttempts,
+            createdAt: now,
+            updatedAt: now,
+            expiresAt: result.expiresAt ?? now.addingTimeInterval(policy.codeValidity),
+            contentLanguage: result.contentLanguage,
+            locales: request.locales,
+            clientReference: request.clientReference,
+            metadata: request.metadata,
+            apiKeyID: apiKeyID)
+        try await store.insert(record)
+        var detail = ["provider": provider.id, "channel": record.channel.rawValue]
+        if !skipped.isEmpty {
+            detail["skipped"] = skipped.map { "\($0.providerID):\($0.reason)" }.joined(separator: ",")
+        }
+        try await store.append(VerificationEvent(verificationID: id, kind: .started, at: now, detail: detail))
+        for event in events { try await store.append(event) }
+        logger.info(
+            "verification started",
+            metadata: [
+                "verification.id": "\(id)", "provider.id": "\(provider.id)", "channel": "\(record.channel.rawValue)",
+                "to": "\(request.destination.masked)",
+            ])
+        return record
+    }
+
+    // MARK: check
+
+    /// Checks a code. A wrong code throws `incorrect_code` with the attempts left; the last wrong code
+    /// throws `max_attempts_reached`.
+    public func check(_ request: CheckVerification) async throws(GatewayError) -> CheckOutcome {
+        // Reserve the attempt first, with compare-and-set, so concurrent checks are counted honestly.
+        var record = try await current(request.verificationID)
+        while true {
+            if let error = record.status.finalStateError { throw error }
+            if record.attempts >= record.maxAttempts {
+                record = try await settle(record, status: .maxAttemptsReached, event: .statusChanged)
+                throw record.status.finalStateError!
+            }
+            var reserved = record
+            reserved.attempts += 1
+            reserved.updatedAt = clock.now
+            reserved.version += 1
+            if try await store.update(reserved) {
+                record = reserved
+                break
+            }
+            record = try await current(request.verificationID)
+        }
+        let provider = try provider(for: record)
+        let began = ContinuousClock.now
+        let result: ProviderCheckResult
+        do {
+            result = try await provider.check(ProviderVerification(record), code: request.code)
+            try await store.append(
+                callEvent(record.id, provider.id, "check", outcome: result.status.rawValue, since: began))
+        } catch {
+            try await store.append(callEvent(record.id, provider.id, "check", outcome: error.code.rawValue, since: began))
+            try await handleVendorCheckError(error, record: record)
+        }
+        try await store.append(
+            VerificationEvent(
+                verificationID: record.id, kind: .checked, at: clock.now,
+                detail: ["outcome": result.status.rawValue, "attempt": String(record.attempts)]))
+        switch result.status {
+        case .approved:
+            let approved = try await settle(record, status: .approved, event: .statusChanged, state: result.state)
+            return CheckOutcome(record: approved, providerTokens: result.tokens)
+        case .pending where request.code == nil:
+            // A push approval not answered yet: polling costs no attempt.
+            var refunded = record
+            refunded.attempts -= 1
+            refunded = try await save(refunded)
+            return CheckOutcome(record: refunded, providerTokens: [:])
+        case .pending:
+            let remaining = min(record.attemptsRemaining, result.attemptsRemaining ?? Int.max)
+            if remaining <= 0 {
+                _ = try await settle(record, status: .maxAttemptsReached, event: .statusChanged)
+                throw GatewayError(
+                    .maxAttemptsReached, "Wrong code, and no attempts are left; start a new verification.",
+                    attemptsRemaining: 0)
+            }
+            throw GatewayError(.incorrectCode, "The code is not correct.", attemptsRemaining: remaining)
+        default:
+            let settled = try await settle(record, status: result.status, event: .statusChanged)
+            throw settled.status.finalStateError!
+        }
+    }
+
+    /// A verification-class error from the vendor changes the record's state before it reaches the caller.
+    private func handleVendorCheckError(_ error: GatewayError, record: VerificationRecord) async throws(GatewayError)
+        -> Never
+    {
+        var error = error
+        switch error.code {
+        case .maxAttemptsReached:
+            _ = try await settle(record, status: .maxAttemptsReached, event: .statusChanged)
+            error.attemptsRemaining = 0
+        case .expired, .notFound:
+            // The vendor no longer knows a verification we hold: for the caller it has expired.
+            _ = try await settle(record, status: .expired, event: .statusChanged)
+            error.code = .expired
+            error.message = "This verification has expired; start a new one."
+        case .alreadyApproved:
+            _ = try await settle(record, status: .approved, event: .statusChanged)
+        case .canceled:
+            _ = try await settle(record, status: .canceled, event: .statusChanged)
+        default:
+            // The check never reached a verdict: give the attempt back.
+            var refunded = try await current(record.id)
+            if refunded.status == .pending, refunded.attempts > 0 {
+                refunded.attempts -= 1
+                _ = try? await save(refunded)
+            }
+        }
+        throw error
+    }
+
+    // MARK: resend, cancel, get
+
+    /// Sends the code again through the provider that started the verification.
+    public func resend(id: String, channel: Channel? = nil) async throws(GatewayError) -> VerificationRecord {
+        var record = try await current(id)
+        if let error = record.status.finalStateError { throw error }
+        let provider = try provider(for: record)
+        guard provider.capabilities.supportsResend else {
+            throw GatewayError(.invalidRequest, "Provider \(provider.id) cannot resend; start a new verification.")
+        }
+        if let channel, channel != record.channel {
+            guard provider.capabilities.resendCanChangeChannel, provider.capabilities.channels.contains(channel),
+                channel.needsPhoneNumber == record.channel.needsPhoneNumber
+            else {
+                throw GatewayError(
+                    .unsupportedChannel, "This verification cannot be resent over \(channel.rawValue).")
+            }
+        }
+        if record.sends >= policy.maxSends {
+            throw GatewayError(.maxSendsReached, "The code was sent too many times; wait for it to expire.")
+        }
+        let began = ContinuousClock.now
+        let result: ProviderStartResult
+        do {
+            result = try await provider.resend(ProviderVerification(record), channel: channel)
+            try await store.append(callEvent(record.id, provider.id, "resend", outcome: "accepted", since: began))
+        } catch {
+            try await store.append(callEvent(record.id, provider.id, "resend", outcome: error.code.rawValue, since: began))
+            if error.code == .expired || error.code == .notFound {
+                _ = try await settle(record, status: .expired, event: .statusChanged)
+            }
+            throw error
+        }
+        while true {
+            record.sends += 1
+            if let channel { record.channel = result.channel ?? channel }
+            if let reference = result.reference { record.providerReference = reference }
+            if !result.state.isEmpty { record.providerState = result.state }
+            if let expiresAt = result.expiresAt { record.expiresAt = expiresAt }
+            if let language = result.contentLanguage { record.contentLanguage = language }
+            record.updatedAt = clock.now
+            record.version += 1
+            if try await store.update(record) { break }
+            record = try await current(id)
+        }
+        try await store.append(
+            VerificationEvent(
+                verificationID: id, kind: .resent, at: clock.now,
+                detail: ["channel": record.channel.rawValue, "sends": String(record.sends)]))
+        return record
+    }
+
+    /// Cancels a pending verification. Canceling a canceled one returns it unchanged.
+    public func cancel(id: String) async throws(GatewayError) -> VerificationRecord {
+        let record = try await current(id)
+        if record.status == .canceled { return record }
+        if let error = record.status.finalStateError { throw error }
+        let provider = try provider(for: record)
+        if provider.capabilities.supportsCancel {
+            let began = ContinuousClock.now
+            do {
+                try await provider.cancel(ProviderVerification(record))
+                try await store.append(callEvent(record.id, provider.id, "cancel", outcome: "canceled", since: began))
+            } catch {
+                try await store.append(callEvent(record.id, provider.id, "cancel", outcome: error.code.rawValue, since: began))
+                // A vendor that already forgot the verification leaves nothing to cancel.
+                if error.code != .notFound && error.code != .expired { throw error }
+            }
+        }
+        return try await settle(record, status: .canceled, event: .canceled)
+    }
+
+    /// The current record; a pending verification past its expiry is marked expired.
+    public func get(id: String) async throws(GatewayError) -> VerificationRecord {
+        try await current(id)
+    }
+
+    public func events(id: String) async throws(GatewayError) -> [VerificationEvent] {
+        try await store.events(verificationID: id)
+    }
+
+    // MARK: helpers
+
+    private func current(_ id: String) async throws(GatewayError) -> VerificationRecord {
+        guard Self.isWellFormedID(id), let record = try await store.record(id: id) else {
+            throw GatewayError.notFound()
+        }
+        if record.effectiveStatus(at: clock.now) == .expired, record.status == .pending {
+            return try await settle(record, status: .expired, event: .statusChanged)
+        }
+        return record
+    }
+
+    /// Moves a record to a status, retrying on a concurrent update; a record already final stays as it is.
+    private func settle(
+        _ record: VerificationRecord, status: VerificationStatus, event: VerificationEvent.Kind,
+        state: [String: String]? = nil
+    ) async throws(GatewayError) -> VerificationRecord {
+        var record = record
+        while true {
+            guard record.status.canTransition(to: status) else { return record }
+            if record.status == status { return record }
+            var next = record
+            next.status = status
+            if let state { next.providerState = state }
+            next.updatedAt = clock.now
+            next.version += 1
+            if try await store.update(next) {
+                try await store.append(
+                    VerificationEvent(
+                        verificationID: next.id, kind: event, at: next.updatedAt,
+                        detail: ["status": status.rawValue]))
+                return next
+            }
+            guard let reloaded = try await store.record(id: record.id) else { throw GatewayError.notFound() }
+            record = reloaded
+        }
+    }
+
+    private func save(_ record: VerificationRecord) async throws(GatewayError) -> VerificationRecord {
+        var next = record
+        next.updatedAt = clock.now
+        next.version += 1
+        guard try await store.update(next) else {
+            throw GatewayError(.concurrentVerification, "The verification changed meanwhile; try again.")
+        }
+        return next
+    }
+
+    private func provider(for record: VerificationRecord) throws(GatewayError) -> any VerificationProvider {
+        guard let provider = registry.provider(record.providerID) else {
+            throw GatewayError(
+                .noProviderAvailable,
+                "The provider that started this verification is no longer configured.")
+        }
+        return provider
+    }
+
+    private func callEvent(
+        _ id: String, _ provider: String, _ operation: String, outcome: String, since: ContinuousClock.Instant
+    ) -> VerificationEvent {
+        let elapsed = ContinuousClock.now - since
+        let ms = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        return VerificationEvent(
+            verificationID: id, kind: .providerCall, at: clock.now,
+            detail: ["provider": provider, "operation": operation, "outcome": outcome, "latency_ms": String(ms)])
+    }
+
+    /// A new verification id: `vf_` and 32 lowercase hex digits from the system's secure generator.
+    public static func newID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        return "vf_" + hex(high) + hex(low)
+    }
+
+    static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// Whether `id` has the shape of a verification id (so malformed ids never reach the store).
+    public static func isWellFormedID(_ id: String) -> Bool {
+        id.count == 35 && id.hasPrefix("vf_")
+            && id.dropFirst(3).unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Persistent state of the gateway: verification records, their event log, idempotency keys.
+///
+/// Every store (the embedded SQLite default, PostgreSQL later, the in-memory one for tests) passes
+/// the same conformance suite. Methods throw only ``GatewayError`` (code `internal` for storage faults).
+public protocol VerificationStore: Sendable {
+    /// Inserts a new record. Fails with `internal` if the id exists.
+    func insert(_ record: VerificationRecord) async throws(GatewayError)
+
+    func record(id: String) async throws(GatewayError) -> VerificationRecord?
+
+    /// Replaces the record if its stored version is `record.version - 1`; returns `false` (and
+    /// changes nothing) when another writer got there first.
+    func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool
+
+    func append(_ event: VerificationEvent) async throws(GatewayError)
+
+    /// The events of a verification, oldest first.
+    func events(verificationID: String) async throws(GatewayError) -> [VerificationEvent]
+
+    /// Atomically claims an idempotency key for a request fingerprint.
+    func claimIdempotencyKey(
+        _ key: IdempotencyKey, fingerprint: String, at: Date
+    ) async throws(GatewayError) -> IdempotencyClaim
+
+    /// Stores the response of a claimed key, so replays receive it.
+    func completeIdempotencyKey(_ key: IdempotencyKey, response: StoredResponse) async throws(GatewayError)
+
+    /// Gives up a claim (the request failed in a way a retry may fix).
+    func releaseIdempotencyKey(_ key: IdempotencyKey) async throws(GatewayError)
+}
+
+/// An idempotency key, scoped to the API key that sent it.
+public struct IdempotencyKey: Sendable, Hashable {
+    public var scope: String
+    public var key: String
+
+    public init(scope: String, key: String) {
+        self.scope = scope
+        self.key = key
+    }
+}
+
+/// A response kept for idempotent replay.
+public struct StoredResponse: Sendable, Equatable, Codable {
+    public var status: Int
+    public var body: Data
+
+    public init(status: Int, body: Data) {
+        self.status = status
+        self.body = body
+    }
+}
+
+/// The answer to ``VerificationStore/claimIdempotencyKey(_:fingerprint:at:)``.
+public enum IdempotencyClaim: Sendable, Equatable {
+    /// The key is new; the caller owns it and must complete or release it.
+    case claimed
+    /// A request with this key already finished; here is its response.
+    case replay(StoredResponse)
+    /// A request with this key is still running.
+    case inProgress
+    /// The key was used for a different request body.
+    case mismatch
+}

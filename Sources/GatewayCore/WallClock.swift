@@ -1,0 +1,28 @@
+import Foundation
+import Synchronization
+
+/// The time source for expiry, cooldowns and rate limits. Tests inject ``ManualClock``.
+public protocol WallClock: Sendable {
+    var now: Date { get }
+}
+
+/// The real clock.
+public struct SystemClock: WallClock {
+    public init() {}
+    public var now: Date { Date() }
+}
+
+/// A clock that moves only when told to.
+public final class ManualClock: WallClock {
+    private let current: Mutex<Date>
+
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+        current = Mutex(start)
+    }
+
+    public var now: Date { current.withLock { $0 } }
+
+    public func advance(by seconds: TimeInterval) {
+        current.withLock { $0 = $0.addingTimeInterval(seconds) }
+    }
+}
