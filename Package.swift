@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "gateway", targets: ["gateway"]),
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
         .library(name: "GatewayTwilio", targets: ["GatewayTwilio"]),
+        .library(name: "GatewayFirebase", targets: ["GatewayFirebase"]),
     ],
     dependencies: [
         // API packages only for the core (DESIGN.md §2).
@@ -23,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
+        // Already in the graph through Hummingbird and AsyncHTTPClient; named for the products we import.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         .target(
@@ -39,6 +43,17 @@ let package = Package(
             path: "Sources/Plugins/Twilio",
             swiftSettings: strict
         ),
+        .target(
+            name: "GatewayFirebase",
+            dependencies: [
+                "GatewayCore",
+                // The emulator signs sandbox ID tokens (JWT, RS256 as Firebase does) with a sandbox key.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Sources/Plugins/Firebase",
+            swiftSettings: strict
+        ),
         // The system SQLite library (Debian's libsqlite3-dev): the embedded default store needs
         // nothing more than its C API, so no Swift driver package is pulled in.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
@@ -48,12 +63,19 @@ let package = Package(
             dependencies: [
                 "GatewayCore",
                 "GatewayTwilio",
+                "GatewayFirebase",
                 "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strict
         ),
@@ -74,15 +96,24 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "GatewayFirebaseTests",
+            dependencies: ["GatewayCore", "GatewayFirebase", "GatewayTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "GatewayTests",
             dependencies: [
                 "gateway",
                 "GatewayCore",
                 "GatewayTwilio",
+                "GatewayFirebase",
                 "GatewayTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strict
         ),

@@ -139,6 +139,11 @@ public protocol VerificationProvider: Sendable {
 
     func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult
 
+    /// Whether this particular start needs an app-verification proof. Defaults to
+    /// ``ProviderCapabilities/requiresAppVerification``; a vendor with fixed test numbers (Firebase)
+    /// answers `false` for them, since they never reach the vendor.
+    func requiresAppVerification(for request: StartVerification) -> Bool
+
     func check(_ verification: ProviderVerification, code: String?) async throws(GatewayError) -> ProviderCheckResult
 
     /// Sends again. `channel` is set when the caller asks for another channel. A vendor that resends by
@@ -176,6 +181,10 @@ public struct ProviderAction: Sendable, Equatable, Codable {
 
 extension VerificationProvider {
     public var actions: [ProviderAction] { [] }
+
+    public func requiresAppVerification(for request: StartVerification) -> Bool {
+        capabilities.requiresAppVerification
+    }
 
     public func perform(action: String, input: [String: String]) async throws(GatewayError) -> [String: String] {
         throw GatewayError(.notFound, "Provider \(id) has no action named \(action).")

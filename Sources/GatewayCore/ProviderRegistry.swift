@@ -53,7 +53,13 @@ public struct ProviderRegistry: Sendable {
                 continue
             }
             do {
-                built.append(try plugin.makeProvider(context(configuration)))
+                let provider = try plugin.makeProvider(context(configuration))
+                guard provider.id == configuration.id else {
+                    problems.append(
+                        "provider \(configuration.id): plugin \(plugin.id) built a provider with id `\(provider.id)`")
+                    continue
+                }
+                built.append(provider)
             } catch {
                 problems += error.problems
             }

@@ -40,6 +40,11 @@ public struct RoutingTable: Sendable, Equatable {
     public struct Skip: Sendable, Equatable {
         public var providerID: String
         public var reason: String
+
+        public init(providerID: String, reason: String) {
+            self.providerID = providerID
+            self.reason = reason
+        }
     }
 
     /// The providers to try for `request`, in order, and the ones passed over with the reason.

@@ -114,6 +114,10 @@ public final class FaultSwitch: Sendable {
     /// Takes the faults for one request, counting down ``Faults/remaining``.
     public func take() -> Faults {
         state.withLock { faults in
+            if let remaining = faults.remaining, remaining <= 0 {
+                faults = .none
+                return .none
+            }
             let now = faults
             if let remaining = faults.remaining {
                 faults.remaining = remaining - 1

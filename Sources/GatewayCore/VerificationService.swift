@@ -68,7 +68,8 @@ public struct VerificationService: Sendable {
         }
         let (candidates, skipped) = routing.candidates(for: request, registry: registry)
         guard !candidates.isEmpty else {
-            if skipped.contains(where: { $0.reason == "channel_not_supported" }) || request.forcedProvider == nil {
+            let onlyUnknown = !skipped.isEmpty && skipped.allSatisfy { $0.reason == "unknown_provider" }
+            if !onlyUnknown {
                 throw GatewayError(
                     .unsupportedChannel, "No configured provider can send over \(request.channel.rawValue).")
             }
@@ -110,7 +111,7 @@ public struct VerificationService: Sendable {
         _ request: StartVerification, for provider: any VerificationProvider
     ) throws(GatewayError) {
         let capabilities = provider.capabilities
-        guard capabilities.requiresAppVerification else { return }
+        guard provider.requiresAppVerification(for: request) else { return }
         let accepted = capabilities.appVerificationKinds.map(\.rawValue).sorted().joined(separator: ", ")
         guard let proof = request.appVerification else {
             throw GatewayError(
@@ -171,11 +172,18 @@ public struct VerificationService: Sendable {
     public func check(_ request: CheckVerification) async throws(GatewayError) -> CheckOutcome {
         // Reserve the attempt first, with compare-and-set, so concurrent checks are counted honestly.
         var record = try await current(request.verificationID)
+        if request.code == nil && record.channel != .push {
+            throw GatewayError.invalidRequest("`code` is required.")
+        }
+        let provider = try provider(for: record)
         while true {
             if let error = record.status.finalStateError { throw error }
             if record.attempts >= record.maxAttempts {
-                record = try await settle(record, status: .maxAttemptsReached, event: .statusChanged)
-                throw record.status.finalStateError!
+                // The check holding the last attempt settles the record itself; settling here could
+                // overwrite an approval that is still on its way back from the vendor.
+                throw GatewayError(
+                    .maxAttemptsReached, "Too many wrong codes for this verification; start a new one.",
+                    attemptsRemaining: 0)
             }
             var reserved = record
             reserved.attempts += 1
@@ -187,7 +195,6 @@ public struct VerificationService: Sendable {
             }
             record = try await current(request.verificationID)
         }
-        let provider = try provider(for: record)
         let began = ContinuousClock.now
         let result: ProviderCheckResult
         do {
@@ -205,6 +212,8 @@ public struct VerificationService: Sendable {
         switch result.status {
         case .approved:
             let approved = try await settle(record, status: .approved, event: .statusChanged, state: result.state)
+            // A cancel that won the race leaves the record canceled: never report success for it.
+            guard approved.status == .approved else { throw approved.status.finalStateError ?? .internal() }
             return CheckOutcome(record: approved, providerTokens: result.tokens)
         case .pending where request.code == nil:
             // A push approval not answered yet: polling costs no attempt.
@@ -300,6 +309,7 @@ public struct VerificationService: Sendable {
             record.version += 1
             if try await store.update(record) { break }
             record = try await current(id)
+            if let error = record.status.finalStateError { throw error }
         }
         try await store.append(
             VerificationEvent(
@@ -325,7 +335,10 @@ public struct VerificationService: Sendable {
                 if error.code != .notFound && error.code != .expired { throw error }
             }
         }
-        return try await settle(record, status: .canceled, event: .canceled)
+        let canceled = try await settle(record, status: .canceled, event: .canceled)
+        // An approval that won the race stays approved, and the caller hears so.
+        guard canceled.status == .canceled else { throw canceled.status.finalStateError ?? .internal() }
+        return canceled
     }
 
     /// The current record; a pending verification past its expiry is marked expired.

@@ -1,0 +1,71 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+
+/// A ``GatewayError`` on its way to the client, rendered in the one error shape:
+/// `{"error": {"code", "message", "retryable", "request_id", "attempts_remaining"?, "retry_after"?,
+/// "provider"?: {"id", "code", "status"}}}`.
+struct APIError: HTTPResponseError {
+    var error: GatewayError
+    /// Overrides the code's own status where HTTP itself decides (405, 413).
+    var statusOverride: HTTPResponse.Status?
+
+    init(_ error: GatewayError, status: HTTPResponse.Status? = nil) {
+        self.error = error
+        self.statusOverride = status
+    }
+
+    var status: HTTPResponse.Status { statusOverride ?? HTTPResponse.Status(code: error.httpStatus) }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        render(requestID: request.headers[.requestID] ?? "")
+    }
+
+    func render(requestID: String) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if !requestID.isEmpty { headers[.requestID] = requestID }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: body(requestID: requestID))))
+    }
+
+    /// The JSON bytes of the error shape.
+    func body(requestID: String) -> Data {
+        var body: [String: JSONValue] = [
+            "code": .string(error.code.rawValue),
+            "message": .string(error.message),
+            "retryable": .bool(error.isRetryable),
+            "request_id": .string(requestID),
+        ]
+        if let remaining = error.attemptsRemaining { body["attempts_remaining"] = .number(Double(remaining)) }
+        if let retryAfter = error.retryAfter { body["retry_after"] = .number(Double(retryAfter)) }
+        if let vendor = error.vendor {
+            var provider: [String: JSONValue] = ["id": .string(vendor.providerID)]
+            provider["code"] = vendor.code.map(JSONValue.string) ?? .null
+            provider["status"] = vendor.httpStatus.map { .number(Double($0)) } ?? .null
+            body["provider"] = .object(provider)
+        }
+        return JSONResponse.encode(.object(["error": .object(body)]))
+    }
+}
+
+extension HTTPField.Name {
+    static let requestID = HTTPField.Name("X-Request-Id")!
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
+}
+
+/// JSON responses with stable key order, so bodies are easy to read and to compare.
+enum JSONResponse {
+    static func encode(_ value: JSONValue) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)) ?? Data("{}".utf8)
+    }
+
+    static func response(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: encode(value))))
+    }
+}

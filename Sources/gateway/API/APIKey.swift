@@ -1,0 +1,48 @@
+import Crypto
+import Foundation
+import GatewayCore
+
+/// An API key as the gateway knows it: never the secret, only its SHA-256.
+struct APIKey: Sendable, Equatable {
+    enum Scope: String, Sendable, CaseIterable {
+        case verify
+        case admin
+    }
+
+    var id: String
+    var name: String
+    var scopes: Set<Scope>
+}
+
+/// The configured API keys, looked up by the hash of the presented secret.
+///
+/// Looking up a SHA-256 digest in a dictionary does not leak, through timing, how much of a guessed
+/// key was right: the attacker controls the secret, not its digest.
+struct APIKeyring: Sendable {
+    private var byHash: [String: APIKey] = [:]
+
+    init() {}
+
+    mutating func add(secret: String, name: String, scopes: Set<APIKey.Scope>) {
+        add(hash: Self.hash(secret), name: name, scopes: scopes)
+    }
+
+    mutating func add(hash: String, name: String, scopes: Set<APIKey.Scope>) {
+        byHash[hash.lowercased()] = APIKey(id: "key_" + hash.prefix(12), name: name, scopes: scopes)
+    }
+
+    func key(forSecret secret: String) -> APIKey? { byHash[Self.hash(secret)] }
+
+    var isEmpty: Bool { byHash.isEmpty }
+
+    static func hash(_ secret: String) -> String {
+        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// A new random key for the sandbox: `sk_sandbox_` and 32 hex digits.
+    static func generateSandboxSecret() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return "sk_sandbox_" + bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,17 @@
+import Hummingbird
+import Logging
+
+/// The per-request context: Hummingbird's core storage plus the caller's API key and request id.
+struct GatewayRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// Set by ``APIKeyMiddleware`` on `/v1` routes.
+    var apiKey: APIKey?
+    var requestID: String = ""
+
+    init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+    }
+
+    /// Request bodies above this size are refused with 413 before they are read.
+    var maxUploadSize: Int { 64 * 1024 }
+}

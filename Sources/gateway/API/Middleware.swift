@@ -1,0 +1,101 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Gives every request an id and turns every error, from any layer, into the one error shape.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        let incoming = request.headers[.requestID]
+        context.requestID =
+            incoming.flatMap { $0.count <= 64 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") } ? $0 : nil }
+            ?? Self.newRequestID()
+        context.logger[metadataKey: "request.id"] = .string(context.requestID)
+        let requestID = context.requestID
+        do {
+            var response = try await next(request, context)
+            response.headers[.requestID] = requestID
+            return response
+        } catch let error as APIError {
+            log(error.error, request: request, context: context)
+            return error.render(requestID: requestID)
+        } catch let error as GatewayError {
+            log(error, request: request, context: context)
+            return APIError(error).render(requestID: requestID)
+        } catch let error as HTTPError {
+            let apiError: APIError
+            switch error.status {
+            case .notFound:
+                apiError = APIError(GatewayError(.notFound, "No such endpoint: \(request.method) \(request.uri.path)."))
+            case .methodNotAllowed:
+                apiError = APIError(
+                    GatewayError(.invalidRequest, "Method \(request.method) is not allowed here."), status: .methodNotAllowed)
+            case .contentTooLarge:
+                apiError = APIError(GatewayError(.invalidRequest, "The request body is too large."), status: .contentTooLarge)
+            case .unauthorized:
+                apiError = APIError(GatewayError(.unauthorized, "Missing or invalid API key."))
+            default:
+                let code: GatewayError.Code = error.status.code >= 500 ? .internal : .invalidRequest
+                apiError = APIError(GatewayError(code, "The request could not be handled."), status: error.status)
+            }
+            log(apiError.error, request: request, context: context)
+            return apiError.render(requestID: requestID)
+        } catch {
+            context.logger.error("unhandled error", metadata: ["error.type": "\(String(reflecting: type(of: error)))"])
+            return APIError(GatewayError.internal()).render(requestID: requestID)
+        }
+    }
+
+    private func log(_ error: GatewayError, request: Request, context: Context) {
+        let level: Logger.Level = error.code == .internal ? .error : .info
+        context.logger.log(
+            level: level, "request failed",
+            metadata: [
+                "http.method": "\(request.method)", "http.path": "\(Self.routeForLog(request.uri.path))",
+                "error.code": "\(error.code.rawValue)", "vendor.code": "\(error.vendor?.code ?? "-")",
+            ])
+    }
+
+    /// Paths carry verification ids, not personal data, except the phone-number lookup.
+    static func routeForLog(_ path: String) -> String {
+        path.hasPrefix("/v1/phone-numbers/") ? "/v1/phone-numbers/{number}" : path
+    }
+
+    static func newRequestID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return "req_" + String(generator.next() as UInt64, radix: 16)
+    }
+}
+
+/// Requires `Authorization: Bearer <api key>` with the given scope.
+struct APIKeyMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+    let keyring: APIKeyring
+    let scope: APIKey.Scope
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard let header = request.headers[.authorization] else {
+            throw APIError(GatewayError(.unauthorized, "Send your API key as `Authorization: Bearer <key>`."))
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", let key = keyring.key(forSecret: String(parts[1]))
+        else {
+            throw APIError(GatewayError(.unauthorized, "Missing or invalid API key."))
+        }
+        guard key.scopes.contains(scope) else {
+            throw APIError(GatewayError(.forbidden, "This API key lacks the `\(scope.rawValue)` scope."))
+        }
+        var context = context
+        context.apiKey = key
+        context.logger[metadataKey: "api_key.id"] = .string(key.id)
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,179 @@
+import AsyncHTTPClient
+import Foundation
+import GatewayCore
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// Everything `buildApplication` needs; `@main` fills it from the command line, tests by hand.
+struct GatewayOptions: Sendable {
+    enum SandboxTransport: Sendable {
+        /// Plugins reach the emulators over real HTTP on the gateway's own port (the default).
+        case http
+        /// Plugins call the emulators in process (the router test harness has no socket).
+        case inProcess
+    }
+
+    var host = "127.0.0.1"
+    var port = 8080
+    var dataDirectory = URL(fileURLWithPath: ".gateway", isDirectory: true)
+    var configFile: URL?
+    var environment: [String: String] = ProcessInfo.processInfo.environment
+    var plugins: [GatewayPlugin] = InstalledPlugins.all
+    var sandboxTransport: SandboxTransport = .http
+    var clock: any WallClock = SystemClock()
+    /// A store to use instead of the SQLite file (tests).
+    var store: (any VerificationStore)?
+    var logger = Logger(label: "gateway")
+    /// Deadline for one vendor call.
+    var vendorTimeout: Duration = .seconds(10)
+}
+
+/// What a built gateway exposes besides the application: for the startup banner and for tests.
+struct GatewayRuntime: Sendable {
+    let service: VerificationService
+    let sandbox: Sandbox?
+    /// The sandbox API key in clear, when the gateway made or was given one.
+    let sandboxAPIKey: String?
+    let signer: VerificationTokenSigner
+    let baseURL: String
+}
+
+/// Builds the gateway: configuration, store, providers, routes. `@main` and the tests both call it.
+func buildApplication(_ options: GatewayOptions) async throws -> (some ApplicationProtocol, GatewayRuntime) {
+    let logger = options.logger
+    var configuration: GatewayConfiguration
+    if let file = options.configFile {
+        configuration = try GatewayConfiguration.load(
+            file: file, plugins: options.plugins, environment: options.environment)
+    } else {
+        configuration = GatewayConfiguration()
+        configuration.sandbox = true
+    }
+    let selfHost = ["0.0.0.0", "::", ""].contains(options.host) ? "127.0.0.1" : options.host
+    let baseURL = "http://\(selfHost.contains(":") ? "[\(selfHost)]" : selfHost):\(options.port)"
+
+    // Sandbox: emulators, their outbox, and providers pointed at them when none are configured.
+    var sandbox: Sandbox?
+    var sandboxAPIKey: String?
+    var keyring = APIKeyring()
+    if configuration.sandbox {
+        let outbox = SandboxOutbox { message in
+            logger.notice(
+                "sandbox message sent",
+                metadata: [
+                    "provider.id": "\(message.provider)", "channel": "\(message.channel)",
+                    "to": "\(message.to)", "code": "\(message.code)",
+                ])
+        }
+        let built = Sandbox(
+            plugins: options.plugins,
+            context: EmulatorContext(clock: options.clock, outbox: outbox, logger: logger),
+            stateDirectory: options.dataDirectory.appendingPathComponent("sandbox", isDirectory: true),
+            logger: logger)
+        sandbox = built
+        if configuration.providers.isEmpty {
+            configuration.providers = options.plugins.map { plugin in
+                ProviderConfiguration(
+                    id: plugin.id, plugin: plugin.id,
+                    settings: plugin.sandboxSettings(URL(string: baseURL + Sandbox.prefix(plugin.id))!))
+            }
+        }
+        let secret = options.environment["GATEWAY_SANDBOX_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? APIKeyring.generateSandboxSecret()
+        keyring.add(secret: secret, name: "sandbox", scopes: [.verify, .admin])
+        sandboxAPIKey = secret
+    }
+    for entry in configuration.apiKeys {
+        keyring.add(hash: entry.hash, name: entry.name, scopes: entry.scopes)
+    }
+
+    // Outbound HTTP.
+    var httpClient: HTTPClient?
+    let transport: any HTTPTransport
+    if configuration.sandbox, options.sandboxTransport == .inProcess, let sandbox {
+        transport = SandboxInProcessTransport(sandbox: sandbox)
+    } else {
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        httpClient = client
+        transport = AsyncHTTPClientTransport(client: client)
+    }
+
+    do {
+        let registry = try ProviderRegistry(plugins: options.plugins, configurations: configuration.providers) { config in
+            var providerLogger = logger
+            providerLogger[metadataKey: "provider.id"] = .string(config.id)
+            return ProviderContext(
+                providerID: config.id, settings: config.settings, transport: transport, clock: options.clock,
+                logger: providerLogger, requestTimeout: options.vendorTimeout)
+        }
+        let routing = configuration.routing ?? RoutingTable(defaultOrder: registry.providerIDs)
+        let routingProblems = routing.problems(against: registry)
+        if !routingProblems.isEmpty { throw ConfigurationError(problems: routingProblems) }
+
+        let store: any VerificationStore
+        if let injected = options.store {
+            store = injected
+        } else {
+            try FileManager.default.createDirectory(at: options.dataDirectory, withIntermediateDirectories: true)
+            store = try SQLiteVerificationStore(
+                path: options.dataDirectory.appendingPathComponent("gateway.sqlite").path, logger: logger)
+        }
+        let signer = try VerificationTokenSigner.load(
+            pem: configuration.tokenSigningKeyPEM,
+            file: options.dataDirectory.appendingPathComponent("token-signing-key.pem"))
+        let service = VerificationService(
+            registry: registry, routing: routing, store: store, clock: options.clock, policy: configuration.policy,
+            logger: logger)
+
+        let router = Router(context: GatewayRequestContext.self)
+        router.add(middleware: ErrorMiddleware())
+        if let sandbox {
+            router.add(middleware: SandboxMiddleware(sandbox: sandbox))
+            sandbox.addRoutes(to: router)
+        }
+        OperationsController(service: service, signer: signer).addRoutes(to: router)
+        let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .verify))
+        VerificationsController(service: service, signer: signer).addRoutes(to: v1)
+
+        var services: [any Service] = []
+        if let httpClient { services.append(HTTPClientService(client: httpClient)) }
+        let app = Application(
+            router: router,
+            configuration: ApplicationConfiguration(
+                address: .hostname(options.host, port: options.port), serverName: "verification-gateway"),
+            services: services,
+            logger: logger)
+        let runtime = GatewayRuntime(
+            service: service, sandbox: sandbox, sandboxAPIKey: sandboxAPIKey, signer: signer, baseURL: baseURL)
+        return (app, runtime)
+    } catch {
+        try? await httpClient?.shutdown()
+        throw error
+    }
+}
+
+/// Shuts the outbound HTTP client down when the application stops.
+struct HTTPClientService: Service {
+    let client: HTTPClient
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await client.shutdown()
+    }
+}
+
+/// Sends plugin requests for `<base>/sandbox/<plugin>/…` straight to that plugin's emulator.
+struct SandboxInProcessTransport: HTTPTransport {
+    let sandbox: Sandbox
+
+    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+        let path = request.url.path(percentEncoded: true)
+        guard path.hasPrefix("/sandbox/") else { throw .connectFailed("not a sandbox URL") }
+        let rest = path.dropFirst("/sandbox/".count)
+        let pluginID = String(rest.prefix { $0 != "/" })
+        guard let mount = sandbox.mount(pluginID) else { throw .connectFailed("no emulator for \(pluginID)") }
+        let inner = InProcessTransport(emulator: mount.emulator, pathPrefix: Sandbox.prefix(pluginID))
+        return try await inner.send(request, timeout: timeout)
+    }
+}

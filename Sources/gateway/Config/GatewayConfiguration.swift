@@ -1,0 +1,307 @@
+import Foundation
+import GatewayCore
+import Yams
+
+/// The configuration file (`--config FILE`, JSON or YAML). Secrets never appear in it in clear: a
+/// setting `<name>_env: VARIABLE` takes its value from that environment variable.
+///
+/// ```yaml
+/// sandbox: false
+/// providers:
+///   - id: twilio
+///     plugin: twilio
+///     settings: {account_sid: AC…, service_sid: VA…, auth_token_env: TWILIO_AUTH_TOKEN}
+/// routing:
+///   default: [twilio]
+///   channels: {sms: [twilio]}
+/// api_keys:
+///   - {name: backend, key_env: GATEWAY_API_KEY, scopes: [verify]}
+///   - {name: ops, key_sha256: 9f86d0…, scopes: [verify, admin]}
+/// policy: {code_validity_seconds: 600, max_attempts: 5, max_sends: 5, start_deadline_seconds: 30}
+/// token: {signing_key_env: GATEWAY_TOKEN_SIGNING_KEY}
+/// ```
+struct GatewayConfiguration: Sendable {
+    struct KeyEntry: Sendable, Equatable {
+        var name: String
+        var hash: String
+        var scopes: Set<APIKey.Scope>
+    }
+
+    var sandbox = false
+    var providers: [ProviderConfiguration] = []
+    var routing: RoutingTable?
+    var apiKeys: [KeyEntry] = []
+    var policy = VerificationPolicy()
+    var tokenSigningKeyPEM: String?
+
+    static let topLevelKeys: Set<String> = ["sandbox", "providers", "routing", "api_keys", "policy", "token"]
+
+    /// Reads and checks a configuration file; every problem is listed in one error.
+    static func load(
+        file: URL, plugins: [GatewayPlugin], environment: [String: String]
+    ) throws(ConfigurationError) -> GatewayConfiguration {
+        let text: String
+        do {
+            text = try String(contentsOf: file, encoding: .utf8)
+        } catch {
+            throw ConfigurationError(problems: ["cannot read \(file.path)"])
+        }
+        let root: JSONValue
+        do {
+            if file.pathExtension.lowercased() == "json" {
+                root = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            } else {
+                root = try JSONValue(yaml: Yams.load(yaml: text) as Any)
+            }
+        } catch {
+            throw ConfigurationError(problems: ["\(file.lastPathComponent) is not valid \(file.pathExtension.lowercased() == "json" ? "JSON" : "YAML"): \(error)"])
+        }
+        return try parse(root, plugins: plugins, environment: environment)
+    }
+
+    static func parse(
+        _ root: JSONValue, plugins: [GatewayPlugin], environment: [String: String]
+    ) throws(ConfigurationError) -> GatewayConfiguration {
+        var problems: [String] = []
+        var config = GatewayConfiguration()
+        guard case .object(let top) = root else {
+            throw ConfigurationError(problems: ["the configuration must be a mapping at the top level"])
+        }
+        for key in top.keys.sorted() where !topLevelKeys.contains(key) {
+            problems.append("unknown top-level key `\(key)`")
+        }
+        if let value = top["sandbox"] {
+            if case .bool(let flag) = value { config.sandbox = flag } else { problems.append("`sandbox` must be true or false") }
+        }
+        let pluginsByID = Dictionary(plugins.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+
+        // providers
+        if let value = top["providers"] {
+            if case .array(let items) = value {
+                for (index, item) in items.enumerated() {
+                    guard case .object(let entry) = item else {
+                        problems.append("providers[\(index)] must be a mapping")
+                        continue
+                    }
+                    for key in entry.keys.sorted() where !["id", "plugin", "settings"].contains(key) {
+                        problems.append("providers[\(index)]: unknown key `\(key)`")
+                    }
+                    guard case .string(let plugin)? = entry["plugin"] else {
+                        problems.append("providers[\(index)]: `plugin` is required")
+                        continue
+                    }
+                    var id = plugin
+                    if let raw = entry["id"] {
+                        if case .string(let text) = raw { id = text } else { problems.append("providers[\(index)]: `id` must be a string") }
+                    }
+                    var settings: [String: String] = [:]
+                    if let raw = entry["settings"] {
+                        guard case .object(let map) = raw else {
+                            problems.append("provider \(id): `settings` must be a mapping")
+                            continue
+                        }
+                        let secretNames = Set(pluginsByID[plugin]?.settings.filter(\.isSecret).map(\.name) ?? [])
+                        for (key, value) in map.sorted(by: { $0.key < $1.key }) {
+                            let text: String
+                            switch value {
+                            case .string(let string): text = string
+                            case .number(let number): text = number.rounded() == number ? String(Int64(number)) : String(number)
+                            case .bool(let flag): text = flag ? "true" : "false"
+                            default:
+                                problems.append("provider \(id): setting `\(key)` must be a scalar")
+                                continue
+                            }
+                            if key.hasSuffix("_env") {
+                                let name = String(key.dropLast(4))
+                                if let resolved = environment[text], !resolved.isEmpty {
+                                    settings[name] = resolved
+                                } else {
+                                    problems.append("provider \(id): environment variable \(text) (for `\(name)`) is not set")
+                                    settings[name] = "<unset>"
+                                }
+                            } else {
+                                if secretNames.contains(key) {
+                                    problems.append(
+                                        "provider \(id): `\(key)` is a secret; give it as `\(key)_env: VARIABLE`, not in the file")
+                                }
+                                settings[key] = text
+                            }
+                        }
+                    }
+                    config.providers.append(ProviderConfiguration(id: id, plugin: plugin, settings: settings))
+                }
+            } else {
+                problems.append("`providers` must be a list")
+            }
+        }
+
+        // routing
+        if let value = top["routing"] {
+            if case .object(let routing) = value {
+                for key in routing.keys.sorted() where !["default", "channels"].contains(key) {
+                    problems.append("routing: unknown key `\(key)`")
+                }
+                var table = RoutingTable(defaultOrder: config.providers.map(\.id))
+                if let list = routing["default"] {
+                    if let ids = list.stringList { table.defaultOrder = ids } else { problems.append("routing.default must be a list of provider ids") }
+                }
+                if case .object(let channels)? = routing["channels"] {
+                    for (name, list) in channels.sorted(by: { $0.key < $1.key }) {
+                        guard let channel = Channel(rawValue: name) else {
+                            problems.append("routing.channels: unknown channel `\(name)`")
+                            continue
+                        }
+                        guard let ids = list.stringList else {
+                            problems.append("routing.channels.\(name) must be a list of provider ids")
+                            continue
+                        }
+                        table.routes[channel] = ids
+                    }
+                } else if routing["channels"] != nil {
+                    problems.append("routing.channels must be a mapping of channel to provider ids")
+                }
+                config.routing = table
+            } else {
+                problems.append("`routing` must be a mapping")
+            }
+        }
+
+        // api keys
+        if let value = top["api_keys"] {
+            if case .array(let items) = value {
+                for (index, item) in items.enumerated() {
+                    guard case .object(let entry) = item else {
+                        problems.append("api_keys[\(index)] must be a mapping")
+                        continue
+                    }
+                    for key in entry.keys.sorted() where !["name", "key_env", "key_sha256", "scopes"].contains(key) {
+                        problems.append("api_keys[\(index)]: unknown key `\(key)`\(key == "key" ? " (give the key as key_env or key_sha256, never in clear)" : "")")
+                    }
+                    let name: String
+                    if case .string(let text)? = entry["name"] { name = text } else {
+                        problems.append("api_keys[\(index)]: `name` is required")
+                        name = "api_keys[\(index)]"
+                    }
+                    var hash: String?
+                    if case .string(let variable)? = entry["key_env"] {
+                        if let secret = environment[variable], secret.count >= 16 {
+                            hash = APIKeyring.hash(secret)
+                        } else {
+                            problems.append("api key \(name): environment variable \(variable) is not set or shorter than 16 characters")
+                        }
+                    } else if case .string(let digest)? = entry["key_sha256"] {
+                        if digest.count == 64, digest.allSatisfy(\.isHexDigit) { hash = digest.lowercased() } else {
+                            problems.append("api key \(name): key_sha256 must be 64 hex digits")
+                        }
+                    } else {
+                        problems.append("api key \(name): give `key_env` or `key_sha256`")
+                    }
+                    var scopes: Set<APIKey.Scope> = [.verify]
+                    if let raw = entry["scopes"] {
+                        if let names = raw.stringList {
+                            scopes = []
+                            for scopeName in names {
+                                if let scope = APIKey.Scope(rawValue: scopeName) { scopes.insert(scope) } else {
+                                    problems.append("api key \(name): unknown scope `\(scopeName)` (verify, admin)")
+                                }
+                            }
+                        } else {
+                            problems.append("api key \(name): `scopes` must be a list")
+                        }
+                    }
+                    if let hash { config.apiKeys.append(KeyEntry(name: name, hash: hash, scopes: scopes)) }
+                }
+            } else {
+                problems.append("`api_keys` must be a list")
+            }
+        }
+
+        // policy
+        if let value = top["policy"] {
+            if case .object(let policy) = value {
+                func number(_ key: String, _ range: ClosedRange<Int>) -> Int? {
+                    guard let raw = policy[key] else { return nil }
+                    guard case .number(let number) = raw, let int = Int(exactly: number), range.contains(int) else {
+                        problems.append("policy.\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+                        return nil
+                    }
+                    return int
+                }
+                for key in policy.keys.sorted()
+                where !["code_validity_seconds", "max_attempts", "max_sends", "start_deadline_seconds"].contains(key) {
+                    problems.append("policy: unknown key `\(key)`")
+                }
+                if let seconds = number("code_validity_seconds", 60...86_400) { config.policy.codeValidity = TimeInterval(seconds) }
+                if let attempts = number("max_attempts", 1...20) { config.policy.maxAttempts = attempts }
+                if let sends = number("max_sends", 1...20) { config.policy.maxSends = sends }
+                if let seconds = number("start_deadline_seconds", 1...300) { config.policy.startDeadline = .seconds(seconds) }
+            } else {
+                problems.append("`policy` must be a mapping")
+            }
+        }
+
+        // token
+        if let value = top["token"] {
+            if case .object(let token) = value {
+                for key in token.keys.sorted() where key != "signing_key_env" {
+                    problems.append("token: unknown key `\(key)`")
+                }
+                if case .string(let variable)? = token["signing_key_env"] {
+                    if let pem = environment[variable], !pem.isEmpty { config.tokenSigningKeyPEM = pem } else {
+                        problems.append("token: environment variable \(variable) is not set")
+                    }
+                }
+            } else {
+                problems.append("`token` must be a mapping")
+            }
+        }
+
+        if !config.sandbox {
+            if config.providers.isEmpty { problems.append("no provider is configured (add `providers`, or `sandbox: true`)") }
+            if config.apiKeys.isEmpty { problems.append("no API key is configured (add `api_keys`)") }
+        }
+        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+        return config
+    }
+}
+
+extension JSONValue {
+    /// Converts what Yams loads (dictionaries, arrays, strings, numbers, booleans) into a JSON value.
+    init(yaml: Any) throws {
+        switch yaml {
+        case let value as String: self = .string(value)
+        case let value as Bool: self = .bool(value)
+        case let value as Int: self = .number(Double(value))
+        case let value as Double: self = .number(value)
+        case let value as [Any]: self = .array(try value.map { try JSONValue(yaml: $0) })
+        case let value as [String: Any]: self = .object(try value.mapValues { try JSONValue(yaml: $0) })
+        case let value as [AnyHashable: Any]:
+            var object: [String: JSONValue] = [:]
+            for (key, item) in value {
+                guard let key = key.base as? String else { throw YAMLShapeError(message: "mapping keys must be strings") }
+                object[key] = try JSONValue(yaml: item)
+            }
+            self = .object(object)
+        case is NSNull: self = .null
+        default:
+            if Mirror(reflecting: yaml).displayStyle == .optional { self = .null } else {
+                throw YAMLShapeError(message: "unsupported value \(type(of: yaml))")
+            }
+        }
+    }
+
+    var stringList: [String]? {
+        guard case .array(let items) = self else { return nil }
+        var result: [String] = []
+        for item in items {
+            guard case .string(let value) = item else { return nil }
+            result.append(value)
+        }
+        return result
+    }
+}
+
+struct YAMLShapeError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}

@@ -1,0 +1,136 @@
+import ArgumentParser
+import Foundation
+import GatewayCore
+import Hummingbird
+import Logging
+
+@main
+struct GatewayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gateway",
+        abstract: "A multi-provider phone verification gateway.",
+        subcommands: [Serve.self, CheckConfig.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// `gateway [serve]`: runs the HTTP server until SIGINT or SIGTERM.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Start the gateway (sandbox mode with embedded SQLite when no --config is given).")
+
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on.") var port = 8080
+    @Option(name: .customLong("data-dir"), help: "Directory for the SQLite store, keys and sandbox state.")
+    var dataDirectory = ".gateway"
+    @Option(help: "Configuration file (JSON or YAML) for real vendors; secrets come from the environment.")
+    var config: String?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+    }
+
+    func run() async throws {
+        LoggingBootstrap.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .info)
+        var options = GatewayOptions()
+        options.host = host
+        options.port = port
+        options.dataDirectory = URL(fileURLWithPath: dataDirectory, isDirectory: true)
+        options.configFile = config.map { URL(fileURLWithPath: $0) }
+        options.logger = Logger(label: "gateway")
+        let app: any ApplicationProtocol
+        let runtime: GatewayRuntime
+        do {
+            (app, runtime) = try await buildApplication(options)
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("gateway: \(error)\n".utf8))
+            throw ExitCode(78)  // EX_CONFIG
+        }
+        printBanner(runtime)
+        try await app.runService()
+    }
+
+    private func printBanner(_ runtime: GatewayRuntime) {
+        var lines = ["verification gateway listening on http://\(host):\(port)"]
+        lines.append("providers: \(runtime.service.registry.providerIDs.joined(separator: ", "))")
+        if let sandbox = runtime.sandbox {
+            lines.append("sandbox mode: emulators at " + sandbox.mounts.map { runtime.baseURL + Sandbox.prefix($0.pluginID) }.joined(separator: ", "))
+            lines.append("sandbox outbox: \(runtime.baseURL)/sandbox/outbox")
+            for line in SandboxBanner.lines(for: sandbox, plugins: runtime.service.registry.plugins, baseURL: runtime.baseURL) {
+                lines.append(line)
+            }
+        }
+        if let key = runtime.sandboxAPIKey {
+            lines.append("sandbox API key: \(key)")
+        }
+        print(lines.joined(separator: "\n"))
+
+    }
+}
+
+/// `gateway check-config FILE`: validates a configuration and prints every problem.
+struct CheckConfig: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config", abstract: "Validate a configuration file and print every problem.")
+
+    @Argument(help: "The configuration file (JSON or YAML).") var file: String
+
+    func run() async throws {
+        let url = URL(fileURLWithPath: file)
+        let environment = ProcessInfo.processInfo.environment
+        do {
+            let configuration = try GatewayConfiguration.load(
+                file: url, plugins: InstalledPlugins.all, environment: environment)
+            // Build the providers and the routing table exactly as the server would, without network.
+            let registry = try ProviderRegistry(
+                plugins: InstalledPlugins.all, configurations: configuration.providers.isEmpty && configuration.sandbox
+                    ? InstalledPlugins.all.map {
+                        ProviderConfiguration(id: $0.id, plugin: $0.id, settings: $0.sandboxSettings(URL(fileURLWithPath: "/")))
+                    } : configuration.providers
+            ) { config in
+                ProviderContext(providerID: config.id, settings: config.settings, transport: UnusedTransport())
+            }
+            let routing = configuration.routing ?? RoutingTable(defaultOrder: registry.providerIDs)
+            let problems = routing.problems(against: registry)
+            if !problems.isEmpty { throw ConfigurationError(problems: problems) }
+            print("\(file): OK (\(registry.providerIDs.count) provider(s): \(registry.providerIDs.joined(separator: ", ")))")
+        } catch {
+            print("\(file): \(error)")
+            throw ExitCode(78)
+        }
+    }
+}
+
+/// A transport for building providers that never call out (check-config).
+struct UnusedTransport: HTTPTransport {
+    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+        throw .connectFailed("check-config makes no calls")
+    }
+}
+
+/// The startup lines that tell a newcomer how to reach each emulator with the vendor's own client.
+enum SandboxBanner {
+    static func lines(for sandbox: Sandbox, plugins: [GatewayPlugin], baseURL: String) -> [String] {
+        plugins.compactMap { plugin in
+            guard sandbox.mount(plugin.id) != nil, let url = URL(string: baseURL + Sandbox.prefix(plugin.id)) else {
+                return nil
+            }
+            // Sandbox credentials are fixed, public test values: printing them is the point.
+            let settings = plugin.sandboxSettings(url).sorted { $0.key < $1.key }
+            return "\(plugin.id) sandbox settings: " + settings.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        }
+    }
+}
+
+/// Logging goes to standard error, once, here.
+enum LoggingBootstrap {
+    static func bootstrap(level: Logger.Level) {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The sandbox: every installed plugin's emulator mounted at `/sandbox/<plugin id>` on the gateway's
+/// own port, the outbox of what they "sent", and their fault switches.
+struct Sandbox: Sendable {
+    struct Mount: Sendable {
+        let pluginID: String
+        let emulator: any VendorEmulator
+        /// Where the emulator's state is saved so the sandbox survives a restart (`nil`: not saved).
+        let stateFile: URL?
+    }
+
+    let mounts: [Mount]
+    let outbox: SandboxOutbox
+    let logger: Logger
+
+    /// Builds and mounts an emulator for each plugin, restoring saved state from `stateDirectory`.
+    init(plugins: [GatewayPlugin], context: EmulatorContext, stateDirectory: URL?, logger: Logger) {
+        var mounts: [Mount] = []
+        for plugin in plugins {
+            let emulator = plugin.makeEmulator(context)
+            let file = stateDirectory?.appendingPathComponent("\(plugin.id).json")
+            if let file, let data = try? Data(contentsOf: file) {
+                do {
+                    try emulator.restore(data)
+                } catch {
+                    logger.warning("sandbox state not restored", metadata: ["plugin.id": "\(plugin.id)"])
+                }
+            }
+            mounts.append(Mount(pluginID: plugin.id, emulator: emulator, stateFile: file))
+        }
+        self.mounts = mounts
+        self.outbox = context.outbox
+        self.logger = logger
+    }
+
+    func mount(_ pluginID: String) -> Mount? { mounts.first { $0.pluginID == pluginID } }
+
+    static func prefix(_ pluginID: String) -> String { "/sandbox/\(pluginID)" }
+
+    /// Serves one request addressed to an emulator.
+    func handle(_ mount: Mount, request: Request, path: String) async throws -> Response {
+        var request = request
+        let buffer = try await request.collectBody(upTo: 1 << 20)
+        let emulatorRequest = EmulatorRequest(
+            method: request.method, path: path.isEmpty ? "/" : path, query: request.uri.query,
+            headerFields: request.headers, body: Data(buffer.readableBytesView))
+        let outcome = await mount.emulator.handle(emulatorRequest)
+        if request.method != .get, let file = mount.stateFile, let snapshot = mount.emulator.snapshot() {
+            do {
+                try FileManager.default.createDirectory(
+                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try snapshot.write(to: file, options: .atomic)
+            } catch {
+                logger.warning("sandbox state not saved", metadata: ["plugin.id": "\(mount.pluginID)"])
+            }
+        }
+        switch outcome {
+        case .response(let response):
+            return Response(
+                status: response.status, headers: response.headerFields,
+                body: ResponseBody(byteBuffer: ByteBuffer(data: response.body)))
+        case .reset:
+            // Send the head, then fail the body: the server closes the connection mid-response.
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody { _ in throw SandboxConnectionReset() })
+        }
+    }
+
+    var outboxJSON: JSONValue {
+        .object([
+            "messages": .array(
+                outbox.all.map { message in
+                    [
+                        "provider": .string(message.provider), "channel": .string(message.channel),
+                        "to": .string(message.to), "code": .string(message.code), "text": .string(message.text),
+                        "sent_at": .string(VerificationsController.timestamp(message.sentAt)),
+                    ]
+                })
+        ])
+    }
+}
+
+struct SandboxConnectionReset: Error {}
+
+/// Hands `/sandbox/<plugin>/…` requests to the emulators before routing, whatever their method and
+/// path, so vendor clients see the vendor's own paths and error bodies.
+struct SandboxMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+    let sandbox: Sandbox
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let path = request.uri.path
+        guard path.hasPrefix("/sandbox/") else { return try await next(request, context) }
+        let rest = path.dropFirst("/sandbox/".count)
+        let pluginID = String(rest.prefix { $0 != "/" })
+        guard let mount = sandbox.mount(pluginID) else { return try await next(request, context) }
+        return try await sandbox.handle(mount, request: request, path: String(rest.dropFirst(pluginID.count)))
+    }
+}
+
+extension Sandbox {
+    /// `GET /sandbox/outbox`, `DELETE /sandbox/outbox`, `GET|PUT /sandbox/faults/{plugin}`.
+    func addRoutes(to router: Router<GatewayRequestContext>) {
+        router.get("sandbox/outbox") { _, _ in JSONResponse.response(outboxJSON) }
+        router.delete("sandbox/outbox") { _, _ in
+            outbox.removeAll()
+            return JSONResponse.response(outboxJSON)
+        }
+        router.get("sandbox/faults/{plugin}") { _, context in
+            let mount = try faultMount(context)
+            return try JSONResponse.response(Self.faultsJSON(mount.emulator.faults.current))
+        }
+        router.put("sandbox/faults/{plugin}") { request, context in
+            var request = request
+            let mount = try faultMount(context)
+            let data = Data(try await request.collectBody(upTo: 4096).readableBytesView)
+            let reader = try JSONObjectReader(data: data, allowEmpty: true)
+            try reader.rejectUnknown(allowing: [
+                "latency_ms", "server_error_status", "malformed_body", "connection_reset", "remaining",
+            ])
+            let faults = FaultSwitch.Faults(
+                latencyMilliseconds: try reader.integer("latency_ms", in: 0...60_000) ?? 0,
+                serverErrorStatus: try reader.integer("server_error_status", in: 500...599),
+                malformedBody: try reader.bool("malformed_body") ?? false,
+                connectionReset: try reader.bool("connection_reset") ?? false,
+                remaining: try reader.integer("remaining", in: 1...1_000_000))
+            mount.emulator.faults.set(faults)
+            logger.notice("sandbox faults set", metadata: ["plugin.id": "\(mount.pluginID)"])
+            return try JSONResponse.response(Self.faultsJSON(faults))
+        }
+    }
+
+    private func faultMount(_ context: GatewayRequestContext) throws -> Mount {
+        let pluginID = try context.parameters.require("plugin")
+        guard let mount = mount(pluginID) else {
+            throw GatewayError(.notFound, "No sandbox emulator named `\(pluginID)`.")
+        }
+        return mount
+    }
+
+    static func faultsJSON(_ faults: FaultSwitch.Faults) throws -> JSONValue {
+        [
+            "latency_ms": .number(Double(faults.latencyMilliseconds)),
+            "server_error_status": faults.serverErrorStatus.map { .number(Double($0)) } ?? .null,
+            "malformed_body": .bool(faults.malformedBody),
+            "connection_reset": .bool(faults.connectionReset),
+            "remaining": faults.remaining.map { .number(Double($0)) } ?? .null,
+        ]
+    }
+}

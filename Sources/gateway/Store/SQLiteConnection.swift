@@ -1,0 +1,140 @@
+import CSQLite
+import Foundation
+
+/// One open SQLite database file: a thin, safe layer over the C API.
+///
+/// It is not thread-safe on its own; ``SQLiteDatabase`` owns it and serializes every call.
+final class SQLiteConnection {
+    private var handle: OpaquePointer?
+
+    /// Opens (creating if needed) the database at `path`, creating its directory, and sets the pragmas the
+    /// store relies on: WAL, a busy timeout for other processes' writes, foreign keys, `synchronous=NORMAL`.
+    init(path: String) throws(SQLiteError) {
+        if path != ":memory:" {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw SQLiteError(
+                    code: SQLITE_CANTOPEN, message: "cannot create directory \(directory.path): \(error)")
+            }
+        }
+        var opened: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        let code = sqlite3_open_v2(path, &opened, flags, nil)
+        guard code == SQLITE_OK, let opened else {
+            let error = Self.error(code, opened)
+            sqlite3_close_v2(opened)
+            throw error
+        }
+        sqlite3_extended_result_codes(opened, 1)
+        handle = opened
+        do {
+            // busy_timeout first: switching to WAL takes a lock another process may hold.
+            try execute("PRAGMA busy_timeout=5000")
+            try execute("PRAGMA journal_mode=WAL")
+            try execute("PRAGMA foreign_keys=ON")
+            try execute("PRAGMA synchronous=NORMAL")
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    var isOpen: Bool { handle != nil }
+
+    /// Closes the file; later calls fail with ``SQLiteError/closed``. Closing twice is harmless.
+    func close() {
+        guard let handle else { return }
+        sqlite3_close_v2(handle)
+        self.handle = nil
+    }
+
+    /// Runs one or more statements that take no parameters (schema, pragmas); result rows are discarded.
+    func execute(_ sql: String) throws(SQLiteError) {
+        let handle = try openHandle()
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard code == SQLITE_OK else {
+            throw SQLiteError(code: code, message: message.map { String(cString: $0) } ?? Self.describe(code))
+        }
+    }
+
+    /// Prepares `sql`, hands the statement to `body`, and finalizes it however `body` ends.
+    func withStatement<T>(
+        _ sql: String, _ body: (SQLiteStatement) throws(SQLiteError) -> T
+    ) throws(SQLiteError) -> T {
+        let handle = try openHandle()
+        var prepared: OpaquePointer?
+        let code = sqlite3_prepare_v2(handle, sql, -1, &prepared, nil)
+        defer { sqlite3_finalize(prepared) }
+        guard code == SQLITE_OK, let prepared else { throw Self.error(code, handle) }
+        return try body(SQLiteStatement(handle: prepared, connection: handle))
+    }
+
+    /// Runs a statement to completion and returns how many rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int {
+        try withStatement(sql) { (statement) throws(SQLiteError) in
+            try statement.bind(values)
+            while try statement.step() {}
+        }
+        return changes
+    }
+
+    /// Runs a query and maps every result row.
+    func query<Row>(
+        _ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteStatement) throws(SQLiteError) -> Row
+    ) throws(SQLiteError) -> [Row] {
+        try withStatement(sql) { (statement) throws(SQLiteError) in
+            try statement.bind(values)
+            var rows: [Row] = []
+            while try statement.step() {
+                rows.append(try row(statement))
+            }
+            return rows
+        }
+    }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE.
+    var changes: Int {
+        handle.map { Int(sqlite3_changes($0)) } ?? 0
+    }
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so a read followed
+    /// by a write cannot be overtaken by another connection. Any error rolls back.
+    func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            // The transaction may already be gone (SQLite rolls back on some errors); that is fine.
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func openHandle() throws(SQLiteError) -> OpaquePointer {
+        guard let handle else { throw SQLiteError.closed }
+        return handle
+    }
+
+    static func error(_ code: Int32, _ handle: OpaquePointer?) -> SQLiteError {
+        // The handle's message is only meaningful when it describes this failure.
+        if let handle, sqlite3_extended_errcode(handle) & 0xFF == code & 0xFF, let message = sqlite3_errmsg(handle) {
+            return SQLiteError(code: code, message: String(cString: message))
+        }
+        return SQLiteError(code: code, message: describe(code))
+    }
+
+    private static func describe(_ code: Int32) -> String {
+        sqlite3_errstr(code).map { String(cString: $0) } ?? "unknown error"
+    }
+}

@@ -1,0 +1,95 @@
+import CSQLite
+import Foundation
+
+/// One step of the SQLite schema. Steps are applied in order, each once, and recorded in
+/// `schema_migrations`; a shipped step is never edited, a change is a new step.
+struct SQLiteMigration: Sendable {
+    var version: Int
+    var name: String
+    var sql: String
+
+    /// Every step, oldest first.
+    static let all: [SQLiteMigration] = [
+        SQLiteMigration(
+            version: 1, name: "verifications, events, idempotency keys, api keys",
+            sql: """
+                CREATE TABLE verifications (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    destination_kind TEXT NOT NULL,
+                    destination_value TEXT NOT NULL,
+                    channel TEXT NOT NULL,
+                    provider_id TEXT NOT NULL,
+                    provider_reference TEXT,
+                    provider_state TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    attempts INTEGER NOT NULL,
+                    max_attempts INTEGER NOT NULL,
+                    sends INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL,
+                    expires_at REAL NOT NULL,
+                    content_language TEXT,
+                    locales TEXT NOT NULL,
+                    experiment_arm TEXT,
+                    client_reference TEXT,
+                    metadata TEXT NOT NULL,
+                    api_key_id TEXT,
+                    version INTEGER NOT NULL
+                );
+                CREATE INDEX verifications_provider_reference ON verifications (provider_id, provider_reference);
+                CREATE INDEX verifications_created_at ON verifications (created_at);
+                CREATE TABLE verification_events (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    verification_id TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    at REAL NOT NULL,
+                    detail TEXT NOT NULL
+                );
+                CREATE INDEX verification_events_verification_id ON verification_events (verification_id);
+                CREATE TABLE idempotency_keys (
+                    scope TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    status INTEGER,
+                    body BLOB,
+                    PRIMARY KEY (scope, key)
+                );
+                """)
+    ]
+
+    /// Brings the database up to the newest step in one `BEGIN IMMEDIATE` transaction, so two processes
+    /// opening a new file at once apply each step exactly once. Returns the schema version.
+    @discardableResult
+    static func migrate(
+        _ connection: SQLiteConnection, steps: [SQLiteMigration] = all, at now: Date = Date()
+    ) throws(SQLiteError) -> Int {
+        try connection.transaction { () throws(SQLiteError) -> Int in
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version INTEGER PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    applied_at REAL NOT NULL
+                )
+                """)
+            let applied =
+                try connection.query("SELECT coalesce(max(version), 0) FROM schema_migrations") {
+                    (row) throws(SQLiteError) in Int(row.int64(0) ?? 0)
+                }.first ?? 0
+            let newest = steps.last?.version ?? 0
+            guard applied <= newest else {
+                throw SQLiteError(
+                    code: SQLITE_ERROR,
+                    message: "database schema version \(applied) is newer than this gateway's \(newest)")
+            }
+            for step in steps where step.version > applied {
+                try connection.execute(step.sql)
+                try connection.run(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    [.int(step.version), .text(step.name), .date(now)])
+            }
+            return max(applied, newest)
+        }
+    }
+}

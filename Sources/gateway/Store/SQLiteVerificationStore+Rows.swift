@@ -1,0 +1,134 @@
+import Foundation
+import GatewayCore
+
+/// How a ``VerificationRecord`` maps to a `verifications` row: scalars in columns, maps and lists as
+/// JSON text, dates as Unix seconds.
+extension SQLiteVerificationStore {
+    static let recordColumnNames = [
+        "id", "destination_kind", "destination_value", "channel", "provider_id", "provider_reference",
+        "provider_state", "status", "attempts", "max_attempts", "sends", "created_at", "updated_at", "expires_at",
+        "content_language", "locales", "experiment_arm", "client_reference", "metadata", "api_key_id", "version",
+    ]
+    static let recordColumns = recordColumnNames.joined(separator: ", ")
+    static let recordPlaceholders = recordColumnNames.map { _ in "?" }.joined(separator: ", ")
+    /// `column = ?n` for every column but the id: ?1 is the id, ?2 … ?21 follow ``recordColumnNames``, so
+    /// an UPDATE binds the same values as an INSERT, then the expected version as ?22.
+    static let recordAssignments = recordColumnNames.enumerated().dropFirst()
+        .map { "\($0.element) = ?\($0.offset + 1)" }
+        .joined(separator: ", ")
+
+    /// The record's column values, in ``recordColumnNames`` order.
+    static func values(of record: VerificationRecord) throws(SQLiteError) -> [SQLiteValue] {
+        let destinationKind: String
+        switch record.destination {
+        case .phone: destinationKind = "phone"
+        case .email: destinationKind = "email"
+        case .identity: destinationKind = "identity"
+        }
+        return [
+            .text(record.id),
+            .text(destinationKind),
+            .text(record.destination.value),
+            .text(record.channel.rawValue),
+            .text(record.providerID),
+            .optionalText(record.providerReference),
+            .text(try json(record.providerState)),
+            .text(record.status.rawValue),
+            .int(record.attempts),
+            .int(record.maxAttempts),
+            .int(record.sends),
+            .date(record.createdAt),
+            .date(record.updatedAt),
+            .date(record.expiresAt),
+            .optionalText(record.contentLanguage),
+            .text(try json(record.locales)),
+            .optionalText(record.experimentArm),
+            .optionalText(record.clientReference),
+            .text(try json(record.metadata)),
+            .optionalText(record.apiKeyID),
+            .int(record.version),
+        ]
+    }
+
+    /// Reads a row selected with ``recordColumns``.
+    static func record(from row: SQLiteStatement) throws(SQLiteError) -> VerificationRecord {
+        guard let id = row.text(0) else { throw SQLiteError.undecodableRow("verification row without id") }
+        func required(_ column: Int32) throws(SQLiteError) -> String {
+            guard let value = row.text(column) else {
+                throw SQLiteError.undecodableRow("verification \(id): \(recordColumnNames[Int(column)]) is NULL")
+            }
+            return value
+        }
+        func integer(_ column: Int32) throws(SQLiteError) -> Int {
+            guard let value = row.int64(column) else {
+                throw SQLiteError.undecodableRow("verification \(id): \(recordColumnNames[Int(column)]) is NULL")
+            }
+            return Int(value)
+        }
+        let destinationValue = try required(2)
+        let destination: Destination
+        switch try required(1) {
+        case "phone":
+            do {
+                destination = .phone(try PhoneNumber(parsing: destinationValue))
+            } catch {
+                throw SQLiteError.undecodableRow("verification \(id): stored phone number does not parse")
+            }
+        case "email": destination = .email(destinationValue)
+        case "identity": destination = .identity(destinationValue)
+        default: throw SQLiteError.undecodableRow("verification \(id): unknown destination kind")
+        }
+        guard let channel = Channel(rawValue: try required(3)) else {
+            throw SQLiteError.undecodableRow("verification \(id): unknown channel")
+        }
+        guard let status = VerificationStatus(rawValue: try required(7)) else {
+            throw SQLiteError.undecodableRow("verification \(id): unknown status")
+        }
+        return VerificationRecord(
+            id: id,
+            destination: destination,
+            channel: channel,
+            providerID: try required(4),
+            providerReference: row.text(5),
+            providerState: try decodeJSON(
+                [String: String].self, row.text(6), what: "verification \(id) provider_state"),
+            status: status,
+            attempts: try integer(8),
+            maxAttempts: try integer(9),
+            sends: try integer(10),
+            createdAt: try date(row.double(11), what: "verification \(id) created_at"),
+            updatedAt: try date(row.double(12), what: "verification \(id) updated_at"),
+            expiresAt: try date(row.double(13), what: "verification \(id) expires_at"),
+            contentLanguage: row.text(14),
+            locales: try decodeJSON([String].self, row.text(15), what: "verification \(id) locales"),
+            experimentArm: row.text(16),
+            clientReference: row.text(17),
+            metadata: try decodeJSON([String: String].self, row.text(18), what: "verification \(id) metadata"),
+            apiKeyID: row.text(19),
+            version: try integer(20))
+    }
+
+    static func date(_ seconds: Double?, what: String) throws(SQLiteError) -> Date {
+        guard let seconds else { throw SQLiteError.undecodableRow("\(what) is NULL") }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    static func json(_ value: some Encodable) throws(SQLiteError) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
+        } catch {
+            throw SQLiteError.undecodableRow("value does not encode as JSON")
+        }
+    }
+
+    static func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String?, what: String) throws(SQLiteError) -> T {
+        guard let text else { throw SQLiteError.undecodableRow("\(what) is NULL") }
+        do {
+            return try JSONDecoder().decode(type, from: Data(text.utf8))
+        } catch {
+            throw SQLiteError.undecodableRow("\(what) is not the expected JSON")
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import GatewayCore
+import Logging
+
+/// The embedded default store: one SQLite file (WAL) under the data directory (DESIGN.md §8).
+///
+/// Every call runs on the file's ``SQLiteDatabase`` queue. Updates are compare-and-set on the record's
+/// version in SQL, so they stay correct when several processes share the file. SQLite's own errors are
+/// logged through the injected logger and surface only as `GatewayError(.internal, "storage failure")`.
+final class SQLiteVerificationStore: VerificationStore {
+    let database: SQLiteDatabase
+    let logger: Logger
+
+    /// Opens (or creates) the store at `path`, creating its directory and applying pending migrations.
+    init(path: String, logger: Logger = Logger(label: "gateway.store.sqlite")) throws(GatewayError) {
+        self.logger = logger
+        do {
+            let database = try SQLiteDatabase(path: path)
+            try database.performSync { (connection) throws(SQLiteError) in try SQLiteMigration.migrate(connection) }
+            self.database = database
+        } catch {
+            throw Self.failure(error, operation: "open", logger: logger)
+        }
+    }
+
+    /// Closes the file once queued work is done. Later calls fail with `internal`. Dropping the last
+    /// reference closes it too.
+    func close() {
+        database.close()
+    }
+
+    func insert(_ record: VerificationRecord) async throws(GatewayError) {
+        do {
+            try await database.perform { (connection) throws(SQLiteError) in
+                try connection.run(
+                    "INSERT INTO verifications (\(Self.recordColumns)) VALUES (\(Self.recordPlaceholders))",
+                    try Self.values(of: record))
+            }
+        } catch {
+            let failure = Self.failure(error, operation: "insert", logger: logger)
+            throw error.isConstraintViolation ? GatewayError.internal("Duplicate verification id.") : failure
+        }
+    }
+
+    func record(id: String) async throws(GatewayError) -> VerificationRecord? {
+        try await perform("record") { (connection) throws(SQLiteError) in
+            try connection.query(
+                "SELECT \(Self.recordColumns) FROM verifications WHERE id = ?", [.text(id)], row: Self.record(from:)
+            ).first
+        }
+    }
+
+    func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool {
+        try await perform("update") { (connection) throws(SQLiteError) in
+            let changed = try connection.run(
+                "UPDATE verifications SET \(Self.recordAssignments) WHERE id = ?1 AND version = ?22",
+                try Self.values(of: record) + [.int(record.version - 1)])
+            return changed == 1
+        }
+    }
+
+    func append(_ event: VerificationEvent) async throws(GatewayError) {
+        try await perform("append") { (connection) throws(SQLiteError) in
+            try connection.run(
+                "INSERT INTO verification_events (verification_id, kind, at, detail) VALUES (?, ?, ?, ?)",
+                [
+                    .text(event.verificationID), .text(event.kind.rawValue), .date(event.at),
+                    .text(try Self.json(event.detail)),
+                ])
+        }
+    }
+
+    func events(verificationID: String) async throws(GatewayError) -> [VerificationEvent] {
+        try await perform("events") { (connection) throws(SQLiteError) in
+            try connection.query(
+                "SELECT kind, at, detail FROM verification_events WHERE verification_id = ? ORDER BY seq",
+                [.text(verificationID)]
+            ) { (row) throws(SQLiteError) in
+                guard let raw = row.text(0), let kind = VerificationEvent.Kind(rawValue: raw) else {
+                    throw SQLiteError.undecodableRow("event of verification \(verificationID) has an unknown kind")
+                }
+                return VerificationEvent(
+                    verificationID: verificationID, kind: kind, at: try Self.date(row.double(1), what: "event time"),
+                    detail: try Self.decodeJSON([String: String].self, row.text(2), what: "event detail"))
+            }
+        }
+    }
+
+    func claimIdempotencyKey(
+        _ key: IdempotencyKey, fingerprint: String, at: Date
+    ) async throws(GatewayError) -> IdempotencyClaim {
+        try await perform("claim_idempotency_key") { (connection) throws(SQLiteError) in
+            try connection.transaction { () throws(SQLiteError) -> IdempotencyClaim in
+                let inserted = try connection.run(
+                    "INSERT OR IGNORE INTO idempotency_keys (scope, key, fingerprint, created_at) VALUES (?, ?, ?, ?)",
+                    [.text(key.scope), .text(key.key), .text(fingerprint), .date(at)])
+                if inserted == 1 { return .claimed }
+                let stored = try connection.query(
+                    "SELECT fingerprint, status, body FROM idempotency_keys WHERE scope = ? AND key = ?",
+                    [.text(key.scope), .text(key.key)]
+                ) { (row) throws(SQLiteError) in (fingerprint: row.text(0), status: row.int64(1), body: row.blob(2)) }
+                guard let stored = stored.first else {
+                    throw SQLiteError.undecodableRow("idempotency key neither inserted nor found")
+                }
+                guard stored.fingerprint == fingerprint else { return .mismatch }
+                guard let status = stored.status else { return .inProgress }
+                return .replay(StoredResponse(status: Int(status), body: stored.body ?? Data()))
+            }
+        }
+    }
+
+    func completeIdempotencyKey(_ key: IdempotencyKey, response: StoredResponse) async throws(GatewayError) {
+        try await perform("complete_idempotency_key") { (connection) throws(SQLiteError) in
+            try connection.run(
+                "UPDATE idempotency_keys SET status = ?, body = ? WHERE scope = ? AND key = ?",
+                [.int(response.status), .blob(response.body), .text(key.scope), .text(key.key)])
+        }
+    }
+
+    func releaseIdempotencyKey(_ key: IdempotencyKey) async throws(GatewayError) {
+        try await perform("release_idempotency_key") { (connection) throws(SQLiteError) in
+            try connection.run(
+                "DELETE FROM idempotency_keys WHERE scope = ? AND key = ?", [.text(key.scope), .text(key.key)])
+        }
+    }
+
+    // MARK: - Failures
+
+    /// Runs `body` on the database queue, turning SQLite's errors into `storage failure`.
+    @discardableResult
+    func perform<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T
+    ) async throws(GatewayError) -> T {
+        do {
+            return try await database.perform(body)
+        } catch {
+            throw Self.failure(error, operation: operation, logger: logger)
+        }
+    }
+
+    /// Logs what SQLite said (for operators) and returns the error API clients may see.
+    static func failure(_ error: SQLiteError, operation: String, logger: Logger) -> GatewayError {
+        logger.error(
+            "storage failure",
+            metadata: [
+                "store.operation": "\(operation)",
+                "sqlite.code": "\(error.code)",
+                "sqlite.message": "\(error.message)",
+            ])
+        return GatewayError(.internal, "storage failure")
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import GatewayCore
+import Testing
+
+@Suite("FormEncoding")
+struct FormEncodingTests {
+    @Test("the plus of an E.164 number is sent as %2B, never as a plus that reads as a space")
+    func plusIsEscaped() {
+        #expect(FormEncoding.encode([("To", "+16505553434")]) == "To=%2B16505553434")
+        #expect(FormEncoding.decode("To=%2B16505553434") == ["To": "+16505553434"])
+    }
+
+    @Test("spaces are sent as %20")
+    func spaceIsEscaped() {
+        #expect(FormEncoding.escape("a b") == "a%20b")
+    }
+
+    @Test("unreserved characters pass through unchanged")
+    func unreservedUnchanged() {
+        let unreserved = "ABCXYZabcxyz0189-._~"
+        #expect(FormEncoding.escape(unreserved) == unreserved)
+    }
+
+    @Test(
+        "reserved and unsafe characters are percent-encoded",
+        arguments: [
+            ("&", "%26"), ("=", "%3D"), ("+", "%2B"), ("%", "%25"), ("/", "%2F"), ("?", "%3F"), ("#", "%23"),
+            ("\"", "%22"), ("{", "%7B"), ("}", "%7D"), (":", "%3A"), (",", "%2C"), ("\n", "%0A"),
+        ])
+    func reservedEscaped(_ raw: String, _ escaped: String) {
+        #expect(FormEncoding.escape(raw) == escaped)
+    }
+
+    @Test("non-ASCII text is encoded as percent-escaped UTF-8")
+    func unicode() {
+        #expect(FormEncoding.escape("José") == "Jos%C3%A9")
+        #expect(FormEncoding.escape("日本") == "%E6%97%A5%E6%9C%AC")
+        #expect(FormEncoding.escape("١٢٣") == "%D9%A1%D9%A2%D9%A3")  // non-ASCII digits are not unreserved
+    }
+
+    @Test("pairs are encoded in the order given")
+    func order() {
+        #expect(FormEncoding.encode([("b", "2"), ("a", "1"), ("c", "")]) == "b=2&a=1&c=")
+        #expect(FormEncoding.encode([]) == "")
+    }
+
+    @Test(
+        "values survive an encode-decode round trip",
+        arguments: [
+            "+16505553434",
+            "a value with spaces",
+            "a+b=c&d",
+            "100% sure",
+            "José 日本 ١٢٣ 😀",
+            #"{"amount":"12.50","note":"a+b & c=d","to":"+16505553434"}"#,
+            "",
+            "line one\nline two",
+        ])
+    func roundTrip(_ value: String) {
+        let body = FormEncoding.encode([("Key With Space+", value), ("Other", "x")])
+        #expect(FormEncoding.decode(body) == ["Key With Space+": value, "Other": "x"])
+    }
+
+    @Test("decoding reads a plus as a space")
+    func plusDecodesAsSpace() {
+        #expect(FormEncoding.decode("Body=hello+world&Code=12+34") == ["Body": "hello world", "Code": "12 34"])
+    }
+
+    @Test("the last value of a repeated key wins")
+    func lastValueWins() {
+        #expect(FormEncoding.decode("a=1&a=2&a=3") == ["a": "3"])
+    }
+
+    @Test("keys without a value, empty pairs and an empty body decode sensibly")
+    func edgeCases() {
+        #expect(FormEncoding.decode("") == [:])
+        #expect(FormEncoding.decode("flag&x=1") == ["flag": "", "x": "1"])
+        #expect(FormEncoding.decode("a=1&&b=2&") == ["a": "1", "b": "2"])
+        #expect(FormEncoding.decode("a==b") == ["a": "=b"])
+    }
+
+    @Test("a malformed escape is kept as it is rather than dropped")
+    func malformedEscape() {
+        #expect(FormEncoding.decode("a=100%&b=%zz") == ["a": "100%", "b": "%zz"])
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import GatewayCore
+import Synchronization
+import Testing
+
+@Suite("SandboxOutbox")
+struct SandboxOutboxTests {
+    static func message(_ n: Int, to: String = "+16505553434") -> SandboxOutbox.Message {
+        SandboxOutbox.Message(
+            provider: "twilio", channel: "sms", to: to, code: String(format: "%06d", n), text: "Your code is \(n)",
+            sentAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(n)))
+    }
+
+    @Test("messages are kept oldest first")
+    func keepsOrder() {
+        let outbox = SandboxOutbox()
+        for n in 1...5 { outbox.record(Self.message(n)) }
+        #expect(outbox.all.map(\.code) == ["000001", "000002", "000003", "000004", "000005"])
+    }
+
+    @Test("past capacity the oldest messages go first")
+    func capacity() {
+        let outbox = SandboxOutbox(capacity: 3)
+        for n in 1...7 { outbox.record(Self.message(n)) }
+        #expect(outbox.capacity == 3)
+        #expect(outbox.all.map(\.code) == ["000005", "000006", "000007"])
+    }
+
+    @Test("last(to:) is the newest message to that destination")
+    func lastTo() {
+        let outbox = SandboxOutbox()
+        outbox.record(Self.message(1, to: "+111111111"))
+        outbox.record(Self.message(2, to: "+222222222"))
+        outbox.record(Self.message(3, to: "+111111111"))
+        outbox.record(Self.message(4, to: "+222222222"))
+        #expect(outbox.last(to: "+111111111")?.code == "000003")
+        #expect(outbox.last(to: "+333333333") == nil)
+    }
+
+    @Test("removeAll empties the outbox")
+    func removeAll() {
+        let outbox = SandboxOutbox()
+        outbox.record(Self.message(1))
+        outbox.removeAll()
+        #expect(outbox.all.isEmpty)
+        #expect(outbox.last(to: "+16505553434") == nil)
+    }
+
+    @Test("onSend sees every message, even those later pushed out by capacity")
+    func onSend() {
+        let seen = Mutex<[String]>([])
+        let outbox = SandboxOutbox(capacity: 1) { message in seen.withLock { $0.append(message.code) } }
+        for n in 1...3 { outbox.record(Self.message(n)) }
+        #expect(seen.withLock { $0 } == ["000001", "000002", "000003"])
+        #expect(outbox.all.map(\.code) == ["000003"])
+    }
+
+    @Test("a message encodes with a snake_case sent_at")
+    func encoding() throws {
+        let data = try JSONEncoder().encode(Self.message(1))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(Set(object.keys) == ["provider", "channel", "to", "code", "text", "sent_at"])
+        #expect(try JSONDecoder().decode(SandboxOutbox.Message.self, from: data) == Self.message(1))
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import GatewayCore
+import Synchronization
+
+/// An ``InMemoryVerificationStore`` that counts reads and remembers the highest attempt count ever written.
+final class SpyVerificationStore: VerificationStore {
+    private struct Counters {
+        var reads = 0
+        var writes = 0
+        var highestAttempts = 0
+    }
+
+    private let inner = InMemoryVerificationStore()
+    private let counters = Mutex(Counters())
+
+    /// Calls of ``record(id:)``.
+    var reads: Int { counters.withLock { $0.reads } }
+    /// Inserts and successful updates.
+    var writes: Int { counters.withLock { $0.writes } }
+    /// The largest `attempts` of any record ever stored.
+    var highestAttempts: Int { counters.withLock { $0.highestAttempts } }
+
+    func insert(_ record: VerificationRecord) async throws(GatewayError) {
+        try await inner.insert(record)
+        counters.withLock {
+            $0.writes += 1
+            $0.highestAttempts = max($0.highestAttempts, record.attempts)
+        }
+    }
+
+    func record(id: String) async throws(GatewayError) -> VerificationRecord? {
+        counters.withLock { $0.reads += 1 }
+        return try await inner.record(id: id)
+    }
+
+    func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool {
+        let updated = try await inner.update(record)
+        if updated {
+            counters.withLock {
+                $0.writes += 1
+                $0.highestAttempts = max($0.highestAttempts, record.attempts)
+            }
+        }
+        return updated
+    }
+
+    func append(_ event: VerificationEvent) async throws(GatewayError) { try await inner.append(event) }
+
+    func events(verificationID: String) async throws(GatewayError) -> [VerificationEvent] {
+        try await inner.events(verificationID: verificationID)
+    }
+
+    func claimIdempotencyKey(
+        _ key: IdempotencyKey, fingerprint: String, at: Date
+    ) async throws(GatewayError) -> IdempotencyClaim {
+        try await inner.claimIdempotencyKey(key, fingerprint: fingerprint, at: at)
+    }
+
+    func completeIdempotencyKey(_ key: IdempotencyKey, response: StoredResponse) async throws(GatewayError) {
+        try await inner.completeIdempotencyKey(key, response: response)
+    }
+
+    func releaseIdempotencyKey(_ key: IdempotencyKey) async throws(GatewayError) {
+        try await inner.releaseIdempotencyKey(key)
+    }
+}

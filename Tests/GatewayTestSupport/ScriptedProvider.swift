@@ -1,0 +1,285 @@
+import Foundation
+import GatewayCore
+import Synchronization
+
+/// One scripted answer of a ``ScriptedProvider`` operation.
+public enum ScriptedStep<Value: Sendable>: Sendable {
+    /// Answer with this value.
+    case succeed(Value)
+    /// Throw this error.
+    case fail(GatewayError)
+    /// Run this closure when the call arrives: to suspend on a ``ScriptedGate``, or to compute the answer.
+    case run(@Sendable () async throws(GatewayError) -> Value)
+
+    func perform() async throws(GatewayError) -> Value {
+        switch self {
+        case .succeed(let value): return value
+        case .fail(let error): throw error
+        case .run(let body): return try await body()
+        }
+    }
+}
+
+extension ScriptedStep where Value == Void {
+    /// A `cancel` that succeeds.
+    public static var done: ScriptedStep<Void> { .succeed(()) }
+}
+
+/// A call a ``ScriptedProvider`` received.
+public struct ScriptedCall: Sendable {
+    public enum Operation: String, Sendable, CaseIterable {
+        case start, check, resend, cancel, status
+    }
+
+    public var operation: Operation
+    public var destination: Destination
+    /// The request's channel for `start`; the stored verification's channel otherwise.
+    public var channel: Channel
+    /// The vendor reference the call was about (`nil` for `start`).
+    public var reference: String?
+    /// The vendor state the call carried (empty for `start`).
+    public var state: [String: String]
+    /// The code of a `check` (`nil` for a push poll and for other operations).
+    public var code: String?
+    /// The channel a `resend` asked for.
+    public var requestedChannel: Channel?
+    /// The whole request of a `start`.
+    public var startRequest: StartVerification?
+}
+
+/// A provider whose every answer is scripted by the test, and which records every call it receives.
+///
+/// Each operation answers from its queue of ``ScriptedStep``s, oldest first; once the queue is empty it
+/// answers with the operation's fallback. Without a fallback, `start` accepts with reference
+/// `"<id>-ref-<n>"`, `resend` and `cancel` succeed, `status` answers `pending`, and `check` throws
+/// `internal` so an unscripted check never passes by accident. Safe to call from many tasks at once.
+public final class ScriptedProvider: VerificationProvider {
+    public let id: String
+    public let capabilities: ProviderCapabilities
+
+    private struct State {
+        var start: [ScriptedStep<ProviderStartResult>] = []
+        var check: [ScriptedStep<ProviderCheckResult>] = []
+        var resend: [ScriptedStep<ProviderStartResult>] = []
+        var cancel: [ScriptedStep<Void>] = []
+        var status: [ScriptedStep<VerificationStatus>] = []
+        var fallbackStart: ScriptedStep<ProviderStartResult>?
+        var fallbackCheck: ScriptedStep<ProviderCheckResult>?
+        var fallbackResend: ScriptedStep<ProviderStartResult>?
+        var fallbackCancel: ScriptedStep<Void>?
+        var fallbackStatus: ScriptedStep<VerificationStatus>?
+        var calls: [ScriptedCall] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// - Parameters:
+    ///   - id: the provider instance id.
+    ///   - capabilities: what the provider declares; every channel by default.
+    public init(
+        id: String = "scripted",
+        capabilities: ProviderCapabilities = ProviderCapabilities(channels: Set(Channel.allCases))
+    ) {
+        self.id = id
+        self.capabilities = capabilities
+    }
+
+    /// A provider that serves only `channels`, with otherwise default capabilities.
+    public convenience init(id: String, channels: Set<Channel>) {
+        self.init(id: id, capabilities: ProviderCapabilities(channels: channels))
+    }
+
+    // MARK: scripting
+
+    public func scriptStart(_ steps: ScriptedStep<ProviderStartResult>...) { state.withLock { $0.start += steps } }
+    public func scriptCheck(_ steps: ScriptedStep<ProviderCheckResult>...) { state.withLock { $0.check += steps } }
+    public func scriptResend(_ steps: ScriptedStep<ProviderStartResult>...) { state.withLock { $0.resend += steps } }
+    public func scriptCancel(_ steps: ScriptedStep<Void>...) { state.withLock { $0.cancel += steps } }
+    public func scriptStatus(_ steps: ScriptedStep<VerificationStatus>...) { state.withLock { $0.status += steps } }
+
+    /// What `start` answers once its queue is empty.
+    public func setFallbackStart(_ step: ScriptedStep<ProviderStartResult>?) {
+        state.withLock { $0.fallbackStart = step }
+    }
+    /// What `check` answers once its queue is empty.
+    public func setFallbackCheck(_ step: ScriptedStep<ProviderCheckResult>?) {
+        state.withLock { $0.fallbackCheck = step }
+    }
+    /// What `resend` answers once its queue is empty.
+    public func setFallbackResend(_ step: ScriptedStep<ProviderStartResult>?) {
+        state.withLock { $0.fallbackResend = step }
+    }
+    /// What `cancel` answers once its queue is empty.
+    public func setFallbackCancel(_ step: ScriptedStep<Void>?) {
+        state.withLock { $0.fallbackCancel = step }
+    }
+    /// What `status` answers once its queue is empty.
+    public func setFallbackStatus(_ step: ScriptedStep<VerificationStatus>?) {
+        state.withLock { $0.fallbackStatus = step }
+    }
+
+    // MARK: what happened
+
+    /// Every call received, in arrival order.
+    public var calls: [ScriptedCall] { state.withLock { $0.calls } }
+
+    /// The calls of one operation, in arrival order.
+    public func calls(_ operation: ScriptedCall.Operation) -> [ScriptedCall] {
+        state.withLock { $0.calls.filter { $0.operation == operation } }
+    }
+
+    /// How many calls of `operation` arrived.
+    public func callCount(_ operation: ScriptedCall.Operation) -> Int {
+        state.withLock { $0.calls.count { $0.operation == operation } }
+    }
+
+    /// Waits until `count` calls of `operation` have arrived; `false` if `timeout` passes first.
+    public func waitForCalls(
+        _ operation: ScriptedCall.Operation, count: Int, timeout: Duration = .seconds(10)
+    ) async -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while callCount(operation) < count {
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return true
+    }
+
+    // MARK: VerificationProvider
+
+    public func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
+        let step = state.withLock { state -> ScriptedStep<ProviderStartResult> in
+            state.calls.append(
+                ScriptedCall(
+                    operation: .start, destination: request.destination, channel: request.channel, reference: nil,
+                    state: [:], code: nil, requestedChannel: nil, startRequest: request))
+            if !state.start.isEmpty { return state.start.removeFirst() }
+            if let fallback = state.fallbackStart { return fallback }
+            let number = state.calls.count { $0.operation == .start }
+            return .succeed(ProviderStartResult(reference: "\(id)-ref-\(number)"))
+        }
+        return try await step.perform()
+    }
+
+    public func check(_ verification: ProviderVerification, code: String?) async throws(GatewayError)
+        -> ProviderCheckResult
+    {
+        let step = state.withLock { state -> ScriptedStep<ProviderCheckResult> in
+            state.calls.append(Self.call(.check, verification, code: code))
+            if !state.check.isEmpty { return state.check.removeFirst() }
+            if let fallback = state.fallbackCheck { return fallback }
+            return .fail(GatewayError(.internal, "ScriptedProvider \(id): no check was scripted."))
+        }
+        return try await step.perform()
+    }
+
+    public func resend(_ verification: ProviderVerification, channel: Channel?) async throws(GatewayError)
+        -> ProviderStartResult
+    {
+        let step = state.withLock { state -> ScriptedStep<ProviderStartResult> in
+            state.calls.append(Self.call(.resend, verification, requestedChannel: channel))
+            if !state.resend.isEmpty { return state.resend.removeFirst() }
+            return state.fallbackResend ?? .succeed(ProviderStartResult(reference: nil))
+        }
+        return try await step.perform()
+    }
+
+    public func cancel(_ verification: ProviderVerification) async throws(GatewayError) {
+        let step = state.withLock { state -> ScriptedStep<Void> in
+            state.calls.append(Self.call(.cancel, verification))
+            if !state.cancel.isEmpty { return state.cancel.removeFirst() }
+            return state.fallbackCancel ?? .done
+        }
+        try await step.perform()
+    }
+
+    public func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationStatus {
+        let step = state.withLock { state -> ScriptedStep<VerificationStatus> in
+            state.calls.append(Self.call(.status, verification))
+            if !state.status.isEmpty { return state.status.removeFirst() }
+            return state.fallbackStatus ?? .succeed(.pending)
+        }
+        return try await step.perform()
+    }
+
+    private static func call(
+        _ operation: ScriptedCall.Operation, _ verification: ProviderVerification, code: String? = nil,
+        requestedChannel: Channel? = nil
+    ) -> ScriptedCall {
+        ScriptedCall(
+            operation: operation, destination: verification.destination, channel: verification.channel,
+            reference: verification.reference, state: verification.state, code: code,
+            requestedChannel: requestedChannel, startRequest: nil)
+    }
+}
+
+/// A one-shot barrier: tasks that ``wait()`` stay suspended until ``open()`` is called; once open it stays
+/// open. Lets a test hold a scripted vendor call in flight while it does something else.
+public final class ScriptedGate: Sendable {
+    private struct State {
+        var isOpen = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Suspends until the gate is open (returns at once if it already is). Not cancellable.
+    public func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state -> Bool in
+                if state.isOpen { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    public func open() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.isOpen = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// Builds a registry that serves exactly `providers`, each under its own `id`, through one stub plugin per
+/// provider (plugin id `scripted-<provider id>`) whose `makeProvider` returns the given instance.
+public func makeRegistry(_ providers: [any VerificationProvider]) throws -> ProviderRegistry {
+    let plugins = providers.map { provider in
+        GatewayPlugin(
+            id: "scripted-\(provider.id)",
+            displayName: "Scripted \(provider.id)",
+            settings: [],
+            makeProvider: { (_: ProviderContext) throws(ConfigurationError) -> any VerificationProvider in provider },
+            makeEmulator: { _ in SilentEmulator() },
+            sandboxSettings: { _ in [:] })
+    }
+    let configurations = providers.map {
+        ProviderConfiguration(id: $0.id, plugin: "scripted-\($0.id)", settings: [:])
+    }
+    return try ProviderRegistry(plugins: plugins, configurations: configurations) { configuration in
+        ProviderContext(
+            providerID: configuration.id, settings: configuration.settings, transport: UnreachableTransport())
+    }
+}
+
+/// An emulator with nothing behind it: every request gets a 404.
+private struct SilentEmulator: VendorEmulator {
+    let faults = FaultSwitch()
+
+    func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
+        .response(TransportResponse(status: .notFound))
+    }
+}
+
+/// Scripted providers never send HTTP; a plugin that tries is told the vendor is unreachable.
+private struct UnreachableTransport: HTTPTransport {
+    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+        throw .connectFailed("scripted providers have no transport")
+    }
+}

@@ -1,0 +1,293 @@
+import Foundation
+import GatewayCore
+import Testing
+
+/// The behaviour every ``VerificationStore`` must show, written once and run by every store's tests
+/// (in the manner of fluent-kit's `FluentBenchmark`).
+///
+/// Each check makes its own store through `makeStore`, so a store factory that hands out a fresh
+/// database (a new temporary file, a new schema) keeps the checks independent. Call ``runAll()`` to run
+/// every check, or call the checks one by one from separate `@Test`s so a failure names the property.
+public struct StoreConformance: Sendable {
+    private let makeStore: @Sendable () async throws -> any VerificationStore
+
+    /// - Parameter makeStore: returns a new, empty store each time it is called.
+    public init(makeStore: @escaping @Sendable () async throws -> any VerificationStore) {
+        self.makeStore = makeStore
+    }
+
+    /// Runs every check in turn.
+    public func runAll() async throws {
+        try await insertedRecordsReadBackWithEveryField()
+        try await everyChannelAndStatusSurvivesARoundTrip()
+        try await timestampsKeepMicrosecondPrecision()
+        try await duplicateInsertFailsAndKeepsTheOriginal()
+        try await unknownIDReadsAsNil()
+        try await updateAdvancesTheVersion()
+        try await staleUpdateFailsAndChangesNothing()
+        try await concurrentUpdatesFromOneVersionHaveOneWinner()
+        try await eventsAreOrderedByAppendAndScopedPerVerification()
+        try await idempotencyKeyGoesFromClaimedToInProgressToReplay()
+        try await idempotencyKeyWithAnotherFingerprintIsAMismatch()
+        try await releasedIdempotencyKeyCanBeClaimedAgain()
+        try await idempotencyKeysAreScoped()
+        try await emptyStoredResponseReplaysAsEmpty()
+        try await concurrentClaimsOfOneKeyHaveOneWinner()
+    }
+
+    // MARK: - Records
+
+    /// Phone, email and identity records come back equal to what was inserted, every field included:
+    /// the provider state map, locales, metadata, empty strings and nil optionals.
+    public func insertedRecordsReadBackWithEveryField() async throws {
+        let store = try await makeStore()
+        let records = [try Self.phoneRecord(), Self.emailRecord(), Self.identityRecord()]
+        for record in records {
+            try await store.insert(record)
+        }
+        for record in records {
+            let stored = try #require(try await store.record(id: record.id))
+            #expect(stored == record)
+        }
+        let email = try #require(try await store.record(id: Self.emailRecord().id))
+        #expect(email.providerReference == nil)
+        #expect(email.contentLanguage == nil)
+        #expect(email.experimentArm == nil)
+        #expect(email.clientReference == nil)
+        #expect(email.apiKeyID == nil)
+        let phone = try #require(try await store.record(id: try Self.phoneRecord().id))
+        #expect(phone.clientReference == "", "an empty string must not come back as nil")
+        #expect(phone.providerState["empty"] == "")
+    }
+
+    /// Every channel and every status is stored and read back as itself.
+    public func everyChannelAndStatusSurvivesARoundTrip() async throws {
+        let store = try await makeStore()
+        var inserted: [VerificationRecord] = []
+        for channel in Channel.allCases {
+            for status in VerificationStatus.allCases {
+                var record = Self.emailRecord(id: "VE-\(channel.rawValue)-\(status.rawValue)")
+                record.channel = channel
+                record.status = status
+                try await store.insert(record)
+                inserted.append(record)
+            }
+        }
+        for record in inserted {
+            #expect(try await store.record(id: record.id) == record)
+        }
+    }
+
+    /// Timestamps taken from a real clock (not on whole seconds) come back within a microsecond, the
+    /// precision both SQLite (Unix seconds as REAL) and PostgreSQL (`timestamptz`) keep.
+    public func timestampsKeepMicrosecondPrecision() async throws {
+        let store = try await makeStore()
+        var record = Self.emailRecord(id: "VEclock0001")
+        record.createdAt = Date()
+        record.updatedAt = Date(timeIntervalSinceReferenceDate: 800_000_000.123_456_789)
+        record.expiresAt = record.createdAt.addingTimeInterval(600.000_001)
+        try await store.insert(record)
+        let stored = try #require(try await store.record(id: record.id))
+        #expect(abs(stored.createdAt.timeIntervalSince(record.createdAt)) <= 0.000_001)
+        #expect(abs(stored.updatedAt.timeIntervalSince(record.updatedAt)) <= 0.000_001)
+        #expect(abs(stored.expiresAt.timeIntervalSince(record.expiresAt)) <= 0.000_001)
+    }
+
+    /// Inserting an id that exists fails with `internal` and leaves the stored record alone.
+    public func duplicateInsertFailsAndKeepsTheOriginal() async throws {
+        let store = try await makeStore()
+        let original = try Self.phoneRecord()
+        try await store.insert(original)
+        let duplicate = Self.emailRecord(id: original.id)
+        let error = await #expect(throws: GatewayError.self) { try await store.insert(duplicate) }
+        #expect(error?.code == .internal)
+        #expect(try await store.record(id: original.id) == original)
+    }
+
+    /// Reading an id that was never inserted gives nil, not an error.
+    public func unknownIDReadsAsNil() async throws {
+        let store = try await makeStore()
+        try await store.insert(Self.emailRecord())
+        #expect(try await store.record(id: "VEnothere0001") == nil)
+        #expect(try await store.record(id: "") == nil)
+    }
+
+    // MARK: - Compare-and-set
+
+    /// An update carrying the stored version plus one succeeds, and the next one builds on it.
+    public func updateAdvancesTheVersion() async throws {
+        let store = try await makeStore()
+        let first = try Self.phoneRecord()
+        try await store.insert(first)
+        var second = Self.nextVersion(of: first, status: .approved)
+        second.providerState["approvedBy"] = "check"
+        second.metadata = [:]
+        second.providerReference = nil
+        #expect(try await store.update(second))
+        #expect(try await store.record(id: first.id) == second)
+        let third = Self.nextVersion(of: second)
+        #expect(try await store.update(third))
+        let stored = try #require(try await store.record(id: first.id))
+        #expect(stored == third)
+        #expect(stored.version == first.version + 2)
+    }
+
+    /// An update based on an old version, or skipping a version, or for an unknown id, returns false and
+    /// changes nothing.
+    public func staleUpdateFailsAndChangesNothing() async throws {
+        let store = try await makeStore()
+        let first = try Self.phoneRecord()
+        try await store.insert(first)
+        let winner = Self.nextVersion(of: first, attempts: 2)
+        #expect(try await store.update(winner))
+
+        let stale = Self.nextVersion(of: first, attempts: 3, status: .maxAttemptsReached)
+        #expect(try await store.update(stale) == false)
+        var skipping = Self.nextVersion(of: winner)
+        skipping.version += 1
+        #expect(try await store.update(skipping) == false)
+        #expect(try await store.record(id: first.id) == winner)
+
+        let stranger = Self.nextVersion(of: Self.emailRecord(id: "VEnothere0001"))
+        #expect(try await store.update(stranger) == false)
+        #expect(try await store.record(id: stranger.id) == nil)
+    }
+
+    /// Twenty writers holding the same version race; exactly one update lands, and it is the stored one.
+    public func concurrentUpdatesFromOneVersionHaveOneWinner() async throws {
+        let store = try await makeStore()
+        let base = try Self.phoneRecord()
+        try await store.insert(base)
+        let candidates = (0..<20).map { Self.nextVersion(of: base, attempts: 100 + $0) }
+        let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+            for (index, candidate) in candidates.enumerated() {
+                group.addTask { (index, try await store.update(candidate)) }
+            }
+            var outcomes: [(Int, Bool)] = []
+            for try await outcome in group { outcomes.append(outcome) }
+            return outcomes
+        }
+        let winners = outcomes.filter(\.1).map(\.0)
+        #expect(winners.count == 1)
+        let winner = try #require(winners.first)
+        #expect(try await store.record(id: base.id) == candidates[winner])
+    }
+
+    // MARK: - Events
+
+    /// Events come back in the order they were appended (not by timestamp), each verification seeing only
+    /// its own; a verification without events has an empty log.
+    public func eventsAreOrderedByAppendAndScopedPerVerification() async throws {
+        let store = try await makeStore()
+        let first = try Self.phoneRecord()
+        let second = Self.emailRecord()
+        try await store.insert(first)
+        try await store.insert(second)
+        let a1 = VerificationEvent(
+            verificationID: first.id, kind: .started, at: Self.epoch.addingTimeInterval(10),
+            detail: ["provider": "twilio", "channel": "sms"])
+        let b1 = VerificationEvent(verificationID: second.id, kind: .started, at: Self.epoch)
+        // Later events with earlier or equal timestamps: the log's order is the append order.
+        let a2 = VerificationEvent(
+            verificationID: first.id, kind: .providerCall, at: Self.epoch.addingTimeInterval(5),
+            detail: ["operation": "check", "outcome": "incorrect_code", "latency_ms": "41"])
+        let a3 = VerificationEvent(
+            verificationID: first.id, kind: .checked, at: Self.epoch.addingTimeInterval(5), detail: [:])
+        let b2 = VerificationEvent(
+            verificationID: second.id, kind: .canceled, at: Self.epoch.addingTimeInterval(1.5),
+            detail: ["reason": "client"])
+        for event in [a1, b1, a2, a3, b2] {
+            try await store.append(event)
+        }
+        #expect(try await store.events(verificationID: first.id) == [a1, a2, a3])
+        #expect(try await store.events(verificationID: second.id) == [b1, b2])
+        #expect(try await store.events(verificationID: Self.identityRecord().id) == [])
+        for kind in VerificationEvent.Kind.allCases {
+            try await store.append(VerificationEvent(verificationID: "VEkinds0001", kind: kind, at: Self.epoch))
+        }
+        #expect(try await store.events(verificationID: "VEkinds0001").map(\.kind) == VerificationEvent.Kind.allCases)
+    }
+
+    // MARK: - Idempotency
+
+    /// A new key is claimed; while it runs a retry sees it in progress; once completed a retry gets the
+    /// stored response.
+    public func idempotencyKeyGoesFromClaimedToInProgressToReplay() async throws {
+        let store = try await makeStore()
+        let key = IdempotencyKey(scope: "key_live_1", key: "order-17")
+        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .claimed)
+        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .inProgress)
+        let response = StoredResponse(status: 201, body: Data(#"{"id":"VEphone0001","status":"pending"}"#.utf8))
+        try await store.completeIdempotencyKey(key, response: response)
+        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .replay(response))
+        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .replay(response))
+    }
+
+    /// Reusing a key for a different request is a mismatch, both while it runs and after it completed.
+    public func idempotencyKeyWithAnotherFingerprintIsAMismatch() async throws {
+        let store = try await makeStore()
+        let key = IdempotencyKey(scope: "key_live_1", key: "order-18")
+        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .claimed)
+        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-2", at: Self.epoch) == .mismatch)
+        try await store.completeIdempotencyKey(key, response: StoredResponse(status: 200, body: Data("{}".utf8)))
+        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-2", at: Self.epoch) == .mismatch)
+    }
+
+    /// A released key is free again, for the same request or a different one.
+    public func releasedIdempotencyKeyCanBeClaimedAgain() async throws {
+        let store = try await makeStore()
+        let key = IdempotencyKey(scope: "key_live_1", key: "order-19")
+        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .claimed)
+        try await store.releaseIdempotencyKey(key)
+        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .claimed)
+        try await store.releaseIdempotencyKey(key)
+        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-2", at: Self.epoch) == .claimed)
+        // Releasing or completing a key nobody holds is not an error.
+        let unknown = IdempotencyKey(scope: "key_live_1", key: "never-claimed")
+        try await store.releaseIdempotencyKey(unknown)
+        try await store.completeIdempotencyKey(unknown, response: StoredResponse(status: 200, body: Data()))
+        #expect(try await store.claimIdempotencyKey(unknown, fingerprint: "fp-1", at: Self.epoch) == .claimed)
+    }
+
+    /// The same key under two API keys is two independent keys.
+    public func idempotencyKeysAreScoped() async throws {
+        let store = try await makeStore()
+        let first = IdempotencyKey(scope: "key_live_1", key: "shared")
+        let second = IdempotencyKey(scope: "key_live_2", key: "shared")
+        #expect(try await store.claimIdempotencyKey(first, fingerprint: "fp-1", at: Self.epoch) == .claimed)
+        #expect(try await store.claimIdempotencyKey(second, fingerprint: "fp-2", at: Self.epoch) == .claimed)
+        let response = StoredResponse(status: 201, body: Data("first".utf8))
+        try await store.completeIdempotencyKey(first, response: response)
+        #expect(try await store.claimIdempotencyKey(second, fingerprint: "fp-2", at: Self.epoch) == .inProgress)
+        try await store.releaseIdempotencyKey(second)
+        #expect(try await store.claimIdempotencyKey(first, fingerprint: "fp-1", at: Self.epoch) == .replay(response))
+        #expect(try await store.claimIdempotencyKey(second, fingerprint: "fp-3", at: Self.epoch) == .claimed)
+    }
+
+    /// A completed response with an empty body (a 204) replays as an empty body, not as "in progress".
+    public func emptyStoredResponseReplaysAsEmpty() async throws {
+        let store = try await makeStore()
+        let key = IdempotencyKey(scope: "key_live_1", key: "cancel-1")
+        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .claimed)
+        let response = StoredResponse(status: 204, body: Data())
+        try await store.completeIdempotencyKey(key, response: response)
+        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .replay(response))
+    }
+
+    /// Twenty requests racing with one new key: exactly one claims it, the rest see it in progress.
+    public func concurrentClaimsOfOneKeyHaveOneWinner() async throws {
+        let store = try await makeStore()
+        let key = IdempotencyKey(scope: "key_live_1", key: "race")
+        let claims = try await withThrowingTaskGroup(of: IdempotencyClaim.self) { group in
+            for _ in 0..<20 {
+                group.addTask { try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) }
+            }
+            var claims: [IdempotencyClaim] = []
+            for try await claim in group { claims.append(claim) }
+            return claims
+        }
+        #expect(claims.count == 20)
+        #expect(claims.filter { $0 == .claimed }.count == 1)
+        #expect(claims.filter { $0 == .inProgress }.count == 19)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import GatewayCore
+import GatewayTwilio
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import gateway
+
+/// Builds a sandbox gateway on a fresh data directory and runs `body` against Hummingbird's
+/// socket-free router harness.
+struct GatewayHarness {
+    static let apiKey = "sk_test_0123456789abcdef"
+    let clock: ManualClock
+    let dataDirectory: URL
+
+    init(clock: ManualClock = ManualClock(Date(timeIntervalSince1970: 1_900_000_000)), dataDirectory: URL? = nil) {
+        self.clock = clock
+        self.dataDirectory =
+            dataDirectory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("gateway-test-\(UUID().uuidString)")
+    }
+
+    func options(configFile: URL? = nil, environment: [String: String] = [:]) -> GatewayOptions {
+        var options = GatewayOptions()
+        options.dataDirectory = dataDirectory
+        options.sandboxTransport = .inProcess
+        options.clock = clock
+        options.configFile = configFile
+        options.environment = ["GATEWAY_SANDBOX_API_KEY": Self.apiKey].merging(environment) { _, new in new }
+        options.vendorTimeout = .seconds(2)
+        return options
+    }
+
+    func run(
+        _ body: @Sendable (any TestClientProtocol, GatewayRuntime) async throws -> Void
+    ) async throws {
+        let (app, runtime) = try await buildApplication(options())
+        try await app.test(.router) { client in try await body(client, runtime) }
+    }
+}
+
+extension TestClientProtocol {
+    /// Sends JSON with the test API key and returns status and parsed body.
+    @discardableResult
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, json: String? = nil, key: String? = GatewayHarness.apiKey,
+        headers extra: HTTPFields = [:]
+    ) async throws -> (status: HTTPResponse.Status, body: [String: Any], headers: HTTPFields) {
+        var headers = extra
+        if let key { headers[.authorization] = "Bearer \(key)" }
+        if json != nil { headers[.contentType] = "application/json" }
+        return try await execute(
+            uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }
+        ) { response in
+            let data = Data(response.body.readableBytesView)
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+            return (response.status, object, response.headers)
+        }
+    }
+}
+
+extension Dictionary where Key == String, Value == Any {
+    /// `error.code` of the one error shape, or nil.
+    var errorCode: String? { (self["error"] as? [String: Any])?["code"] as? String }
+    var error: [String: Any]? { self["error"] as? [String: Any] }
+}
+
+/// The newest code the sandbox sent to `to`.
+func sandboxCode(_ runtime: GatewayRuntime, to: String) throws -> String {
+    try #require(runtime.sandbox?.outbox.last(to: to)?.code)
+}

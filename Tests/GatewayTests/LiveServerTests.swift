@@ -1,0 +1,101 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@testable import gateway
+
+/// A few tests against the real server on a loopback port: the plugin reaches the emulator over
+/// real HTTP through AsyncHTTPClient, as in `swift run gateway`.
+@Suite("The real server on a loopback port")
+struct LiveServerTests {
+    func liveOptions() throws -> (GatewayOptions, GatewayHarness) {
+        let harness = GatewayHarness(clock: ManualClock(Date()))
+        var options = harness.options()
+        options.sandboxTransport = .http
+        options.port = try Self.freePort()
+        options.vendorTimeout = .seconds(2)
+        return (options, harness)
+    }
+
+    @Test("a verification runs end to end over HTTP, vendor wire format included")
+    func endToEnd() async throws {
+        let (options, _) = try liveOptions()
+        let (app, runtime) = try await buildApplication(options)
+        try await app.test(.live) { client in
+            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447700900123", "channel": "sms"}"#)
+            #expect(start.status == .created)
+            let id = try #require(start.body["id"] as? String)
+            let code = try sandboxCode(runtime, to: "+447700900123")
+            let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
+            #expect(check.status == .ok)
+            #expect(check.body["status"] as? String == "approved")
+        }
+    }
+
+    @Test("a connection reset by the vendor is provider_unavailable and nothing is stored")
+    func connectionReset() async throws {
+        let (options, _) = try liveOptions()
+        let (app, runtime) = try await buildApplication(options)
+        try await app.test(.live) { client in
+            runtime.sandbox?.mount("twilio")?.emulator.faults.set(.init(connectionReset: true))
+            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447700900124"}"#)
+            #expect(start.status == .badGateway)
+            #expect(start.body.errorCode == "provider_unavailable")
+        }
+    }
+
+    @Test("a vendor slower than the deadline is provider_timeout")
+    func timeout() async throws {
+        var (options, _) = try liveOptions()
+        options.vendorTimeout = .milliseconds(200)
+        let (app, runtime) = try await buildApplication(options)
+        try await app.test(.live) { client in
+            runtime.sandbox?.mount("twilio")?.emulator.faults.set(.init(latencyMilliseconds: 1500, remaining: 1))
+            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447700900125"}"#)
+            #expect(start.status == .gatewayTimeout)
+            #expect(start.body.errorCode == "provider_timeout")
+        }
+    }
+
+    @Test("a stock Twilio-style request to the sandbox gets Twilio's 401 without credentials")
+    func twilioWireAuth() async throws {
+        let (options, _) = try liveOptions()
+        let (app, _) = try await buildApplication(options)
+        try await app.test(.live) { client in
+            let result = try await client.call(
+                .post, "/sandbox/twilio/v2/Services/VA00000000000000000000000000000000/Verifications", key: nil)
+            #expect(result.status == .unauthorized)
+            #expect(result.body["code"] as? Int == 20003)
+        }
+    }
+
+    /// A port the kernel just handed out and released.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw PortError() }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0 else { throw PortError() }
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw PortError() }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    struct PortError: Error {}
+}

@@ -1,0 +1,299 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import Logging
+import Synchronization
+import Testing
+
+@testable import gateway
+
+/// Each test gets its own directory of temporary database files, removed when the test ends.
+@Suite("SQLite store")
+final class SQLiteStoreTests: Sendable {
+    let directory: URL
+    let conformance: StoreConformance
+
+    init() {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("gateway-sqlite-store-tests-\(UUID().uuidString)", isDirectory: true)
+        self.directory = directory
+        conformance = StoreConformance {
+            try SQLiteVerificationStore(
+                path: directory.appendingPathComponent("\(UUID().uuidString).sqlite").path, logger: quietLogger)
+        }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func path(_ name: String = "store.sqlite") -> String {
+        directory.appendingPathComponent(name).path
+    }
+
+    // MARK: - Conformance
+
+    @Test("Inserted records read back with every field")
+    func roundTrip() async throws { try await conformance.insertedRecordsReadBackWithEveryField() }
+
+    @Test("Every channel and status survives a round trip")
+    func enums() async throws { try await conformance.everyChannelAndStatusSurvivesARoundTrip() }
+
+    @Test("Timestamps keep microsecond precision")
+    func timestamps() async throws { try await conformance.timestampsKeepMicrosecondPrecision() }
+
+    @Test("A duplicate insert fails and keeps the original")
+    func duplicate() async throws { try await conformance.duplicateInsertFailsAndKeepsTheOriginal() }
+
+    @Test("An unknown id reads as nil")
+    func unknown() async throws { try await conformance.unknownIDReadsAsNil() }
+
+    @Test("An update advances the version")
+    func update() async throws { try await conformance.updateAdvancesTheVersion() }
+
+    @Test("A stale update fails and changes nothing")
+    func stale() async throws { try await conformance.staleUpdateFailsAndChangesNothing() }
+
+    @Test("Concurrent updates from one version have one winner")
+    func race() async throws { try await conformance.concurrentUpdatesFromOneVersionHaveOneWinner() }
+
+    @Test("Events are ordered by append and scoped per verification")
+    func events() async throws { try await conformance.eventsAreOrderedByAppendAndScopedPerVerification() }
+
+    @Test("An idempotency key goes from claimed to in progress to replay")
+    func idempotency() async throws { try await conformance.idempotencyKeyGoesFromClaimedToInProgressToReplay() }
+
+    @Test("An idempotency key with another fingerprint is a mismatch")
+    func mismatch() async throws { try await conformance.idempotencyKeyWithAnotherFingerprintIsAMismatch() }
+
+    @Test("A released idempotency key can be claimed again")
+    func release() async throws { try await conformance.releasedIdempotencyKeyCanBeClaimedAgain() }
+
+    @Test("Idempotency keys are scoped to their API key")
+    func scoped() async throws { try await conformance.idempotencyKeysAreScoped() }
+
+    @Test("An empty stored response replays as empty")
+    func emptyResponse() async throws { try await conformance.emptyStoredResponseReplaysAsEmpty() }
+
+    @Test("Concurrent claims of one key have one winner")
+    func claimRace() async throws { try await conformance.concurrentClaimsOfOneKeyHaveOneWinner() }
+
+    // MARK: - Durability
+
+    @Test("A record, its events and a completed key survive closing and reopening the file")
+    func restart() async throws {
+        let record = try StoreConformance.phoneRecord()
+        let events = [
+            VerificationEvent(
+                verificationID: record.id, kind: .started, at: StoreConformance.epoch, detail: ["a": "1"]),
+            VerificationEvent(verificationID: record.id, kind: .providerCall, at: StoreConformance.epoch),
+        ]
+        let key = IdempotencyKey(scope: "key_live_1", key: "restart")
+        let response = StoredResponse(status: 201, body: Data("done".utf8))
+
+        let first = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        try await first.insert(record)
+        for event in events { try await first.append(event) }
+        #expect(try await first.claimIdempotencyKey(key, fingerprint: "fp", at: StoreConformance.epoch) == .claimed)
+        try await first.completeIdempotencyKey(key, response: response)
+        first.close()
+
+        let second = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        #expect(try await second.record(id: record.id) == record)
+        #expect(try await second.events(verificationID: record.id) == events)
+        #expect(
+            try await second.claimIdempotencyKey(key, fingerprint: "fp", at: StoreConformance.epoch)
+                == .replay(response))
+        let next = StoreConformance.nextVersion(of: record, status: .approved)
+        #expect(try await second.update(next))
+        #expect(try await second.update(next) == false)
+        second.close()
+
+        let third = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        #expect(try await third.record(id: record.id) == next)
+    }
+
+    @Test("Dropping the last reference closes the file, and the data stays")
+    func deinitCloses() async throws {
+        let record = StoreConformance.emailRecord()
+        do {
+            let store = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+            try await store.insert(record)
+        }
+        let reopened = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        #expect(try await reopened.record(id: record.id) == record)
+    }
+
+    @Test("A closed store fails with internal instead of crashing")
+    func closedStore() async throws {
+        let store = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        store.close()
+        store.close()
+        let error = await #expect(throws: GatewayError.self) { try await store.record(id: "VEphone0001") }
+        #expect(error == GatewayError(.internal, "storage failure"))
+    }
+
+    // MARK: - Schema
+
+    @Test("Opening a file twice applies each migration once")
+    func migrationsAreIdempotent() async throws {
+        let record = StoreConformance.identityRecord()
+        let first = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        try await first.insert(record)
+        first.close()
+        let second = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let alongside = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        #expect(try await second.record(id: record.id) == record)
+        #expect(try await alongside.record(id: record.id) == record)
+
+        let connection = try SQLiteConnection(path: path())
+        let rows = try connection.query("SELECT version FROM schema_migrations ORDER BY version") {
+            (row) throws(SQLiteError) in row.int64(0)
+        }
+        #expect(rows == SQLiteMigration.all.map { Int64($0.version) })
+        #expect(try SQLiteMigration.migrate(connection) == SQLiteMigration.all.count)
+    }
+
+    @Test("The file is in WAL mode with foreign keys on")
+    func pragmas() throws {
+        _ = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let connection = try SQLiteConnection(path: path())
+        let mode = try connection.query("PRAGMA journal_mode") { (row) throws(SQLiteError) in row.text(0) }
+        #expect(mode == ["wal"])
+        let foreignKeys = try connection.query("PRAGMA foreign_keys") { (row) throws(SQLiteError) in row.int64(0) }
+        #expect(foreignKeys == [1])
+    }
+
+    @Test("A database from a newer gateway is refused")
+    func newerSchema() throws {
+        _ = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let connection = try SQLiteConnection(path: path())
+        try connection.run(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)")
+        connection.close()
+        #expect(throws: GatewayError.self) { try SQLiteVerificationStore(path: self.path(), logger: quietLogger) }
+    }
+
+    @Test("Missing directories are created")
+    func createsDirectories() async throws {
+        let nested = directory.appendingPathComponent("a/b/c/store.sqlite").path
+        let store = try SQLiteVerificationStore(path: nested, logger: quietLogger)
+        try await store.insert(StoreConformance.emailRecord())
+        #expect(FileManager.default.fileExists(atPath: nested))
+    }
+
+    // MARK: - Two processes
+
+    @Test("Two stores on one file: concurrent updates from one version have one winner")
+    func crossConnectionRace() async throws {
+        let left = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let right = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let base = try StoreConformance.phoneRecord()
+        try await left.insert(base)
+        let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<20 {
+                let store = index.isMultiple(of: 2) ? left : right
+                let candidate = StoreConformance.nextVersion(of: base, attempts: 100 + index)
+                group.addTask { try await store.update(candidate) }
+            }
+            var wins = 0
+            for try await won in group where won { wins += 1 }
+            return wins
+        }
+        #expect(wins == 1)
+        #expect(try await left.record(id: base.id) == right.record(id: base.id))
+    }
+
+    @Test("Two stores on one file: concurrent claims of one key have one winner")
+    func crossConnectionClaims() async throws {
+        let left = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let right = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let key = IdempotencyKey(scope: "key_live_1", key: "race")
+        let claims = try await withThrowingTaskGroup(of: IdempotencyClaim.self) { group in
+            for index in 0..<20 {
+                let store = index.isMultiple(of: 2) ? left : right
+                group.addTask {
+                    try await store.claimIdempotencyKey(key, fingerprint: "fp", at: StoreConformance.epoch)
+                }
+            }
+            var claims: [IdempotencyClaim] = []
+            for try await claim in group { claims.append(claim) }
+            return claims
+        }
+        #expect(claims.filter { $0 == .claimed }.count == 1)
+        #expect(claims.filter { $0 == .inProgress }.count == 19)
+    }
+
+    // MARK: - Failures
+
+    @Test("A file that is not a database gives a thrown error, not a crash")
+    func corruptFile() throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path()))
+        let logs = CapturedLogs()
+        let error = #expect(throws: GatewayError.self) {
+            try SQLiteVerificationStore(path: self.path(), logger: logs.logger)
+        }
+        #expect(error == GatewayError(.internal, "storage failure"))
+        #expect(logs.messages.contains { $0.contains("not a database") })
+    }
+
+    @Test("A path that cannot be created gives a thrown error, not a crash")
+    func unwritablePath() throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("a file, not a directory".utf8).write(to: URL(fileURLWithPath: path("blocker")))
+        #expect(throws: GatewayError.self) {
+            try SQLiteVerificationStore(path: self.path("blocker/store.sqlite"), logger: quietLogger)
+        }
+        #expect(throws: GatewayError.self) {
+            try SQLiteVerificationStore(path: self.directory.path, logger: quietLogger)
+        }
+    }
+
+    @Test("A row the store cannot decode is a storage failure, logged with SQLite's side of the story")
+    func undecodableRow() async throws {
+        let logs = CapturedLogs()
+        let store = try SQLiteVerificationStore(path: path(), logger: logs.logger)
+        var record = StoreConformance.emailRecord()
+        try await store.insert(record)
+        let connection = try SQLiteConnection(path: path())
+        try connection.run("UPDATE verifications SET destination_kind = 'pigeon' WHERE id = ?", [.text(record.id)])
+        let error = await #expect(throws: GatewayError.self) { try await store.record(id: record.id) }
+        #expect(error == GatewayError(.internal, "storage failure"))
+        #expect(error?.message.contains("pigeon") == false)
+        #expect(logs.messages.contains { $0.contains("unknown destination kind") })
+        record.id = "VEother0001"
+        try await store.insert(record)
+        #expect(try await store.record(id: record.id) == record)
+    }
+}
+
+/// Storage failures the tests provoke on purpose need not reach the test output.
+private let quietLogger = Logger(label: "test.sqlite") { _ in SwiftLogNoOpLogHandler() }
+
+/// A log handler that keeps each entry's message and metadata as text, for assertions.
+private final class CapturedLogs: Sendable {
+    private let entries = Mutex<[String]>([])
+
+    var messages: [String] { entries.withLock { $0 } }
+
+    var logger: Logger {
+        Logger(label: "test.sqlite") { _ in Handler(logs: self) }
+    }
+
+    private struct Handler: LogHandler {
+        let logs: CapturedLogs
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let metadata = (event.metadata ?? [:]).map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+            logs.entries.withLock { $0.append("\(event.message) \(metadata)") }
+        }
+    }
+}

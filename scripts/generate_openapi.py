@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Writes docs/openapi.json and Sources/gateway/API/OpenAPIDocument.swift from one description.
+
+Run: python3 scripts/generate_openapi.py   (the Swift file embeds the JSON the server serves)
+"""
+import json, pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+def ref(name): return {"$ref": f"#/components/schemas/{name}"}
+def err(desc): return {"description": desc, "content": {"application/json": {"schema": ref("Error")}}}
+def ok(desc, schema, headers=None):
+    r = {"description": desc, "content": {"application/json": {"schema": schema}}}
+    if headers: r["headers"] = headers
+    return r
+
+ERRORS = {
+    "400": err("Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required."),
+    "401": err("Missing or invalid API key."),
+    "403": err("The API key lacks the scope, the destination is blocked, or app verification failed."),
+    "413": err("The request body is too large."),
+    "502": err("The vendor failed (see error.provider)."),
+    "503": err("No provider is available."),
+    "504": err("The vendor did not answer in time."),
+}
+def errors(*codes): return {c: ERRORS[c] for c in codes}
+
+ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^vf_[0-9a-f]{32}$"}}
+
+doc = {
+  "openapi": "3.1.0",
+  "info": {"title": "Verification Gateway API", "version": "1.0.0",
+           "description": "One API in front of several phone-verification vendors. Every error has the shape of `Error`."},
+  "servers": [{"url": "http://127.0.0.1:8080"}],
+  "security": [{"bearer": []}],
+  "paths": {
+    "/v1/verifications": {"post": {
+      "operationId": "startVerification", "summary": "Start a verification",
+      "parameters": [{"name": "Idempotency-Key", "in": "header", "required": False,
+                      "description": "Replays return the first response; the code is never sent twice.",
+                      "schema": {"type": "string", "minLength": 1, "maxLength": 255}}],
+      "requestBody": {"required": True, "content": {"application/json": {"schema": ref("StartRequest")}}},
+      "responses": {"201": ok("Started", ref("Verification")),
+                    **errors("400", "401", "403", "413"),
+                    "409": err("Idempotency-Key in use or reused with another body."),
+                    "429": err("Rate limited or too many sends."),
+                    **errors("502", "503", "504")}}},
+    "/v1/verifications/{id}": {"get": {
+      "operationId": "getVerification", "summary": "Current state of a verification",
+      "parameters": [ID, {"name": "include", "in": "query", "required": False, "schema": {"type": "string", "enum": ["events"]},
+                          "description": "`events` adds the verification's event log."}],
+      "responses": {"200": ok("The verification", ref("Verification")), **errors("400", "401"),
+                    "404": err("No verification with this id.")}}},
+    "/v1/verifications/{id}/check": {"post": {
+      "operationId": "checkVerification", "summary": "Check a code",
+      "parameters": [ID],
+      "requestBody": {"required": True, "content": {"application/json": {"schema": ref("CheckRequest")}}},
+      "responses": {"200": ok("Approved (with a signed token), or pending for a push not yet answered", ref("CheckResult")),
+                    **errors("400", "401"), "404": err("No verification with this id."),
+                    "409": err("Already approved or canceled."), "410": err("Expired."),
+                    "422": err("Incorrect code; `attempts_remaining` says how many tries are left."),
+                    "429": err("No attempts left."), **errors("502", "503", "504")}}},
+    "/v1/verifications/{id}/resend": {"post": {
+      "operationId": "resendVerification", "summary": "Send the code again (same vendor; channel change where the vendor can)",
+      "parameters": [ID],
+      "requestBody": {"required": False, "content": {"application/json": {"schema": ref("ResendRequest")}}},
+      "responses": {"200": ok("Sent again", ref("Verification")), **errors("400", "401"),
+                    "404": err("No verification with this id."), "409": err("Already approved or canceled."),
+                    "410": err("Expired."), "429": err("Too many sends."), **errors("502", "503", "504")}}},
+    "/v1/verifications/{id}/cancel": {"post": {
+      "operationId": "cancelVerification", "summary": "Cancel a pending verification",
+      "parameters": [ID],
+      "requestBody": {"required": False, "content": {"application/json": {"schema": {"type": "object", "additionalProperties": False}}}},
+      "responses": {"200": ok("Canceled", ref("Verification")), **errors("400", "401"),
+                    "404": err("No verification with this id."), "409": err("Already approved."),
+                    "410": err("Expired."), **errors("502", "504")}}},
+    "/v1/providers/{provider}/actions/{action}": {"post": {
+      "operationId": "providerAction", "summary": "Run a vendor-specific action a plugin declares",
+      "parameters": [{"name": "provider", "in": "path", "required": True, "schema": {"type": "string"}},
+                     {"name": "action", "in": "path", "required": True, "schema": {"type": "string"}}],
+      "requestBody": {"required": False, "content": {"application/json": {"schema": {
+          "type": "object", "additionalProperties": False,
+          "properties": {"input": {"type": "object", "additionalProperties": {"type": "string"}}}}}}},
+      "responses": {"200": ok("The action's output", {"type": "object", "required": ["provider", "action", "output"], "properties": {
+          "provider": {"type": "string"}, "action": {"type": "string"},
+          "output": {"type": "object", "additionalProperties": {"type": "string"}}}}),
+          **errors("400", "401"), "404": err("No such provider or action."), **errors("502", "504")}}},
+    "/healthz": {"get": {"operationId": "health", "security": [], "summary": "Liveness",
+      "responses": {"200": ok("Alive", {"type": "object", "properties": {"status": {"const": "ok"}}})}}},
+    "/readyz": {"get": {"operationId": "ready", "security": [], "summary": "Readiness: the store answers",
+      "responses": {"200": ok("Ready", {"type": "object", "properties": {"status": {"const": "ready"},
+                        "providers": {"type": "array", "items": {"type": "string"}}}}),
+                    "503": err("The store is not answering.")}}},
+    "/openapi.json": {"get": {"operationId": "openapi", "security": [], "summary": "This document",
+      "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {}}}}}},
+    "/.well-known/jwks.json": {"get": {"operationId": "jwks", "security": [], "summary": "Keys that verify verification tokens (ES256)",
+      "responses": {"200": ok("JWK set", {"type": "object", "required": ["keys"], "properties": {"keys": {"type": "array", "items": {"type": "object"}}}})}}},
+    "/sandbox/outbox": {
+      "get": {"operationId": "sandboxOutbox", "security": [], "summary": "Sandbox only: messages the emulators sent, oldest first",
+              "responses": {"200": ok("Messages", ref("Outbox")), "404": err("Not in sandbox mode.")}},
+      "delete": {"operationId": "sandboxOutboxClear", "security": [], "summary": "Sandbox only: empty the outbox",
+              "responses": {"200": ok("Emptied", ref("Outbox")), "404": err("Not in sandbox mode.")}}},
+    "/sandbox/faults/{plugin}": {
+      "get": {"operationId": "sandboxFaults", "security": [], "summary": "Sandbox only: an emulator's fault switch",
+              "parameters": [{"name": "plugin", "in": "path", "required": True, "schema": {"type": "string"}}],
+              "responses": {"200": ok("Faults", ref("Faults")), "404": err("No such emulator.")}},
+      "put": {"operationId": "sandboxSetFaults", "security": [], "summary": "Sandbox only: make an emulator misbehave",
+              "parameters": [{"name": "plugin", "in": "path", "required": True, "schema": {"type": "string"}}],
+              "requestBody": {"required": False, "content": {"application/json": {"schema": ref("Faults")}}},
+              "responses": {"200": ok("Faults now in force", ref("Faults")), "400": ERRORS["400"], "404": err("No such emulator.")}}},
+  },
+  "components": {
+    "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "An API key with the `verify` scope."}},
+    "schemas": {
+      "StartRequest": {"type": "object", "additionalProperties": False, "required": ["to"], "properties": {
+        "to": {"type": "string", "description": "E.164 phone number (`+14155550100`); an email address for `email`; a user identity for `push`."},
+        "channel": {"type": "string", "enum": ["sms", "voice", "whatsapp", "email", "push", "flashcall"], "default": "sms"},
+        "locales": {"type": "array", "maxItems": 10, "items": {"type": "string"}, "description": "Preferred content languages, most preferred first (IETF tags)."},
+        "app_verification": {"type": "object", "additionalProperties": False, "required": ["type", "token"], "properties": {
+            "type": {"type": "string", "enum": ["recaptcha", "recaptcha_enterprise", "ios_receipt", "play_integrity", "safety_net", "captcha"]},
+            "token": {"type": "string"}, "secret": {"type": "string", "description": "Required with `ios_receipt`."}}},
+        "code_length": {"type": "integer", "minimum": 4, "maximum": 10},
+        "client_ref": {"type": "string", "maxLength": 128},
+        "metadata": {"type": "object", "maxProperties": 20, "additionalProperties": {"type": "string", "maxLength": 512}},
+        "provider": {"type": "string", "description": "Force a provider, bypassing routing (tests, support)."}}},
+      "CheckRequest": {"type": "object", "additionalProperties": False, "properties": {
+        "code": {"type": "string", "maxLength": 32, "description": "Required except for push, where an empty body polls the approval."}}},
+      "ResendRequest": {"type": "object", "additionalProperties": False, "properties": {
+        "channel": {"type": "string", "enum": ["sms", "voice", "whatsapp", "email", "push", "flashcall"]}}},
+      "Verification": {"type": "object", "required": ["id", "status", "to", "channel", "provider", "expires_at", "attempts_remaining", "sends", "created_at", "updated_at"],
+        "properties": {
+          "id": {"type": "string"},
+          "status": {"type": "string", "enum": ["pending", "approved", "denied", "canceled", "expired", "max_attempts_reached", "failed"]},
+          "to": {"type": "string"}, "channel": {"type": "string"}, "provider": {"type": "string"},
+          "content_language": {"type": ["string", "null"]},
+          "expires_at": {"type": "string", "format": "date-time"},
+          "attempts_remaining": {"type": "integer"}, "sends": {"type": "integer"},
+          "created_at": {"type": "string", "format": "date-time"}, "updated_at": {"type": "string", "format": "date-time"},
+          "experiment_arm": {"type": ["string", "null"]}, "client_ref": {"type": ["string", "null"]},
+          "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+          "events": {"type": "array", "items": {"type": "object", "properties": {
+              "kind": {"type": "string"}, "at": {"type": "string", "format": "date-time"},
+              "detail": {"type": "object", "additionalProperties": {"type": "string"}}}}}}},
+      "CheckResult": {"allOf": [ref("Verification"), {"type": "object", "properties": {
+          "token": {"type": "string", "description": "ES256 JWT, verifiable with /.well-known/jwks.json; present when approved."},
+          "provider_tokens": {"type": "object", "additionalProperties": {"type": "string"}}}}]},
+      "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "object",
+          "required": ["code", "message", "retryable", "request_id"], "properties": {
+            "code": {"type": "string", "enum": []},
+            "message": {"type": "string"}, "retryable": {"type": "boolean"}, "request_id": {"type": "string"},
+            "attempts_remaining": {"type": "integer"}, "retry_after": {"type": "integer"},
+            "provider": {"type": "object", "required": ["id"], "properties": {
+                "id": {"type": "string"}, "code": {"type": ["string", "null"]}, "status": {"type": ["integer", "null"]}}}}}}},
+      "Outbox": {"type": "object", "required": ["messages"], "properties": {"messages": {"type": "array", "items": {
+          "type": "object", "required": ["provider", "channel", "to", "code", "text", "sent_at"], "properties": {
+            "provider": {"type": "string"}, "channel": {"type": "string"}, "to": {"type": "string"},
+            "code": {"type": "string"}, "text": {"type": "string"}, "sent_at": {"type": "string", "format": "date-time"}}}}}},
+      "Faults": {"type": "object", "additionalProperties": False, "properties": {
+          "latency_ms": {"type": "integer", "minimum": 0, "maximum": 60000},
+          "server_error_status": {"type": ["integer", "null"], "minimum": 500, "maximum": 599},
+          "malformed_body": {"type": "boolean"}, "connection_reset": {"type": "boolean"},
+          "remaining": {"type": ["integer", "null"], "minimum": 1}}},
+    }},
+}
+
+# The error codes come from the Swift taxonomy, so the document cannot drift from it.
+src = (ROOT / "Sources/GatewayCore/GatewayError.swift").read_text()
+import re
+codes = []
+for m in re.finditer(r'^\s*case (`?\w+`?)(?: = "(\w+)")?\s*$', src, re.M):
+    name, raw = m.group(1).strip("`"), m.group(2)
+    if raw is None:
+        if name in ("caller", "verification", "blocked", "gateway"): continue
+        raw = name
+    if raw in ("provider_transient", "provider_permanent"): continue
+    codes.append(raw)
+doc["components"]["schemas"]["Error"]["properties"]["error"]["properties"]["code"]["enum"] = codes
+
+text = json.dumps(doc, indent=2, sort_keys=False)
+(ROOT / "docs").mkdir(exist_ok=True)
+(ROOT / "docs/openapi.json").write_text(text + "\n")
+swift = ("// Generated by scripts/generate_openapi.py from the same description as docs/openapi.json. Do not edit.\n"
+         "enum OpenAPIDocument {\n    static let json = #\"\"\"\n" + text + "\n\"\"\"#\n}\n")
+(ROOT / "Sources/gateway/API/OpenAPIDocument.swift").write_text(swift)
+print(f"wrote docs/openapi.json ({len(codes)} error codes) and Sources/gateway/API/OpenAPIDocument.swift")
