@@ -79,6 +79,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Times the phone-number parser and writes its results for the agreement check against
+        // libphonenumber (scripts/phonemeta/, BENCHMARKS.md).
+        .executableTarget(
+            name: "phone-benchmark",
+            dependencies: ["GatewayCore"],
+            swiftSettings: strict
+        ),
         .target(
             name: "GatewayTestSupport",
             dependencies: ["GatewayCore"],
@@ -97,7 +104,12 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayFirebaseTests",
-            dependencies: ["GatewayCore", "GatewayFirebase", "GatewayTestSupport"],
+            dependencies: [
+                "GatewayCore", "GatewayFirebase", "GatewayTestSupport",
+                // Verifies the emulator's RS256 ID tokens with swift-crypto, independently of its signing code.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
