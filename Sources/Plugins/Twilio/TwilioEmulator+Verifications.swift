@@ -1,0 +1,156 @@
+import Foundation
+import GatewayCore
+import Logging
+
+extension TwilioEmulator {
+    /// The channels the emulator delivers on (`sna` and `auto` are not emulated: 60200).
+    static let channels: Set<String> = ["sms", "call", "whatsapp", "email"]
+
+    /// `POST …/Verifications`: a new verification, or another send of the pending one for this `To`.
+    func start(_ form: [String: String], now: Date) -> TransportResponse {
+        guard let to = form["To"], !to.isEmpty else { return Self.invalidParameter("To") }
+        guard let channel = form["Channel"], Self.channels.contains(channel) else {
+            return Self.invalidParameter("Channel")
+        }
+        guard Self.isValid(to: to, channel: channel) else { return Self.invalidParameter("To") }
+        if let locale = form["Locale"], !locale.isEmpty,
+            !TwilioLocale.supported.contains(where: { $0.caseInsensitiveCompare(locale) == .orderedSame })
+        {
+            return Self.invalidParameter("Locale")
+        }
+        let attempt = TwilioEmulatorState.SendAttempt(time: now, channel: channel, attemptSID: "VL" + Self.randomHex())
+        let outcome: Result<TwilioEmulatorState.Verification, StartRefusal> = state.withLock { state in
+            state.sweep(now: now)
+            if var pending = state.current(for: to, statuses: ["pending"]) {
+                guard pending.sendAttempts.count < TwilioWire.maxSends else { return .failure(.maxSends) }
+                pending.sendAttempts.append(attempt)
+                pending.channel = channel
+                pending.updatedAt = now
+                state.verifications[pending.sid] = pending
+                return .success(pending)
+            }
+            let created = TwilioEmulatorState.Verification(
+                sid: "VE" + Self.randomHex(), to: to, channel: channel, code: Self.randomCode(), status: "pending",
+                checks: 0, sendAttempts: [attempt], createdAt: now, updatedAt: now, deleted: false)
+            state.verifications[created.sid] = created
+            return .success(created)
+        }
+        switch outcome {
+        case .failure:
+            return Self.error(429, code: 60203, message: "Max send attempts reached")
+        case .success(let verification):
+            outbox.record(
+                SandboxOutbox.Message(
+                    provider: "twilio", channel: channel, to: to, code: verification.code,
+                    text: "Your verification code is: \(verification.code)", sentAt: now))
+            logger.debug(
+                "twilio sandbox sent a code",
+                metadata: [
+                    "channel": "\(channel)", "to": "\(Self.mask(to))",
+                    "twilio.sends": "\(verification.sendAttempts.count)",
+                ])
+            return Self.json(201, Self.resource(verification))
+        }
+    }
+
+    /// Why a start was refused inside the state lock.
+    enum StartRefusal: Error {
+        case maxSends
+    }
+
+    /// `POST …/VerificationCheck`: a wrong code is a 200 with `pending`; the sixth check is 60202.
+    func check(_ form: [String: String], now: Date) -> TransportResponse {
+        guard let code = form["Code"], TwilioWire.codeLengths.contains(code.count) else {
+            return Self.invalidParameter("Code")
+        }
+        let sid = form["VerificationSid"].flatMap { $0.isEmpty ? nil : $0 }
+        let to = form["To"].flatMap { $0.isEmpty ? nil : $0 }
+        guard sid != nil || to != nil else {
+            return Self.error(400, code: 60221, message: "No target verification specified")
+        }
+        return state.withLock { state -> TransportResponse in
+            state.sweep(now: now)
+            let live: Set<String> = ["pending", "max_attempts_reached"]
+            let found: TwilioEmulatorState.Verification?
+            if let sid {
+                found = state.verifications[sid].flatMap { !$0.deleted && live.contains($0.status) ? $0 : nil }
+            } else {
+                found = to.flatMap { state.current(for: $0, statuses: live) }
+            }
+            guard var verification = found else { return Self.notFound() }
+            guard verification.checks < TwilioWire.maxChecks else {
+                verification.status = "max_attempts_reached"
+                verification.updatedAt = now
+                state.verifications[verification.sid] = verification
+                return Self.error(429, code: 60202, message: "Max check attempts reached")
+            }
+            verification.checks += 1
+            verification.updatedAt = now
+            if Self.constantTimeEquals(code, verification.code) {
+                verification.status = "approved"
+                verification.deleted = true
+            }
+            state.verifications[verification.sid] = verification
+            return Self.json(200, Self.checkResource(verification))
+        }
+    }
+
+    /// `GET …/Verifications/{Sid}`: approved and expired verifications are gone (404).
+    func fetch(sid: String, now: Date) -> TransportResponse {
+        state.withLock { state -> TransportResponse in
+            state.sweep(now: now)
+            guard let verification = state.verifications[sid], !verification.deleted else { return Self.notFound() }
+            return Self.json(200, Self.resource(verification))
+        }
+    }
+
+    /// `POST …/Verifications/{Sid}` with `Status=canceled|approved`.
+    func update(sid: String, form: [String: String], now: Date) -> TransportResponse {
+        guard let status = form["Status"], status == "canceled" || status == "approved" else {
+            return Self.invalidParameter("Status")
+        }
+        return state.withLock { state -> TransportResponse in
+            state.sweep(now: now)
+            guard var verification = state.verifications[sid], !verification.deleted else { return Self.notFound() }
+            if verification.status == "pending" {
+                verification.status = status
+                verification.updatedAt = now
+                verification.deleted = status == "approved"
+                state.verifications[sid] = verification
+            } else if verification.status != status {
+                return Self.notFound()
+            }
+            return Self.json(200, Self.resource(verification))
+        }
+    }
+
+    // MARK: validation and generation
+
+    /// `To` is E.164 (`^\+[1-9]\d{7,14}$`) for phone channels and an email address for `email`.
+    static func isValid(to: String, channel: String) -> Bool {
+        if channel == "email" {
+            let parts = to.split(separator: "@", omittingEmptySubsequences: false)
+            return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !parts[1].hasPrefix(".")
+                && !parts[1].hasSuffix(".") && !to.contains(where: \.isWhitespace)
+        }
+        let digits = to.dropFirst()
+        return to.first == "+" && (8...15).contains(digits.count) && digits.first != "0"
+            && digits.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// Six random digits, as a Verify service with the default code length sends.
+    static func randomCode() -> String {
+        let number = String(Int.random(in: 0..<1_000_000))
+        return String(repeating: "0", count: 6 - number.count) + number
+    }
+
+    /// 32 random lower-case hex digits, the body of a Twilio SID.
+    static func randomHex() -> String {
+        String((0..<32).map { _ in Character(String(Int.random(in: 0..<16), radix: 16)) })
+    }
+
+    /// A destination for logs: a masked phone number or email address.
+    static func mask(_ to: String) -> String {
+        to.contains("@") ? Destination.email(to).masked : PhoneNumber.mask(to)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Logging
+import Synchronization
+
+/// Twilio Verify v2, emulated on the wire, for the sandbox and for tests.
+///
+/// Paths are relative to the mount point: `POST /v2/Services/{ServiceSid}/Verifications` (start, or
+/// a resend for a pending `To`), `POST /v2/Services/{ServiceSid}/VerificationCheck`, and
+/// `GET`/`POST /v2/Services/{ServiceSid}/Verifications/{Sid}` (fetch, update status). It takes the
+/// ``TwilioSandbox`` credentials (or any `SK…` key SID with the sandbox secret), answers with the
+/// spec's snake_case JSON and Twilio's error envelope, keeps Twilio's limits (5 sends and 5 checks per
+/// verification, 10 minutes of validity, soft delete after approval or expiry) and records every
+/// code it "sends" in the ``SandboxOutbox``. Time comes from the context's clock.
+public final class TwilioEmulator: VendorEmulator {
+    /// The fault switch tests and the sandbox use to make this emulated Twilio misbehave.
+    public let faults = FaultSwitch()
+
+    let clock: any WallClock
+    let outbox: SandboxOutbox
+    let logger: Logger
+    let state = Mutex(TwilioEmulatorState())
+
+    /// Builds an emulator that reads time from `context.clock` and records sends in `context.outbox`.
+    public init(context: EmulatorContext = EmulatorContext()) {
+        self.clock = context.clock
+        self.outbox = context.outbox
+        self.logger = context.logger
+    }
+
+    /// Answers one request as Twilio would, after the fault switch had its say.
+    public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
+        await withFaults(serverError: Self.serverError) { .response(route(request)) }
+    }
+
+    /// The verifications as JSON, for the sandbox's state file.
+    public func snapshot() -> Data? {
+        try? JSONEncoder().encode(state.withLock { $0 })
+    }
+
+    /// Restores what ``snapshot()`` produced.
+    public func restore(_ data: Data) throws {
+        let restored = try JSONDecoder().decode(TwilioEmulatorState.self, from: data)
+        state.withLock { $0 = restored }
+    }
+
+    // MARK: routing
+
+    private func route(_ request: EmulatorRequest) -> TransportResponse {
+        guard Self.isAuthorized(request.headerFields[.authorization]) else {
+            return Self.error(401, code: 20003, message: "Authenticate")
+        }
+        let parts = request.path.split(separator: "/").map(String.init)
+        guard parts.count >= 4, parts[0] == "v2", parts[1] == "Services" else { return Self.notFound() }
+        guard parts[2] == TwilioSandbox.serviceSID else { return Self.notFound() }
+        let form = FormEncoding.decode(String(decoding: request.body, as: UTF8.self))
+        let now = clock.now
+        switch (Array(parts[3...]), request.method) {
+        case (["Verifications"], .post):
+            return start(form, now: now)
+        case (["VerificationCheck"], .post):
+            return check(form, now: now)
+        case (let rest, .get) where rest.count == 2 && rest[0] == "Verifications":
+            return fetch(sid: rest[1], now: now)
+        case (let rest, .post) where rest.count == 2 && rest[0] == "Verifications":
+            return update(sid: rest[1], form: form, now: now)
+        case (["Verifications"], _), (["VerificationCheck"], _):
+            return Self.error(405, code: 20004, message: "Method not allowed")
+        case (let rest, _) where rest.count == 2 && rest[0] == "Verifications":
+            return Self.error(405, code: 20004, message: "Method not allowed")
+        default:
+            return Self.notFound()
+        }
+    }
+
+    /// Basic auth with the sandbox account SID (or any `SK…` API key SID) and the sandbox token.
+    static func isAuthorized(_ header: String?) -> Bool {
+        guard let header, header.count > 6, header.prefix(6).lowercased() == "basic " else { return false }
+        let encoded = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        guard let data = Data(base64Encoded: encoded), let text = String(data: data, encoding: .utf8),
+            let colon = text.firstIndex(of: ":")
+        else { return false }
+        let user = String(text[..<colon])
+        let password = String(text[text.index(after: colon)...])
+        let knownUser = user == TwilioSandbox.accountSID || TwilioConfiguration.matches(user, prefixes: ["SK"])
+        return constantTimeEquals(password, TwilioSandbox.authToken) && knownUser
+    }
+
+    /// Compares without stopping at the first difference, so timing does not reveal the secret.
+    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+        let left = Array(lhs.utf8)
+        let right = Array(rhs.utf8)
+        var difference = UInt8(left.count == right.count ? 0 : 1)
+        for index in 0..<max(left.count, right.count) {
+            let a = index < left.count ? left[index] : 0
+            let b = index < right.count ? right[index] : 0
+            difference |= a ^ b
+        }
+        return difference == 0
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import GatewayCore
+import Logging
+
+/// Twilio Verify v2 (OTP over SMS, voice calls, WhatsApp and email) behind the gateway's provider contract.
+///
+/// Speaks Twilio's own wire format: form-encoded PascalCase parameters, HTTP Basic auth with the
+/// account SID (or API key SID) and auth token, snake_case JSON answers. Every failure leaves as a
+/// ``GatewayError`` chosen by ``TwilioErrorMapping``.
+struct TwilioProvider: VerificationProvider {
+    let id: String
+    let configuration: TwilioConfiguration
+    let transport: any HTTPTransport
+    let clock: any WallClock
+    let logger: Logger
+    let requestTimeout: Duration
+
+    /// What Twilio Verify v2 OTP offers: a resend is a start for the same `To`, which Twilio answers
+    /// with the same verification and code, on any of the four channels.
+    static let declaredCapabilities = ProviderCapabilities(
+        channels: [.sms, .voice, .whatsapp, .email],
+        requiresAppVerification: false,
+        issuesTokens: false,
+        resendKeepsCode: true,
+        supportsResend: true,
+        supportsCancel: true,
+        supportsStatus: true,
+        resendCanChangeChannel: true)
+
+    var capabilities: ProviderCapabilities { Self.declaredCapabilities }
+
+    init(context: ProviderContext) throws(ConfigurationError) {
+        self.id = context.providerID
+        self.configuration = try TwilioConfiguration(settings: context.settings, providerID: context.providerID)
+        self.transport = context.transport
+        self.clock = context.clock
+        self.logger = context.logger
+        self.requestTimeout = context.requestTimeout
+    }
+
+    // MARK: operations
+
+    func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
+        let channelName = try Self.twilioChannel(for: request.channel, destination: request.destination)
+        return try await createVerification(
+            destination: request.destination, channel: request.channel, channelName: channelName,
+            locale: TwilioLocale.choose(from: request.locales), operation: "start")
+    }
+
+    /// Twilio resends by starting again for the same `To`: while the verification is pending it keeps
+    /// its SID and its code and records another send attempt, on the new channel if one is asked for.
+    func resend(_ verification: ProviderVerification, channel: Channel?) async throws(GatewayError)
+        -> ProviderStartResult
+    {
+        let channel = channel ?? verification.channel
+        let channelName = try Self.twilioChannel(for: channel, destination: verification.destination)
+        return try await createVerification(
+            destination: verification.destination, channel: channel, channelName: channelName,
+            locale: TwilioLocale.choose(from: verification.locales), operation: "resend")
+    }
+
+    func check(_ verification: ProviderVerification, code: String?) async throws(GatewayError) -> ProviderCheckResult {
+        guard let code else { throw GatewayError.invalidRequest("A code is required to check this verification.") }
+        guard Self.isWellFormed(code: code) else {
+            throw GatewayError.invalidRequest("The code must be 4 to 10 letters or digits.")
+        }
+        let sid = try reference(of: verification)
+        let response = try await call(
+            .post, path: servicePath + "/VerificationCheck", form: [("VerificationSid", sid), ("Code", code)],
+            operation: "check")
+        let resource = try decode(response, operation: "check", sendMayHaveHappened: false)
+        guard let name = resource.status, let status = TwilioWire.status(named: name) else {
+            throw malformed(operation: "check", httpStatus: response.status.code, sendMayHaveHappened: false)
+        }
+        return ProviderCheckResult(status: status)
+    }
+
+    func cancel(_ verification: ProviderVerification) async throws(GatewayError) {
+        let sid = try reference(of: verification)
+        _ = try await call(
+            .post, path: verificationsPath + "/" + sid, form: [("Status", "canceled")], operation: "cancel")
+    }
+
+    func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationStatus {
+        let sid = try reference(of: verification)
+        let response = try await call(.get, path: verificationsPath + "/" + sid, form: nil, operation: "status")
+        let resource = try decode(response, operation: "status", sendMayHaveHappened: false)
+        guard let name = resource.status, let status = TwilioWire.status(named: name) else {
+            throw malformed(operation: "status", httpStatus: response.status.code, sendMayHaveHappened: false)
+        }
+        return status
+    }
+
+    // MARK: helpers
+
+    private var servicePath: String { "/v2/Services/" + configuration.serviceSID }
+    private var verificationsPath: String { servicePath + "/Verifications" }
+
+    /// `POST …/Verifications`, shared by start and resend.
+    private func createVerification(
+        destination: Destination, channel: Channel, channelName: String, locale: String?, operation: String
+    ) async throws(GatewayError) -> ProviderStartResult {
+        var form = [("To", destination.value), ("Channel", channelName)]
+        if let locale { form.append(("Locale", locale)) }
+        let response: TransportResponse
+        do {
+            response = try await call(.post, path: verificationsPath, form: form, operation: operation)
+        } catch let error where error.code == .notFound {
+            // A 404 to a create is not about a verification. Twilio documents it for an unsupported
+            // Locale and advises sending again without one; otherwise the service SID is unknown.
+            if locale != nil {
+                logger.info(
+                    "twilio refused the locale; sending again without it",
+                    metadata: ["provider.id": "\(id)", "twilio.operation": "\(operation)"])
+                return try await createVerification(
+                    destination: destination, channel: channel, channelName: channelName, locale: nil,
+                    operation: operation)
+            }
+            throw Self.unknownService(error)
+        }
+        // Twilio accepted the send: from here on a broken answer may hide a delivered code.
+        let resource = try decode(response, operation: operation, sendMayHaveHappened: true)
+        guard let sid = resource.sid, TwilioConfiguration.matches(sid, prefixes: ["VE"]) else {
+            throw malformed(operation: operation, httpStatus: response.status.code, sendMayHaveHappened: true)
+        }
+        let now = clock.now
+        // A start that reuses a pending verification keeps its original window; never promise more.
+        let created = TwilioWire.parseDate(resource.dateCreated).map { min($0, now) } ?? now
+        logger.debug(
+            "twilio verification sent",
+            metadata: [
+                "provider.id": "\(id)", "twilio.operation": "\(operation)", "channel": "\(channel.rawValue)",
+                "to": "\(destination.masked)", "locale": "\(locale ?? "-")",
+            ])
+        return ProviderStartResult(
+            reference: sid,
+            status: resource.status.flatMap(TwilioWire.status(named:)) ?? .pending,
+            expiresAt: created.addingTimeInterval(TwilioWire.validity),
+            contentLanguage: locale,
+            channel: channel)
+    }
+
+    /// A create answered 404: the configured service does not exist for these credentials. That is a
+    /// configuration problem to fail over from, not the `not_found` of a verification.
+    static func unknownService(_ error: GatewayError) -> GatewayError {
+        var error = error
+        error.code = .providerRejected
+        error.message = "Twilio does not know the configured Verify service (HTTP 404)."
+        return error
+    }
+
+    /// The Twilio channel for a gateway channel, checking that the destination fits it.
+    static func twilioChannel(for channel: Channel, destination: Destination) throws(GatewayError) -> String {
+        guard let name = TwilioWire.channelName(for: channel) else {
+            throw GatewayError(.unsupportedChannel, "Twilio Verify does not offer the \(channel.rawValue) channel.")
+        }
+        switch (channel, destination) {
+        case (.email, .email), (.sms, .phone), (.voice, .phone), (.whatsapp, .phone):
+            return name
+        default:
+            throw GatewayError.invalidRequest("The destination does not fit the \(channel.rawValue) channel.")
+        }
+    }
+
+    /// Twilio takes 4 to 10 characters; anything else is refused here without a vendor call.
+    static func isWellFormed(code: String) -> Bool {
+        TwilioWire.codeLengths.contains(code.count) && code.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+    }
+
+    /// The stored `VE…` SID; anything else never reaches a URL path.
+    private func reference(of verification: ProviderVerification) throws(GatewayError) -> String {
+        guard let sid = verification.reference, TwilioConfiguration.matches(sid, prefixes: ["VE"]) else {
+            throw GatewayError.internal("The verification has no usable Twilio reference.")
+        }
+        return sid
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Logging
+import Testing
+
+@testable import GatewayTwilio
+
+/// A Twilio provider wired to a ``TwilioEmulator`` in process, sharing one manual clock and outbox.
+struct TwilioHarness {
+    static let mount = "/sandbox/twilio"
+    static let baseURL = "http://localhost:8080" + mount
+    static let phone = "+14155550100"
+
+    let clock = ManualClock()
+    let outbox = SandboxOutbox()
+    let emulator: TwilioEmulator
+    let recorder: RecordingTransport
+    let provider: TwilioProvider
+
+    init(authToken: String = TwilioSandbox.authToken, timeout: Duration = .seconds(5)) throws {
+        emulator = TwilioEmulator(context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet))
+        recorder = RecordingTransport(InProcessTransport(emulator: emulator, pathPrefix: Self.mount))
+        var settings = TwilioPlugin.plugin.sandboxSettings(try #require(URL(string: Self.baseURL)))
+        settings["auth_token"] = authToken
+        provider = try TwilioProvider(
+            context: ProviderContext(
+                providerID: "twilio", settings: settings, transport: recorder, clock: clock, logger: .quiet,
+                requestTimeout: timeout))
+    }
+
+    /// A provider over any transport (stubs), with sandbox settings.
+    static func provider(over transport: any HTTPTransport, clock: any WallClock = ManualClock()) throws
+        -> TwilioProvider
+    {
+        let settings = TwilioPlugin.plugin.sandboxSettings(try #require(URL(string: baseURL)))
+        return try TwilioProvider(
+            context: ProviderContext(
+                providerID: "twilio", settings: settings, transport: transport, clock: clock, logger: .quiet))
+    }
+
+    static func smsStart(to phone: String = phone, locales: [String] = []) throws -> StartVerification {
+        StartVerification(destination: .phone(try PhoneNumber(parsing: phone)), channel: .sms, locales: locales)
+    }
+
+    /// Starts an SMS verification and returns it as the gateway would store it, with the code sent.
+    func startSMS(to phone: String = phone) async throws -> (verification: ProviderVerification, code: String) {
+        let request = try Self.smsStart(to: phone)
+        let result = try await provider.start(request)
+        let code = try #require(outbox.last(to: phone)?.code)
+        return (Self.stored(request, result), code)
+    }
+
+    /// The provider's view of a started verification.
+    static func stored(_ request: StartVerification, _ result: ProviderStartResult) -> ProviderVerification {
+        ProviderVerification(
+            destination: request.destination, channel: result.channel ?? request.channel, reference: result.reference,
+            state: result.state, locales: request.locales)
+    }
+
+    /// A code that is not `code` but has its shape.
+    static func wrong(_ code: String) -> String { code == "000000" ? "111111" : "000000" }
+}
+
+/// Runs `body`, expecting a ``GatewayError`` with `code`; returns it for further checks.
+@discardableResult
+func expectGatewayError<Value>(
+    _ code: GatewayError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> Value
+) async -> GatewayError? {
+    do {
+        let value = try await body()
+        Issue.record("expected `\(code.rawValue)`, but it returned \(value)", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as GatewayError {
+        #expect(error.code == code, "expected `\(code.rawValue)`, got \(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected `\(code.rawValue)`, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// A form body as a dictionary.
+func formFields(_ body: Data) -> [String: String] {
+    FormEncoding.decode(String(decoding: body, as: UTF8.self))
+}
+
+extension TwilioErrorMapping.Row: CustomTestStringConvertible {
+    public var testDescription: String { "\(code) \(name) → \(mapsTo.rawValue)" }
+}
+
+extension Logger {
+    /// A logger that drops everything, so test output stays readable.
+    static let quiet = Logger(label: "gateway.twilio.tests") { _ in SwiftLogNoOpLogHandler() }
+}
