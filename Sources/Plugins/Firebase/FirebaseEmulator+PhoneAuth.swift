@@ -1,0 +1,153 @@
+import Foundation
+import GatewayCore
+import Logging
+
+extension FirebaseEmulator {
+    // MARK: accounts:sendVerificationCode
+
+    /// Checks the key, the number and the app proof (test numbers need none), applies the per-number
+    /// quota, opens a session with a new 6-digit code and "sends" it to the outbox.
+    func sendVerificationCode(_ request: EmulatorRequest) -> TransportResponse {
+        if let refusal = apiKeyRefusal(request) { return refusal }
+        guard let body = try? JSONDecoder().decode(FirebaseWire.SendVerificationCodeRequest.self, from: request.body)
+        else { return Self.invalidJSON() }
+        // The Auth Emulator checks only the leading +; production parses the number. The gateway always
+        // sends E.164, so anything else is refused the way both answer.
+        guard let raw = body.phoneNumber, raw.hasPrefix("+"), let number = try? PhoneNumber(parsing: raw),
+            number.e164 == raw
+        else { return Self.refusal("INVALID_PHONE_NUMBER", detail: "Invalid format.") }
+        let now = clock.now
+        if let fixed = testNumbers.code(for: number) {
+            let sessionInfo = state.withLock { state in
+                state.prune(now: now)
+                return openSession(in: &state, phoneNumber: number.e164, code: fixed, now: now, isTestNumber: true)
+            }
+            logger.info("firebase sandbox test number: nothing sent", metadata: ["to": "\(number.masked)"])
+            return Self.json(FirebaseWire.SendVerificationCodeResponse(sessionInfo: sessionInfo))
+        }
+        if let refusal = Self.proofRefusal(body) { return refusal }
+        let code = Self.newCode()
+        let sessionInfo: String? = state.withLock { state in
+            state.prune(now: now)
+            if let limit = maxSendsPerNumberPerHour, state.recentSends(to: number.e164, now: now) >= limit {
+                return nil
+            }
+            state.sends[number.e164, default: []].append(now)
+            return openSession(in: &state, phoneNumber: number.e164, code: code, now: now, isTestNumber: false)
+        }
+        guard let sessionInfo else {
+            return Self.refusal(
+                "QUOTA_EXCEEDED", detail: "Exceeded per phone number quota for sending verification codes.")
+        }
+        let language = FirebaseWire.localeHeader.flatMap { request.headerFields[$0] }
+        outbox.record(
+            SandboxOutbox.Message(
+                provider: "firebase", channel: "sms", to: number.e164, code: code,
+                text: Self.smsText(code: code, language: language, projectID: projectID), sentAt: now))
+        logger.info("firebase sandbox sent a code", metadata: ["to": "\(number.masked)"])
+        return Self.json(FirebaseWire.SendVerificationCodeResponse(sessionInfo: sessionInfo))
+    }
+
+    private func openSession(
+        in state: inout FirebaseEmulatorState, phoneNumber: String, code: String, now: Date, isTestNumber: Bool
+    ) -> String {
+        var sessionInfo = Self.randomString(length: Self.sessionInfoLength)
+        while state.sessions[sessionInfo] != nil { sessionInfo = Self.randomString(length: Self.sessionInfoLength) }
+        state.sessions[sessionInfo] = FirebaseEmulatorState.Session(
+            phoneNumber: phoneNumber, code: code, createdAt: now, expiresAt: now.addingTimeInterval(codeLifetime),
+            isTestNumber: isTestNumber)
+        return sessionInfo
+    }
+
+    /// The answer to a send without an acceptable proof, or `nil` when the proof passes (firebase.md §2.1:
+    /// reCAPTCHA Enterprise needs its client type and version; otherwise one of the receipt+secret pair,
+    /// a reCAPTCHA token, a Play Integrity or SafetyNet token).
+    static func proofRefusal(_ body: FirebaseWire.SendVerificationCodeRequest) -> TransportResponse? {
+        func present(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
+        let rejected = FirebaseSandbox.rejectedProofToken
+        if let captcha = present(body.captchaResponse) {
+            guard present(body.clientType) != nil else { return refusal("MISSING_CLIENT_TYPE") }
+            guard let version = present(body.recaptchaVersion) else { return refusal("MISSING_RECAPTCHA_VERSION") }
+            guard version == FirebaseWire.recaptchaEnterprise else { return refusal("INVALID_RECAPTCHA_VERSION") }
+            return captcha == rejected ? refusal("CAPTCHA_CHECK_FAILED") : nil
+        }
+        if let token = present(body.recaptchaToken) {
+            return token == rejected ? refusal("CAPTCHA_CHECK_FAILED") : nil
+        }
+        if let receipt = present(body.iosReceipt) {
+            guard let secret = present(body.iosSecret) else { return refusal("MISSING_APP_CREDENTIAL") }
+            return receipt == rejected || secret == rejected ? refusal("INVALID_APP_CREDENTIAL") : nil
+        }
+        if let token = present(body.playIntegrityToken) ?? present(body.safetyNetToken) {
+            return token == rejected ? refusal("INVALID_APP_CREDENTIAL") : nil
+        }
+        return refusal("MISSING_CLIENT_IDENTIFIER")
+    }
+
+    // MARK: accounts:signInWithPhoneNumber
+
+    private enum SignInOutcome {
+        case refused(String, detail: String?)
+        case signedIn(phoneNumber: String, localID: String, isNewUser: Bool)
+    }
+
+    /// Checks the code of a session. A right code spends the session and signs the number's user in
+    /// (creating it the first time); a wrong one counts against the session.
+    func signInWithPhoneNumber(_ request: EmulatorRequest) -> TransportResponse {
+        if let refusal = apiKeyRefusal(request) { return refusal }
+        guard
+            let body = try? JSONDecoder().decode(FirebaseWire.SignInWithPhoneNumberRequest.self, from: request.body)
+        else { return Self.invalidJSON() }
+        func present(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
+        if present(body.temporaryProof) != nil {
+            // The emulator never issues temporary proofs, so none is valid.
+            return Self.refusal(
+                present(body.phoneNumber) == nil ? "MISSING_PHONE_NUMBER" : "INVALID_TEMPORARY_PROOF")
+        }
+        guard let sessionInfo = present(body.sessionInfo) else { return Self.refusal("MISSING_SESSION_INFO") }
+        guard let code = present(body.code) else { return Self.refusal("MISSING_CODE") }
+        let now = clock.now
+        let outcome: SignInOutcome = state.withLock { state in
+            state.prune(now: now)
+            guard var session = state.sessions[sessionInfo] else {
+                return .refused("INVALID_SESSION_INFO", detail: nil)
+            }
+            if now >= session.expiresAt { return .refused("SESSION_EXPIRED", detail: nil) }
+            if session.wrongCodes >= maxWrongCodes {
+                return .refused(
+                    "TOO_MANY_ATTEMPTS_TRY_LATER",
+                    detail: "Too many unsuccessful login attempts. Please try again later.")
+            }
+            guard ConstantTime.equals(code, session.code) else {
+                session.wrongCodes += 1
+                state.sessions[sessionInfo] = session
+                return .refused("INVALID_CODE", detail: nil)
+            }
+            state.sessions[sessionInfo] = nil
+            if let user = state.users[session.phoneNumber] {
+                return .signedIn(phoneNumber: session.phoneNumber, localID: user.localID, isNewUser: false)
+            }
+            let user = FirebaseEmulatorState.User(
+                localID: Self.randomString(length: 28, alphanumeric: true), createdAt: now)
+            state.users[session.phoneNumber] = user
+            return .signedIn(phoneNumber: session.phoneNumber, localID: user.localID, isNewUser: true)
+        }
+        switch outcome {
+        case .refused(let code, let detail):
+            return Self.refusal(code, detail: detail)
+        case .signedIn(let phoneNumber, let localID, let isNewUser):
+            let claims = FirebaseIDTokenSigner.Claims(
+                projectID: projectID, localID: localID, phoneNumber: phoneNumber, issuedAt: now)
+            guard let idToken = try? signer?.sign(claims) else {
+                logger.error("firebase sandbox could not sign an ID token")
+                return Self.error(
+                    500, message: "Internal error encountered.", status: "INTERNAL", reason: "backendError")
+            }
+            return Self.json(
+                FirebaseWire.SignInWithPhoneNumberResponse(
+                    idToken: idToken, refreshToken: Self.randomString(length: Self.refreshTokenLength),
+                    expiresIn: FirebaseWire.LenientString(String(FirebaseIDTokenSigner.lifetime)), localId: localID,
+                    isNewUser: isNewUser, phoneNumber: phoneNumber))
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Logging
+import Synchronization
+
+/// Firebase phone sign-in (Identity Toolkit v1), emulated on the wire, for the sandbox and for tests.
+///
+/// Paths are relative to the mount point and follow the Auth Emulator's layout, which puts the production
+/// host first (firebase.md §4):
+///
+/// - `POST /identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode?key=…`
+/// - `POST /identitytoolkit.googleapis.com/v1/accounts:signInWithPhoneNumber?key=…`
+/// - `GET /emulator/v1/projects/{projectId}/verificationCodes`: the pending codes, in the Auth Emulator's shape
+/// - `GET /www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com`: the key of the
+///   ID tokens, in Google's JWK form
+///
+/// Unlike the Auth Emulator, it behaves like production where the gateway must cope: the API key must be
+/// the configured one; a send needs an app-verification proof (any non-empty token passes, the literal
+/// ``FirebaseSandbox/rejectedProofToken`` is refused); codes expire (``defaultCodeLifetime``, our choice:
+/// Firebase publishes no lifetime); a session allows ``defaultMaxWrongCodes`` wrong codes (our choice:
+/// Firebase documents no cap) and then answers `TOO_MANY_ATTEMPTS_TRY_LATER` until it expires; an optional
+/// per-number hourly quota answers `QUOTA_EXCEEDED`; ID tokens are RS256-signed with a key made in memory on
+/// first use (never saved: a restarted sandbox has a new key). Test numbers send nothing
+/// and need no proof. Errors use Google's envelope. Every code "sent" is recorded in the ``SandboxOutbox``.
+/// The fault switch applies to the Identity Toolkit paths, not to the inspection endpoints.
+public final class FirebaseEmulator: VendorEmulator {
+    /// How long a code stays valid unless told otherwise: 5 minutes. Firebase does not publish the
+    /// lifetime (firebase.md §5, uncertain); this is the sandbox's choice.
+    public static let defaultCodeLifetime: TimeInterval = 300
+    /// Wrong codes a session takes before it is locked: our choice, Firebase documents none.
+    public static let defaultMaxWrongCodes = 5
+
+    /// The fault switch tests and the sandbox use to make this emulated Firebase misbehave.
+    public let faults = FaultSwitch()
+
+    let apiKey: String
+    let projectID: String
+    let testNumbers: FirebaseTestNumbers
+    let codeLifetime: TimeInterval
+    let maxWrongCodes: Int
+    let maxSendsPerNumberPerHour: Int?
+    let clock: any WallClock
+    let outbox: SandboxOutbox
+    let logger: Logger
+    let state = Mutex(FirebaseEmulatorState())
+    /// The ID-token key, made on first use (a sign-in or a key-set request): an RSA key takes a noticeable
+    /// moment to make, and most sandboxes and tests never need one.
+    private let signingKey = Mutex<FirebaseIDTokenSigner?>(nil)
+
+    /// Builds an emulator of one Firebase project.
+    ///
+    /// - Parameters:
+    ///   - context: the clock, the outbox the "sent" codes go to, and the logger.
+    ///   - apiKey: the only Web API key accepted.
+    ///   - projectID: the project (ID token audience, `verificationCodes` path).
+    ///   - testNumbers: fictional numbers and their fixed 6-digit codes; at most 10 are kept (Firebase's
+    ///     limit), and malformed entries are dropped with a warning.
+    ///   - codeLifetime: seconds before a code answers `SESSION_EXPIRED`.
+    ///   - maxWrongCodes: wrong codes before a session answers `TOO_MANY_ATTEMPTS_TRY_LATER`.
+    ///   - maxSendsPerNumberPerHour: sends allowed to one number per hour before `QUOTA_EXCEEDED`; `nil`
+    ///     for no limit (test numbers never count).
+    public init(
+        context: EmulatorContext = EmulatorContext(),
+        apiKey: String = FirebaseSandbox.apiKey,
+        projectID: String = FirebaseSandbox.projectID,
+        testNumbers: [String: String] = FirebaseSandbox.testNumbers,
+        codeLifetime: TimeInterval = FirebaseEmulator.defaultCodeLifetime,
+        maxWrongCodes: Int = FirebaseEmulator.defaultMaxWrongCodes,
+        maxSendsPerNumberPerHour: Int? = nil
+    ) {
+        self.apiKey = apiKey
+        self.projectID = projectID
+        let (numbers, rejected) = FirebaseTestNumbers.lenient(testNumbers)
+        self.testNumbers = numbers
+        self.codeLifetime = codeLifetime
+        self.maxWrongCodes = max(1, maxWrongCodes)
+        self.maxSendsPerNumberPerHour = maxSendsPerNumberPerHour
+        self.clock = context.clock
+        self.outbox = context.outbox
+        self.logger = context.logger
+        if rejected > 0 {
+            logger.warning("firebase sandbox ignored test numbers", metadata: ["count": "\(rejected)"])
+        }
+    }
+
+    /// The token signer, made the first time it is needed; `nil` only if the system could not make an RSA
+    /// key (sign-ins then answer 500, and the next one tries again).
+    var signer: FirebaseIDTokenSigner? {
+        signingKey.withLock { signer in
+            if let signer { return signer }
+            do {
+                signer = try FirebaseIDTokenSigner()
+            } catch {
+                logger.error("firebase sandbox could not make its token signing key")
+            }
+            return signer
+        }
+    }
+
+    /// Answers one request as Identity Toolkit (or the Auth Emulator's inspection API) would.
+    public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
+        let path = request.path.removingPercentEncoding ?? request.path
+        let toolkit = "/" + FirebaseWire.identityToolkitHost
+        switch path {
+        case toolkit + FirebaseWire.sendVerificationCodePath:
+            guard request.method == .post else { return .response(Self.notFound()) }
+            return await withFaults(serverError: Self.serverError) { .response(sendVerificationCode(request)) }
+        case toolkit + FirebaseWire.signInWithPhoneNumberPath:
+            guard request.method == .post else { return .response(Self.notFound()) }
+            return await withFaults(serverError: Self.serverError) { .response(signInWithPhoneNumber(request)) }
+        case FirebaseWire.jwksPath:
+            guard request.method == .get else { return .response(Self.notFound()) }
+            guard let signer else {
+                return .response(
+                    Self.error(500, message: "Internal error encountered.", status: "INTERNAL", reason: "backendError"))
+            }
+            return .response(Self.json(signer.keySet))
+        default:
+            let parts = path.split(separator: "/").map(String.init)
+            if request.method == .get, parts.count == 5, parts[0] == "emulator", parts[1] == "v1",
+                parts[2] == "projects", parts[4] == "verificationCodes"
+            {
+                return .response(verificationCodes(project: parts[3]))
+            }
+            return .response(Self.notFound())
+        }
+    }
+
+    /// The sessions, users and quota counters as JSON, for the sandbox's state file. The token signing
+    /// key is not saved: a restored sandbox signs with a new key.
+    public func snapshot() -> Data? {
+        try? JSONEncoder().encode(state.withLock { $0 })
+    }
+
+    /// Restores what ``snapshot()`` produced.
+    public func restore(_ data: Data) throws {
+        let restored = try JSONDecoder().decode(FirebaseEmulatorState.self, from: data)
+        state.withLock { $0 = restored }
+    }
+
+    // MARK: inspection
+
+    /// `GET /emulator/v1/projects/{projectId}/verificationCodes`: the codes still waiting, oldest first. As
+    /// in the Auth Emulator, another project is simply empty.
+    func verificationCodes(project: String) -> TransportResponse {
+        let now = clock.now
+        let pending: [FirebaseWire.VerificationCodesResponse.VerificationCode]
+        if project == projectID {
+            pending = state.withLock { state in
+                state.sessions.filter { $0.value.expiresAt > now }
+                    .sorted { ($0.value.createdAt, $0.key) < ($1.value.createdAt, $1.key) }
+                    .map { .init(code: $0.value.code, phoneNumber: $0.value.phoneNumber, sessionInfo: $0.key) }
+            }
+        } else {
+            pending = []
+        }
+        return Self.json(FirebaseWire.VerificationCodesResponse(verificationCodes: pending))
+    }
+
+    // MARK: authentication
+
+    /// `nil` when the request carries the project's API key (`?key=` or `x-goog-api-key`); otherwise
+    /// Google's answer: 403 `PERMISSION_DENIED` for a missing key (as the Auth Emulator), 400 with reason
+    /// `keyInvalid` for a wrong one (firebase.md §3.1).
+    func apiKeyRefusal(_ request: EmulatorRequest) -> TransportResponse? {
+        var key = request.queryItems["key"]
+        if key?.isEmpty ?? true, let name = FirebaseWire.apiKeyHeader { key = request.headerFields[name] }
+        guard let key, !key.isEmpty else {
+            return Self.error(
+                403, message: "The request is missing a valid API key.", status: "PERMISSION_DENIED",
+                reason: "forbidden")
+        }
+        guard ConstantTime.equals(key, apiKey) else {
+            return Self.error(
+                400, message: "API key not valid. Please pass a valid API key.", status: "INVALID_ARGUMENT",
+                reason: "keyInvalid", domain: "usageLimits")
+        }
+        return nil
+    }
+}

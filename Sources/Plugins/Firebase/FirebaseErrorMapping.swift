@@ -1,0 +1,298 @@
+import GatewayCore
+
+/// The one table from Identity Toolkit's structured error fields to the gateway taxonomy (DESIGN.md §5).
+///
+/// Identity Toolkit's structured field is the server string at the head of `error.message`
+/// (`INVALID_CODE`, or `QUOTA_EXCEEDED : detail`): only the part before the colon is read, never the
+/// detail. Google-level key problems carry no server string; they are read from `error.errors[].reason`
+/// (firebase.md §3.1). Anything else falls back to the HTTP status. Each row cites its source key in
+/// `shared/vendors/firebase.md` and names the iOS `AuthErrorCode` an app team knew it by.
+enum FirebaseErrorMapping {
+    /// A value of the iOS SDK's `AuthErrorCode` (domain `FIRAuthErrorDomain`, firebase.md §3.2).
+    struct AuthErrorCode: Sendable, Equatable {
+        var rawValue: Int
+        var name: String
+
+        init(_ rawValue: Int, _ name: String) {
+            self.rawValue = rawValue
+            self.name = name
+        }
+
+        /// What the iOS SDK reports for a server string its switch does not know.
+        static let internalError = AuthErrorCode(17999, "internalError")
+    }
+
+    /// Which structured field a row matches.
+    enum Field: String, Sendable, Equatable {
+        /// The server string at the head of `error.message`.
+        case serverString
+        /// A Google-level `error.errors[].reason`, matched as a prefix (`keyInvalid…`).
+        case reason
+    }
+
+    /// One vendor error and what it becomes.
+    struct Row: Sendable, Equatable {
+        var value: String
+        var field: Field
+        var mapsTo: GatewayError.Code
+        /// What the iOS SDK reports when the server answers this (``AuthErrorCode/internalError`` when its
+        /// switch does not know the string).
+        var ios: AuthErrorCode
+        /// The code the iOS SDK raises itself, before calling the server, for the same situation.
+        var iosClientSide: AuthErrorCode?
+        /// Where firebase.md documents the string (its source key).
+        var source: String
+        /// What it means and why this code, where the choice is ours.
+        var note: String
+
+        init(
+            _ value: String, _ mapsTo: GatewayError.Code, ios: AuthErrorCode, clientSide: AuthErrorCode? = nil,
+            field: Field = .serverString, _ source: String, _ note: String
+        ) {
+            self.value = value
+            self.field = field
+            self.mapsTo = mapsTo
+            self.ios = ios
+            self.iosClientSide = clientSide
+            self.source = source
+            self.note = note
+        }
+    }
+
+    /// Every server string of firebase.md §3.2 (the reCAPTCHA Enterprise family expanded from the iOS
+    /// codes 17200–17207) and the Google-level key reasons of §3.1.
+    ///
+    /// Principles for the choices that are ours: a string about a field the gateway always fills
+    /// (`sessionInfo`) or a flow it never uses (`temporaryProof`, linking with `idToken`) is
+    /// `provider_error`: an answer the gateway did not expect, which never blames the caller. A missing or
+    /// rejected app proof is the caller's (`app_verification_required` / `_failed`); project configuration
+    /// is `provider_rejected` (fail over, alert).
+    static let rows: [Row] = [
+        // Input.
+        Row(
+            "INVALID_PHONE_NUMBER", .invalidPhoneNumber, ios: AuthErrorCode(17042, "invalidPhoneNumber"),
+            "[EMU] [IOS] [JS]", "not E.164, or missing on send; user input, never failed over"),
+        Row(
+            "MISSING_CODE", .invalidRequest, ios: .internalError,
+            clientSide: AuthErrorCode(17043, "missingVerificationCode"), "[EMU] [IOS]",
+            "sign-in without a code: the caller sent none"),
+        Row(
+            "MISSING_SESSION_INFO", .providerError, ios: .internalError,
+            clientSide: AuthErrorCode(17045, "missingVerificationID"), "[EMU] [IOS]",
+            "the gateway always sends the stored sessionInfo, so this answer is unexpected"),
+        Row(
+            "MISSING_PHONE_NUMBER", .providerError, ios: .internalError,
+            clientSide: AuthErrorCode(17041, "missingPhoneNumber"), "[EMU] [IOS]",
+            "only for sign-in with a temporaryProof, a flow the gateway never uses"),
+        // The code and the session.
+        Row(
+            "INVALID_CODE", .incorrectCode, ios: AuthErrorCode(17044, "invalidVerificationCode"), "[EMU] [IOS] [JS]",
+            "wrong code; a check answers `pending` and the gateway counts the attempt"),
+        Row(
+            "INVALID_SESSION_INFO", .expired, ios: AuthErrorCode(17046, "invalidVerificationID"), "[EMU] [IOS]",
+            "unknown or already used sessionInfo: the verification cannot be checked any more; start again"),
+        Row(
+            "SESSION_EXPIRED", .expired, ios: AuthErrorCode(17051, "sessionExpired"), "[IOS] [JS]",
+            "the SMS code expired (lifetime not published); start again"),
+        Row(
+            "CODE_EXPIRED", .expired, ios: .internalError, "[JS]",
+            "not confirmed as a server string (JS's client code auth/code-expired); treated as SESSION_EXPIRED"),
+        Row(
+            "INVALID_TEMPORARY_PROOF", .providerError, ios: .internalError, "[EMU] [JS]",
+            "only for sign-in with a temporaryProof, a flow the gateway never uses"),
+        // Throttling and quota.
+        Row(
+            "TOO_MANY_ATTEMPTS_TRY_LATER", .rateLimited, ios: AuthErrorCode(17010, "tooManyRequests"),
+            "[OBS] [IOS] [ADMIN]",
+            "device, IP or number throttled for unusual activity, on send and on sign-in; Firebase says "
+                + "\"try later\" and documents no per-session attempt cap, so it is a throttle on the caller "
+                + "(back off, never routed around), not a final verdict; the gateway's own attempt limit "
+                + "gives max_attempts_reached"),
+        Row(
+            "QUOTA_EXCEEDED", .providerRateLimited, ios: AuthErrorCode(17052, "quotaExceeded"), "[OBS] [IOS]",
+            "project SMS quota or per-number/per-IP quota exhausted; nothing was sent, so failing over is safe"),
+        // App verification (firebase.md §2.1: the client must prove it is a real app).
+        Row(
+            "CAPTCHA_CHECK_FAILED", .appVerificationFailed, ios: AuthErrorCode(17056, "captchaCheckFailed"),
+            "[IOS] [JS]", "reCAPTCHA token invalid, expired, used or for another domain: the client re-solves"),
+        Row(
+            "INVALID_APP_CREDENTIAL", .appVerificationFailed, ios: AuthErrorCode(17048, "invalidAppCredential"),
+            "[OBS] [IOS]", "the app proof (reCAPTCHA, APNs receipt, Play Integrity) is invalid or expired"),
+        Row(
+            "APP_NOT_VERIFIED", .appVerificationFailed, ios: AuthErrorCode(17055, "appNotVerified"), "[IOS]",
+            "app verification failed"),
+        Row(
+            "MISSING_APP_CREDENTIAL", .appVerificationRequired, ios: AuthErrorCode(17047, "missingAppCredential"),
+            "[IOS] [JS]", "no app-verifier assertion"),
+        Row(
+            "MISSING_CLIENT_IDENTIFIER", .appVerificationRequired,
+            ios: AuthErrorCode(17093, "missingClientIdentifier"), "[IOS] [NODE-1894]",
+            "no Play Integrity/SafetyNet/reCAPTCHA proof: what a backend calling alone gets"),
+        Row(
+            "MISSING_IOS_APP_TOKEN", .appVerificationRequired, ios: AuthErrorCode(17053, "missingAppToken"),
+            "[IOS]", "the iOS APNs token is missing"),
+        // reCAPTCHA Enterprise enforcement. firebase.md marks the exact server strings partly uncertain;
+        // those not quoted there are spelled from the iOS code names.
+        Row(
+            "RECAPTCHA_NOT_ENABLED", .providerRejected, ios: AuthErrorCode(17200, "recaptchaNotEnabled"),
+            "[IOS] (string inferred)", "reCAPTCHA Enterprise is not enabled for the project: configuration"),
+        Row(
+            "MISSING_RECAPTCHA_TOKEN", .appVerificationRequired, ios: AuthErrorCode(17201, "missingRecaptchaToken"),
+            "[IOS] [JS]", "the project enforces reCAPTCHA Enterprise: send a recaptcha_enterprise proof"),
+        Row(
+            "INVALID_RECAPTCHA_TOKEN", .appVerificationFailed, ios: AuthErrorCode(17202, "invalidRecaptchaToken"),
+            "[IOS] [JS]", "the reCAPTCHA Enterprise token was not accepted"),
+        Row(
+            "INVALID_RECAPTCHA_ACTION", .appVerificationFailed,
+            ios: AuthErrorCode(17203, "invalidRecaptchaAction"), "[IOS] (string inferred)",
+            "the token was made for another reCAPTCHA action"),
+        Row(
+            "MISSING_CLIENT_TYPE", .appVerificationRequired, ios: AuthErrorCode(17204, "missingClientType"),
+            "[IOS] [JS]",
+            "enterprise enforcement without the enterprise fields: the caller sent another proof kind"),
+        Row(
+            "MISSING_RECAPTCHA_VERSION", .appVerificationRequired,
+            ios: AuthErrorCode(17205, "missingRecaptchaVersion"), "[IOS] (string inferred)",
+            "enterprise enforcement without the enterprise fields: the caller sent another proof kind"),
+        Row(
+            "INVALID_RECAPTCHA_VERSION", .appVerificationRequired,
+            ios: AuthErrorCode(17206, "invalidRecaptchaVersion"), "[IOS] [JS]",
+            "the project wants another reCAPTCHA version than the proof's"),
+        Row(
+            "INVALID_REQ_TYPE", .providerError, ios: AuthErrorCode(17207, "invalidReqType"),
+            "[IOS] (string inferred)", "the gateway sets no request type, so this answer is unexpected"),
+        // Project and account configuration.
+        Row(
+            "OPERATION_NOT_ALLOWED", .providerRejected, ios: AuthErrorCode(17006, "operationNotAllowed"),
+            "[OBS] [IOS]", "phone sign-in disabled, or the SMS region policy blocks the destination: fail over"),
+        Row(
+            "PROJECT_DISABLED", .providerRejected, ios: .internalError, "[EMU]",
+            "auth disabled for the project (production equivalence uncertain): configuration"),
+        Row(
+            "UNSUPPORTED_TENANT_OPERATION", .providerRejected,
+            ios: AuthErrorCode(17073, "unsupportedTenantOperation"), "[EMU] [IOS]", "tenant misuse: configuration"),
+        Row(
+            "TENANT_ID_MISMATCH", .providerRejected, ios: AuthErrorCode(17072, "tenantIDMismatch"), "[IOS]",
+            "tenant misuse: configuration"),
+        // The Firebase account behind the number.
+        Row(
+            "USER_DISABLED", .destinationBlocked, ios: AuthErrorCode(17005, "userDisabled"), "[EMU] [IOS]",
+            "the code was right but the project disabled the user behind this number: terminal, never routed "
+                + "around (`forbidden` is the gateway's own API-key scope error)"),
+        Row(
+            "UNSUPPORTED_FIRST_FACTOR", .unsupportedDestination, ios: AuthErrorCode(17089, "unsupportedFirstFactor"),
+            "[EMU] [IOS]", "the number is an SMS second factor of another user and cannot sign in with it"),
+        Row(
+            "PHONE_NUMBER_EXISTS", .providerError, ios: .internalError, "[EMU] [ADMIN]",
+            "only when linking a phone to a signed-in user, which the gateway never does"),
+        Row(
+            "INVALID_ID_TOKEN", .providerError, ios: AuthErrorCode(17017, "invalidUserToken"), "[IOS]",
+            "only when linking with an idToken, which the gateway never sends"),
+        Row(
+            "TOKEN_EXPIRED", .providerError, ios: AuthErrorCode(17021, "userTokenExpired"), "[IOS]",
+            "only when linking with an idToken, which the gateway never sends"),
+        Row(
+            "USER_NOT_FOUND", .providerError, ios: AuthErrorCode(17011, "userNotFound"), "[IOS]",
+            "only when linking with an idToken, which the gateway never sends"),
+        // Google-level key problems (no server string; error.errors[].reason).
+        Row(
+            "keyInvalid", .providerAuthFailed, ios: AuthErrorCode(17023, "invalidAPIKey"), field: .reason, "[IOS]",
+            "the API key is not valid (any reason starting with keyInvalid): fail over, alert"),
+        Row(
+            "ipRefererBlocked", .providerAuthFailed, ios: AuthErrorCode(17028, "appNotAuthorized"), field: .reason,
+            "[IOS]", "the API key's restrictions refuse the gateway's requests: fail over, alert"),
+    ]
+
+    private static let byServerString: [String: Row] = Dictionary(
+        rows.filter { $0.field == .serverString }.map { ($0.value, $0) }, uniquingKeysWith: { first, _ in first })
+
+    /// The row for a server string, if the table has one.
+    static func row(forServerString value: String) -> Row? { byServerString[value] }
+
+    /// The row for a Google-level `errors[].reason`, matched as a prefix (`keyInvalid` covers
+    /// `keyInvalidForProject`-style variants).
+    static func row(forReason reason: String) -> Row? {
+        rows.first { $0.field == .reason && reason.hasPrefix($0.value) }
+    }
+
+    /// Maps an error answer to a ``GatewayError``.
+    ///
+    /// The server string at the head of `error.message` decides when the table knows it; then a known
+    /// `errors[].reason`; otherwise the HTTP status (401/403 → `provider_auth_failed`, 404 → `not_found`,
+    /// 429 → `provider_rate_limited`, 5xx → `provider_unavailable`, other 4xx → `provider_rejected`,
+    /// anything else → `provider_error`). The server string (or reason) and the status are kept in
+    /// ``GatewayError/vendor``; the message never repeats Google's text.
+    static func map(
+        envelope: FirebaseWire.ErrorEnvelope?, httpStatus: Int, retryAfter: Int?, providerID: String
+    ) -> GatewayError {
+        let serverString = FirebaseWire.serverCode(fromMessage: envelope?.error.message)
+        let reasons = (envelope?.error.errors ?? []).compactMap(\.reason)
+        let row: Row?
+        if let serverString, let known = byServerString[serverString] {
+            row = known
+        } else {
+            row = reasons.lazy.compactMap { Self.row(forReason: $0) }.first
+        }
+        let vendorCode: String?
+        let mapped: GatewayError.Code
+        var message: String
+        if let row {
+            mapped = row.mapsTo
+            vendorCode = row.field == .serverString ? row.value : reasons.first { $0.hasPrefix(row.value) }
+            message = "\(summary(of: mapped)) (Firebase \(vendorCode ?? row.value))"
+        } else {
+            mapped = fallback(httpStatus: httpStatus)
+            vendorCode = serverString ?? reasons.first.flatMap { isBounded($0) ? $0 : nil }
+            message = summary(of: mapped)
+            message += vendorCode.map { " (Firebase \($0), HTTP \(httpStatus))" } ?? " (HTTP \(httpStatus))"
+        }
+        return GatewayError(
+            mapped, message + ".",
+            vendor: GatewayError.VendorDetail(providerID: providerID, code: vendorCode, httpStatus: httpStatus),
+            attemptsRemaining: mapped == .maxAttemptsReached ? 0 : nil,
+            retryAfter: retryAfter)
+    }
+
+    /// The code for an HTTP status when no structured field is known.
+    static func fallback(httpStatus: Int) -> GatewayError.Code {
+        switch httpStatus {
+        case 401, 403: return .providerAuthFailed
+        case 404: return .notFound
+        case 429: return .providerRateLimited
+        case 500...599: return .providerUnavailable
+        case 400...499: return .providerRejected
+        default: return .providerError
+        }
+    }
+
+    /// Whether a Google `reason` is short, plain ASCII: safe to keep as the vendor code.
+    private static func isBounded(_ value: String) -> Bool {
+        (1...64).contains(value.count)
+            && value.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+            }
+    }
+
+    /// A message for the caller that names the situation, never Google's own text.
+    static func summary(of code: GatewayError.Code) -> String {
+        switch code {
+        case .invalidRequest: return "Firebase rejected the request as invalid"
+        case .invalidPhoneNumber: return "Firebase rejected the phone number"
+        case .unsupportedDestination: return "Firebase cannot sign in with this number"
+        case .appVerificationRequired: return "Firebase needs an app verification proof it accepts"
+        case .appVerificationFailed: return "Firebase did not accept the app verification proof"
+        case .destinationBlocked: return "Firebase refuses to sign in the user behind this number"
+        case .rateLimited: return "Firebase is throttling requests for this user or number; try again later"
+        case .incorrectCode: return "The code is not correct"
+        case .expired: return "The verification has expired or was already used; start a new one"
+        case .notFound: return "Firebase does not know this resource"
+        case .providerUnavailable: return "Firebase is unavailable"
+        case .providerTimeout: return "Firebase did not answer in time"
+        case .providerRateLimited: return "Firebase's SMS quota is exhausted"
+        case .providerAuthFailed: return "Firebase did not accept the gateway's API key"
+        case .providerRejected: return "Firebase refused the request because of the project's configuration"
+        case .providerError: return "Firebase answered in an unexpected way"
+        default: return "Firebase returned an error"
+        }
+    }
+}

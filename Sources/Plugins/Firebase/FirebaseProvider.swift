@@ -1,0 +1,256 @@
+import Crypto
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Logging
+
+/// Firebase phone sign-in (Identity Toolkit v1) behind the gateway's provider contract.
+///
+/// A start calls `accounts:sendVerificationCode` with the client's app-verification proof and keeps the
+/// returned `sessionInfo` in the verification's state (never as its reference: it is the bearer of the
+/// session). A check calls `accounts:signInWithPhoneNumber`; approval carries Firebase's tokens.
+/// Configured test numbers never reach Firebase. Firebase has no cancel or status call.
+struct FirebaseProvider: VerificationProvider {
+    /// Keys of the provider's state map (stored by the gateway, never shown to API clients).
+    enum StateKey {
+        /// The `sessionInfo` of the session; removed once the session is used.
+        static let sessionInfo = "session_info"
+        /// When the code was sent, Unix seconds: a resend within ``FirebaseConfiguration/resendAfter`` keeps it.
+        static let sentAt = "sent_at"
+        /// `true` for a configured test number: nothing was sent and the check compares the fixed code.
+        static let testNumber = "test_number"
+    }
+
+    static let capabilities = ProviderCapabilities(
+        channels: [.sms],
+        appVerificationKinds: [.recaptcha, .recaptchaEnterprise, .iosReceipt, .playIntegrity, .safetyNet],
+        requiresAppVerification: true,
+        issuesTokens: true,
+        resendKeepsCode: false,
+        supportsResend: true,
+        supportsCancel: false,
+        supportsStatus: false)
+
+    let id: String
+    let configuration: FirebaseConfiguration
+    let transport: any HTTPTransport
+    let clock: any WallClock
+    let logger: Logger
+    let requestTimeout: Duration
+
+    var capabilities: ProviderCapabilities { Self.capabilities }
+
+    init(context: ProviderContext) throws(ConfigurationError) {
+        self.id = context.providerID
+        self.configuration = try FirebaseConfiguration(settings: context.settings, providerID: context.providerID)
+        self.transport = context.transport
+        self.clock = context.clock
+        self.logger = context.logger
+        self.requestTimeout = context.requestTimeout
+    }
+
+    /// A test number needs no proof: Firebase's own checks do not apply to them ([TESTNUM]) and the
+    /// provider answers them without calling Firebase.
+    func requiresAppVerification(for request: StartVerification) -> Bool {
+        if isTestNumber(request) { return false }
+        return capabilities.requiresAppVerification
+    }
+
+    // MARK: start
+
+    /// A new start always calls Firebase, even for a number whose earlier code is still on its way: it
+    /// carries a fresh proof and starts a new verification, and the REST method has no deduplication field
+    /// (firebase.md §5). Repeated starts are throttled by the gateway's own per-destination limits.
+    func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
+        guard request.channel == .sms else {
+            throw GatewayError(.unsupportedChannel, "Firebase phone sign-in sends codes by SMS only.")
+        }
+        guard let number = request.destination.phoneNumber else {
+            throw GatewayError(.invalidRequest, "Firebase phone sign-in needs a phone number.")
+        }
+        let language = FirebaseWire.language(from: request.locales)
+        let sentAt = String(clock.now.timeIntervalSince1970)
+        if configuration.testNumbers.contains(number) {
+            logger.info(
+                "firebase test number: nothing sent",
+                metadata: ["provider.id": "\(id)", "to": "\(number.masked)"])
+            return ProviderStartResult(
+                reference: nil, state: [StateKey.testNumber: "true", StateKey.sentAt: sentAt],
+                contentLanguage: language, channel: .sms, sentNothing: true)
+        }
+        guard let proof = request.appVerification else {
+            // The engine refuses this before calling (`requiresAppVerification(for:)`); kept for direct callers.
+            throw GatewayError(
+                .appVerificationRequired,
+                "Firebase needs an app verification proof: send `app_verification` with type one of: "
+                    + Self.acceptedKinds + ".")
+        }
+        let sessionInfo = try await sendVerificationCode(to: number, proof: proof, language: language)
+        logger.info(
+            "firebase code sent", metadata: ["provider.id": "\(id)", "to": "\(number.masked)"])
+        return ProviderStartResult(
+            reference: Self.reference(for: sessionInfo),
+            state: [StateKey.sessionInfo: sessionInfo, StateKey.sentAt: sentAt],
+            contentLanguage: language, channel: .sms)
+    }
+
+    /// Calls `accounts:sendVerificationCode` and returns the `sessionInfo`.
+    func sendVerificationCode(
+        to number: PhoneNumber, proof: AppVerificationProof, language: String?
+    ) async throws(GatewayError) -> String {
+        var body = FirebaseWire.SendVerificationCodeRequest(phoneNumber: number.e164)
+        try Self.add(proof, to: &body)
+        var headers = HTTPFields()
+        if let language, let name = FirebaseWire.localeHeader { headers[name] = language }
+        if proof.kind == .iosReceipt, let bundle = configuration.iosBundleID, let name = FirebaseWire.iosBundleHeader {
+            headers[name] = bundle
+        }
+        let response = try await call(
+            FirebaseWire.sendVerificationCodePath, body: body, headers: headers, operation: .send)
+        guard
+            let answer = try? JSONDecoder().decode(
+                FirebaseWire.SendVerificationCodeResponse.self, from: response.body),
+            let sessionInfo = answer.sessionInfo, !sessionInfo.isEmpty
+        else {
+            // A 2xx means Firebase accepted the send: never fail over after it.
+            throw malformed(operation: .send, httpStatus: response.status.code)
+        }
+        return sessionInfo
+    }
+
+    /// Puts the proof in the field Identity Toolkit takes for its kind (firebase.md §2.1).
+    static func add(
+        _ proof: AppVerificationProof, to body: inout FirebaseWire.SendVerificationCodeRequest
+    ) throws(GatewayError) {
+        guard !proof.token.isEmpty else {
+            throw GatewayError(.appVerificationRequired, "The app verification token is empty.")
+        }
+        switch proof.kind {
+        case .recaptcha:
+            body.recaptchaToken = proof.token
+        case .recaptchaEnterprise:
+            body.captchaResponse = proof.token
+            body.clientType = FirebaseWire.clientTypeWeb
+            body.recaptchaVersion = FirebaseWire.recaptchaEnterprise
+        case .iosReceipt:
+            guard let secret = proof.secret, !secret.isEmpty else {
+                throw GatewayError(
+                    .appVerificationRequired, "An ios_receipt proof needs the secret delivered by the silent push.")
+            }
+            body.iosReceipt = proof.token
+            body.iosSecret = secret
+        case .playIntegrity:
+            body.playIntegrityToken = proof.token
+        case .safetyNet:
+            body.safetyNetToken = proof.token
+        case .captcha:
+            throw GatewayError(
+                .appVerificationRequired,
+                "Firebase does not accept app verification of type captcha; use one of: \(acceptedKinds).")
+        }
+    }
+
+    static var acceptedKinds: String {
+        capabilities.appVerificationKinds.map(\.rawValue).sorted().joined(separator: ", ")
+    }
+
+    /// A non-secret handle on a session for logs and the timeline: a truncated SHA-256 of `sessionInfo`.
+    static func reference(for sessionInfo: String) -> String {
+        let digest = SHA256.hash(data: Data(sessionInfo.utf8))
+        return "sha256:" + digest.prefix(12).map { String(format: "%02x", $0) }.joined()
+    }
+
+    // MARK: check
+
+    func check(_ verification: ProviderVerification, code: String?) async throws(GatewayError) -> ProviderCheckResult {
+        guard let code, !code.isEmpty else { throw GatewayError(.invalidRequest, "`code` is required.") }
+        if verification.state[StateKey.testNumber] == "true" {
+            return try checkTestNumber(verification, code: code)
+        }
+        guard let sessionInfo = verification.state[StateKey.sessionInfo], !sessionInfo.isEmpty else {
+            throw GatewayError.internal("The Firebase session of this verification is missing from its state.")
+        }
+        let body = FirebaseWire.SignInWithPhoneNumberRequest(sessionInfo: sessionInfo, code: code)
+        let response: TransportResponse
+        do {
+            response = try await call(
+                FirebaseWire.signInWithPhoneNumberPath, body: body, headers: HTTPFields(), operation: .signIn)
+        } catch let error where error.code == .incorrectCode {
+            // A wrong code is not final: the gateway counts the attempt.
+            return ProviderCheckResult(status: .pending)
+        }
+        guard
+            let answer = try? JSONDecoder().decode(
+                FirebaseWire.SignInWithPhoneNumberResponse.self, from: response.body)
+        else { throw malformed(operation: .signIn, httpStatus: response.status.code) }
+        // The session is spent at Firebase: stop keeping its bearer string.
+        var state = verification.state
+        state.removeValue(forKey: StateKey.sessionInfo)
+        if let idToken = answer.idToken, !idToken.isEmpty {
+            var tokens = ["idToken": idToken]
+            tokens["refreshToken"] = answer.refreshToken
+            tokens["localId"] = answer.localId
+            // proto3 JSON omits a false bool.
+            tokens["isNewUser"] = answer.isNewUser == true ? "true" : "false"
+            tokens["expiresIn"] = answer.expiresIn?.value
+            return ProviderCheckResult(status: .approved, tokens: tokens, state: state)
+        }
+        if let proof = answer.temporaryProof, !proof.isEmpty {
+            // The phone is verified but belongs to another account (firebase.md §2.2).
+            var tokens = ["temporaryProof": proof]
+            tokens["temporaryProofExpiresIn"] = answer.temporaryProofExpiresIn?.value
+            tokens["phoneNumber"] = answer.phoneNumber
+            return ProviderCheckResult(status: .approved, tokens: tokens, state: state)
+        }
+        throw malformed(operation: .signIn, httpStatus: response.status.code)
+    }
+
+    /// A test number's check: the configured code, compared in constant time, without calling Firebase.
+    /// Approval carries no Firebase tokens, since Firebase never saw the sign-in.
+    private func checkTestNumber(_ verification: ProviderVerification, code: String) throws(GatewayError)
+        -> ProviderCheckResult
+    {
+        guard let number = verification.destination.phoneNumber,
+            let expected = configuration.testNumbers.code(for: number)
+        else {
+            throw GatewayError(.expired, "This test number is no longer configured; start a new verification.")
+        }
+        return ProviderCheckResult(status: ConstantTime.equals(code, expected) ? .approved : .pending)
+    }
+
+    // MARK: resend
+
+    /// Firebase's client SDKs are reentrant: asked again while a code is on its way, they send no second
+    /// SMS (firebase.md §5). Within ``FirebaseConfiguration/resendAfter`` of the send this answers with the
+    /// same state and sends nothing. After it, Firebase would need a fresh app-verification proof, which is
+    /// single-use, never stored and not part of a resend request, so the caller is told to start a new
+    /// verification with a new proof; the code already sent stays valid meanwhile.
+    func resend(_ verification: ProviderVerification, channel: Channel?) async throws(GatewayError)
+        -> ProviderStartResult
+    {
+        if let channel, channel != .sms {
+            throw GatewayError(.unsupportedChannel, "Firebase phone sign-in sends codes by SMS only.")
+        }
+        let kept = ProviderStartResult(
+            reference: verification.reference, state: verification.state, channel: .sms, sentNothing: true)
+        if verification.state[StateKey.testNumber] == "true" { return kept }
+        let sentAt = verification.state[StateKey.sentAt].flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
+        if let sentAt, clock.now.timeIntervalSince(sentAt) < configuration.resendAfter {
+            logger.info(
+                "firebase resend within the wait: nothing sent",
+                metadata: ["provider.id": "\(id)", "to": "\(verification.destination.masked)"])
+            return kept
+        }
+        throw GatewayError(
+            .appVerificationRequired,
+            "Firebase sends another code only with a new app verification proof, which a resend cannot carry: "
+                + "start a new verification with a fresh proof. The code already sent stays valid until it expires.")
+    }
+
+    // MARK: helpers
+
+    private func isTestNumber(_ request: StartVerification) -> Bool {
+        guard request.channel == .sms, let number = request.destination.phoneNumber else { return false }
+        return configuration.testNumbers.contains(number)
+    }
+}

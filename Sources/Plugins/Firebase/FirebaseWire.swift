@@ -1,0 +1,160 @@
+import Foundation
+import HTTPTypes
+
+/// Identity Toolkit v1 on the wire: paths, headers and the camelCase JSON bodies, shared by the
+/// provider (which encodes requests and decodes answers) and the emulator (the other way round).
+///
+/// Field names follow the v1 discovery document as firebase.md §2 ([SPEC]) gives them.
+enum FirebaseWire {
+    // MARK: paths
+
+    /// The production host, which the Auth Emulator also uses as its first path segment (firebase.md §4).
+    static let identityToolkitHost = "identitytoolkit.googleapis.com"
+    static let sendVerificationCodePath = "/v1/accounts:sendVerificationCode"
+    static let signInWithPhoneNumberPath = "/v1/accounts:signInWithPhoneNumber"
+    /// Where Google publishes the keys of Firebase ID tokens in JWK form (firebase.md §5).
+    static let jwksPath = "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"
+
+    // MARK: headers
+
+    /// Localizes the SMS (firebase.md §1, §5).
+    static let localeHeader = HTTPField.Name("X-Firebase-Locale")
+    /// Required with `iosReceipt` (firebase.md §1).
+    static let iosBundleHeader = HTTPField.Name("X-Ios-Bundle-Identifier")
+    /// The header form of the API key (firebase.md §1, [SPEC] `apiKeyHeader`).
+    static let apiKeyHeader = HTTPField.Name("x-goog-api-key")
+
+    /// The language subtag of the first usable preference (`es` for `es-ES`, `pt` for `pt_BR`), lower-cased,
+    /// as `X-Firebase-Locale` takes a language code. `nil` when no preference has a 2-3 letter language.
+    static func language(from preferences: [String]) -> String? {
+        for preference in preferences {
+            let tag = preference.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "-")
+            guard let subtag = tag.split(separator: "-").first else { continue }
+            let language = subtag.lowercased()
+            if (2...3).contains(language.count), language.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) }) {
+                return language
+            }
+        }
+        return nil
+    }
+
+    // MARK: values
+
+    static let clientTypeWeb = "CLIENT_TYPE_WEB"
+    static let recaptchaEnterprise = "RECAPTCHA_ENTERPRISE"
+
+    // MARK: bodies
+
+    /// `accounts:sendVerificationCode` request (firebase.md §2.1). Absent fields are omitted.
+    struct SendVerificationCodeRequest: Codable, Sendable, Equatable {
+        var phoneNumber: String?
+        var recaptchaToken: String?
+        var captchaResponse: String?
+        var clientType: String?
+        var recaptchaVersion: String?
+        var iosReceipt: String?
+        var iosSecret: String?
+        var playIntegrityToken: String?
+        var safetyNetToken: String?
+        var tenantId: String?
+    }
+
+    /// `accounts:sendVerificationCode` answer: the opaque session the SDKs call the verification ID.
+    struct SendVerificationCodeResponse: Codable, Sendable, Equatable {
+        var sessionInfo: String?
+    }
+
+    /// `accounts:signInWithPhoneNumber` request (firebase.md §2.2). The gateway sends only `sessionInfo`
+    /// and `code`; the other fields are decoded by the emulator so it can answer them as Firebase does.
+    struct SignInWithPhoneNumberRequest: Codable, Sendable, Equatable {
+        var sessionInfo: String?
+        var code: String?
+        var temporaryProof: String?
+        var phoneNumber: String?
+        var idToken: String?
+    }
+
+    /// `accounts:signInWithPhoneNumber` answer: tokens, or a temporary proof when the phone is verified but
+    /// already linked to another account (firebase.md §2.2).
+    struct SignInWithPhoneNumberResponse: Codable, Sendable, Equatable {
+        var idToken: String?
+        var refreshToken: String?
+        /// Seconds, as a string in Google's JSON (int64); a number is accepted too.
+        var expiresIn: LenientString?
+        var localId: String?
+        var isNewUser: Bool?
+        var phoneNumber: String?
+        var temporaryProof: String?
+        var temporaryProofExpiresIn: LenientString?
+    }
+
+    /// `GET /emulator/v1/projects/{projectId}/verificationCodes` (firebase.md §4).
+    struct VerificationCodesResponse: Codable, Sendable, Equatable {
+        var verificationCodes: [VerificationCode]
+
+        struct VerificationCode: Codable, Sendable, Equatable {
+            var code: String
+            var phoneNumber: String
+            var sessionInfo: String
+        }
+    }
+
+    /// Google's error envelope (firebase.md §3.1).
+    struct ErrorEnvelope: Codable, Sendable, Equatable {
+        var error: Body
+
+        struct Body: Codable, Sendable, Equatable {
+            var code: Int?
+            /// `SERVER_CODE`, optionally followed by `" : detail"`; for Google-level errors, plain text.
+            var message: String?
+            var errors: [Item]?
+            /// The canonical status (`INVALID_ARGUMENT`, `PERMISSION_DENIED`), present on some errors.
+            var status: String?
+        }
+
+        struct Item: Codable, Sendable, Equatable {
+            var message: String?
+            var domain: String?
+            var reason: String?
+        }
+    }
+
+    /// The structured server code of an error `message`: the part before the first `:` (iOS and
+    /// admin-python split there, JS at `" : "`, which is the same for every observed message), when it
+    /// has the shape of a server code (`A`-`Z`, digits, `_`). Google-level messages ("API key not
+    /// valid…") have no server code and give `nil`; the detail text is never used.
+    static func serverCode(fromMessage message: String?) -> String? {
+        guard let message else { return nil }
+        let head = message.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let code = head.trimmingCharacters(in: .whitespaces)
+        guard (1...80).contains(code.count),
+            code.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }),
+            code.unicodeScalars.first.map({ ("A"..."Z").contains($0) }) == true
+        else { return nil }
+        return code
+    }
+
+    /// A JSON value Google writes as a string (int64 fields such as `expiresIn`) that a client should also
+    /// accept as a number.
+    struct LenientString: Codable, Sendable, Equatable {
+        var value: String
+
+        init(_ value: String) { self.value = value }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let text = try? container.decode(String.self) {
+                value = text
+            } else if let number = try? container.decode(Int64.self) {
+                value = String(number)
+            } else {
+                value = String(try container.decode(Double.self))
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        }
+    }
+}

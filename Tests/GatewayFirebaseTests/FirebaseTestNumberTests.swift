@@ -1,0 +1,134 @@
+import Foundation
+import GatewayCore
+import Testing
+
+@testable import GatewayFirebase
+
+@Suite("Firebase test numbers")
+struct FirebaseTestNumberTests {
+    @Test("a test number needs no proof; any other number does")
+    func noProofNeeded() throws {
+        let h = try FirebaseHarness()
+        #expect(
+            h.provider.requiresAppVerification(for: try FirebaseHarness.sms(FirebaseHarness.testNumber, proof: nil))
+                == false)
+        #expect(h.provider.requiresAppVerification(for: try FirebaseHarness.sms(proof: nil)))
+        #expect(h.provider.capabilities.requiresAppVerification)
+    }
+
+    @Test("a test number starts, approves with its fixed code and refuses others, without ever calling Firebase")
+    func neverCallsFirebase() async throws {
+        let h = try FirebaseHarness()
+        let started = try await h.start(FirebaseHarness.testNumber, proof: nil, locales: ["fr-FR"])
+        #expect(started.sentNothing)
+        #expect(started.state["test_number"] == "true")
+        #expect(started.state["session_info"] == nil)
+        #expect(started.reference == nil)
+        #expect(started.contentLanguage == "fr")
+        let verification = try FirebaseHarness.verification(started, to: FirebaseHarness.testNumber)
+
+        #expect(try await h.provider.check(verification, code: "654321").status == .pending)
+        let resent = try await h.provider.resend(verification, channel: nil)
+        #expect(resent.sentNothing)
+        #expect(resent.state == started.state)
+        let approved = try await h.provider.check(verification, code: FirebaseHarness.testCode)
+        #expect(approved.status == .approved)
+        #expect(approved.tokens.isEmpty, "Firebase never saw the sign-in, so there are no Firebase tokens")
+
+        #expect(h.transport.requests.isEmpty)
+        #expect(h.outbox.all.isEmpty)
+    }
+
+    @Test("a test number with a proof still never reaches Firebase")
+    func proofIgnored() async throws {
+        let h = try FirebaseHarness()
+        _ = try await h.start(FirebaseHarness.testNumber, proof: .recaptcha)
+        #expect(h.transport.requests.isEmpty)
+    }
+
+    @Test("test numbers come from the provider's own setting, in any spelling of the number")
+    func configuredNumbers() async throws {
+        let h = try FirebaseHarness(settings: ["test_numbers": " +1 (650) 555-0199 = 999111 , +447700900123=222333"])
+        let uk = try await h.start("+447700900123", proof: nil)
+        #expect(uk.sentNothing)
+        let check = try await h.provider.check(FirebaseHarness.verification(uk, to: "+447700900123"), code: "222333")
+        #expect(check.status == .approved)
+        let us = try await h.start("+16505550199", proof: nil)
+        #expect(us.sentNothing)
+        // The sandbox number is no longer configured: it needs a proof like any other.
+        #expect(
+            h.provider.requiresAppVerification(for: try FirebaseHarness.sms(FirebaseHarness.testNumber, proof: nil)))
+        #expect(h.transport.requests.isEmpty)
+    }
+
+    @Test("a verification of a number removed from the test list expires instead of calling Firebase")
+    func removedTestNumber() async throws {
+        let before = try FirebaseHarness()
+        let started = try await before.start(FirebaseHarness.testNumber, proof: nil)
+        let after = try FirebaseHarness(settings: ["test_numbers": "+16505550111=111111"])
+        let error = await gatewayError {
+            try await after.provider.check(
+                FirebaseHarness.verification(started, to: FirebaseHarness.testNumber), code: "123456")
+        }
+        #expect(error?.code == .expired)
+        #expect(after.transport.requests.isEmpty)
+    }
+
+    @Test("through the engine, a test number starts without a proof while another number is refused")
+    func engineSkipsProofForTestNumbers() async throws {
+        let clock = ManualClock()
+        let emulator = FirebaseEmulator(context: EmulatorContext(clock: clock))
+        let transport = RecordingTransport(InProcessTransport(emulator: emulator, pathPrefix: FirebaseHarness.mount))
+        let settings = FirebasePlugin.plugin.sandboxSettings(
+            try #require(URL(string: "http://gateway.test/sandbox/firebase")))
+        let registry = try ProviderRegistry(
+            plugins: [FirebasePlugin.plugin],
+            configurations: [ProviderConfiguration(id: "firebase", plugin: "firebase", settings: settings)],
+            context: { configuration in
+                ProviderContext(
+                    providerID: configuration.id, settings: configuration.settings, transport: transport, clock: clock)
+            })
+        let service = VerificationService(
+            registry: registry, routing: RoutingTable(defaultOrder: ["firebase"]), store: InMemoryVerificationStore(),
+            clock: clock)
+
+        let record = try await service.start(try FirebaseHarness.sms(FirebaseHarness.testNumber, proof: nil))
+        let outcome = try await service.check(
+            CheckVerification(verificationID: record.id, code: FirebaseHarness.testCode))
+        #expect(outcome.record.status == .approved)
+
+        let error = await gatewayError { try await service.start(try FirebaseHarness.sms(proof: nil)) }
+        #expect(error?.code == .appVerificationRequired)
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test("through the engine, a full sign-in reaches the emulator and returns Firebase's tokens")
+    func engineHappyPath() async throws {
+        let clock = ManualClock()
+        let outbox = SandboxOutbox()
+        let emulator = FirebaseEmulator(context: EmulatorContext(clock: clock, outbox: outbox))
+        let transport = InProcessTransport(emulator: emulator, pathPrefix: FirebaseHarness.mount)
+        let settings = FirebasePlugin.plugin.sandboxSettings(
+            try #require(URL(string: "http://gateway.test/sandbox/firebase")))
+        let registry = try ProviderRegistry(
+            plugins: [FirebasePlugin.plugin],
+            configurations: [ProviderConfiguration(id: "firebase", plugin: "firebase", settings: settings)],
+            context: { configuration in
+                ProviderContext(
+                    providerID: configuration.id, settings: configuration.settings, transport: transport, clock: clock)
+            })
+        let store = InMemoryVerificationStore()
+        let service = VerificationService(
+            registry: registry, routing: RoutingTable(defaultOrder: ["firebase"]), store: store, clock: clock)
+
+        let record = try await service.start(try FirebaseHarness.sms(locales: ["de-DE"]))
+        #expect(record.contentLanguage == "de")
+        #expect(record.providerState["session_info"] != nil)
+        let code = try #require(outbox.last(to: FirebaseHarness.number)).code
+        let outcome = try await service.check(CheckVerification(verificationID: record.id, code: code))
+        #expect(outcome.record.status == .approved)
+        #expect(outcome.providerTokens["idToken"] != nil)
+        let stored = try #require(try await store.record(id: record.id))
+        #expect(stored.providerState["session_info"] == nil, "the spent session is not kept")
+    }
+}
