@@ -14,9 +14,9 @@ from twilio.base.exceptions import TwilioRestException
 from twilio.rest import Client
 
 # The sandbox's fixed credentials (Sources/Plugins/Twilio, TwilioSandbox; also printed at startup).
-ACCOUNT_SID = "@ACCOUNT_SID@"
-AUTH_TOKEN = "@AUTH_TOKEN@"
-SERVICE_SID = "@SERVICE_SID@"
+ACCOUNT_SID = "AC5a4db0c5a4db0c5a4db0c5a4db0c0001"
+AUTH_TOKEN = "5a4db0c0sandbox0auth0token000001"
+SERVICE_SID = "VA5a4db0c5a4db0c5a4db0c5a4db0c0001"
 
 
 def latest_code(base, to):

@@ -49,10 +49,15 @@ public enum Destination: Sendable, Hashable, Codable {
     }
 
     /// Builds the destination a channel needs from the client's `to` field.
-    public static func parse(_ raw: String, for channel: Channel) throws(GatewayError) -> Destination {
+    ///
+    /// - Parameter region: where the user is, for phone numbers written in national form (`07700 900123`
+    ///   with `GB`); nil when `raw` must be international.
+    public static func parse(_ raw: String, for channel: Channel, region: String? = nil) throws(GatewayError)
+        -> Destination
+    {
         switch channel {
         case .sms, .voice, .whatsapp, .flashcall:
-            return .phone(try PhoneNumber(parsing: raw))
+            return .phone(try PhoneNumber(parsing: raw, defaultRegion: region))
         case .email:
             let parts = raw.split(separator: "@", omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),

@@ -66,9 +66,10 @@ public struct VerificationService: Sendable {
         if let forced = request.forcedProvider, registry.provider(forced) == nil {
             throw GatewayError(.invalidRequest, "`provider` names no configured provider.")
         }
-        let (candidates, skipped) = routing.candidates(for: request, registry: registry)
+        try Self.checkDestination(request)
+        let (candidates, routingSkips) = routing.candidates(for: request, registry: registry)
         guard !candidates.isEmpty else {
-            let onlyUnknown = !skipped.isEmpty && skipped.allSatisfy { $0.reason == "unknown_provider" }
+            let onlyUnknown = !routingSkips.isEmpty && routingSkips.allSatisfy { $0.reason == "unknown_provider" }
             if !onlyUnknown {
                 throw GatewayError(
                     .unsupportedChannel, "No configured provider can send over \(request.channel.rawValue).")
@@ -79,9 +80,19 @@ public struct VerificationService: Sendable {
         let deadline = ContinuousClock.now.advanced(by: policy.startDeadline)
         var calls: [VerificationEvent] = []
         var lastError: GatewayError?
-        for (index, provider) in candidates.enumerated() {
-            if index > 0, ContinuousClock.now >= deadline { break }
-            try Self.checkAppVerification(request, for: provider)
+        var proofError: GatewayError?
+        var skipped = routingSkips
+        for provider in candidates {
+            if !calls.isEmpty, ContinuousClock.now >= deadline { break }
+            do {
+                try Self.checkAppVerification(request, for: provider)
+            } catch {
+                // A candidate that needs an app-verification proof the request lacks is skipped, not
+                // failed: a later candidate may send without one. Only if none can is this the answer.
+                skipped.append(RoutingTable.Skip(providerID: provider.id, reason: "app_verification_missing"))
+                if proofError == nil { proofError = error }
+                continue
+            }
             let began = ContinuousClock.now
             do {
                 let result = try await provider.start(request)
@@ -104,7 +115,18 @@ public struct VerificationService: Sendable {
                 if !failOver { throw error }
             }
         }
-        throw lastError ?? GatewayError(.noProviderAvailable, "No provider is available for this request.")
+        throw lastError ?? proofError
+            ?? GatewayError(.noProviderAvailable, "No provider is available for this request.")
+    }
+
+    /// Refuses, before any vendor is paid, an SMS to a number that cannot take one (a fixed line).
+    static func checkDestination(_ request: StartVerification) throws(GatewayError) {
+        guard request.channel == .sms, let number = request.destination.phoneNumber, number.type.refusesSMS else {
+            return
+        }
+        throw GatewayError(
+            .unsupportedDestination,
+            "`to` is a \(number.type.rawValue) number, which cannot receive an SMS; use the voice channel.")
     }
 
     static func checkAppVerification(

@@ -135,6 +135,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         OperationsController(service: service, signer: signer).addRoutes(to: router)
         let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .verify))
         VerificationsController(service: service, signer: signer).addRoutes(to: v1)
+        PhoneNumbersController().addRoutes(to: v1)
 
         var services: [any Service] = []
         if let httpClient { services.append(HTTPClientService(client: httpClient)) }
@@ -174,6 +175,7 @@ struct SandboxInProcessTransport: HTTPTransport {
         let pluginID = String(rest.prefix { $0 != "/" })
         guard let mount = sandbox.mount(pluginID) else { throw .connectFailed("no emulator for \(pluginID)") }
         let inner = InProcessTransport(emulator: mount.emulator, pathPrefix: Sandbox.prefix(pluginID))
+        defer { if request.method != .get { sandbox.save(mount) } }
         return try await inner.send(request, timeout: timeout)
     }
 }

@@ -65,8 +65,8 @@ struct Serve: AsyncParsableCommand {
         if let key = runtime.sandboxAPIKey {
             lines.append("sandbox API key: \(key)")
         }
-        print(lines.joined(separator: "\n"))
-
+        // Unbuffered: when stdout is a file or a pipe, the key must be there before the first request.
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 }
 
@@ -87,7 +87,7 @@ struct CheckConfig: AsyncParsableCommand {
             let registry = try ProviderRegistry(
                 plugins: InstalledPlugins.all, configurations: configuration.providers.isEmpty && configuration.sandbox
                     ? InstalledPlugins.all.map {
-                        ProviderConfiguration(id: $0.id, plugin: $0.id, settings: $0.sandboxSettings(URL(fileURLWithPath: "/")))
+                        ProviderConfiguration(id: $0.id, plugin: $0.id, settings: $0.sandboxSettings(Self.sandboxPlaceholderURL($0.id)))
                     } : configuration.providers
             ) { config in
                 ProviderContext(providerID: config.id, settings: config.settings, transport: UnusedTransport())
@@ -100,6 +100,13 @@ struct CheckConfig: AsyncParsableCommand {
             print("\(file): \(error)")
             throw ExitCode(78)
         }
+    }
+}
+
+extension CheckConfig {
+    /// Where the sandbox emulator would be mounted on a default `swift run gateway`; check-config calls nothing.
+    static func sandboxPlaceholderURL(_ pluginID: String) -> URL {
+        URL(string: "http://127.0.0.1:8080" + Sandbox.prefix(pluginID)) ?? URL(fileURLWithPath: "/")
     }
 }
 

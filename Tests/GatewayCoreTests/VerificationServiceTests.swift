@@ -275,6 +275,50 @@ struct VerificationServiceTests {
             #expect(firebase.calls(.start).first?.startRequest?.appVerification?.token == "token")
         }
 
+        @Test("without a proof, a provider that needs one is skipped and the next candidate sends")
+        func appVerificationSkipped() async throws {
+            let firebase = ScriptedProvider(
+                id: "firebase",
+                capabilities: ProviderCapabilities(
+                    channels: [.sms], appVerificationKinds: [.recaptcha], requiresAppVerification: true))
+            let alpha = ScriptedProvider(id: "alpha", channels: [.sms])
+            let h = try ServiceHarness([firebase, alpha], routes: [.sms: ["firebase", "alpha"]])
+            let record = try await h.service.start(try .sms())
+            #expect(record.providerID == "alpha")
+            #expect(firebase.callCount(.start) == 0)
+            let started = try #require(try await h.events(record.id, .started).first)
+            #expect(started.detail["skipped"] == "firebase:app_verification_missing")
+        }
+
+        @Test("when the only other candidate failed, its failure is the answer, not the missing proof")
+        func appVerificationSkippedAfterFailure() async throws {
+            let alpha = ScriptedProvider(id: "alpha", channels: [.sms])
+            alpha.scriptStart(.fail(GatewayError(.providerUnavailable, "down")))
+            let firebase = ScriptedProvider(
+                id: "firebase",
+                capabilities: ProviderCapabilities(
+                    channels: [.sms], appVerificationKinds: [.recaptcha], requiresAppVerification: true))
+            let h = try ServiceHarness([alpha, firebase], routes: [.sms: ["alpha", "firebase"]])
+            await expectAsyncGatewayError(.providerUnavailable) { try await h.service.start(try .sms()) }
+            #expect(firebase.callCount(.start) == 0)
+        }
+
+        @Test("an SMS to a fixed line is unsupported_destination and calls no provider; voice goes out")
+        func smsToFixedLine() async throws {
+            let alpha = ScriptedProvider(id: "alpha", channels: [.sms, .voice])
+            let h = try ServiceHarness([alpha])
+            await expectAsyncGatewayError(.unsupportedDestination) { try await h.service.start(try .sms("+442079460958")) }
+            #expect(alpha.calls.isEmpty)
+            var voice = try StartVerification.sms("+442079460958")
+            voice.channel = .voice
+            let record = try await h.service.start(voice)
+            #expect(record.channel == .voice)
+            // A mobile and a NANP number (fixed line or mobile) may get an SMS.
+            _ = try await h.service.start(try .sms("+447400123456"))
+            _ = try await h.service.start(try .sms("+16505553434"))
+            #expect(alpha.callCount(.start) == 3)
+        }
+
         @Test("a channel no provider can send is unsupported_channel and calls no provider")
         func unsupportedChannel() async throws {
             let alpha = ScriptedProvider(id: "alpha", channels: [.sms])

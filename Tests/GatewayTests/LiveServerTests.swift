@@ -2,7 +2,9 @@ import Foundation
 import GatewayCore
 import HTTPTypes
 import Hummingbird
+import AsyncHTTPClient
 import HummingbirdTesting
+import NIOCore
 import Testing
 
 #if canImport(Glibc)
@@ -28,7 +30,7 @@ struct LiveServerTests {
     func endToEnd() async throws {
         let (options, _) = try liveOptions()
         let (app, runtime) = try await buildApplication(options)
-        try await app.test(.live) { client in
+        try await withLiveServer(app, port: options.port) { client in
             let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447700900123", "channel": "sms"}"#)
             #expect(start.status == .created)
             let id = try #require(start.body["id"] as? String)
@@ -43,7 +45,7 @@ struct LiveServerTests {
     func connectionReset() async throws {
         let (options, _) = try liveOptions()
         let (app, runtime) = try await buildApplication(options)
-        try await app.test(.live) { client in
+        try await withLiveServer(app, port: options.port) { client in
             runtime.sandbox?.mount("twilio")?.emulator.faults.set(.init(connectionReset: true))
             let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447700900124"}"#)
             #expect(start.status == .badGateway)
@@ -56,7 +58,7 @@ struct LiveServerTests {
         var (options, _) = try liveOptions()
         options.vendorTimeout = .milliseconds(200)
         let (app, runtime) = try await buildApplication(options)
-        try await app.test(.live) { client in
+        try await withLiveServer(app, port: options.port) { client in
             runtime.sandbox?.mount("twilio")?.emulator.faults.set(.init(latencyMilliseconds: 1500, remaining: 1))
             let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447700900125"}"#)
             #expect(start.status == .gatewayTimeout)
@@ -68,7 +70,7 @@ struct LiveServerTests {
     func twilioWireAuth() async throws {
         let (options, _) = try liveOptions()
         let (app, _) = try await buildApplication(options)
-        try await app.test(.live) { client in
+        try await withLiveServer(app, port: options.port) { client in
             let result = try await client.call(
                 .post, "/sandbox/twilio/v2/Services/VA00000000000000000000000000000000/Verifications", key: nil)
             #expect(result.status == .unauthorized)
@@ -98,4 +100,57 @@ struct LiveServerTests {
     }
 
     struct PortError: Error {}
+}
+
+/// The server as `swift run gateway` runs it: bound to its configured loopback port, so the sandbox
+/// URLs the plugins were given at build time are the ones that answer.
+func withLiveServer<App: ApplicationProtocol>(
+    _ app: App, port: Int, _ body: @Sendable (LiveClient) async throws -> Void
+) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await app.runService() }
+        let client = LiveClient(base: "http://127.0.0.1:\(port)")
+        try await client.waitUntilReady()
+        do {
+            try await body(client)
+        } catch {
+            group.cancelAll()
+            throw error
+        }
+        group.cancelAll()
+    }
+}
+
+/// A real HTTP client for the live server, with the same `call` shape as the router tests use.
+struct LiveClient: Sendable {
+    let base: String
+
+    func waitUntilReady() async throws {
+        for _ in 0..<200 {
+            if let result = try? await call(.get, "/healthz", key: nil), result.status == .ok { return }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw LiveServerTests.PortError()
+    }
+
+    @discardableResult
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, json: String? = nil, key: String? = GatewayHarness.apiKey
+    ) async throws -> (status: HTTPResponse.Status, body: [String: Any], headers: HTTPFields) {
+        var request = HTTPClientRequest(url: base + uri)
+        request.method = .init(rawValue: method.rawValue)
+        if let key { request.headers.add(name: "Authorization", value: "Bearer \(key)") }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: json))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        let object = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any] ?? [:]
+        var headers = HTTPFields()
+        for (name, value) in response.headers {
+            if let field = HTTPField.Name(name) { headers.append(HTTPField(name: field, value: value)) }
+        }
+        return (HTTPResponse.Status(code: Int(response.status.code)), object, headers)
+    }
 }

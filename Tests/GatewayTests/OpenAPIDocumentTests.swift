@@ -20,6 +20,7 @@ struct OpenAPIDocumentTests {
                     .replacingOccurrences(of: "{provider}", with: "twilio")
                     .replacingOccurrences(of: "{action}", with: "none")
                     .replacingOccurrences(of: "{plugin}", with: "twilio")
+                    .replacingOccurrences(of: "{number}", with: "%2B14155550100")
                 operations.append((HTTPRequest.Method(rawValue: method.uppercased())!, concrete))
             }
         }

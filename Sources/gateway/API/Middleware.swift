@@ -18,9 +18,16 @@ struct ErrorMiddleware: RouterMiddleware {
             ?? Self.newRequestID()
         context.logger[metadataKey: "request.id"] = .string(context.requestID)
         let requestID = context.requestID
+        let began = ContinuousClock.now
         do {
             var response = try await next(request, context)
             response.headers[.requestID] = requestID
+            context.logger.info(
+                "request",
+                metadata: [
+                    "http.method": "\(request.method)", "http.path": "\(Self.routeForLog(request.uri.path))",
+                    "http.status": "\(response.status.code)", "duration_ms": "\(Self.milliseconds(since: began))",
+                ])
             return response
         } catch let error as APIError {
             log(error.error, request: request, context: context)
@@ -65,6 +72,11 @@ struct ErrorMiddleware: RouterMiddleware {
     /// Paths carry verification ids, not personal data, except the phone-number lookup.
     static func routeForLog(_ path: String) -> String {
         path.hasPrefix("/v1/phone-numbers/") ? "/v1/phone-numbers/{number}" : path
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let elapsed = ContinuousClock.now - start
+        return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
     }
 
     static func newRequestID() -> String {

@@ -723,6 +723,117 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/phone-numbers/{number}": {
+      "get": {
+        "operationId": "lookupPhoneNumber",
+        "summary": "Parse, validate and classify a phone number (libphonenumber's metadata)",
+        "parameters": [
+          {
+            "name": "number",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "maxLength": 64
+            },
+            "description": "As the user typed it: `+442079460958`, `07700 900123` with `region`, `(650) 555-3434 ext. 12`. Percent-encode spaces; `+` may be sent literally or as `%2B`."
+          },
+          {
+            "name": "region",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "minLength": 2,
+              "maxLength": 3
+            },
+            "description": "Where the user is (ISO 3166-1 alpha-2, any case), for national forms."
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The parsed number; `valid` is false for a number that parses but matches no numbering plan",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/PhoneNumber"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "`invalid_phone_number` with a reason (no_digits, too_short, too_long, invalid_country_code, not_a_number), or an unknown region.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/countries": {
+      "get": {
+        "operationId": "listCountries",
+        "summary": "Every region with its calling code, localized name, example mobile number and mobile pattern",
+        "parameters": [
+          {
+            "name": "lang",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "default": "en"
+            },
+            "description": "Language of the names (en, zh-CN/zh-Hans, zh-TW/zh-Hant, es, fr, de, ja, pt, ar); other languages fall back to English."
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The regions, by region code",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Countries"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/healthz": {
       "get": {
         "operationId": "health",
@@ -1003,7 +1114,13 @@ enum OpenAPIDocument {
         "properties": {
           "to": {
             "type": "string",
-            "description": "E.164 phone number (`+14155550100`); an email address for `email`; a user identity for `push`."
+            "description": "A phone number, international (`+14155550100`, `0044 7700 900123`, `+86-13800000000`) or national with `region`; an email address for `email`; a user identity for `push`. The verification always shows E.164. An SMS to a fixed-line, toll-free, premium, shared-cost, UAN or voicemail number is refused with `unsupported_destination`."
+          },
+          "region": {
+            "type": "string",
+            "minLength": 2,
+            "maxLength": 3,
+            "description": "Where the user is (ISO 3166-1 alpha-2), for a `to` in national form (`07700 900123` with `GB`)."
           },
           "channel": {
             "type": "string",
@@ -1315,6 +1432,137 @@ enum OpenAPIDocument {
                       "null"
                     ]
                   }
+                }
+              }
+            }
+          }
+        }
+      },
+      "PhoneNumber": {
+        "type": "object",
+        "required": [
+          "input",
+          "valid",
+          "possible",
+          "e164",
+          "region",
+          "country_code",
+          "national_number",
+          "type",
+          "international",
+          "national",
+          "sms_capable"
+        ],
+        "properties": {
+          "input": {
+            "type": "string"
+          },
+          "valid": {
+            "type": "boolean"
+          },
+          "possible": {
+            "type": "boolean"
+          },
+          "e164": {
+            "type": "string"
+          },
+          "region": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "`001` for non-geographic numbers; null when no region claims an invalid number."
+          },
+          "country_code": {
+            "type": "integer"
+          },
+          "national_number": {
+            "type": "string"
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "fixed_line",
+              "mobile",
+              "fixed_line_or_mobile",
+              "toll_free",
+              "premium_rate",
+              "shared_cost",
+              "voip",
+              "personal_number",
+              "pager",
+              "uan",
+              "voicemail",
+              "unknown"
+            ]
+          },
+          "international": {
+            "type": "string"
+          },
+          "national": {
+            "type": "string"
+          },
+          "sms_capable": {
+            "type": "boolean",
+            "description": "False when the gateway would refuse an SMS to this number's type."
+          },
+          "extension": {
+            "type": "string",
+            "description": "Present when the input had one; never sent to a vendor."
+          }
+        }
+      },
+      "Countries": {
+        "type": "object",
+        "required": [
+          "lang",
+          "countries"
+        ],
+        "properties": {
+          "lang": {
+            "type": "string"
+          },
+          "countries": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "region",
+                "calling_code",
+                "name",
+                "example_mobile",
+                "mobile_pattern",
+                "national_prefix"
+              ],
+              "properties": {
+                "region": {
+                  "type": "string"
+                },
+                "calling_code": {
+                  "type": "integer"
+                },
+                "name": {
+                  "type": "string"
+                },
+                "example_mobile": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "description": "E.164"
+                },
+                "mobile_pattern": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "description": "Regular expression the whole national significant number of a mobile matches."
+                },
+                "national_prefix": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
                 }
               }
             }

@@ -3,6 +3,7 @@ import Foundation
 import GatewayCore
 import HTTPTypes
 import Hummingbird
+import struct NIOCore.NIOTooManyBytesError
 
 /// `/v1/verifications`: start, check, resend, cancel, get (DESIGN.md §4).
 struct VerificationsController: Sendable {
@@ -22,6 +23,7 @@ struct VerificationsController: Sendable {
 
     static let startFields: Set<String> = [
         "to", "channel", "locales", "app_verification", "code_length", "client_ref", "metadata", "provider",
+        "region",
     ]
 
     @Sendable func start(_ request: Request, context: GatewayRequestContext) async throws -> Response {
@@ -83,7 +85,8 @@ struct VerificationsController: Sendable {
             throw GatewayError(.unsupportedChannel, "`channel` must be one of: \(known).")
         }
         let to = try reader.string("to", required: true, maxLength: 254) ?? ""
-        let destination = try Destination.parse(to, for: channel)
+        let region = try PhoneNumbersController.region(try reader.string("region", maxLength: 8))
+        let destination = try Destination.parse(to, for: channel, region: region)
         let locales = try reader.stringArray("locales", maxCount: 10, maxLength: 35) ?? []
         for locale in locales where !isLanguageTag(locale) {
             throw GatewayError.invalidRequest("`locales` entry `\(locale)` is not a language tag such as `es-ES`.")
@@ -237,8 +240,13 @@ struct VerificationsController: Sendable {
     }
 
     static func body(of request: inout Request, context: GatewayRequestContext) async throws -> Data {
-        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
-        return Data(buffer.readableBytesView)
+        do {
+            let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+            return Data(buffer.readableBytesView)
+        } catch is NIOTooManyBytesError {
+            // Depending on how the body arrived, the limit surfaces as NIO's error or Hummingbird's 413.
+            throw HTTPError(.contentTooLarge)
+        }
     }
 
     static func idempotencyKey(_ request: Request, context: GatewayRequestContext) throws(GatewayError) -> IdempotencyKey? {

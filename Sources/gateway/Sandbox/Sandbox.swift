@@ -51,15 +51,7 @@ struct Sandbox: Sendable {
             method: request.method, path: path.isEmpty ? "/" : path, query: request.uri.query,
             headerFields: request.headers, body: Data(buffer.readableBytesView))
         let outcome = await mount.emulator.handle(emulatorRequest)
-        if request.method != .get, let file = mount.stateFile, let snapshot = mount.emulator.snapshot() {
-            do {
-                try FileManager.default.createDirectory(
-                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try snapshot.write(to: file, options: .atomic)
-            } catch {
-                logger.warning("sandbox state not saved", metadata: ["plugin.id": "\(mount.pluginID)"])
-            }
-        }
+        if request.method != .get { save(mount) }
         switch outcome {
         case .response(let response):
             return Response(
@@ -70,6 +62,17 @@ struct Sandbox: Sendable {
             return Response(
                 status: .ok, headers: [.contentType: "application/json"],
                 body: ResponseBody { _ in throw SandboxConnectionReset() })
+        }
+    }
+
+    /// Writes the emulator's state so the sandbox survives a restart, whichever way the request came in.
+    func save(_ mount: Mount) {
+        guard let file = mount.stateFile, let snapshot = mount.emulator.snapshot() else { return }
+        do {
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try snapshot.write(to: file, options: .atomic)
+        } catch {
+            logger.warning("sandbox state not saved", metadata: ["plugin.id": "\(mount.pluginID)"])
         }
     }
 

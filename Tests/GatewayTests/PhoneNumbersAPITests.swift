@@ -1,0 +1,162 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import gateway
+
+@Suite("Phone numbers in the API: lookup, countries, national input, SMS to landlines")
+struct PhoneNumbersAPITests {
+    struct Lookup: Sendable, CustomStringConvertible {
+        let path: String
+        let e164: String
+        let valid: Bool
+        let region: String?
+        let type: String
+        var description: String { path }
+    }
+
+    static let lookups: [Lookup] = [
+        Lookup(path: "/v1/phone-numbers/+442079460958", e164: "+442079460958", valid: true, region: "GB", type: "fixed_line"),
+        Lookup(path: "/v1/phone-numbers/%2B447400123456", e164: "+447400123456", valid: true, region: "GB", type: "mobile"),
+        Lookup(path: "/v1/phone-numbers/07400%20123456?region=gb", e164: "+447400123456", valid: true, region: "GB", type: "mobile"),
+        Lookup(path: "/v1/phone-numbers/(650)%20555-3434?region=US", e164: "+16505553434", valid: true, region: "US",
+               type: "fixed_line_or_mobile"),
+        Lookup(path: "/v1/phone-numbers/011%2044%207400%20123456?region=US", e164: "+447400123456", valid: true, region: "GB",
+               type: "mobile"),
+        Lookup(path: "/v1/phone-numbers/+86-13800000000", e164: "+8613800000000", valid: true, region: "CN", type: "mobile"),
+        Lookup(path: "/v1/phone-numbers/+390612345678", e164: "+390612345678", valid: true, region: "IT", type: "fixed_line"),
+        // Possible (a length +44 allows) but in no numbering plan: Ofcom keeps 07700 900xxx for drama.
+        Lookup(path: "/v1/phone-numbers/+447700900123", e164: "+447700900123", valid: false, region: nil, type: "unknown"),
+    ]
+
+    @Test("lookup parses, validates and classifies", arguments: lookups)
+    func lookup(_ lookup: Lookup) async throws {
+        try await GatewayHarness().run { client, _ in
+            let result = try await client.call(.get, lookup.path)
+            #expect(result.status == .ok)
+            #expect(result.body["e164"] as? String == lookup.e164)
+            #expect(result.body["valid"] as? Bool == lookup.valid)
+            #expect(result.body["region"] as? String == lookup.region)
+            #expect(result.body["type"] as? String == lookup.type)
+            #expect(result.body["possible"] as? Bool == true)
+        }
+    }
+
+    @Test("lookup returns every documented field, and the extension apart")
+    func lookupFields() async throws {
+        try await GatewayHarness().run { client, _ in
+            let result = try await client.call(.get, "/v1/phone-numbers/(650)%20555-3434%20ext.%2012?region=US")
+            #expect(result.body["extension"] as? String == "12")
+            #expect(result.body["e164"] as? String == "+16505553434")
+            #expect(result.body["national"] as? String == "(650) 555-3434")
+            #expect(result.body["international"] as? String == "+1 650-555-3434")
+            #expect(result.body["country_code"] as? Int == 1)
+            #expect(result.body["national_number"] as? String == "6505553434")
+            #expect(result.body["input"] as? String == "(650) 555-3434 ext. 12")
+            let document = try #require(
+                try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8)) as? [String: Any])
+            let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
+            let schema = try #require(schemas["PhoneNumber"] as? [String: Any])
+            let documented = Set((schema["properties"] as? [String: Any] ?? [:]).keys)
+            #expect(Set(result.body.keys) == documented)
+            #expect(Set(schema["required"] as? [String] ?? []) == documented.subtracting(["extension"]))
+        }
+    }
+
+    struct Refusal: Sendable, CustomStringConvertible {
+        let path: String
+        let status: HTTPResponse.Status
+        let code: String
+        let reason: String?
+        var description: String { path }
+    }
+
+    static let refusals: [Refusal] = [
+        Refusal(path: "/v1/phone-numbers/hello", status: .badRequest, code: "invalid_phone_number", reason: "not_a_number"),
+        Refusal(path: "/v1/phone-numbers/+1", status: .badRequest, code: "invalid_phone_number", reason: nil),
+        Refusal(path: "/v1/phone-numbers/+999123456", status: .badRequest, code: "invalid_phone_number",
+                reason: "invalid_country_code"),
+        Refusal(path: "/v1/phone-numbers/+4412345678901234567", status: .badRequest, code: "invalid_phone_number",
+                reason: "too_long"),
+        Refusal(path: "/v1/phone-numbers/07400123456", status: .badRequest, code: "invalid_phone_number", reason: nil),
+        Refusal(path: "/v1/phone-numbers/07400123456?region=XX", status: .badRequest, code: "invalid_request", reason: nil),
+        Refusal(path: "/v1/countries?lang=not%20a%20tag", status: .badRequest, code: "invalid_request", reason: nil),
+    ]
+
+    @Test("garbage gets the one error shape with a reason", arguments: refusals)
+    func refusal(_ refusal: Refusal) async throws {
+        try await GatewayHarness().run { client, _ in
+            let result = try await client.call(.get, refusal.path)
+            #expect(result.status == refusal.status)
+            #expect(result.body.errorCode == refusal.code)
+            if let reason = refusal.reason {
+                let message = result.body.error?["message"] as? String ?? ""
+                #expect(message.contains(reason), "\(message)")
+            }
+        }
+    }
+
+    @Test("the lookup needs an API key")
+    func lookupNeedsKey() async throws {
+        try await GatewayHarness().run { client, _ in
+            let result = try await client.call(.get, "/v1/phone-numbers/+442079460958", key: nil)
+            #expect(result.status == .unauthorized)
+        }
+    }
+
+    @Test("countries lists every region with localized names, examples and patterns")
+    func countries() async throws {
+        try await GatewayHarness().run { client, _ in
+            let chinese = try await client.call(.get, "/v1/countries?lang=zh-CN")
+            #expect(chinese.status == .ok)
+            let list = try #require(chinese.body["countries"] as? [[String: Any]])
+            #expect(list.count == PhoneRegion.all.count)
+            #expect(list.count > 240)
+            let china = try #require(list.first { $0["region"] as? String == "CN" })
+            #expect(china["name"] as? String == "中国")
+            #expect(china["calling_code"] as? Int == 86)
+            let example = try #require(china["example_mobile"] as? String)
+            let pattern = try #require(china["mobile_pattern"] as? String)
+            #expect(String(example.dropFirst(3)).wholeMatch(of: try Regex(pattern)) != nil)
+            let english = try await client.call(.get, "/v1/countries")
+            let englishList = try #require(english.body["countries"] as? [[String: Any]])
+            #expect(englishList.first { $0["region"] as? String == "DE" }?["name"] as? String == "Germany")
+            let spanish = try await client.call(.get, "/v1/countries?lang=es")
+            let spanishList = try #require(spanish.body["countries"] as? [[String: Any]])
+            #expect(spanishList.first { $0["region"] as? String == "DE" }?["name"] as? String == "Alemania")
+        }
+    }
+
+    @Test("a start in national form with a region is stored in E.164")
+    func nationalStart() async throws {
+        try await GatewayHarness().run { client, runtime in
+            let start = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "07400 123456", "region": "GB"}"#)
+            #expect(start.status == .created)
+            #expect(start.body["to"] as? String == "+447400123456")
+            #expect(runtime.sandbox?.outbox.last(to: "+447400123456") != nil)
+            let noRegion = try await client.call(.post, "/v1/verifications", json: #"{"to": "07400 123457"}"#)
+            #expect(noRegion.body.errorCode == "invalid_phone_number")
+            let badRegion = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "07400 123457", "region": "Narnia"}"#)
+            #expect(badRegion.body.errorCode == "invalid_request")
+        }
+    }
+
+    @Test("an SMS to a fixed line is refused before any vendor is called; a voice call is not")
+    func smsToLandline() async throws {
+        try await GatewayHarness().run { client, runtime in
+            let sms = try await client.call(.post, "/v1/verifications", json: #"{"to": "+442079460958", "channel": "sms"}"#)
+            #expect(sms.status == .badRequest)
+            #expect(sms.body.errorCode == "unsupported_destination")
+            #expect(runtime.sandbox?.outbox.all.isEmpty == true)
+            let voice = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+442079460958", "channel": "voice"}"#)
+            #expect(voice.status == .created)
+            #expect(runtime.sandbox?.outbox.all.count == 1)
+        }
+    }
+}
