@@ -321,7 +321,8 @@ public struct VerificationService: Sendable {
             throw error
         }
         while true {
-            record.sends += 1
+            // A vendor that only re-armed a code still valid (Firebase's reentrant start) sent nothing.
+            if !result.sentNothing { record.sends += 1 }
             if let channel { record.channel = result.channel ?? channel }
             if let reference = result.reference { record.providerReference = reference }
             if !result.state.isEmpty { record.providerState = result.state }
@@ -336,7 +337,10 @@ public struct VerificationService: Sendable {
         try await store.append(
             VerificationEvent(
                 verificationID: id, kind: .resent, at: clock.now,
-                detail: ["channel": record.channel.rawValue, "sends": String(record.sends)]))
+                detail: [
+                    "channel": record.channel.rawValue, "sends": String(record.sends),
+                    "sent": result.sentNothing ? "false" : "true",
+                ]))
         return record
     }
 

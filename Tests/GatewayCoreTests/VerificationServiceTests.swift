@@ -594,6 +594,18 @@ struct VerificationServiceTests {
             #expect(provider.calls(.check).first?.reference == "new", "later calls use the new reference")
         }
 
+        @Test("a resend the vendor answered without sending (code still valid) is not counted as a send")
+        func resendThatSentNothing() async throws {
+            let provider = ScriptedProvider(id: "firebase")
+            let h = try ServiceHarness([provider])
+            let id = try await h.service.start(try .sms()).id
+            provider.scriptResend(.succeed(ProviderStartResult(reference: "same", sentNothing: true)))
+            let record = try await h.service.resend(id: id)
+            #expect(record.sends == 1)
+            #expect(try await h.events(id, .resent).map { $0.detail["sent"] } == ["false"])
+            #expect(try await h.service.resend(id: id).sends == 2)
+        }
+
         @Test("sends stop at the policy's maximum with max_sends_reached")
         func maxSends() async throws {
             let provider = ScriptedProvider(id: "alpha")
