@@ -111,6 +111,8 @@ doc = {
       "responses": {"200": ok("JWK set", {"type": "object", "required": ["keys"], "properties": {"keys": {"type": "array", "items": {"type": "object"}}}})}}},
     "/sandbox/outbox": {
       "get": {"operationId": "sandboxOutbox", "security": [], "summary": "Sandbox only: messages the emulators sent, oldest first",
+              "parameters": [{"name": "to", "in": "query", "required": False, "schema": {"type": "string"},
+                              "description": "Only messages to this recipient (E.164, `+` encoded as `%2B`)."}],
               "responses": {"200": ok("Messages", ref("Outbox")), "404": err("Not in sandbox mode.")}},
       "delete": {"operationId": "sandboxOutboxClear", "security": [], "summary": "Sandbox only: empty the outbox",
               "responses": {"200": ok("Emptied", ref("Outbox")), "404": err("Not in sandbox mode.")}}},

@@ -178,6 +178,9 @@ struct VerificationAPITests {
             for message in messages {
                 #expect(Set(message.keys) == ["provider", "channel", "to", "code", "text", "sent_at"])
             }
+            let one = try await client.call(.get, "/sandbox/outbox?to=%2B14155550109", key: nil)
+            let filtered = try #require(one.body["messages"] as? [[String: Any]])
+            #expect(filtered.map { $0["to"] as? String } == ["+14155550109"])
         }
     }
 

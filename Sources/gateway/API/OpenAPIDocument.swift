@@ -948,6 +948,17 @@ enum OpenAPIDocument {
         "operationId": "sandboxOutbox",
         "security": [],
         "summary": "Sandbox only: messages the emulators sent, oldest first",
+        "parameters": [
+          {
+            "name": "to",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "Only messages to this recipient (E.164, `+` encoded as `%2B`)."
+          }
+        ],
         "responses": {
           "200": {
             "description": "Messages",

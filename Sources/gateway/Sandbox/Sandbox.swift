@@ -76,10 +76,12 @@ struct Sandbox: Sendable {
         }
     }
 
-    var outboxJSON: JSONValue {
+    var outboxJSON: JSONValue { outboxJSON(to: nil) }
+
+    func outboxJSON(to: String?) -> JSONValue {
         .object([
             "messages": .array(
-                outbox.all.map { message in
+                outbox.all.filter { to == nil || $0.to == to }.map { message in
                     [
                         "provider": .string(message.provider), "channel": .string(message.channel),
                         "to": .string(message.to), "code": .string(message.code), "text": .string(message.text),
@@ -113,7 +115,11 @@ struct SandboxMiddleware: RouterMiddleware {
 extension Sandbox {
     /// `GET /sandbox/outbox`, `DELETE /sandbox/outbox`, `GET|PUT /sandbox/faults/{plugin}`.
     func addRoutes(to router: Router<GatewayRequestContext>) {
-        router.get("sandbox/outbox") { _, _ in JSONResponse.response(outboxJSON) }
+        router.get("sandbox/outbox") { request, _ in
+            // `?to=+E164` narrows the list to one recipient (a simulation reads thousands of codes).
+            let to = request.uri.queryParameters.get("to").map { String($0) }
+            return JSONResponse.response(outboxJSON(to: to))
+        }
         router.delete("sandbox/outbox") { _, _ in
             outbox.removeAll()
             return JSONResponse.response(outboxJSON)
