@@ -47,8 +47,8 @@ doc = {
                     **errors("502", "503", "504")}}},
     "/v1/verifications/{id}": {"get": {
       "operationId": "getVerification", "summary": "Current state of a verification",
-      "parameters": [ID, {"name": "include", "in": "query", "required": False, "schema": {"type": "string", "enum": ["events"]},
-                          "description": "`events` adds the verification's event log."}],
+      "parameters": [ID, {"name": "include", "in": "query", "required": False, "schema": {"type": "string", "enum": ["timeline", "events"]},
+                          "description": "`timeline` adds the verification's timeline (route, arm, skipped providers, each vendor call with outcome and latency, each check) under `timeline`; `events` is its older name and puts it under `events`."}],
       "responses": {"200": ok("The verification", ref("Verification")), **errors("400", "401"),
                     "404": err("No verification with this id.")}}},
     "/v1/verifications/{id}/check": {"post": {
@@ -99,6 +99,26 @@ doc = {
       "parameters": [{"name": "lang", "in": "query", "required": False, "schema": {"type": "string", "default": "en"},
                       "description": "Language of the names (en, zh-CN/zh-Hans, zh-TW/zh-Hant, es, fr, de, ja, pt, ar); other languages fall back to English."}],
       "responses": {"200": ok("The regions, by region code", ref("Countries")), **errors("400", "401")}}},
+    "/v1/routing/dry-run": {"post": {
+      "operationId": "routingDryRun", "summary": "Which provider would serve this number and why, sending nothing",
+      "requestBody": {"required": True, "content": {"application/json": {"schema": ref("DryRunRequest")}}},
+      "responses": {"200": ok("The decision: route, experiment arm, candidates with breaker states, skips", ref("DryRun")),
+                    **errors("400", "401")}}},
+    "/v1/admin/providers": {"get": {
+      "operationId": "adminProviders", "summary": "Providers with their capabilities and circuit breakers (admin scope)",
+      "responses": {"200": ok("Providers", {"type": "object", "required": ["providers"], "properties": {
+          "providers": {"type": "array", "items": ref("ProviderStatus")}}}),
+                    **errors("401"), "403": err("The API key lacks the `admin` scope.")}}},
+    "/v1/admin/experiments/{name}": {"get": {
+      "operationId": "experimentReport", "summary": "A/B report of an experiment, from the stored verifications (admin scope)",
+      "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}},
+                     {"name": "from", "in": "query", "required": False, "schema": {"type": "string", "format": "date-time"}},
+                     {"name": "to", "in": "query", "required": False, "schema": {"type": "string", "format": "date-time"}},
+                     {"name": "country", "in": "query", "required": False, "schema": {"type": "string"}},
+                     {"name": "mde", "in": "query", "required": False, "schema": {"type": "number", "default": 0.05},
+                      "description": "Minimum absolute difference in conversion to size the sample for."}],
+      "responses": {"200": ok("The report", ref("ExperimentReport")), **errors("400", "401"),
+                    "403": err("The API key lacks the `admin` scope."), "404": err("No such experiment.")}}},
     "/healthz": {"get": {"operationId": "health", "security": [], "summary": "Liveness",
       "responses": {"200": ok("Alive", {"type": "object", "properties": {"status": {"const": "ok"}}})}}},
     "/readyz": {"get": {"operationId": "ready", "security": [], "summary": "Readiness: the store answers",
@@ -154,7 +174,13 @@ doc = {
           "attempts_remaining": {"type": "integer"}, "sends": {"type": "integer"},
           "created_at": {"type": "string", "format": "date-time"}, "updated_at": {"type": "string", "format": "date-time"},
           "experiment_arm": {"type": ["string", "null"]}, "client_ref": {"type": ["string", "null"]},
+          "experiment": {"type": ["string", "null"]},
+          "route": {"type": ["string", "null"], "description": "The routing rule that matched: a configured route's name, `channel:<channel>`, `default`, `forced` or `test_number`."},
+          "test_number": {"type": "boolean", "description": "A configured test number: no vendor was called."},
           "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+          "timeline": {"type": "array", "items": {"type": "object", "properties": {
+              "kind": {"type": "string"}, "at": {"type": "string", "format": "date-time"},
+              "detail": {"type": "object", "additionalProperties": {"type": "string"}}}}},
           "events": {"type": "array", "items": {"type": "object", "properties": {
               "kind": {"type": "string"}, "at": {"type": "string", "format": "date-time"},
               "detail": {"type": "object", "additionalProperties": {"type": "string"}}}}}}},
@@ -186,6 +212,44 @@ doc = {
               "example_mobile": {"type": ["string", "null"], "description": "E.164"},
               "mobile_pattern": {"type": ["string", "null"], "description": "Regular expression the whole national significant number of a mobile matches."},
               "national_prefix": {"type": ["string", "null"]}}}}}},
+      "DryRunRequest": {"type": "object", "additionalProperties": False, "required": ["to"], "properties": {
+          "to": {"type": "string"}, "channel": {"type": "string", "default": "sms"}, "region": {"type": "string"},
+          "provider": {"type": "string"},
+          "app_verification": {"type": "object", "description": "Only `type` is read: whether a proof would be sent."},
+          "api_key": {"type": "string", "description": "Route as if this API key name had asked (default: the caller's)."}}},
+      "DryRun": {"type": "object", "required": ["route", "provider", "candidates", "skipped", "test_number"], "properties": {
+          "route": {"type": "string"}, "experiment": {"type": ["string", "null"]}, "arm": {"type": ["string", "null"]},
+          "country": {"type": ["string", "null"]}, "provider": {"type": ["string", "null"]},
+          "test_number": {"type": "boolean"}, "failover_on_timeout": {"type": "boolean"},
+          "candidates": {"type": "array", "items": {"type": "object", "properties": {
+              "provider": {"type": "string"}, "breaker": {"type": "string", "enum": ["closed", "open", "half_open"]},
+              "would_try": {"type": "boolean"}, "skip_reason": {"type": ["string", "null"]}, "price": {"type": ["number", "null"]}}}},
+          "skipped": {"type": "array", "items": {"type": "object", "properties": {"provider": {"type": "string"}, "reason": {"type": "string"}}}},
+          "error": {"type": "object", "description": "What a start would answer without calling anyone.",
+                    "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}}},
+      "ProviderStatus": {"type": "object", "properties": {
+          "id": {"type": "string"}, "channels": {"type": "array", "items": {"type": "string"}},
+          "requires_app_verification": {"type": "boolean"}, "app_verification_types": {"type": "array", "items": {"type": "string"}},
+          "issues_tokens": {"type": "boolean"}, "supports_resend": {"type": "boolean"}, "supports_cancel": {"type": "boolean"},
+          "excluded_countries": {"type": "array", "items": {"type": "string"}}, "actions": {"type": "array", "items": {"type": "string"}},
+          "breakers": {"type": "array", "items": {"type": "object", "properties": {
+              "country": {"type": "string", "description": "Region, or `*` for destinations without one."},
+              "state": {"type": "string", "enum": ["closed", "open", "half_open"]},
+              "consecutive_failures": {"type": "integer"}, "recent_requests": {"type": "integer"},
+              "recent_failures": {"type": "integer"}, "open_until": {"type": ["string", "null"], "format": "date-time"},
+              "cooldown_seconds": {"type": "number"}}}}}},
+      "ExperimentReport": {"type": "object", "required": ["experiment", "arms"], "properties": {
+          "experiment": {"type": "string"}, "from": {"type": ["string", "null"]}, "to": {"type": ["string", "null"]},
+          "country": {"type": ["string", "null"]}, "minimum_effect": {"type": "number"},
+          "arms": {"type": "array", "items": {"type": "object", "properties": {
+              "name": {"type": "string"}, "provider": {"type": "string"}, "control": {"type": "boolean"}, "weight": {"type": "integer"},
+              "starts": {"type": "integer"}, "approvals": {"type": "integer"}, "conversion": {"type": ["number", "null"]},
+              "conversion_95": {"type": ["array", "null"], "items": {"type": "number"}, "description": "Wilson score interval."},
+              "time_to_approve_p50_seconds": {"type": ["number", "null"]}, "time_to_approve_p90_seconds": {"type": ["number", "null"]},
+              "failovers": {"type": "integer"}, "errors": {"type": "object", "additionalProperties": {"type": "integer"}},
+              "cost": {"type": ["number", "null"]}, "cost_per_approval": {"type": ["number", "null"]},
+              "z": {"type": ["number", "null"]}, "p_value": {"type": ["number", "null"], "description": "Two-sided pooled two-proportion z-test against the control."},
+              "sample_size_per_arm": {"type": ["integer", "null"]}, "sample_still_needed": {"type": ["integer", "null"]}}}}}},
       "Outbox": {"type": "object", "required": ["messages"], "properties": {"messages": {"type": "array", "items": {
           "type": "object", "required": ["provider", "channel", "to", "code", "text", "sent_at"], "properties": {
             "provider": {"type": "string"}, "channel": {"type": "string"}, "to": {"type": "string"},
@@ -194,7 +258,11 @@ doc = {
           "latency_ms": {"type": "integer", "minimum": 0, "maximum": 60000},
           "server_error_status": {"type": ["integer", "null"], "minimum": 500, "maximum": 599},
           "malformed_body": {"type": "boolean"}, "connection_reset": {"type": "boolean"},
-          "remaining": {"type": ["integer", "null"], "minimum": 1}}},
+          "remaining": {"type": ["integer", "null"], "minimum": 1, "description": "How many requests the faults above affect; then they clear."},
+          "delivery_rate": {"type": "number", "minimum": 0, "maximum": 1, "default": 1,
+                            "description": "Share of accepted messages that reach the phone (the outbox); the rest are accepted by the vendor and lost, as a carrier may lose them. Persistent: not cleared by `remaining`."},
+          "delivery_seed": {"type": "integer", "minimum": 0, "default": 0,
+                            "description": "Seeds which messages are lost, so a simulation can be repeated."}}},
     }},
 }
 

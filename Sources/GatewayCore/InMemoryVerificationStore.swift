@@ -41,6 +41,18 @@ public final class InMemoryVerificationStore: VerificationStore {
         state.withLock { $0.events[verificationID] ?? [] }
     }
 
+    public func records(experiment: String, from: Date?, to: Date?) async throws(GatewayError)
+        -> [VerificationRecord]
+    {
+        state.withLock { state in
+            state.records.values.filter { record in
+                record.experiment == experiment && from.map { record.createdAt >= $0 } != false
+                    && to.map { record.createdAt < $0 } != false
+            }
+            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        }
+    }
+
     public func claimIdempotencyKey(
         _ key: IdempotencyKey, fingerprint: String, at: Date
     ) async throws(GatewayError) -> IdempotencyClaim {

@@ -1,22 +1,88 @@
-/// The first routing step: an ordered list of providers per channel, tried one at a time.
-///
-/// Weighted experiments, country matches and circuit breakers come later (DESIGN.md §6); this table
-/// already gives the router its candidates and the reasons some were skipped.
+/// Where starts go: routing rules (channel, country, API key → providers or an experiment, plus
+/// fallbacks), then an ordered provider list per channel, then the default order (DESIGN.md §6,
+/// docs/routing.md).
 public struct RoutingTable: Sendable, Equatable {
-    /// Provider ids per channel, most preferred first.
+    /// Provider ids per channel, most preferred first, for requests no rule matches.
     public var routes: [Channel: [String]]
-    /// Used for channels with no route of their own.
+    /// Used when no rule and no channel route matches.
     public var defaultOrder: [String]
+    /// Tried in order before `routes`; the first match wins.
+    public var rules: [Route]
+    /// The experiments rules may name, by name.
+    public var experiments: [String: Experiment]
 
-    public init(routes: [Channel: [String]] = [:], defaultOrder: [String]) {
+    public init(
+        routes: [Channel: [String]] = [:], defaultOrder: [String], rules: [Route] = [],
+        experiments: [String: Experiment] = [:]
+    ) {
         self.routes = routes
         self.defaultOrder = defaultOrder
+        self.rules = rules
+        self.experiments = experiments
     }
 
     /// Every problem with this table against a registry: unknown providers, providers that cannot
-    /// serve the channel they are routed for.
+    /// serve the channel they are routed for, rules no request can reach, experiments that make no sense.
     public func problems(against registry: ProviderRegistry) -> [String] {
+        structuralProblems() + providerProblems(against: registry)
+    }
+
+    /// The problems that need no provider: unreachable rules, duplicate names, experiments whose weights
+    /// or control make no sense, rules naming experiments that do not exist.
+    public func structuralProblems() -> [String] {
         var problems: [String] = []
+        for (index, rule) in rules.enumerated() {
+            let label = "routing: route `\(rule.name)`"
+            if rules[..<index].contains(where: { $0.name == rule.name }) {
+                problems.append("\(label): the name is used twice")
+            }
+            if let earlier = rules[..<index].first(where: { rule.isShadowed(by: $0) }) {
+                problems.append(
+                    "\(label) is unreachable: route `\(earlier.name)` before it matches every request it matches")
+            }
+            if rule.channels?.isEmpty == true || rule.countries?.isEmpty == true || rule.apiKeys?.isEmpty == true {
+                problems.append("\(label): an empty match list matches nothing")
+            }
+            if case .experiment(let name) = rule.target, experiments[name] == nil {
+                problems.append("\(label): names unknown experiment `\(name)`")
+            }
+        }
+        for experiment in experiments.values.sorted(by: { $0.name < $1.name }) {
+            problems += experiment.problems(knownProviders: nil).map { "routing: " + $0 }
+        }
+        return problems
+    }
+
+    /// The problems against the configured providers: unknown ids, channels a provider cannot send.
+    public func providerProblems(against registry: ProviderRegistry) -> [String] {
+        var problems: [String] = []
+        let known = Set(registry.providerIDs)
+        for rule in rules {
+            let label = "routing: route `\(rule.name)`"
+            var ids = rule.fallbacks
+            switch rule.target {
+            case .providers(let list):
+                if list.isEmpty { problems.append("\(label): lists no provider") }
+                ids += list
+            case .experiment(let name):
+                ids += experiments[name]?.arms.map(\.providerID) ?? []
+            }
+            for id in ids {
+                guard let provider = registry.provider(id) else {
+                    problems.append("\(label): names unknown provider `\(id)`")
+                    continue
+                }
+                for channel in (rule.channels ?? []).sorted(by: { $0.rawValue < $1.rawValue })
+                where !provider.capabilities.channels.contains(channel) {
+                    problems.append("\(label): provider `\(id)` cannot send \(channel.rawValue)")
+                }
+            }
+        }
+        for experiment in experiments.values.sorted(by: { $0.name < $1.name }) {
+            for arm in experiment.arms where !known.contains(arm.providerID) {
+                problems.append("routing: experiment `\(experiment.name)`: arm `\(arm.name)` names unknown provider `\(arm.providerID)`")
+            }
+        }
         for id in defaultOrder where registry.provider(id) == nil {
             problems.append("routing: default order names unknown provider `\(id)`")
         }
@@ -47,15 +113,55 @@ public struct RoutingTable: Sendable, Equatable {
         }
     }
 
-    /// The providers to try for `request`, in order, and the ones passed over with the reason.
-    public func candidates(
-        for request: StartVerification, registry: ProviderRegistry
-    ) -> (candidates: [any VerificationProvider], skipped: [Skip]) {
-        let ids: [String]
+    /// Where a start goes and why.
+    public struct Decision: Sendable {
+        /// The rule that matched: its name, `channel:<channel>`, `default`, or `forced`.
+        public var route: String
+        public var experiment: String?
+        public var arm: String?
+        /// The providers to try, in order.
+        public var candidates: [any VerificationProvider]
+        /// Providers passed over, with the reason.
+        public var skipped: [Skip]
+        public var failoverOnTimeout: Bool
+        /// The destination's country (region of the number), when it has one.
+        public var country: String?
+    }
+
+    /// Decides where `request` goes. Circuit breakers are not consulted here: the service asks them
+    /// just before each call, so a half-open probe is only taken by a call that happens.
+    public func decide(
+        _ request: StartVerification, apiKey: String? = nil, registry: ProviderRegistry
+    ) -> Decision {
+        let country = request.destination.phoneNumber?.region
+        var ids: [String]
+        var route: String
+        var experimentName: String?
+        var armName: String?
+        var failoverOnTimeout = false
         if let forced = request.forcedProvider {
             ids = [forced]
+            route = "forced"
+        } else if let rule = rules.first(where: { $0.matches(channel: request.channel, country: country, apiKey: apiKey) }) {
+            route = rule.name
+            failoverOnTimeout = rule.failoverOnTimeout
+            switch rule.target {
+            case .providers(let list):
+                ids = list
+            case .experiment(let name):
+                experimentName = name
+                let arm = request.destination.phoneNumber.flatMap { experiments[name]?.assign($0.e164) }
+                    ?? experiments[name]?.assign(request.destination.value)
+                armName = arm?.name
+                ids = arm.map { [$0.providerID] } ?? []
+            }
+            for id in rule.fallbacks where !ids.contains(id) { ids.append(id) }
+        } else if let list = routes[request.channel] {
+            ids = list
+            route = "channel:\(request.channel.rawValue)"
         } else {
-            ids = routes[request.channel] ?? defaultOrder
+            ids = defaultOrder
+            route = "default"
         }
         var candidates: [any VerificationProvider] = []
         var skipped: [Skip] = []
@@ -68,8 +174,22 @@ public struct RoutingTable: Sendable, Equatable {
                 skipped.append(Skip(providerID: id, reason: "channel_not_supported"))
                 continue
             }
+            if let country, provider.capabilities.excludedRegions.contains(country) {
+                skipped.append(Skip(providerID: id, reason: "country_excluded"))
+                continue
+            }
             candidates.append(provider)
         }
-        return (candidates, skipped)
+        return Decision(
+            route: route, experiment: experimentName, arm: armName, candidates: candidates, skipped: skipped,
+            failoverOnTimeout: failoverOnTimeout, country: country)
+    }
+
+    /// The providers to try for `request`, in order, and the ones passed over with the reason.
+    public func candidates(
+        for request: StartVerification, registry: ProviderRegistry
+    ) -> (candidates: [any VerificationProvider], skipped: [Skip]) {
+        let decision = decide(request, registry: registry)
+        return (decision.candidates, decision.skipped)
     }
 }

@@ -26,22 +26,70 @@ public final class SandboxOutbox: Sendable {
         }
     }
 
+    /// How many of a vendor's accepted messages reach the phone. Real vendors accept a send and the
+    /// carrier may still lose it; the sandbox can do the same so that experiments between vendors have
+    /// something to find.
+    public struct Delivery: Sendable, Equatable {
+        /// The share of messages delivered, from 0 to 1.
+        public var rate: Double
+        /// Seeds the decision, so a simulation can be repeated message for message.
+        public var seed: Int
+
+        public init(rate: Double = 1, seed: Int = 0) {
+            self.rate = min(1, max(0, rate))
+            self.seed = seed
+        }
+    }
+
     /// The outbox keeps at most this many messages; the oldest go first.
     public let capacity: Int
     private let messages = Mutex<[Message]>([])
+    private let deliveries = Mutex<(settings: [String: Delivery], counters: [String: Int])>(([:], [:]))
     private let onSend: (@Sendable (Message) -> Void)?
+    private let onDrop: (@Sendable (Message) -> Void)?
 
-    public init(capacity: Int = 1000, onSend: (@Sendable (Message) -> Void)? = nil) {
+    public init(
+        capacity: Int = 1000, onSend: (@Sendable (Message) -> Void)? = nil,
+        onDrop: (@Sendable (Message) -> Void)? = nil
+    ) {
         self.capacity = capacity
         self.onSend = onSend
+        self.onDrop = onDrop
     }
 
-    public func record(_ message: Message) {
+    /// Sets how many of `provider`'s messages are delivered.
+    public func setDelivery(_ delivery: Delivery, for provider: String) {
+        deliveries.withLock { $0.settings[provider] = delivery }
+    }
+
+    public func delivery(for provider: String) -> Delivery {
+        deliveries.withLock { $0.settings[provider] } ?? Delivery()
+    }
+
+    /// Records a message the vendor accepted. With a delivery rate below 1 some never arrive: they are
+    /// not listed, as a real phone would never see them. The decision depends only on the seed, the
+    /// provider, the recipient and how many messages that recipient was sent before, so the same
+    /// simulation drops the same messages. Returns whether the message was delivered.
+    @discardableResult
+    public func record(_ message: Message) -> Bool {
+        let delivered = deliveries.withLock { state -> Bool in
+            guard let setting = state.settings[message.provider], setting.rate < 1 else { return true }
+            let key = message.provider + " " + message.to
+            let count = state.counters[key, default: 0]
+            state.counters[key] = count + 1
+            let draw = StableHash.unit([String(setting.seed), message.provider, message.to, String(count)])
+            return draw < setting.rate
+        }
+        guard delivered else {
+            onDrop?(message)
+            return false
+        }
         messages.withLock { list in
             list.append(message)
             if list.count > capacity { list.removeFirst(list.count - capacity) }
         }
         onSend?(message)
+        return true
     }
 
     public var all: [Message] { messages.withLock { $0 } }

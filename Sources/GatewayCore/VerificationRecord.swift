@@ -26,7 +26,15 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
     public var contentLanguage: String?
     /// The locales the caller asked for, kept so a resend can ask the vendor again.
     public var locales: [String]
+    /// The routing rule that matched (`default`, `channel:sms`, `forced` or a configured route's name).
+    public var route: String?
+    /// The experiment that assigned the provider, and the arm (``experimentArm``).
+    public var experiment: String?
     public var experimentArm: String?
+    /// Providers that failed before the one that sent, as `provider:error_code`, in order.
+    public var failovers: [String]
+    /// A configured test number: no vendor was called and the code is the configured one.
+    public var isTestNumber: Bool
     public var clientReference: String?
     public var metadata: [String: String]
     /// The API key (its id, not its secret) that started the verification.
@@ -49,7 +57,11 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
         expiresAt: Date,
         contentLanguage: String? = nil,
         locales: [String] = [],
+        route: String? = nil,
+        experiment: String? = nil,
         experimentArm: String? = nil,
+        failovers: [String] = [],
+        isTestNumber: Bool = false,
         clientReference: String? = nil,
         metadata: [String: String] = [:],
         apiKeyID: String? = nil,
@@ -70,7 +82,11 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
         self.expiresAt = expiresAt
         self.contentLanguage = contentLanguage
         self.locales = locales
+        self.route = route
+        self.experiment = experiment
         self.experimentArm = experimentArm
+        self.failovers = failovers
+        self.isTestNumber = isTestNumber
         self.clientReference = clientReference
         self.metadata = metadata
         self.apiKeyID = apiKeyID

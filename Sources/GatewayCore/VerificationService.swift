@@ -11,15 +11,18 @@ public struct VerificationPolicy: Sendable, Equatable {
     public var maxSends: Int = 5
     /// The total time a start may spend across providers.
     public var startDeadline: Duration = .seconds(30)
+    /// Test numbers (E.164) and their fixed codes: never sent to a vendor (docs/routing.md).
+    public var testNumbers: [String: String] = [:]
 
     public init(
         codeValidity: TimeInterval = 600, maxAttempts: Int = 5, maxSends: Int = 5,
-        startDeadline: Duration = .seconds(30)
+        startDeadline: Duration = .seconds(30), testNumbers: [String: String] = [:]
     ) {
         self.codeValidity = codeValidity
         self.maxAttempts = maxAttempts
         self.maxSends = maxSends
         self.startDeadline = startDeadline
+        self.testNumbers = testNumbers
     }
 }
 
@@ -39,17 +42,20 @@ public struct VerificationService: Sendable {
     public let clock: any WallClock
     public let policy: VerificationPolicy
     public let logger: Logger
+    /// Per provider and country; shared by every start this service makes.
+    public let breakers: CircuitBreakers
 
     public init(
         registry: ProviderRegistry, routing: RoutingTable, store: any VerificationStore,
         clock: any WallClock = SystemClock(), policy: VerificationPolicy = VerificationPolicy(),
-        logger: Logger = Logger(label: "gateway.verifications")
+        breakers: CircuitBreakers? = nil, logger: Logger = Logger(label: "gateway.verifications")
     ) {
         self.registry = registry
         self.routing = routing
         self.store = store
         self.clock = clock
         self.policy = policy
+        self.breakers = breakers ?? CircuitBreakers(clock: clock)
         self.logger = logger
     }
 
@@ -59,18 +65,24 @@ public struct VerificationService: Sendable {
     ///
     /// Providers are tried one at a time, never raced. The next one is tried only after a
     /// `provider_transient` or `provider_permanent` error that happened before the vendor could have
-    /// accepted the send, and only within ``VerificationPolicy/startDeadline``.
-    public func start(_ request: StartVerification, apiKeyID: String? = nil) async throws(GatewayError)
-        -> VerificationRecord
-    {
+    /// accepted the send (or after an ambiguous timeout, when the route allows it), and only within
+    /// ``VerificationPolicy/startDeadline``. A candidate whose circuit breaker is open is skipped.
+    public func start(
+        _ request: StartVerification, apiKeyID: String? = nil, apiKeyName: String? = nil
+    ) async throws(GatewayError) -> VerificationRecord {
         if let forced = request.forcedProvider, registry.provider(forced) == nil {
             throw GatewayError(.invalidRequest, "`provider` names no configured provider.")
         }
         try Self.checkDestination(request)
-        let (candidates, routingSkips) = routing.candidates(for: request, registry: registry)
+        if let number = request.destination.phoneNumber, policy.testNumbers[number.e164] != nil {
+            return try await startTestNumber(request, apiKeyID: apiKeyID)
+        }
+        let decision = routing.decide(request, apiKey: apiKeyName, registry: registry)
+        let candidates = decision.candidates
         guard !candidates.isEmpty else {
-            let onlyUnknown = !routingSkips.isEmpty && routingSkips.allSatisfy { $0.reason == "unknown_provider" }
-            if !onlyUnknown {
+            let onlyUnknown =
+                !decision.skipped.isEmpty && decision.skipped.allSatisfy { $0.reason == "unknown_provider" }
+            if !onlyUnknown && decision.skipped.allSatisfy({ $0.reason == "channel_not_supported" }) {
                 throw GatewayError(
                     .unsupportedChannel, "No configured provider can send over \(request.channel.rawValue).")
             }
@@ -79,11 +91,15 @@ public struct VerificationService: Sendable {
         let id = Self.newID()
         let deadline = ContinuousClock.now.advanced(by: policy.startDeadline)
         var calls: [VerificationEvent] = []
+        var failovers: [String] = []
         var lastError: GatewayError?
         var proofError: GatewayError?
-        var skipped = routingSkips
+        var skipped = decision.skipped
         for provider in candidates {
-            if !calls.isEmpty, ContinuousClock.now >= deadline { break }
+            if !calls.isEmpty, ContinuousClock.now >= deadline {
+                skipped.append(RoutingTable.Skip(providerID: provider.id, reason: "deadline_passed"))
+                continue
+            }
             do {
                 try Self.checkAppVerification(request, for: provider)
             } catch {
@@ -93,15 +109,24 @@ public struct VerificationService: Sendable {
                 if proofError == nil { proofError = error }
                 continue
             }
+            guard breakers.allow(provider.id, country: decision.country) else {
+                skipped.append(RoutingTable.Skip(providerID: provider.id, reason: "breaker_open"))
+                continue
+            }
             let began = ContinuousClock.now
             do {
                 let result = try await provider.start(request)
+                breakers.record(provider.id, country: decision.country, failure: false)
                 calls.append(callEvent(id, provider.id, "start", outcome: "accepted", since: began))
                 return try await persistStart(
                     id: id, request: request, provider: provider, result: result, apiKeyID: apiKeyID,
-                    events: calls, skipped: skipped)
+                    events: calls, skipped: skipped, decision: decision, failovers: failovers)
             } catch {
                 calls.append(callEvent(id, provider.id, "start", outcome: error.code.rawValue, since: began))
+                let vendorFailed = error.errorClass == .providerTransient || error.errorClass == .providerPermanent
+                breakers.record(
+                    provider.id, country: decision.country, failure: vendorFailed,
+                    retryAfter: error.retryAfter.map(TimeInterval.init))
                 logger.warning(
                     "provider start failed",
                     metadata: [
@@ -109,14 +134,97 @@ public struct VerificationService: Sendable {
                         "vendor.code": "\(error.vendor?.code ?? "-")", "to": "\(request.destination.masked)",
                     ])
                 lastError = error
-                let failOver =
-                    (error.errorClass == .providerTransient || error.errorClass == .providerPermanent)
-                    && !error.sendMayHaveHappened
+                failovers.append("\(provider.id):\(error.code.rawValue)")
+                let failOver = vendorFailed && (!error.sendMayHaveHappened || decision.failoverOnTimeout)
                 if !failOver { throw error }
             }
         }
-        throw lastError ?? proofError
-            ?? GatewayError(.noProviderAvailable, "No provider is available for this request.")
+        if let lastError { throw lastError }
+        if skipped.contains(where: { $0.reason == "breaker_open" }) {
+            throw GatewayError(
+                .noProviderAvailable,
+                "Every provider for this destination is failing; their circuit breakers are open. Retry later.")
+        }
+        throw proofError ?? GatewayError(.noProviderAvailable, "No provider is available for this request.")
+    }
+
+    /// What ``dryRun(_:apiKeyName:)`` found.
+    public struct DryRun: Sendable {
+        public struct Candidate: Sendable {
+            public var providerID: String
+            public var breaker: CircuitBreakers.State
+            /// Why a start would pass over this candidate (`breaker_open`, `app_verification_missing`).
+            public var skipReason: String?
+        }
+
+        public var route: String
+        public var experiment: String?
+        public var arm: String?
+        public var country: String?
+        /// The provider a start would call first; nil when none would.
+        public var provider: String?
+        public var isTestNumber: Bool
+        public var failoverOnTimeout: Bool
+        public var candidates: [Candidate]
+        /// Passed over by routing itself (unknown provider, channel not supported, country excluded).
+        public var skipped: [RoutingTable.Skip]
+        /// What a start would answer before calling anyone, if it would fail.
+        public var error: GatewayError?
+    }
+
+    /// Answers which provider a start would use and why, sending nothing and changing no breaker.
+    public func dryRun(_ request: StartVerification, apiKeyName: String? = nil) throws(GatewayError) -> DryRun {
+        if let forced = request.forcedProvider, registry.provider(forced) == nil {
+            throw GatewayError(.invalidRequest, "`provider` names no configured provider.")
+        }
+        let country = request.destination.phoneNumber?.region
+        var refusal: GatewayError?
+        do {
+            try Self.checkDestination(request)
+        } catch {
+            refusal = error
+        }
+        if let number = request.destination.phoneNumber, policy.testNumbers[number.e164] != nil {
+            return DryRun(
+                route: "test_number", country: country, provider: TestNumberProvider.providerID, isTestNumber: true,
+                failoverOnTimeout: false, candidates: [], skipped: [], error: refusal)
+        }
+        let decision = routing.decide(request, apiKey: apiKeyName, registry: registry)
+        var candidates: [DryRun.Candidate] = []
+        for provider in decision.candidates {
+            var reason: String?
+            do {
+                try Self.checkAppVerification(request, for: provider)
+            } catch {
+                reason = "app_verification_missing"
+            }
+            if reason == nil, !breakers.wouldAllow(provider.id, country: country) { reason = "breaker_open" }
+            candidates.append(
+                DryRun.Candidate(
+                    providerID: provider.id, breaker: breakers.state(provider.id, country: country), skipReason: reason))
+        }
+        let first = candidates.first { $0.skipReason == nil }?.providerID
+        if refusal == nil && first == nil {
+            refusal = GatewayError(.noProviderAvailable, "No candidate provider would be tried.")
+        }
+        return DryRun(
+            route: decision.route, experiment: decision.experiment, arm: decision.arm, country: country,
+            provider: refusal == nil ? first : nil, isTestNumber: false, failoverOnTimeout: decision.failoverOnTimeout,
+            candidates: candidates, skipped: decision.skipped, error: refusal)
+    }
+
+    /// A configured test number: recorded like any verification, but no vendor is called.
+    private func startTestNumber(_ request: StartVerification, apiKeyID: String?) async throws(GatewayError)
+        -> VerificationRecord
+    {
+        let provider = TestNumberProvider(codes: policy.testNumbers)
+        let result = try await provider.start(request)
+        let decision = RoutingTable.Decision(
+            route: "test_number", experiment: nil, arm: nil, candidates: [], skipped: [], failoverOnTimeout: false,
+            country: request.destination.phoneNumber?.region)
+        return try await persistStart(
+            id: Self.newID(), request: request, provider: provider, result: result, apiKeyID: apiKeyID, events: [],
+            skipped: [], decision: decision, failovers: [], isTestNumber: true)
     }
 
     /// Refuses, before any vendor is paid, an SMS to a number that cannot take one (a fixed line).
@@ -151,7 +259,8 @@ public struct VerificationService: Sendable {
 
     private func persistStart(
         id: String, request: StartVerification, provider: any VerificationProvider, result: ProviderStartResult,
-        apiKeyID: String?, events: [VerificationEvent], skipped: [RoutingTable.Skip]
+        apiKeyID: String?, events: [VerificationEvent], skipped: [RoutingTable.Skip], decision: RoutingTable.Decision,
+        failovers: [String], isTestNumber: Bool = false
     ) async throws(GatewayError) -> VerificationRecord {
         let now = clock.now
         let record = VerificationRecord(
@@ -168,11 +277,21 @@ public struct VerificationService: Sendable {
             expiresAt: result.expiresAt ?? now.addingTimeInterval(policy.codeValidity),
             contentLanguage: result.contentLanguage,
             locales: request.locales,
+            route: decision.route,
+            experiment: decision.experiment,
+            experimentArm: decision.arm,
+            failovers: failovers,
+            isTestNumber: isTestNumber,
             clientReference: request.clientReference,
             metadata: request.metadata,
             apiKeyID: apiKeyID)
         try await store.insert(record)
-        var detail = ["provider": provider.id, "channel": record.channel.rawValue]
+        var detail = ["provider": provider.id, "channel": record.channel.rawValue, "route": decision.route]
+        if let experiment = decision.experiment { detail["experiment"] = experiment }
+        if let arm = decision.arm { detail["arm"] = arm }
+        if let country = decision.country { detail["country"] = country }
+        if isTestNumber { detail["test_number"] = "true" }
+        if !failovers.isEmpty { detail["failovers"] = failovers.joined(separator: ",") }
         if !skipped.isEmpty {
             detail["skipped"] = skipped.map { "\($0.providerID):\($0.reason)" }.joined(separator: ",")
         }
@@ -425,6 +544,7 @@ public struct VerificationService: Sendable {
     }
 
     private func provider(for record: VerificationRecord) throws(GatewayError) -> any VerificationProvider {
+        if record.isTestNumber { return TestNumberProvider(codes: policy.testNumbers) }
         guard let provider = registry.provider(record.providerID) else {
             throw GatewayError(
                 .noProviderAvailable,

@@ -19,6 +19,10 @@ public protocol VerificationStore: Sendable {
     /// The events of a verification, oldest first.
     func events(verificationID: String) async throws(GatewayError) -> [VerificationEvent]
 
+    /// The records an experiment assigned, created in `from ..< to` (either bound may be nil), oldest
+    /// first: what the experiment report is computed from.
+    func records(experiment: String, from: Date?, to: Date?) async throws(GatewayError) -> [VerificationRecord]
+
     /// Atomically claims an idempotency key for a request fingerprint.
     func claimIdempotencyKey(
         _ key: IdempotencyKey, fingerprint: String, at: Date

@@ -58,14 +58,20 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
     var sandboxAPIKey: String?
     var keyring = APIKeyring()
     if configuration.sandbox {
-        let outbox = SandboxOutbox { message in
-            logger.notice(
-                "sandbox message sent",
-                metadata: [
-                    "provider.id": "\(message.provider)", "channel": "\(message.channel)",
-                    "to": "\(message.to)", "code": "\(message.code)",
-                ])
-        }
+        let outbox = SandboxOutbox(
+            onSend: { message in
+                logger.notice(
+                    "sandbox message sent",
+                    metadata: [
+                        "provider.id": "\(message.provider)", "channel": "\(message.channel)",
+                        "to": "\(message.to)", "code": "\(message.code)",
+                    ])
+            },
+            onDrop: { message in
+                logger.notice(
+                    "sandbox message dropped (delivery_rate)",
+                    metadata: ["provider.id": "\(message.provider)", "to": "\(PhoneNumber.mask(message.to))"])
+            })
         let built = Sandbox(
             plugins: options.plugins,
             context: EmulatorContext(clock: options.clock, outbox: outbox, logger: logger),
@@ -108,7 +114,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
                 logger: providerLogger, requestTimeout: options.vendorTimeout)
         }
         let routing = configuration.routing ?? RoutingTable(defaultOrder: registry.providerIDs)
-        let routingProblems = routing.problems(against: registry)
+        let routingProblems =
+            configuration.routing == nil ? routing.problems(against: registry) : routing.providerProblems(against: registry)
         if !routingProblems.isEmpty { throw ConfigurationError(problems: routingProblems) }
 
         let store: any VerificationStore
@@ -124,7 +131,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             file: options.dataDirectory.appendingPathComponent("token-signing-key.pem"))
         let service = VerificationService(
             registry: registry, routing: routing, store: store, clock: options.clock, policy: configuration.policy,
-            logger: logger)
+            breakers: CircuitBreakers(settings: configuration.breakers, clock: options.clock), logger: logger)
 
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: ErrorMiddleware())
@@ -136,6 +143,9 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .verify))
         VerificationsController(service: service, signer: signer).addRoutes(to: v1)
         PhoneNumbersController().addRoutes(to: v1)
+        RoutingController(service: service, prices: configuration.prices).addRoutes(to: v1)
+        let admin = router.group("v1/admin").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .admin))
+        AdminController(service: service, prices: configuration.prices).addRoutes(to: admin)
 
         var services: [any Service] = []
         if let httpClient { services.append(HTTPClientService(client: httpClient)) }

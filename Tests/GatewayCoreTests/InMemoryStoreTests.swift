@@ -9,6 +9,9 @@ struct InMemoryStoreTests {
     @Test("Inserted records read back with every field")
     func roundTrip() async throws { try await conformance.insertedRecordsReadBackWithEveryField() }
 
+    @Test("Records are listed by experiment and time range")
+    func byExperiment() async throws { try await conformance.recordsByExperimentAndTime() }
+
     @Test("Every channel and status survives a round trip")
     func enums() async throws { try await conformance.everyChannelAndStatusSurvivesARoundTrip() }
 

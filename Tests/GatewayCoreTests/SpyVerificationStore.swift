@@ -50,6 +50,10 @@ final class SpyVerificationStore: VerificationStore {
         try await inner.events(verificationID: verificationID)
     }
 
+    func records(experiment: String, from: Date?, to: Date?) async throws(GatewayError) -> [VerificationRecord] {
+        try await inner.records(experiment: experiment, from: from, to: to)
+    }
+
     func claimIdempotencyKey(
         _ key: IdempotencyKey, fingerprint: String, at: Date
     ) async throws(GatewayError) -> IdempotencyClaim {

@@ -10,15 +10,16 @@ struct ServiceHarness {
     let service: VerificationService
 
     init(
-        _ providers: [ScriptedProvider], routes: [Channel: [String]] = [:],
-        policy: VerificationPolicy = VerificationPolicy(),
+        _ providers: [ScriptedProvider], routes: [Channel: [String]] = [:], table: RoutingTable? = nil,
+        policy: VerificationPolicy = VerificationPolicy(), breakers: CircuitBreakers.Settings = .init(),
         store: any VerificationStore = InMemoryVerificationStore()
     ) throws {
         self.store = store
         service = VerificationService(
             registry: try makeRegistry(providers),
-            routing: RoutingTable(routes: routes, defaultOrder: providers.map(\.id)),
-            store: store, clock: clock, policy: policy)
+            routing: table ?? RoutingTable(routes: routes, defaultOrder: providers.map(\.id)),
+            store: store, clock: clock, policy: policy,
+            breakers: CircuitBreakers(settings: breakers, clock: clock))
     }
 
     func stored(_ id: String) async throws -> VerificationRecord {

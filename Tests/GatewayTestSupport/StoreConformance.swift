@@ -33,6 +33,24 @@ public struct StoreConformance: Sendable {
         try await idempotencyKeysAreScoped()
         try await emptyStoredResponseReplaysAsEmpty()
         try await concurrentClaimsOfOneKeyHaveOneWinner()
+        try await recordsByExperimentAndTime()
+    }
+
+    /// The experiment report's query: only that experiment's records, in `from ..< to`, oldest first.
+    public func recordsByExperimentAndTime() async throws {
+        let store = try await makeStore()
+        for index in 0..<6 {
+            var record = try Self.phoneRecord(id: "vf_exp\(index)")
+            record.experiment = index < 4 ? "ab" : "other"
+            record.createdAt = Self.epoch.addingTimeInterval(Double(10 * (3 - index % 4)))
+            try await store.insert(record)
+        }
+        let all = try await store.records(experiment: "ab", from: nil, to: nil)
+        #expect(all.map(\.id) == ["vf_exp3", "vf_exp2", "vf_exp1", "vf_exp0"])
+        let window = try await store.records(
+            experiment: "ab", from: Self.epoch.addingTimeInterval(10), to: Self.epoch.addingTimeInterval(30))
+        #expect(window.map(\.id) == ["vf_exp2", "vf_exp1"])
+        #expect(try await store.records(experiment: "none", from: nil, to: nil).isEmpty)
     }
 
     // MARK: - Records

@@ -21,10 +21,11 @@ struct OpenAPIDocumentTests {
                     .replacingOccurrences(of: "{action}", with: "none")
                     .replacingOccurrences(of: "{plugin}", with: "twilio")
                     .replacingOccurrences(of: "{number}", with: "%2B14155550100")
+                    .replacingOccurrences(of: "{name}", with: "none")
                 operations.append((HTTPRequest.Method(rawValue: method.uppercased())!, concrete))
             }
         }
-        #expect(operations.count == 16)
+        #expect(operations.count == 19)
         let all = operations
         try await GatewayHarness().run { client, _ in
             for (method, uri) in all {

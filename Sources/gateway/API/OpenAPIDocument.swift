@@ -171,10 +171,11 @@ enum OpenAPIDocument {
             "schema": {
               "type": "string",
               "enum": [
+                "timeline",
                 "events"
               ]
             },
-            "description": "`events` adds the verification's event log."
+            "description": "`timeline` adds the verification's timeline (route, arm, skipped providers, each vendor call with outcome and latency, each check) under `timeline`; `events` is its older name and puts it under `events`."
           }
         ],
         "responses": {
@@ -834,6 +835,207 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/routing/dry-run": {
+      "post": {
+        "operationId": "routingDryRun",
+        "summary": "Which provider would serve this number and why, sending nothing",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/DryRunRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The decision: route, experiment arm, candidates with breaker states, skips",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DryRun"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/admin/providers": {
+      "get": {
+        "operationId": "adminProviders",
+        "summary": "Providers with their capabilities and circuit breakers (admin scope)",
+        "responses": {
+          "200": {
+            "description": "Providers",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "providers"
+                  ],
+                  "properties": {
+                    "providers": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/ProviderStatus"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The API key lacks the `admin` scope.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/admin/experiments/{name}": {
+      "get": {
+        "operationId": "experimentReport",
+        "summary": "A/B report of an experiment, from the stored verifications (admin scope)",
+        "parameters": [
+          {
+            "name": "name",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "from",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "format": "date-time"
+            }
+          },
+          {
+            "name": "to",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "format": "date-time"
+            }
+          },
+          {
+            "name": "country",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "mde",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "number",
+              "default": 0.05
+            },
+            "description": "Minimum absolute difference in conversion to size the sample for."
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The report",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ExperimentReport"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The API key lacks the `admin` scope.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No such experiment.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/healthz": {
       "get": {
         "operationId": "health",
@@ -1307,10 +1509,48 @@ enum OpenAPIDocument {
               "null"
             ]
           },
+          "experiment": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "route": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The routing rule that matched: a configured route's name, `channel:<channel>`, `default`, `forced` or `test_number`."
+          },
+          "test_number": {
+            "type": "boolean",
+            "description": "A configured test number: no vendor was called."
+          },
           "metadata": {
             "type": "object",
             "additionalProperties": {
               "type": "string"
+            }
+          },
+          "timeline": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "kind": {
+                  "type": "string"
+                },
+                "at": {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                "detail": {
+                  "type": "object",
+                  "additionalProperties": {
+                    "type": "string"
+                  }
+                }
+              }
             }
           },
           "events": {
@@ -1580,6 +1820,357 @@ enum OpenAPIDocument {
           }
         }
       },
+      "DryRunRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "to"
+        ],
+        "properties": {
+          "to": {
+            "type": "string"
+          },
+          "channel": {
+            "type": "string",
+            "default": "sms"
+          },
+          "region": {
+            "type": "string"
+          },
+          "provider": {
+            "type": "string"
+          },
+          "app_verification": {
+            "type": "object",
+            "description": "Only `type` is read: whether a proof would be sent."
+          },
+          "api_key": {
+            "type": "string",
+            "description": "Route as if this API key name had asked (default: the caller's)."
+          }
+        }
+      },
+      "DryRun": {
+        "type": "object",
+        "required": [
+          "route",
+          "provider",
+          "candidates",
+          "skipped",
+          "test_number"
+        ],
+        "properties": {
+          "route": {
+            "type": "string"
+          },
+          "experiment": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "arm": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "country": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "provider": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "test_number": {
+            "type": "boolean"
+          },
+          "failover_on_timeout": {
+            "type": "boolean"
+          },
+          "candidates": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "provider": {
+                  "type": "string"
+                },
+                "breaker": {
+                  "type": "string",
+                  "enum": [
+                    "closed",
+                    "open",
+                    "half_open"
+                  ]
+                },
+                "would_try": {
+                  "type": "boolean"
+                },
+                "skip_reason": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                },
+                "price": {
+                  "type": [
+                    "number",
+                    "null"
+                  ]
+                }
+              }
+            }
+          },
+          "skipped": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "provider": {
+                  "type": "string"
+                },
+                "reason": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "error": {
+            "type": "object",
+            "description": "What a start would answer without calling anyone.",
+            "properties": {
+              "code": {
+                "type": "string"
+              },
+              "message": {
+                "type": "string"
+              }
+            }
+          }
+        }
+      },
+      "ProviderStatus": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "channels": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "requires_app_verification": {
+            "type": "boolean"
+          },
+          "app_verification_types": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "issues_tokens": {
+            "type": "boolean"
+          },
+          "supports_resend": {
+            "type": "boolean"
+          },
+          "supports_cancel": {
+            "type": "boolean"
+          },
+          "excluded_countries": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "actions": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "breakers": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "country": {
+                  "type": "string",
+                  "description": "Region, or `*` for destinations without one."
+                },
+                "state": {
+                  "type": "string",
+                  "enum": [
+                    "closed",
+                    "open",
+                    "half_open"
+                  ]
+                },
+                "consecutive_failures": {
+                  "type": "integer"
+                },
+                "recent_requests": {
+                  "type": "integer"
+                },
+                "recent_failures": {
+                  "type": "integer"
+                },
+                "open_until": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "format": "date-time"
+                },
+                "cooldown_seconds": {
+                  "type": "number"
+                }
+              }
+            }
+          }
+        }
+      },
+      "ExperimentReport": {
+        "type": "object",
+        "required": [
+          "experiment",
+          "arms"
+        ],
+        "properties": {
+          "experiment": {
+            "type": "string"
+          },
+          "from": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "to": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "country": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "minimum_effect": {
+            "type": "number"
+          },
+          "arms": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "name": {
+                  "type": "string"
+                },
+                "provider": {
+                  "type": "string"
+                },
+                "control": {
+                  "type": "boolean"
+                },
+                "weight": {
+                  "type": "integer"
+                },
+                "starts": {
+                  "type": "integer"
+                },
+                "approvals": {
+                  "type": "integer"
+                },
+                "conversion": {
+                  "type": [
+                    "number",
+                    "null"
+                  ]
+                },
+                "conversion_95": {
+                  "type": [
+                    "array",
+                    "null"
+                  ],
+                  "items": {
+                    "type": "number"
+                  },
+                  "description": "Wilson score interval."
+                },
+                "time_to_approve_p50_seconds": {
+                  "type": [
+                    "number",
+                    "null"
+                  ]
+                },
+                "time_to_approve_p90_seconds": {
+                  "type": [
+                    "number",
+                    "null"
+                  ]
+                },
+                "failovers": {
+                  "type": "integer"
+                },
+                "errors": {
+                  "type": "object",
+                  "additionalProperties": {
+                    "type": "integer"
+                  }
+                },
+                "cost": {
+                  "type": [
+                    "number",
+                    "null"
+                  ]
+                },
+                "cost_per_approval": {
+                  "type": [
+                    "number",
+                    "null"
+                  ]
+                },
+                "z": {
+                  "type": [
+                    "number",
+                    "null"
+                  ]
+                },
+                "p_value": {
+                  "type": [
+                    "number",
+                    "null"
+                  ],
+                  "description": "Two-sided pooled two-proportion z-test against the control."
+                },
+                "sample_size_per_arm": {
+                  "type": [
+                    "integer",
+                    "null"
+                  ]
+                },
+                "sample_still_needed": {
+                  "type": [
+                    "integer",
+                    "null"
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
       "Outbox": {
         "type": "object",
         "required": [
@@ -1651,7 +2242,21 @@ enum OpenAPIDocument {
               "integer",
               "null"
             ],
-            "minimum": 1
+            "minimum": 1,
+            "description": "How many requests the faults above affect; then they clear."
+          },
+          "delivery_rate": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1,
+            "default": 1,
+            "description": "Share of accepted messages that reach the phone (the outbox); the rest are accepted by the vendor and lost, as a carrier may lose them. Persistent: not cleared by `remaining`."
+          },
+          "delivery_seed": {
+            "type": "integer",
+            "minimum": 0,
+            "default": 0,
+            "description": "Seeds which messages are lost, so a simulation can be repeated."
           }
         }
       }

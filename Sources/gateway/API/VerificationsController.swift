@@ -72,7 +72,7 @@ struct VerificationsController: Sendable {
 
     private func startBody(body: Data, context: GatewayRequestContext) async throws -> JSONValue {
         let start = try Self.parseStart(body)
-        let record = try await service.start(start, apiKeyID: context.apiKey?.id)
+        let record = try await service.start(start, apiKeyID: context.apiKey?.id, apiKeyName: context.apiKey?.name)
         return Self.render(record, now: service.clock.now)
     }
 
@@ -175,12 +175,12 @@ struct VerificationsController: Sendable {
         let record = try await service.get(id: id)
         var body = Self.render(record, now: service.clock.now)
         if let include = request.uri.queryParameters.get("include") {
-            guard include == "events" else {
-                throw GatewayError.invalidRequest("`include` takes the value `events`.")
+            guard include == "events" || include == "timeline" else {
+                throw GatewayError.invalidRequest("`include` takes the value `timeline` (or its older name `events`).")
             }
             let events = try await service.events(id: id)
             if case .object(var fields) = body {
-                fields["events"] = .array(
+                fields[String(include)] = .array(
                     events.map { event in
                         [
                             "kind": .string(event.kind.rawValue), "at": .string(Self.timestamp(event.at)),
@@ -229,6 +229,9 @@ struct VerificationsController: Sendable {
             "created_at": .string(timestamp(record.createdAt)),
             "updated_at": .string(timestamp(record.updatedAt)),
             "experiment_arm": record.experimentArm.map(JSONValue.string) ?? .null,
+            "experiment": record.experiment.map(JSONValue.string) ?? .null,
+            "route": record.route.map(JSONValue.string) ?? .null,
+            "test_number": .bool(record.isTestNumber),
             "client_ref": record.clientReference.map(JSONValue.string) ?? .null,
         ]
         if !record.metadata.isEmpty { fields["metadata"] = .object(record.metadata.mapValues(JSONValue.string)) }

@@ -33,8 +33,13 @@ struct GatewayConfiguration: Sendable {
     var apiKeys: [KeyEntry] = []
     var policy = VerificationPolicy()
     var tokenSigningKeyPEM: String?
+    var breakers = CircuitBreakers.Settings()
+    var prices = PriceTable()
 
-    static let topLevelKeys: Set<String> = ["sandbox", "providers", "routing", "api_keys", "policy", "token"]
+    static let topLevelKeys: Set<String> = [
+        "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
+        "prices",
+    ]
 
     /// Reads and checks a configuration file; every problem is listed in one error.
     static func load(
@@ -135,36 +140,10 @@ struct GatewayConfiguration: Sendable {
             }
         }
 
-        // routing
-        if let value = top["routing"] {
-            if case .object(let routing) = value {
-                for key in routing.keys.sorted() where !["default", "channels"].contains(key) {
-                    problems.append("routing: unknown key `\(key)`")
-                }
-                var table = RoutingTable(defaultOrder: config.providers.map(\.id))
-                if let list = routing["default"] {
-                    if let ids = list.stringList { table.defaultOrder = ids } else { problems.append("routing.default must be a list of provider ids") }
-                }
-                if case .object(let channels)? = routing["channels"] {
-                    for (name, list) in channels.sorted(by: { $0.key < $1.key }) {
-                        guard let channel = Channel(rawValue: name) else {
-                            problems.append("routing.channels: unknown channel `\(name)`")
-                            continue
-                        }
-                        guard let ids = list.stringList else {
-                            problems.append("routing.channels.\(name) must be a list of provider ids")
-                            continue
-                        }
-                        table.routes[channel] = ids
-                    }
-                } else if routing["channels"] != nil {
-                    problems.append("routing.channels must be a mapping of channel to provider ids")
-                }
-                config.routing = table
-            } else {
-                problems.append("`routing` must be a mapping")
-            }
-        }
+        // routing, experiments, breakers, test numbers, prices (GatewayConfiguration+Routing.swift)
+        let knownProviders =
+            config.providers.isEmpty && config.sandbox ? Set(plugins.map(\.id)) : Set(config.providers.map(\.id))
+        config.parseRouting(top, knownProviders: knownProviders, problems: &problems)
 
         // api keys
         if let value = top["api_keys"] {

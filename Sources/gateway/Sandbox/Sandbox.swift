@@ -126,7 +126,8 @@ extension Sandbox {
         }
         router.get("sandbox/faults/{plugin}") { _, context in
             let mount = try faultMount(context)
-            return try JSONResponse.response(Self.faultsJSON(mount.emulator.faults.current))
+            return try JSONResponse.response(
+                Self.faultsJSON(mount.emulator.faults.current, delivery: outbox.delivery(for: mount.pluginID)))
         }
         router.put("sandbox/faults/{plugin}") { request, context in
             var request = request
@@ -135,7 +136,16 @@ extension Sandbox {
             let reader = try JSONObjectReader(data: data, allowEmpty: true)
             try reader.rejectUnknown(allowing: [
                 "latency_ms", "server_error_status", "malformed_body", "connection_reset", "remaining",
+                "delivery_rate", "delivery_seed",
             ])
+            var delivery = outbox.delivery(for: mount.pluginID)
+            if let rate = try reader.number("delivery_rate") {
+                guard (0...1).contains(rate) else {
+                    throw GatewayError.invalidRequest("`delivery_rate` must be a number from 0 to 1.")
+                }
+                delivery.rate = rate
+            }
+            if let seed = try reader.integer("delivery_seed", in: 0...Int(Int32.max)) { delivery.seed = seed }
             let faults = FaultSwitch.Faults(
                 latencyMilliseconds: try reader.integer("latency_ms", in: 0...60_000) ?? 0,
                 serverErrorStatus: try reader.integer("server_error_status", in: 500...599),
@@ -143,8 +153,9 @@ extension Sandbox {
                 connectionReset: try reader.bool("connection_reset") ?? false,
                 remaining: try reader.integer("remaining", in: 1...1_000_000))
             mount.emulator.faults.set(faults)
+            outbox.setDelivery(delivery, for: mount.pluginID)
             logger.notice("sandbox faults set", metadata: ["plugin.id": "\(mount.pluginID)"])
-            return try JSONResponse.response(Self.faultsJSON(faults))
+            return try JSONResponse.response(Self.faultsJSON(faults, delivery: delivery))
         }
     }
 
@@ -156,8 +167,10 @@ extension Sandbox {
         return mount
     }
 
-    static func faultsJSON(_ faults: FaultSwitch.Faults) throws -> JSONValue {
+    static func faultsJSON(_ faults: FaultSwitch.Faults, delivery: SandboxOutbox.Delivery) throws -> JSONValue {
         [
+            "delivery_rate": .number(delivery.rate),
+            "delivery_seed": .number(Double(delivery.seed)),
             "latency_ms": .number(Double(faults.latencyMilliseconds)),
             "server_error_status": faults.serverErrorStatus.map { .number(Double($0)) } ?? .null,
             "malformed_body": .bool(faults.malformedBody),

@@ -55,7 +55,16 @@ struct SQLiteMigration: Sendable {
                     body BLOB,
                     PRIMARY KEY (scope, key)
                 );
-                """)
+                """),
+        SQLiteMigration(
+            version: 2, name: "routing: route, experiment, failovers, test numbers",
+            sql: """
+                ALTER TABLE verifications ADD COLUMN route TEXT;
+                ALTER TABLE verifications ADD COLUMN experiment TEXT;
+                ALTER TABLE verifications ADD COLUMN failovers TEXT NOT NULL DEFAULT '[]';
+                ALTER TABLE verifications ADD COLUMN test_number INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX verifications_experiment ON verifications (experiment, created_at);
+                """),
     ]
 
     /// Brings the database up to the newest step in one `BEGIN IMMEDIATE` transaction, so two processes

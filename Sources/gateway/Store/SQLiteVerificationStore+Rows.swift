@@ -8,11 +8,12 @@ extension SQLiteVerificationStore {
         "id", "destination_kind", "destination_value", "channel", "provider_id", "provider_reference",
         "provider_state", "status", "attempts", "max_attempts", "sends", "created_at", "updated_at", "expires_at",
         "content_language", "locales", "experiment_arm", "client_reference", "metadata", "api_key_id", "version",
+        "route", "experiment", "failovers", "test_number",
     ]
     static let recordColumns = recordColumnNames.joined(separator: ", ")
     static let recordPlaceholders = recordColumnNames.map { _ in "?" }.joined(separator: ", ")
-    /// `column = ?n` for every column but the id: ?1 is the id, ?2 … ?21 follow ``recordColumnNames``, so
-    /// an UPDATE binds the same values as an INSERT, then the expected version as ?22.
+    /// `column = ?n` for every column but the id: ?1 is the id, ?2 … ?N follow ``recordColumnNames``, so
+    /// an UPDATE binds the same values as an INSERT, then the expected version as ?N+1.
     static let recordAssignments = recordColumnNames.enumerated().dropFirst()
         .map { "\($0.element) = ?\($0.offset + 1)" }
         .joined(separator: ", ")
@@ -47,6 +48,10 @@ extension SQLiteVerificationStore {
             .text(try json(record.metadata)),
             .optionalText(record.apiKeyID),
             .int(record.version),
+            .optionalText(record.route),
+            .optionalText(record.experiment),
+            .text(try json(record.failovers)),
+            .int(record.isTestNumber ? 1 : 0),
         ]
     }
 
@@ -84,7 +89,7 @@ extension SQLiteVerificationStore {
         guard let status = VerificationStatus(rawValue: try required(7)) else {
             throw SQLiteError.undecodableRow("verification \(id): unknown status")
         }
-        return VerificationRecord(
+        var record = VerificationRecord(
             id: id,
             destination: destination,
             channel: channel,
@@ -106,6 +111,11 @@ extension SQLiteVerificationStore {
             metadata: try decodeJSON([String: String].self, row.text(18), what: "verification \(id) metadata"),
             apiKeyID: row.text(19),
             version: try integer(20))
+        record.route = row.text(21)
+        record.experiment = row.text(22)
+        record.failovers = try decodeJSON([String].self, row.text(23), what: "verification \(id) failovers")
+        record.isTestNumber = (row.int64(24) ?? 0) != 0
+        return record
     }
 
     static func date(_ seconds: Double?, what: String) throws(SQLiteError) -> Date {

@@ -53,7 +53,7 @@ final class SQLiteVerificationStore: VerificationStore {
     func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool {
         try await perform("update") { (connection) throws(SQLiteError) in
             let changed = try connection.run(
-                "UPDATE verifications SET \(Self.recordAssignments) WHERE id = ?1 AND version = ?22",
+                "UPDATE verifications SET \(Self.recordAssignments) WHERE id = ?1 AND version = ?\(Self.recordColumnNames.count + 1)",
                 try Self.values(of: record) + [.int(record.version - 1)])
             return changed == 1
         }
@@ -67,6 +67,21 @@ final class SQLiteVerificationStore: VerificationStore {
                     .text(event.verificationID), .text(event.kind.rawValue), .date(event.at),
                     .text(try Self.json(event.detail)),
                 ])
+        }
+    }
+
+    func records(experiment: String, from: Date?, to: Date?) async throws(GatewayError) -> [VerificationRecord] {
+        try await perform("records") { (connection) throws(SQLiteError) in
+            try connection.query(
+                """
+                SELECT \(Self.recordColumns) FROM verifications
+                WHERE experiment = ? AND created_at >= ? AND created_at < ? ORDER BY created_at, id
+                """,
+                [
+                    .text(experiment), .real(from?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude),
+                    .real(to?.timeIntervalSince1970 ?? Double.greatestFiniteMagnitude),
+                ],
+                row: Self.record(from:))
         }
     }
 

@@ -141,6 +141,15 @@ struct JSONObjectReader {
         }
     }
 
+    func number(_ name: String) throws(GatewayError) -> Double? {
+        switch fields[name] {
+        case .none, .some(.null): return nil
+        case .number(let value): return value
+        case .some(let other):
+            throw GatewayError.invalidRequest("`\(prefix)\(name)` must be a number, not \(other.typeName).")
+        }
+    }
+
     func bool(_ name: String) throws(GatewayError) -> Bool? {
         switch fields[name] {
         case .none, .some(.null): return nil

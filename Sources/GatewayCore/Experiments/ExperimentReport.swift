@@ -1,0 +1,113 @@
+import Foundation
+
+/// Price per verification started, by provider and country, for the experiment report's cost.
+public struct PriceTable: Sendable, Equatable {
+    private var prices: [String: [String: Double]] = [:]
+
+    public init() {}
+
+    /// Sets a provider's price for a country, or its default when `country` is nil.
+    public mutating func set(_ price: Double, provider: String, country: String?) {
+        prices[provider, default: [:]][country ?? "*"] = price
+    }
+
+    public func price(provider: String, country: String?) -> Double? {
+        guard let table = prices[provider] else { return nil }
+        return country.flatMap { table[$0] } ?? table["*"]
+    }
+}
+
+/// Per-arm results of an experiment, computed from the stored verifications (DESIGN.md §6).
+public struct ExperimentReport: Sendable {
+    public struct Arm: Sendable {
+        public var name: String
+        public var providerID: String
+        public var isControl: Bool
+        public var weight: Int
+        public var starts: Int
+        public var approvals: Int
+        public var conversion: Double?
+        public var conversionInterval: (low: Double, high: Double)?
+        public var timeToApproveP50: Double?
+        public var timeToApproveP90: Double?
+        /// Starts on which the arm's provider failed and a fallback sent instead.
+        public var failovers: Int
+        /// Verifications that ended without approval, by final status, and failed provider calls, by code.
+        public var errors: [String: Int]
+        /// Price of every start, by the provider that actually sent; nil when a price is missing.
+        public var cost: Double?
+        public var costPerApproval: Double?
+        /// Against the control arm (nil for the control itself).
+        public var zScore: Double?
+        public var pValue: Double?
+        /// Users per arm still needed to detect ``minimumEffect`` against the control's conversion.
+        public var sampleSizeNeeded: Int?
+    }
+
+    public var experiment: String
+    public var from: Date?
+    public var to: Date?
+    public var country: String?
+    public var minimumEffect: Double
+    public var arms: [Arm]
+
+    /// Builds the report. Verifications still pending count as starts that have not (yet) converted.
+    public static func build(
+        experiment: Experiment, records: [VerificationRecord], prices: PriceTable, from: Date? = nil,
+        to: Date? = nil, country: String? = nil, minimumEffect: Double = 0.05
+    ) -> ExperimentReport {
+        let relevant = records.filter { record in
+            record.experiment == experiment.name
+                && (country == nil || record.destination.phoneNumber?.region == country)
+        }
+        var arms: [Arm] = experiment.arms.map { arm in
+            let mine = relevant.filter { $0.experimentArm == arm.name }
+            let approved = mine.filter { $0.status == .approved }
+            var errors: [String: Int] = [:]
+            for record in mine {
+                for failure in record.failovers {
+                    let code = failure.split(separator: ":").last.map(String.init) ?? failure
+                    errors[code, default: 0] += 1
+                }
+                if record.status != .approved && record.status != .pending {
+                    errors[record.status.rawValue, default: 0] += 1
+                }
+            }
+            var cost: Double? = 0
+            for record in mine {
+                guard let price = prices.price(provider: record.providerID, country: record.destination.phoneNumber?.region)
+                else {
+                    cost = nil
+                    break
+                }
+                cost! += price
+            }
+            let times = approved.map { $0.updatedAt.timeIntervalSince($0.createdAt) }
+            return Arm(
+                name: arm.name, providerID: arm.providerID, isControl: arm.isControl, weight: arm.weight,
+                starts: mine.count, approvals: approved.count,
+                conversion: mine.isEmpty ? nil : Double(approved.count) / Double(mine.count),
+                conversionInterval: Statistics.wilsonInterval(successes: approved.count, trials: mine.count),
+                timeToApproveP50: Statistics.percentile(times, 0.5), timeToApproveP90: Statistics.percentile(times, 0.9),
+                failovers: mine.filter { !$0.failovers.isEmpty }.count, errors: errors, cost: cost,
+                costPerApproval: cost.flatMap { approved.isEmpty ? nil : $0 / Double(approved.count) })
+        }
+        if let control = arms.first(where: \.isControl) {
+            for index in arms.indices where !arms[index].isControl {
+                if let test = Statistics.twoProportionTest(
+                    successesA: control.approvals, trialsA: control.starts, successesB: arms[index].approvals,
+                    trialsB: arms[index].starts)
+                {
+                    arms[index].zScore = test.z
+                    arms[index].pValue = test.pValue
+                }
+                if let baseline = control.conversion {
+                    arms[index].sampleSizeNeeded = Statistics.sampleSizePerArm(baseline: baseline, effect: -minimumEffect)
+                        ?? Statistics.sampleSizePerArm(baseline: baseline, effect: minimumEffect)
+                }
+            }
+        }
+        return ExperimentReport(
+            experiment: experiment.name, from: from, to: to, country: country, minimumEffect: minimumEffect, arms: arms)
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Synchronization
+
+/// Circuit breakers per provider and destination country.
+///
+/// A breaker is **closed** until either `consecutiveFailures` calls in a row fail, or, once at least
+/// `minimumRequests` calls fell in the last `window`, their failure rate reaches `failureRate`. Then it
+/// is **open** for `cooldown` (or the vendor's `Retry-After`, if longer): the router skips that provider
+/// for that country. After the cooldown one request is let through as a **half-open** probe; if it
+/// succeeds the breaker closes, if it fails the breaker opens again with the cooldown doubled, up to
+/// `maximumCooldown`. Only failures that say the vendor is unwell count (classes `provider_transient`
+/// and `provider_permanent`); a wrong number or a blocked destination is the vendor answering.
+public final class CircuitBreakers: Sendable {
+    public struct Settings: Sendable, Equatable {
+        public var consecutiveFailures: Int = 5
+        public var failureRate: Double = 0.5
+        public var window: TimeInterval = 60
+        public var minimumRequests: Int = 10
+        public var cooldown: TimeInterval = 30
+        public var maximumCooldown: TimeInterval = 600
+
+        public init(
+            consecutiveFailures: Int = 5, failureRate: Double = 0.5, window: TimeInterval = 60,
+            minimumRequests: Int = 10, cooldown: TimeInterval = 30, maximumCooldown: TimeInterval = 600
+        ) {
+            self.consecutiveFailures = consecutiveFailures
+            self.failureRate = failureRate
+            self.window = window
+            self.minimumRequests = minimumRequests
+            self.cooldown = cooldown
+            self.maximumCooldown = maximumCooldown
+        }
+    }
+
+    public enum State: String, Sendable, Equatable, Codable {
+        case closed
+        case open
+        case halfOpen = "half_open"
+    }
+
+    /// What the admin API and the dry-run show of one breaker.
+    public struct Status: Sendable, Equatable {
+        public var providerID: String
+        public var country: String
+        public var state: State
+        public var consecutiveFailures: Int
+        public var recentRequests: Int
+        public var recentFailures: Int
+        /// While open: when the next probe is allowed.
+        public var openUntil: Date?
+        public var cooldown: TimeInterval
+    }
+
+    struct Key: Hashable {
+        var providerID: String
+        var country: String
+    }
+
+    struct Breaker {
+        var state: State = .closed
+        var consecutiveFailures = 0
+        var outcomes: [(at: Date, failed: Bool)] = []
+        var openUntil: Date?
+        var cooldown: TimeInterval
+        var probeInFlight = false
+    }
+
+    public let settings: Settings
+    private let clock: any WallClock
+    private let breakers = Mutex<[Key: Breaker]>([:])
+
+    public init(settings: Settings = Settings(), clock: any WallClock = SystemClock()) {
+        self.settings = settings
+        self.clock = clock
+    }
+
+    /// The key for a destination without a country (email, push): one breaker per provider.
+    public static let anyCountry = "*"
+
+    /// Whether a call may go to `providerID` for `country` now. In half-open state only one probe is
+    /// let through at a time; the caller must then ``record(_:country:failure:retryAfter:)`` its outcome.
+    public func allow(_ providerID: String, country: String?) -> Bool {
+        let now = clock.now
+        return breakers.withLock { all in
+            let key = Key(providerID: providerID, country: country ?? Self.anyCountry)
+            guard var breaker = all[key] else { return true }
+            defer { all[key] = breaker }
+            switch breaker.state {
+            case .closed:
+                return true
+            case .open:
+                guard let until = breaker.openUntil, now >= until else { return false }
+                breaker.state = .halfOpen
+                breaker.probeInFlight = true
+                return true
+            case .halfOpen:
+                if breaker.probeInFlight { return false }
+                breaker.probeInFlight = true
+                return true
+            }
+        }
+    }
+
+    /// Whether a call would be allowed, changing nothing (dry-run).
+    public func wouldAllow(_ providerID: String, country: String?) -> Bool {
+        let now = clock.now
+        return breakers.withLock { all in
+            guard let breaker = all[Key(providerID: providerID, country: country ?? Self.anyCountry)] else {
+                return true
+            }
+            switch breaker.state {
+            case .closed: return true
+            case .open: return breaker.openUntil.map { now >= $0 } ?? false
+            case .halfOpen: return !breaker.probeInFlight
+            }
+        }
+    }
+
+    /// Records the outcome of a call: `failure` when the vendor failed (unavailable, timeout,
+    /// rate limited, auth…), with the vendor's Retry-After in seconds if it sent one.
+    public func record(_ providerID: String, country: String?, failure: Bool, retryAfter: TimeInterval? = nil) {
+        let now = clock.now
+        let settings = self.settings
+        breakers.withLock { all in
+            let key = Key(providerID: providerID, country: country ?? Self.anyCountry)
+            var breaker = all[key] ?? Breaker(cooldown: settings.cooldown)
+            breaker.outcomes.append((now, failure))
+            breaker.outcomes.removeAll { now.timeIntervalSince($0.at) > settings.window }
+            breaker.consecutiveFailures = failure ? breaker.consecutiveFailures + 1 : 0
+            switch (breaker.state, failure) {
+            case (.halfOpen, false):
+                breaker = Breaker(cooldown: settings.cooldown)
+            case (.halfOpen, true):
+                breaker.cooldown = min(settings.maximumCooldown, breaker.cooldown * 2)
+                Self.open(&breaker, now: now, retryAfter: retryAfter)
+            case (.closed, true):
+                let failures = breaker.outcomes.filter(\.failed).count
+                let rateTripped =
+                    breaker.outcomes.count >= settings.minimumRequests
+                    && Double(failures) / Double(breaker.outcomes.count) >= settings.failureRate
+                if breaker.consecutiveFailures >= settings.consecutiveFailures || rateTripped
+                    || (retryAfter ?? 0) > 0
+                {
+                    Self.open(&breaker, now: now, retryAfter: retryAfter)
+                }
+            case (.open, _), (.closed, false):
+                break
+            }
+            all[key] = breaker
+        }
+    }
+
+    private static func open(_ breaker: inout Breaker, now: Date, retryAfter: TimeInterval?) {
+        breaker.state = .open
+        breaker.probeInFlight = false
+        breaker.openUntil = now.addingTimeInterval(max(breaker.cooldown, retryAfter ?? 0))
+    }
+
+    /// Every breaker that has seen a call, by provider then country.
+    public var statuses: [Status] {
+        let now = clock.now
+        return breakers.withLock { all in
+            all.map { key, breaker in
+                let recent = breaker.outcomes.filter { now.timeIntervalSince($0.at) <= settings.window }
+                return Status(
+                    providerID: key.providerID, country: key.country, state: breaker.state,
+                    consecutiveFailures: breaker.consecutiveFailures, recentRequests: recent.count,
+                    recentFailures: recent.filter(\.failed).count,
+                    openUntil: breaker.state == .open ? breaker.openUntil : nil, cooldown: breaker.cooldown)
+            }
+            .sorted { ($0.providerID, $0.country) < ($1.providerID, $1.country) }
+        }
+    }
+
+    public func state(_ providerID: String, country: String?) -> State {
+        breakers.withLock { $0[Key(providerID: providerID, country: country ?? Self.anyCountry)]?.state ?? .closed }
+    }
+}

@@ -1,0 +1,56 @@
+/// One routing rule: which requests it matches and where it sends them.
+///
+/// Rules are tried in order and the first that matches wins. A match set that is nil matches
+/// everything; countries are regions of the parsed number (`GB`, `US`), API keys are key names.
+public struct Route: Sendable, Equatable {
+    public enum Target: Sendable, Equatable {
+        /// Try these providers in order.
+        case providers([String])
+        /// Assign an arm of this experiment; its provider goes first.
+        case experiment(String)
+    }
+
+    public var name: String
+    public var channels: Set<Channel>?
+    public var countries: Set<String>?
+    public var apiKeys: Set<String>?
+    public var target: Target
+    /// Tried after the target's providers, in order, when they fail before sending.
+    public var fallbacks: [String]
+    /// Fail over even after a timeout that may have sent the code (a second SMS is possible).
+    public var failoverOnTimeout: Bool
+
+    public init(
+        name: String, channels: Set<Channel>? = nil, countries: Set<String>? = nil, apiKeys: Set<String>? = nil,
+        target: Target, fallbacks: [String] = [], failoverOnTimeout: Bool = false
+    ) {
+        self.name = name
+        self.channels = channels
+        self.countries = countries
+        self.apiKeys = apiKeys
+        self.target = target
+        self.fallbacks = fallbacks
+        self.failoverOnTimeout = failoverOnTimeout
+    }
+
+    public func matches(channel: Channel, country: String?, apiKey: String?) -> Bool {
+        if let channels, !channels.contains(channel) { return false }
+        if let countries {
+            guard let country, countries.contains(country) else { return false }
+        }
+        if let apiKeys {
+            guard let apiKey, apiKeys.contains(apiKey) else { return false }
+        }
+        return true
+    }
+
+    /// Whether every request this route matches is matched by `other` too.
+    func isShadowed(by other: Route) -> Bool {
+        func covers<T>(_ outer: Set<T>?, _ inner: Set<T>?) -> Bool {
+            guard let outer else { return true }
+            guard let inner else { return false }
+            return inner.isSubset(of: outer)
+        }
+        return covers(other.channels, channels) && covers(other.countries, countries) && covers(other.apiKeys, apiKeys)
+    }
+}
