@@ -86,7 +86,7 @@ extension TwilioEmulator {
             }
             verification.checks += 1
             verification.updatedAt = now
-            if Self.constantTimeEquals(code, verification.code) {
+            if ConstantTime.equals(code, verification.code) {
                 verification.status = "approved"
                 verification.deleted = true
             }

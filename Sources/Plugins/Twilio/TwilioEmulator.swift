@@ -84,19 +84,6 @@ public final class TwilioEmulator: VendorEmulator {
         let user = String(text[..<colon])
         let password = String(text[text.index(after: colon)...])
         let knownUser = user == TwilioSandbox.accountSID || TwilioConfiguration.matches(user, prefixes: ["SK"])
-        return constantTimeEquals(password, TwilioSandbox.authToken) && knownUser
-    }
-
-    /// Compares without stopping at the first difference, so timing does not reveal the secret.
-    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8)
-        let right = Array(rhs.utf8)
-        var difference = UInt8(left.count == right.count ? 0 : 1)
-        for index in 0..<max(left.count, right.count) {
-            let a = index < left.count ? left[index] : 0
-            let b = index < right.count ? right[index] : 0
-            difference |= a ^ b
-        }
-        return difference == 0
+        return ConstantTime.equals(password, TwilioSandbox.authToken) && knownUser
     }
 }
