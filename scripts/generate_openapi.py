@@ -163,7 +163,8 @@ doc = {
       "CheckRequest": {"type": "object", "additionalProperties": False, "properties": {
         "code": {"type": "string", "maxLength": 32, "description": "Required except for push, where an empty body polls the approval."}}},
       "ResendRequest": {"type": "object", "additionalProperties": False, "properties": {
-        "channel": {"type": "string", "enum": ["sms", "voice", "whatsapp", "email", "push", "flashcall"]}}},
+        "channel": {"type": "string", "enum": ["sms", "voice", "whatsapp", "email", "push", "flashcall"]},
+        "app_verification": {"type": "object", "description": "A fresh proof, for vendors that send a new code only with one (Firebase, once its resend wait has passed). Same shape as in StartRequest."}}},
       "Verification": {"type": "object", "required": ["id", "status", "to", "channel", "provider", "expires_at", "attempts_remaining", "sends", "created_at", "updated_at"],
         "properties": {
           "id": {"type": "string"},

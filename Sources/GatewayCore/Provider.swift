@@ -151,6 +151,11 @@ public protocol VerificationProvider: Sendable {
     func resend(_ verification: ProviderVerification, channel: Channel?) async throws(GatewayError)
         -> ProviderStartResult
 
+    /// Sends again with a fresh app-verification proof, for vendors that want one per send (Firebase
+    /// sends a new code only with a new proof). The default ignores the proof.
+    func resend(_ verification: ProviderVerification, channel: Channel?, appVerification: AppVerificationProof?)
+        async throws(GatewayError) -> ProviderStartResult
+
     func cancel(_ verification: ProviderVerification) async throws(GatewayError)
 
     /// The vendor's current view of the verification.
@@ -194,6 +199,12 @@ extension VerificationProvider {
         -> ProviderStartResult
     {
         throw GatewayError(.invalidRequest, "Provider \(id) cannot resend; start a new verification.")
+    }
+
+    public func resend(
+        _ verification: ProviderVerification, channel: Channel?, appVerification: AppVerificationProof?
+    ) async throws(GatewayError) -> ProviderStartResult {
+        try await resend(verification, channel: channel)
     }
 
     public func cancel(_ verification: ProviderVerification) async throws(GatewayError) {

@@ -409,7 +409,9 @@ public struct VerificationService: Sendable {
     // MARK: resend, cancel, get
 
     /// Sends the code again through the provider that started the verification.
-    public func resend(id: String, channel: Channel? = nil) async throws(GatewayError) -> VerificationRecord {
+    public func resend(
+        id: String, channel: Channel? = nil, appVerification: AppVerificationProof? = nil
+    ) async throws(GatewayError) -> VerificationRecord {
         var record = try await current(id)
         if let error = record.status.finalStateError { throw error }
         let provider = try provider(for: record)
@@ -430,7 +432,8 @@ public struct VerificationService: Sendable {
         let began = ContinuousClock.now
         let result: ProviderStartResult
         do {
-            result = try await provider.resend(ProviderVerification(record), channel: channel)
+            result = try await provider.resend(
+                ProviderVerification(record), channel: channel, appVerification: appVerification)
             try await store.append(callEvent(record.id, provider.id, "resend", outcome: "accepted", since: began))
         } catch {
             try await store.append(callEvent(record.id, provider.id, "resend", outcome: error.code.rawValue, since: began))

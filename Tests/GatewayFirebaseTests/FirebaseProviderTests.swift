@@ -330,7 +330,7 @@ struct FirebaseProviderTests {
         #expect(check.status == .approved, "the first code is still the one to type")
     }
 
-    @Test("a resend after the wait asks for a new verification with a fresh proof and calls nothing")
+    @Test("a resend after the wait without a proof asks for one and calls nothing")
     func resendAfterWait() async throws {
         let h = try FirebaseHarness()
         let started = try await h.start()
@@ -341,9 +341,27 @@ struct FirebaseProviderTests {
             try await h.provider.resend(FirebaseHarness.verification(started), channel: nil)
         }
         #expect(error?.code == .appVerificationRequired)
-        #expect(error?.message.contains("start a new verification") == true)
+        #expect(error?.message.contains("send `app_verification` with the resend") == true)
         #expect(h.transport.requests.count == calls)
         #expect(h.outbox.all.count == 1)
+    }
+
+    @Test("a resend after the wait with a fresh proof sends a new code and replaces the sessionInfo")
+    func resendAfterWaitWithProof() async throws {
+        let h = try FirebaseHarness()
+        let started = try await h.start()
+        h.clock.advance(by: 60)
+
+        let resent = try await h.provider.resend(
+            FirebaseHarness.verification(started), channel: nil,
+            appVerification: AppVerificationProof(kind: .recaptcha, token: "fresh-token"))
+        #expect(!resent.sentNothing)
+        #expect(resent.reference != started.reference)
+        #expect(resent.state["session_info"] != started.state["session_info"])
+        #expect(h.outbox.all.count == 2)
+        let secondCode = try h.code()
+        let check = try await h.provider.check(FirebaseHarness.verification(resent), code: secondCode)
+        #expect(check.status == .approved)
     }
 
     @Test("resend_after_seconds sets the wait; 0 means every resend needs a new proof")

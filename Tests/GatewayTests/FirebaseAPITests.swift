@@ -90,6 +90,29 @@ struct FirebaseAPITests {
         }
     }
 
+    @Test("after the wait a resend needs a fresh proof, and with one sends a new code that signs in")
+    func resendWithProof() async throws {
+        let harness = GatewayHarness()
+        let (app, runtime) = try await buildApplication(harness.options())
+        try await app.test(.router) { client in
+            let to = "+447400123463"
+            let start = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "\#(to)", "provider": "firebase", \#(Self.proof)}"#)
+            let id = try #require(start.body["id"] as? String)
+            harness.clock.advance(by: 61)
+            let bare = try await client.call(.post, "/v1/verifications/\(id)/resend", json: "{}")
+            #expect(bare.status == .badRequest)
+            #expect(bare.body.errorCode == "app_verification_required")
+            let resend = try await client.call(.post, "/v1/verifications/\(id)/resend", json: "{\(Self.proof)}")
+            #expect(resend.status == .ok)
+            #expect(resend.body["sends"] as? Int == 2)
+            #expect(runtime.sandbox?.outbox.all.filter { $0.to == to }.count == 2)
+            let code = try sandboxCode(runtime, to: to)
+            let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
+            #expect(check.body["status"] as? String == "approved")
+        }
+    }
+
     @Test("a Firebase test number needs no proof, sends nothing, and takes its fixed code")
     func testNumber() async throws {
         try await GatewayHarness().run { client, runtime in

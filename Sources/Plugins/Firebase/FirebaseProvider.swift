@@ -228,6 +228,15 @@ struct FirebaseProvider: VerificationProvider {
     func resend(_ verification: ProviderVerification, channel: Channel?) async throws(GatewayError)
         -> ProviderStartResult
     {
+        try await resend(verification, channel: channel, appVerification: nil)
+    }
+
+    /// Firebase's reentrancy: within `resend_after_seconds` of the last send nothing is sent (the code
+    /// already on its way stays valid). After that a new code needs a new proof; with one, the code is
+    /// sent again and the new `sessionInfo` replaces the stored one.
+    func resend(_ verification: ProviderVerification, channel: Channel?, appVerification: AppVerificationProof?)
+        async throws(GatewayError) -> ProviderStartResult
+    {
         if let channel, channel != .sms {
             throw GatewayError(.unsupportedChannel, "Firebase phone sign-in sends codes by SMS only.")
         }
@@ -241,10 +250,24 @@ struct FirebaseProvider: VerificationProvider {
                 metadata: ["provider.id": "\(id)", "to": "\(verification.destination.masked)"])
             return kept
         }
-        throw GatewayError(
-            .appVerificationRequired,
-            "Firebase sends another code only with a new app verification proof, which a resend cannot carry: "
-                + "start a new verification with a fresh proof. The code already sent stays valid until it expires.")
+        guard let proof = appVerification else {
+            throw GatewayError(
+                .appVerificationRequired,
+                "Firebase sends another code only with a new app verification proof: send `app_verification` "
+                    + "with the resend (type one of: " + Self.acceptedKinds + "). The code already sent stays "
+                    + "valid until it expires.")
+        }
+        guard let number = verification.destination.phoneNumber else {
+            throw GatewayError(.invalidRequest, "Firebase phone sign-in needs a phone number.")
+        }
+        let language = FirebaseWire.language(from: verification.locales)
+        let sentAgainAt = String(clock.now.timeIntervalSince1970)
+        let sessionInfo = try await sendVerificationCode(to: number, proof: proof, language: language)
+        logger.info("firebase code sent again", metadata: ["provider.id": "\(id)", "to": "\(number.masked)"])
+        return ProviderStartResult(
+            reference: Self.reference(for: sessionInfo),
+            state: [StateKey.sessionInfo: sessionInfo, StateKey.sentAt: sentAgainAt],
+            contentLanguage: language, channel: .sms)
     }
 
     // MARK: helpers

@@ -1431,6 +1431,10 @@ enum OpenAPIDocument {
               "push",
               "flashcall"
             ]
+          },
+          "app_verification": {
+            "type": "object",
+            "description": "A fresh proof, for vendors that send a new code only with one (Firebase, once its resend wait has passed). Same shape as in StartRequest."
           }
         }
       },

@@ -91,21 +91,7 @@ struct VerificationsController: Sendable {
         for locale in locales where !isLanguageTag(locale) {
             throw GatewayError.invalidRequest("`locales` entry `\(locale)` is not a language tag such as `es-ES`.")
         }
-        var proof: AppVerificationProof?
-        if let object = try reader.object("app_verification") {
-            try object.rejectUnknown(allowing: ["type", "token", "secret"])
-            let typeName = try object.string("type", required: true, maxLength: 32) ?? ""
-            guard let kind = AppVerificationProof.Kind(rawValue: typeName) else {
-                let known = AppVerificationProof.Kind.allCases.map(\.rawValue).joined(separator: ", ")
-                throw GatewayError.invalidRequest("`app_verification.type` must be one of: \(known).")
-            }
-            let token = try object.string("token", required: true, maxLength: 8192) ?? ""
-            let secret = try object.string("secret", maxLength: 1024)
-            if kind == .iosReceipt && secret == nil {
-                throw GatewayError.invalidRequest("`app_verification.secret` is required with type ios_receipt.")
-            }
-            proof = AppVerificationProof(kind: kind, token: token, secret: secret)
-        }
+        let proof = try parseProof(reader)
         return StartVerification(
             destination: destination,
             channel: channel,
@@ -115,6 +101,23 @@ struct VerificationsController: Sendable {
             clientReference: try reader.string("client_ref", maxLength: 128),
             metadata: try reader.stringMap("metadata", maxCount: 20) ?? [:],
             forcedProvider: try reader.string("provider", maxLength: 40))
+    }
+
+    /// The optional `app_verification` object of a start or a resend.
+    static func parseProof(_ reader: JSONObjectReader) throws(GatewayError) -> AppVerificationProof? {
+        guard let object = try reader.object("app_verification") else { return nil }
+        try object.rejectUnknown(allowing: ["type", "token", "secret"])
+        let typeName = try object.string("type", required: true, maxLength: 32) ?? ""
+        guard let kind = AppVerificationProof.Kind(rawValue: typeName) else {
+            let known = AppVerificationProof.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw GatewayError.invalidRequest("`app_verification.type` must be one of: \(known).")
+        }
+        let token = try object.string("token", required: true, maxLength: 8192) ?? ""
+        let secret = try object.string("secret", maxLength: 1024)
+        if kind == .iosReceipt && secret == nil {
+            throw GatewayError.invalidRequest("`app_verification.secret` is required with type ios_receipt.")
+        }
+        return AppVerificationProof(kind: kind, token: token, secret: secret)
     }
 
     static func isLanguageTag(_ tag: String) -> Bool {
@@ -149,7 +152,8 @@ struct VerificationsController: Sendable {
         var request = request
         let id = try context.parameters.require("id")
         let reader = try JSONObjectReader(data: try await Self.body(of: &request, context: context), allowEmpty: true)
-        try reader.rejectUnknown(allowing: ["channel"])
+        try reader.rejectUnknown(allowing: ["channel", "app_verification"])
+        let proof = try Self.parseProof(reader)
         var channel: Channel?
         if let name = try reader.string("channel", maxLength: 32) {
             guard let parsed = Channel(rawValue: name) else {
@@ -157,7 +161,7 @@ struct VerificationsController: Sendable {
             }
             channel = parsed
         }
-        let record = try await service.resend(id: id, channel: channel)
+        let record = try await service.resend(id: id, channel: channel, appVerification: proof)
         return JSONResponse.response(Self.render(record, now: service.clock.now))
     }
 
