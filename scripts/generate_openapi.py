@@ -212,7 +212,9 @@ doc = {
               "region": {"type": "string"}, "calling_code": {"type": "integer"}, "name": {"type": "string"},
               "example_mobile": {"type": ["string", "null"], "description": "E.164"},
               "mobile_pattern": {"type": ["string", "null"], "description": "Regular expression the whole national significant number of a mobile matches."},
-              "national_prefix": {"type": ["string", "null"]}}}}}},
+              "national_prefix": {"type": ["string", "null"]},
+              "providers": {"type": "array", "description": "Configured providers that serve the region, with the phone channels each can send.",
+                            "items": {"type": "object", "properties": {"id": {"type": "string"}, "channels": {"type": "array", "items": {"type": "string"}}}}}}}}}},
       "DryRunRequest": {"type": "object", "additionalProperties": False, "required": ["to"], "properties": {
           "to": {"type": "string"}, "channel": {"type": "string", "default": "sms"}, "region": {"type": "string"},
           "provider": {"type": "string"},

@@ -363,6 +363,12 @@ public struct VerificationService: Sendable {
             refunded = try await save(refunded)
             return CheckOutcome(record: refunded, providerTokens: [:])
         case .pending:
+            if let state = result.state, state != record.providerState {
+                // The vendor rotated its state on a wrong code; later calls need the new one.
+                var rotated = try await current(record.id)
+                rotated.providerState = state
+                record = (try? await save(rotated)) ?? record
+            }
             let remaining = min(record.attemptsRemaining, result.attemptsRemaining ?? Int.max)
             if remaining <= 0 {
                 _ = try await settle(record, status: .maxAttemptsReached, event: .statusChanged)

@@ -64,7 +64,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
                     "sandbox message sent",
                     metadata: [
                         "provider.id": "\(message.provider)", "channel": "\(message.channel)",
-                        "to": "\(message.to)", "code": "\(message.code)",
+                        "to": "\(PhoneNumber.mask(message.to))", "code": "\(message.code)",
                     ])
             },
             onDrop: { message in
@@ -142,7 +142,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         OperationsController(service: service, signer: signer).addRoutes(to: router)
         let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .verify))
         VerificationsController(service: service, signer: signer).addRoutes(to: v1)
-        PhoneNumbersController().addRoutes(to: v1)
+        PhoneNumbersController(registry: registry).addRoutes(to: v1)
         RoutingController(service: service, prices: configuration.prices).addRoutes(to: v1)
         let admin = router.group("v1/admin").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .admin))
         AdminController(service: service, prices: configuration.prices).addRoutes(to: admin)

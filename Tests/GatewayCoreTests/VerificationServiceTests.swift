@@ -347,6 +347,20 @@ struct VerificationServiceTests {
 
     @Suite("check")
     struct Check {
+        @Test("state the vendor rotates on a wrong code is kept for the next check")
+        func wrongCodeRotatesState() async throws {
+            let provider = ScriptedProvider(id: "alpha")
+            provider.scriptStart(.succeed(ProviderStartResult(reference: "r", state: ["token": "1"])))
+            let h = try ServiceHarness([provider])
+            let id = try await h.service.start(try .sms()).id
+            provider.scriptCheck(.succeed(ProviderCheckResult(status: .pending, state: ["token": "2"])))
+            await expectAsyncGatewayError(.incorrectCode) { try await h.check(id, "000000") }
+            #expect(try await h.stored(id).providerState == ["token": "2"])
+            provider.scriptCheck(.succeed(.approved))
+            _ = try await h.check(id, "123456")
+            #expect(provider.calls(.check).last?.state == ["token": "2"])
+        }
+
         @Test("a correct code approves the record and returns the vendor's tokens")
         func approves() async throws {
             let provider = ScriptedProvider(id: "alpha")

@@ -1818,6 +1818,24 @@ enum OpenAPIDocument {
                     "string",
                     "null"
                   ]
+                },
+                "providers": {
+                  "type": "array",
+                  "description": "Configured providers that serve the region, with the phone channels each can send.",
+                  "items": {
+                    "type": "object",
+                    "properties": {
+                      "id": {
+                        "type": "string"
+                      },
+                      "channels": {
+                        "type": "array",
+                        "items": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  }
                 }
               }
             }

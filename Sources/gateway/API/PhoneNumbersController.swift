@@ -5,6 +5,8 @@ import Hummingbird
 /// `GET /v1/phone-numbers/{number}` (parse, validate, type) and `GET /v1/countries` (every region with
 /// its calling code, localized name, example mobile number and mobile pattern).
 struct PhoneNumbersController: Sendable {
+    let registry: ProviderRegistry
+
     func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
         group.get("phone-numbers/{number}", use: lookup)
         group.get("countries", use: countries)
@@ -41,9 +43,19 @@ struct PhoneNumbersController: Sendable {
         guard lang.count <= 35, VerificationsController.isLanguageTag(lang) else {
             throw GatewayError.invalidRequest("`lang` must be a language tag such as `zh-CN`.")
         }
+        let providers = registry.providerIDs.compactMap { id in registry.provider(id).map { (id, $0.capabilities) } }
         let countries = PhoneRegion.all.map { region -> JSONValue in
             let example = region.exampleNumber(type: .mobile)
+            // The configured providers that do not exclude the region, with the channels each can send.
+            let serving = providers.filter { !$0.1.excludedRegions.contains(region.code) }.map { id, capabilities in
+                JSONValue.object([
+                    "id": .string(id),
+                    "channels": .array(
+                        capabilities.channels.filter(\.needsPhoneNumber).map(\.rawValue).sorted().map(JSONValue.string)),
+                ])
+            }
             return .object([
+                "providers": .array(serving),
                 "region": .string(region.code),
                 "calling_code": .number(Double(region.callingCode)),
                 "name": .string(region.name(locale: lang)),
