@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import GatewayCore
+import Testing
+
+@testable import gateway
+
+@Suite("The configuration file")
+struct GatewayConfigurationTests {
+    func load(_ text: String, ext: String = "yaml", environment: [String: String] = [:]) throws -> GatewayConfiguration {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString).\(ext)")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try GatewayConfiguration.load(file: file, plugins: InstalledPlugins.all, environment: environment)
+    }
+
+    func problems(_ text: String, ext: String = "yaml", environment: [String: String] = [:]) -> [String] {
+        do {
+            _ = try load(text, ext: ext, environment: environment)
+            return []
+        } catch let error as ConfigurationError {
+            return error.problems
+        } catch {
+            return ["\(error)"]
+        }
+    }
+
+    static let valid = """
+        providers:
+          - id: twilio-us
+            plugin: twilio
+            settings:
+              account_sid: AC00000000000000000000000000000000
+              service_sid: VA00000000000000000000000000000000
+              auth_token_env: TWILIO_AUTH_TOKEN
+        routing:
+          default: [twilio-us]
+        api_keys:
+          - {name: backend, key_env: GATEWAY_API_KEY, scopes: [verify, admin]}
+        policy: {code_validity_seconds: 300, max_attempts: 3}
+        test_numbers: {"+15005550006": "424242"}
+        """
+
+    @Test("a valid file loads, with secrets from the environment")
+    func valid() throws {
+        let config = try load(
+            Self.valid, environment: ["TWILIO_AUTH_TOKEN": "secret-token", "GATEWAY_API_KEY": "sk_live_0123456789abcdef"])
+        #expect(config.providers.first?.settings["auth_token"] == "secret-token")
+        #expect(config.providers.first?.id == "twilio-us")
+        #expect(config.apiKeys.first?.scopes == [.verify, .admin])
+        #expect(config.apiKeys.first?.hash == APIKeyring.hash("sk_live_0123456789abcdef"))
+        #expect(config.policy.codeValidity == 300 && config.policy.maxAttempts == 3)
+        #expect(config.policy.testNumbers == ["+15005550006": "424242"])
+        #expect(config.routing?.defaultOrder == ["twilio-us"])
+        #expect(!config.sandbox)
+    }
+
+    @Test("every problem is listed at once: missing secrets, secrets in clear, unknown keys, bad values")
+    func problemsAtOnce() {
+        let found = problems(
+            """
+            colour: blue
+            providers:
+              - plugin: twilio
+                settings: {account_sid: AC00000000000000000000000000000000, auth_token: in-clear}
+            api_keys:
+              - {name: backend, key: sk_in_clear}
+            policy: {max_attempts: 0}
+            routing: {default: twilio}
+            """)
+        let text = found.joined(separator: "\n")
+        for expected in [
+            "unknown top-level key `colour`", "`auth_token` is a secret", "api_keys[0]: unknown key `key`",
+            "policy.max_attempts", "routing.default must be a list",
+        ] {
+            #expect(text.contains(expected), "missing: \(expected)\n\(text)")
+        }
+        #expect(found.count >= 5)
+    }
+
+    @Test("JSON works as well as YAML, and a file that is neither is one clear problem")
+    func formats() {
+        #expect(problems(#"{"sandbox": true}"#, ext: "json").isEmpty)
+        let broken = problems("{sandbox: [", ext: "json")
+        #expect(broken.count == 1 && broken[0].contains("is not valid JSON"))
+        let notMapping = problems("- a\n- b\n")
+        #expect(notMapping == ["the configuration must be a mapping at the top level"])
+    }
+
+    @Test("a missing environment variable names the variable, not a value")
+    func missingEnvironment() {
+        let found = problems(Self.valid)
+        #expect(found.contains { $0.contains("TWILIO_AUTH_TOKEN") })
+        #expect(found.contains { $0.contains("GATEWAY_API_KEY") })
+    }
+
+    @Test("gateway check-config exits 78 on a bad file and 0 on a good one")
+    func checkConfigCommand() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let good = directory.appendingPathComponent("good.yaml")
+        try "sandbox: true\nrouting: {default: [firebase, twilio]}\n".write(to: good, atomically: true, encoding: .utf8)
+        try await CheckConfig.parse([good.path]).run()
+        let bad = directory.appendingPathComponent("bad.yaml")
+        try "sandbox: true\nrouting: {default: [nexmo]}\n".write(to: bad, atomically: true, encoding: .utf8)
+        do {
+            try await CheckConfig.parse([bad.path]).run()
+            Issue.record("a bad configuration passed")
+        } catch let exit as ExitCode {
+            #expect(exit.rawValue == 78)
+        }
+    }
+}
