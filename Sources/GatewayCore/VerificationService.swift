@@ -136,16 +136,51 @@ public struct VerificationService: Sendable {
                 lastError = error
                 failovers.append("\(provider.id):\(error.code.rawValue)")
                 let failOver = vendorFailed && (!error.sendMayHaveHappened || decision.failoverOnTimeout)
-                if !failOver { throw error }
+                if !failOver {
+                    await recordFailedStart(id: id, request: request, decision: decision, failovers: failovers,
+                                            error: error, apiKeyID: apiKeyID, events: calls)
+                    throw error
+                }
             }
         }
-        if let lastError { throw lastError }
-        if skipped.contains(where: { $0.reason == "breaker_open" }) {
-            throw GatewayError(
+        var failure = lastError ?? proofError
+            ?? GatewayError(.noProviderAvailable, "No provider is available for this request.")
+        if lastError == nil, skipped.contains(where: { $0.reason == "breaker_open" }) {
+            failure = GatewayError(
                 .noProviderAvailable,
                 "Every provider for this destination is failing; their circuit breakers are open. Retry later.")
         }
-        throw proofError ?? GatewayError(.noProviderAvailable, "No provider is available for this request.")
+        await recordFailedStart(id: id, request: request, decision: decision, failovers: failovers, error: failure,
+                                apiKeyID: apiKeyID, events: calls)
+        throw failure
+    }
+
+    /// A start an experiment assigned but no vendor accepted is still a user in that arm: it is stored as
+    /// `failed` so the experiment report counts it (intention to treat). Other failed starts keep no
+    /// record. Storing must not hide the vendor's error, so a storage failure here is only logged.
+    private func recordFailedStart(
+        id: String, request: StartVerification, decision: RoutingTable.Decision, failovers: [String],
+        error: GatewayError, apiKeyID: String?, events: [VerificationEvent]
+    ) async {
+        guard let experiment = decision.experiment, let arm = decision.arm else { return }
+        let now = clock.now
+        let providerID = routing.experiments[experiment]?.arms.first { $0.name == arm }?.providerID ?? "-"
+        let record = VerificationRecord(
+            id: id, destination: request.destination, channel: request.channel, providerID: providerID,
+            providerReference: nil, status: .failed, maxAttempts: policy.maxAttempts, sends: 0, createdAt: now,
+            updatedAt: now, expiresAt: now, locales: request.locales, route: decision.route, experiment: experiment,
+            experimentArm: arm, failovers: failovers, clientReference: request.clientReference,
+            metadata: request.metadata, apiKeyID: apiKeyID)
+        do {
+            try await store.insert(record)
+            try await store.append(
+                VerificationEvent(
+                    verificationID: id, kind: .statusChanged, at: now,
+                    detail: ["status": "failed", "error": error.code.rawValue, "route": decision.route, "arm": arm]))
+            for event in events { try await store.append(event) }
+        } catch {
+            logger.error("failed start not recorded", metadata: ["verification.id": "\(id)"])
+        }
     }
 
     /// What ``dryRun(_:apiKeyName:)`` found.

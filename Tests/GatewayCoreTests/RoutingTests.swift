@@ -144,6 +144,29 @@ struct RoutingTests {
         #expect(alpha.callCount(.start) + beta.callCount(.start) == 200, "one call per start")
     }
 
+    @Test("a start the experiment assigned but no vendor accepted still counts in its arm")
+    func failedStartCounts() async throws {
+        let alpha = ScriptedProvider(id: "alpha")
+        let beta = ScriptedProvider(id: "beta")
+        alpha.setFallbackStart(.fail(GatewayError(.providerUnavailable, "down")))
+        let experiment = Experiment(
+            name: "ab", arms: [.init(name: "a", providerID: "alpha", weight: 1, isControl: true)])
+        let table = RoutingTable(
+            defaultOrder: ["beta"], rules: [Route(name: "r", target: .experiment("ab"))], experiments: ["ab": experiment])
+        let h = try ServiceHarness([alpha, beta], table: table, breakers: .init(consecutiveFailures: 1_000))
+        for number in Self.numbers(3) {
+            await expectAsyncGatewayError(.providerUnavailable) { try await h.service.start(try .sms(number)) }
+        }
+        let records = try await h.store.records(experiment: "ab", from: nil, to: nil)
+        #expect(records.count == 3)
+        #expect(records.allSatisfy { $0.status == .failed && $0.experimentArm == "a" && $0.sends == 0 })
+        #expect(records.first?.failovers == ["alpha:provider_unavailable"])
+        let report = ExperimentReport.build(experiment: experiment, records: records, prices: PriceTable())
+        #expect(report.arms.first?.starts == 3)
+        #expect(report.arms.first?.approvals == 0)
+        #expect(report.arms.first?.errors == ["provider_unavailable": 3, "start_failed": 3])
+    }
+
     @Test("an ambiguous timeout is failed over only when the route says so")
     func failoverOnTimeout() async throws {
         for allowed in [false, true] {

@@ -69,12 +69,15 @@ public struct ExperimentReport: Sendable {
                     let code = failure.split(separator: ":").last.map(String.init) ?? failure
                     errors[code, default: 0] += 1
                 }
-                if record.status != .approved && record.status != .pending {
+                if record.status == .failed {
+                    // Its failovers already name the vendor errors; count the start itself once more.
+                    errors["start_failed", default: 0] += 1
+                } else if record.status != .approved && record.status != .pending {
                     errors[record.status.rawValue, default: 0] += 1
                 }
             }
             var cost: Double? = 0
-            for record in mine {
+            for record in mine where record.status != .failed {
                 guard let price = prices.price(provider: record.providerID, country: record.destination.phoneNumber?.region)
                 else {
                     cost = nil
@@ -89,7 +92,8 @@ public struct ExperimentReport: Sendable {
                 conversion: mine.isEmpty ? nil : Double(approved.count) / Double(mine.count),
                 conversionInterval: Statistics.wilsonInterval(successes: approved.count, trials: mine.count),
                 timeToApproveP50: Statistics.percentile(times, 0.5), timeToApproveP90: Statistics.percentile(times, 0.9),
-                failovers: mine.filter { !$0.failovers.isEmpty }.count, errors: errors, cost: cost,
+                failovers: mine.filter { !$0.failovers.isEmpty && $0.status != .failed }.count, errors: errors,
+                cost: cost,
                 costPerApproval: cost.flatMap { approved.isEmpty ? nil : $0 / Double(approved.count) })
         }
         if let control = arms.first(where: \.isControl) {
