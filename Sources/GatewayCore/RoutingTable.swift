@@ -80,7 +80,9 @@ public struct RoutingTable: Sendable, Equatable {
         }
         for experiment in experiments.values.sorted(by: { $0.name < $1.name }) {
             for arm in experiment.arms where !known.contains(arm.providerID) {
-                problems.append("routing: experiment `\(experiment.name)`: arm `\(arm.name)` names unknown provider `\(arm.providerID)`")
+                problems.append(
+                    "routing: experiment `\(experiment.name)`: arm `\(arm.name)` names unknown provider `\(arm.providerID)`"
+                )
             }
         }
         for id in defaultOrder where registry.provider(id) == nil {
@@ -142,7 +144,9 @@ public struct RoutingTable: Sendable, Equatable {
         if let forced = request.forcedProvider {
             ids = [forced]
             route = "forced"
-        } else if let rule = rules.first(where: { $0.matches(channel: request.channel, country: country, apiKey: apiKey) }) {
+        } else if let rule = rules.first(where: {
+            $0.matches(channel: request.channel, country: country, apiKey: apiKey)
+        }) {
             route = rule.name
             failoverOnTimeout = rule.failoverOnTimeout
             switch rule.target {
@@ -150,7 +154,8 @@ public struct RoutingTable: Sendable, Equatable {
                 ids = list
             case .experiment(let name):
                 experimentName = name
-                let arm = request.destination.phoneNumber.flatMap { experiments[name]?.assign($0.e164) }
+                let arm =
+                    request.destination.phoneNumber.flatMap { experiments[name]?.assign($0.e164) }
                     ?? experiments[name]?.assign(request.destination.value)
                 armName = arm?.name
                 ids = arm.map { [$0.providerID] } ?? []

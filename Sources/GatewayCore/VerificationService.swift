@@ -137,21 +137,24 @@ public struct VerificationService: Sendable {
                 failovers.append("\(provider.id):\(error.code.rawValue)")
                 let failOver = vendorFailed && (!error.sendMayHaveHappened || decision.failoverOnTimeout)
                 if !failOver {
-                    await recordFailedStart(id: id, request: request, decision: decision, failovers: failovers,
-                                            error: error, apiKeyID: apiKeyID, events: calls)
+                    await recordFailedStart(
+                        id: id, request: request, decision: decision, failovers: failovers,
+                        error: error, apiKeyID: apiKeyID, events: calls)
                     throw error
                 }
             }
         }
-        var failure = lastError ?? proofError
+        var failure =
+            lastError ?? proofError
             ?? GatewayError(.noProviderAvailable, "No provider is available for this request.")
         if lastError == nil, skipped.contains(where: { $0.reason == "breaker_open" }) {
             failure = GatewayError(
                 .noProviderAvailable,
                 "Every provider for this destination is failing; their circuit breakers are open. Retry later.")
         }
-        await recordFailedStart(id: id, request: request, decision: decision, failovers: failovers, error: failure,
-                                apiKeyID: apiKeyID, events: calls)
+        await recordFailedStart(
+            id: id, request: request, decision: decision, failovers: failovers, error: failure,
+            apiKeyID: apiKeyID, events: calls)
         throw failure
     }
 
@@ -236,7 +239,8 @@ public struct VerificationService: Sendable {
             if reason == nil, !breakers.wouldAllow(provider.id, country: country) { reason = "breaker_open" }
             candidates.append(
                 DryRun.Candidate(
-                    providerID: provider.id, breaker: breakers.state(provider.id, country: country), skipReason: reason))
+                    providerID: provider.id, breaker: breakers.state(provider.id, country: country), skipReason: reason)
+            )
         }
         let first = candidates.first { $0.skipReason == nil }?.providerID
         if refusal == nil && first == nil {
@@ -378,7 +382,8 @@ public struct VerificationService: Sendable {
             try await store.append(
                 callEvent(record.id, provider.id, "check", outcome: result.status.rawValue, since: began))
         } catch {
-            try await store.append(callEvent(record.id, provider.id, "check", outcome: error.code.rawValue, since: began))
+            try await store.append(
+                callEvent(record.id, provider.id, "check", outcome: error.code.rawValue, since: began))
             try await handleVendorCheckError(error, record: record)
         }
         try await store.append(
@@ -477,7 +482,8 @@ public struct VerificationService: Sendable {
                 ProviderVerification(record), channel: channel, appVerification: appVerification)
             try await store.append(callEvent(record.id, provider.id, "resend", outcome: "accepted", since: began))
         } catch {
-            try await store.append(callEvent(record.id, provider.id, "resend", outcome: error.code.rawValue, since: began))
+            try await store.append(
+                callEvent(record.id, provider.id, "resend", outcome: error.code.rawValue, since: began))
             if error.code == .expired || error.code == .notFound {
                 _ = try await settle(record, status: .expired, event: .statusChanged)
             }
@@ -519,7 +525,8 @@ public struct VerificationService: Sendable {
                 try await provider.cancel(ProviderVerification(record))
                 try await store.append(callEvent(record.id, provider.id, "cancel", outcome: "canceled", since: began))
             } catch {
-                try await store.append(callEvent(record.id, provider.id, "cancel", outcome: error.code.rawValue, since: began))
+                try await store.append(
+                    callEvent(record.id, provider.id, "cancel", outcome: error.code.rawValue, since: began))
                 // A vendor that already forgot the verification leaves nothing to cancel.
                 if error.code != .notFound && error.code != .expired { throw error }
             }

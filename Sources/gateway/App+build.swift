@@ -85,7 +85,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
                     settings: plugin.sandboxSettings(URL(string: baseURL + Sandbox.prefix(plugin.id))!))
             }
         }
-        let secret = options.environment["GATEWAY_SANDBOX_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        let secret =
+            options.environment["GATEWAY_SANDBOX_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
             ?? APIKeyring.generateSandboxSecret()
         keyring.add(secret: secret, name: "sandbox", scopes: [.verify, .admin])
         sandboxAPIKey = secret
@@ -106,7 +107,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
     }
 
     do {
-        let registry = try ProviderRegistry(plugins: options.plugins, configurations: configuration.providers) { config in
+        let registry = try ProviderRegistry(plugins: options.plugins, configurations: configuration.providers) {
+            config in
             var providerLogger = logger
             providerLogger[metadataKey: "provider.id"] = .string(config.id)
             return ProviderContext(
@@ -115,7 +117,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         }
         let routing = configuration.routing ?? RoutingTable(defaultOrder: registry.providerIDs)
         let routingProblems =
-            configuration.routing == nil ? routing.problems(against: registry) : routing.providerProblems(against: registry)
+            configuration.routing == nil
+            ? routing.problems(against: registry) : routing.providerProblems(against: registry)
         if !routingProblems.isEmpty { throw ConfigurationError(problems: routingProblems) }
 
         let store: any VerificationStore

@@ -56,9 +56,13 @@ struct Serve: AsyncParsableCommand {
         var lines = ["verification gateway listening on http://\(host):\(port)"]
         lines.append("providers: \(runtime.service.registry.providerIDs.joined(separator: ", "))")
         if let sandbox = runtime.sandbox {
-            lines.append("sandbox mode: emulators at " + sandbox.mounts.map { runtime.baseURL + Sandbox.prefix($0.pluginID) }.joined(separator: ", "))
+            lines.append(
+                "sandbox mode: emulators at "
+                    + sandbox.mounts.map { runtime.baseURL + Sandbox.prefix($0.pluginID) }.joined(separator: ", "))
             lines.append("sandbox outbox: \(runtime.baseURL)/sandbox/outbox")
-            for line in SandboxBanner.lines(for: sandbox, plugins: runtime.service.registry.plugins, baseURL: runtime.baseURL) {
+            for line in SandboxBanner.lines(
+                for: sandbox, plugins: runtime.service.registry.plugins, baseURL: runtime.baseURL)
+            {
                 lines.append(line)
             }
         }
@@ -85,9 +89,11 @@ struct CheckConfig: AsyncParsableCommand {
                 file: url, plugins: InstalledPlugins.all, environment: environment)
             // Build the providers and the routing table exactly as the server would, without network.
             let registry = try ProviderRegistry(
-                plugins: InstalledPlugins.all, configurations: configuration.providers.isEmpty && configuration.sandbox
+                plugins: InstalledPlugins.all,
+                configurations: configuration.providers.isEmpty && configuration.sandbox
                     ? InstalledPlugins.all.map {
-                        ProviderConfiguration(id: $0.id, plugin: $0.id, settings: $0.sandboxSettings(Self.sandboxPlaceholderURL($0.id)))
+                        ProviderConfiguration(
+                            id: $0.id, plugin: $0.id, settings: $0.sandboxSettings(Self.sandboxPlaceholderURL($0.id)))
                     } : configuration.providers
             ) { config in
                 ProviderContext(providerID: config.id, settings: config.settings, transport: UnusedTransport())
@@ -95,7 +101,9 @@ struct CheckConfig: AsyncParsableCommand {
             let routing = configuration.routing ?? RoutingTable(defaultOrder: registry.providerIDs)
             let problems = routing.problems(against: registry)
             if !problems.isEmpty { throw ConfigurationError(problems: problems) }
-            print("\(file): OK (\(registry.providerIDs.count) provider(s): \(registry.providerIDs.joined(separator: ", ")))")
+            print(
+                "\(file): OK (\(registry.providerIDs.count) provider(s): \(registry.providerIDs.joined(separator: ", ")))"
+            )
         } catch {
             print("\(file): \(error)")
             throw ExitCode(78)

@@ -54,8 +54,10 @@ struct RoutingTests {
         let known: Set<String> = ["alpha", "beta"]
         #expect(Self.experiment((50, 50)).problems(knownProviders: known).isEmpty)
         let noControl = Experiment(
-            name: "x", arms: [.init(name: "a", providerID: "alpha", weight: 1), .init(name: "b", providerID: "beta", weight: 1)])
-        #expect(noControl.problems(knownProviders: known).contains { $0.contains("exactly one arm must be the control") })
+            name: "x",
+            arms: [.init(name: "a", providerID: "alpha", weight: 1), .init(name: "b", providerID: "beta", weight: 1)])
+        #expect(
+            noControl.problems(knownProviders: known).contains { $0.contains("exactly one arm must be the control") })
         let bad = Experiment(
             name: "x",
             arms: [
@@ -81,7 +83,9 @@ struct RoutingTests {
             defaultOrder: ["gamma"],
             rules: [
                 Route(name: "backend-uk", countries: ["GB"], apiKeys: ["backend"], target: .providers(["beta"])),
-                Route(name: "uk-sms", channels: [.sms], countries: ["GB"], target: .providers(["alpha"]), fallbacks: ["beta"]),
+                Route(
+                    name: "uk-sms", channels: [.sms], countries: ["GB"], target: .providers(["alpha"]),
+                    fallbacks: ["beta"]),
                 Route(name: "us", countries: ["US", "CA"], target: .providers(["beta"])),
             ])
         let registry = try makeRegistry([alpha, beta, gamma])
@@ -127,7 +131,9 @@ struct RoutingTests {
         let beta = ScriptedProvider(id: "beta")
         let table = RoutingTable(
             defaultOrder: ["alpha"],
-            rules: [Route(name: "ab-route", channels: [.sms], target: .experiment("ab"), fallbacks: ["alpha", "beta"])],
+            rules: [
+                Route(name: "ab-route", channels: [.sms], target: .experiment("ab"), fallbacks: ["alpha", "beta"])
+            ],
             experiments: ["ab": Self.experiment((50, 50))])
         let h = try ServiceHarness([alpha, beta], table: table)
         var arms: [String: Int] = [:]
@@ -152,7 +158,8 @@ struct RoutingTests {
         let experiment = Experiment(
             name: "ab", arms: [.init(name: "a", providerID: "alpha", weight: 1, isControl: true)])
         let table = RoutingTable(
-            defaultOrder: ["beta"], rules: [Route(name: "r", target: .experiment("ab"))], experiments: ["ab": experiment])
+            defaultOrder: ["beta"], rules: [Route(name: "r", target: .experiment("ab"))],
+            experiments: ["ab": experiment])
         let h = try ServiceHarness([alpha, beta], table: table, breakers: .init(consecutiveFailures: 1_000))
         for number in Self.numbers(3) {
             await expectAsyncGatewayError(.providerUnavailable) { try await h.service.start(try .sms(number)) }
@@ -194,8 +201,9 @@ struct RoutingTests {
     func breakerStateMachine() {
         let clock = ManualClock()
         let breakers = CircuitBreakers(
-            settings: .init(consecutiveFailures: 3, failureRate: 1, window: 60, minimumRequests: 100, cooldown: 30,
-                            maximumCooldown: 100),
+            settings: .init(
+                consecutiveFailures: 3, failureRate: 1, window: 60, minimumRequests: 100, cooldown: 30,
+                maximumCooldown: 100),
             clock: clock)
         for _ in 0..<2 { breakers.record("alpha", country: "GB", failure: true) }
         #expect(breakers.state("alpha", country: "GB") == .closed)
@@ -344,7 +352,8 @@ struct StatisticsTests {
 
     @Test("two-proportion z-test")
     func zTest() throws {
-        let test = try #require(Statistics.twoProportionTest(successesA: 120, trialsA: 1000, successesB: 150, trialsB: 1000))
+        let test = try #require(
+            Statistics.twoProportionTest(successesA: 120, trialsA: 1000, successesB: 150, trialsB: 1000))
         #expect(abs(test.z - 1.963049807622355) < 1e-9)
         #expect(abs(test.pValue - 0.04964038686536881) < 1e-9)
         #expect(Statistics.twoProportionTest(successesA: 5, trialsA: 5, successesB: 5, trialsB: 5)?.pValue == 1)

@@ -143,8 +143,9 @@ struct VerificationServiceTests {
             #expect(events[1].detail["outcome"] == "accepted")
             #expect(events[1].detail["latency_ms"].flatMap(Int.init) != nil)
             #expect(events.allSatisfy { $0.verificationID == record.id && $0.at == h.clock.now })
-            #expect(events.allSatisfy { !$0.detail.values.contains { $0.contains("6505553434") } },
-                    "events never carry the phone number")
+            #expect(
+                events.allSatisfy { !$0.detail.values.contains { $0.contains("6505553434") } },
+                "events never carry the phone number")
         }
 
         @Test("every start gets a fresh, well-formed id")
@@ -230,10 +231,11 @@ struct VerificationServiceTests {
         func startDeadline() async throws {
             let alpha = ScriptedProvider(id: "alpha")
             let beta = ScriptedProvider(id: "beta")
-            alpha.scriptStart(.run { () async throws(GatewayError) -> ProviderStartResult in
-                try? await Task.sleep(for: .milliseconds(100))
-                throw GatewayError(.providerTimeout, "slow and failed")
-            })
+            alpha.scriptStart(
+                .run { () async throws(GatewayError) -> ProviderStartResult in
+                    try? await Task.sleep(for: .milliseconds(100))
+                    throw GatewayError(.providerTimeout, "slow and failed")
+                })
             let h = try ServiceHarness([alpha, beta], policy: VerificationPolicy(startDeadline: .milliseconds(20)))
             await expectAsyncGatewayError(.providerTimeout) { try await h.service.start(try .sms()) }
             #expect(beta.callCount(.start) == 0)
@@ -256,7 +258,8 @@ struct VerificationServiceTests {
             let firebase = ScriptedProvider(
                 id: "firebase",
                 capabilities: ProviderCapabilities(
-                    channels: [.sms], appVerificationKinds: [.recaptcha, .playIntegrity], requiresAppVerification: true))
+                    channels: [.sms], appVerificationKinds: [.recaptcha, .playIntegrity], requiresAppVerification: true)
+            )
             let h = try ServiceHarness([firebase])
 
             let missing = await expectAsyncGatewayError(.appVerificationRequired) {
@@ -308,7 +311,9 @@ struct VerificationServiceTests {
         func smsToFixedLine() async throws {
             let alpha = ScriptedProvider(id: "alpha", channels: [.sms, .voice])
             let h = try ServiceHarness([alpha])
-            await expectAsyncGatewayError(.unsupportedDestination) { try await h.service.start(try .sms("+442079460958")) }
+            await expectAsyncGatewayError(.unsupportedDestination) {
+                try await h.service.start(try .sms("+442079460958"))
+            }
             #expect(alpha.calls.isEmpty)
             var voice = try StartVerification.sms("+442079460958")
             voice.channel = .voice
@@ -431,9 +436,10 @@ struct VerificationServiceTests {
         func vendorMaxAttempts() async throws {
             let provider = ScriptedProvider(id: "alpha")
             provider.scriptCheck(
-                .fail(GatewayError(
-                    .maxAttemptsReached, "vendor says too many",
-                    vendor: .init(providerID: "alpha", code: "60202", httpStatus: 429))))
+                .fail(
+                    GatewayError(
+                        .maxAttemptsReached, "vendor says too many",
+                        vendor: .init(providerID: "alpha", code: "60202", httpStatus: 429))))
             let h = try ServiceHarness([provider])
             let id = try await h.service.start(try .sms()).id
             let error = await expectAsyncGatewayError(.maxAttemptsReached) { try await h.check(id, "000000") }
@@ -597,8 +603,9 @@ struct VerificationServiceTests {
             let id = try await h.service.start(try .sms()).id
             let newExpiry = h.clock.now.addingTimeInterval(300)
             provider.scriptResend(
-                .succeed(ProviderStartResult(
-                    reference: "new", state: ["s": "2"], expiresAt: newExpiry, contentLanguage: "fr")))
+                .succeed(
+                    ProviderStartResult(
+                        reference: "new", state: ["s": "2"], expiresAt: newExpiry, contentLanguage: "fr")))
             let record = try await h.service.resend(id: id)
             #expect(record.providerReference == "new")
             #expect(record.providerState == ["s": "2"])
@@ -637,7 +644,8 @@ struct VerificationServiceTests {
         @Test("a channel change is refused when the provider cannot change channel on resend")
         func channelChangeRefused() async throws {
             let provider = ScriptedProvider(
-                id: "alpha", capabilities: ProviderCapabilities(channels: [.sms, .voice], resendCanChangeChannel: false))
+                id: "alpha",
+                capabilities: ProviderCapabilities(channels: [.sms, .voice], resendCanChangeChannel: false))
             let h = try ServiceHarness([provider])
             let id = try await h.service.start(try .sms()).id
             await expectAsyncGatewayError(.unsupportedChannel) { try await h.service.resend(id: id, channel: .voice) }
@@ -664,7 +672,8 @@ struct VerificationServiceTests {
         func channelChangeToUnservedChannel(_ channel: Channel) async throws {
             let provider = ScriptedProvider(
                 id: "alpha",
-                capabilities: ProviderCapabilities(channels: [.sms, .voice, .email, .push], resendCanChangeChannel: true))
+                capabilities: ProviderCapabilities(
+                    channels: [.sms, .voice, .email, .push], resendCanChangeChannel: true))
             let h = try ServiceHarness([provider])
             let id = try await h.service.start(try .sms()).id
             await expectAsyncGatewayError(.unsupportedChannel) { try await h.service.resend(id: id, channel: channel) }
@@ -849,10 +858,11 @@ struct VerificationServiceTests {
         func parallelWrongCodes() async throws {
             let store = SpyVerificationStore()
             let provider = ScriptedProvider(id: "alpha")
-            provider.setFallbackCheck(.run {
-                await Task.yield()
-                return .wrongCode
-            })
+            provider.setFallbackCheck(
+                .run {
+                    await Task.yield()
+                    return .wrongCode
+                })
             let h = try ServiceHarness([provider], store: store)
             let id = try await h.service.start(try .sms()).id
             let service = h.service
@@ -861,7 +871,8 @@ struct VerificationServiceTests {
                 for index in 0..<20 {
                     group.addTask {
                         do throws(GatewayError) {
-                            _ = try await service.check(CheckVerification(verificationID: id, code: "00000\(index % 10)"))
+                            _ = try await service.check(
+                                CheckVerification(verificationID: id, code: "00000\(index % 10)"))
                             return nil
                         } catch {
                             return error
@@ -920,10 +931,11 @@ struct VerificationServiceTests {
         func checkSuccessMeansApproved() async throws {
             let provider = ScriptedProvider(id: "alpha")
             let gate = ScriptedGate()
-            provider.scriptCheck(.run {
-                await gate.wait()
-                return .approved
-            })
+            provider.scriptCheck(
+                .run {
+                    await gate.wait()
+                    return .approved
+                })
             let h = try ServiceHarness([provider])
             let id = try await h.service.start(try .sms()).id
             let service = h.service

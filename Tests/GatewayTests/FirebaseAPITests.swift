@@ -35,7 +35,8 @@ struct FirebaseAPITests {
             #expect(wrong.body.errorCode == "incorrect_code")
             #expect(wrong.body.error?["attempts_remaining"] as? Int == 4)
 
-            let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(message.code)"}"#)
+            let check = try await client.call(
+                .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(message.code)"}"#)
             #expect(check.status == .ok)
             #expect(check.body["status"] as? String == "approved")
             #expect(check.body["token"] is String)
@@ -66,7 +67,9 @@ struct FirebaseAPITests {
         try await GatewayHarness().run { client, runtime in
             let start = try await client.call(
                 .post, "/v1/verifications",
-                json: #"{"to": "+447400123458", "provider": "firebase", "app_verification": {"type": "recaptcha", "token": "invalid"}}"#)
+                json:
+                    #"{"to": "+447400123458", "provider": "firebase", "app_verification": {"type": "recaptcha", "token": "invalid"}}"#
+            )
             #expect(start.status == .forbidden)
             #expect(start.body.errorCode == "app_verification_failed")
             #expect((start.body.error?["provider"] as? [String: Any])?["code"] as? String == "CAPTCHA_CHECK_FAILED")
@@ -132,15 +135,16 @@ struct FirebaseAPITests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("gateway.yaml")
         try """
-            sandbox: true
-            routing:
-              default: [firebase, twilio]
-              channels: {voice: [twilio]}
-            """.write(to: file, atomically: true, encoding: .utf8)
+        sandbox: true
+        routing:
+          default: [firebase, twilio]
+          channels: {voice: [twilio]}
+        """.write(to: file, atomically: true, encoding: .utf8)
         let harness = GatewayHarness(dataDirectory: directory)
         let (app, runtime) = try await buildApplication(harness.options(configFile: file))
         try await app.test(.router) { client in
-            let sms = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447400123460", \#(Self.proof)}"#)
+            let sms = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+447400123460", \#(Self.proof)}"#)
             #expect(sms.body["provider"] as? String == "firebase")
             // Without a proof, Firebase is skipped and Twilio sends.
             let bare = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447400123461"}"#)

@@ -7,7 +7,8 @@ import Testing
 
 @Suite("The configuration file")
 struct GatewayConfigurationTests {
-    func load(_ text: String, ext: String = "yaml", environment: [String: String] = [:]) throws -> GatewayConfiguration {
+    func load(_ text: String, ext: String = "yaml", environment: [String: String] = [:]) throws -> GatewayConfiguration
+    {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString).\(ext)")
         try text.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -44,7 +45,8 @@ struct GatewayConfigurationTests {
     @Test("a valid file loads, with secrets from the environment")
     func valid() throws {
         let config = try load(
-            Self.valid, environment: ["TWILIO_AUTH_TOKEN": "secret-token", "GATEWAY_API_KEY": "sk_live_0123456789abcdef"])
+            Self.valid,
+            environment: ["TWILIO_AUTH_TOKEN": "secret-token", "GATEWAY_API_KEY": "sk_live_0123456789abcdef"])
         #expect(config.providers.first?.settings["auth_token"] == "secret-token")
         #expect(config.providers.first?.id == "twilio-us")
         #expect(config.apiKeys.first?.scopes == [.verify, .admin])

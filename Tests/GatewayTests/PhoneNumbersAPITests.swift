@@ -19,17 +19,30 @@ struct PhoneNumbersAPITests {
     }
 
     static let lookups: [Lookup] = [
-        Lookup(path: "/v1/phone-numbers/+442079460958", e164: "+442079460958", valid: true, region: "GB", type: "fixed_line"),
-        Lookup(path: "/v1/phone-numbers/%2B447400123456", e164: "+447400123456", valid: true, region: "GB", type: "mobile"),
-        Lookup(path: "/v1/phone-numbers/07400%20123456?region=gb", e164: "+447400123456", valid: true, region: "GB", type: "mobile"),
-        Lookup(path: "/v1/phone-numbers/(650)%20555-3434?region=US", e164: "+16505553434", valid: true, region: "US",
-               type: "fixed_line_or_mobile"),
-        Lookup(path: "/v1/phone-numbers/011%2044%207400%20123456?region=US", e164: "+447400123456", valid: true, region: "GB",
-               type: "mobile"),
-        Lookup(path: "/v1/phone-numbers/+86-13800000000", e164: "+8613800000000", valid: true, region: "CN", type: "mobile"),
-        Lookup(path: "/v1/phone-numbers/+390612345678", e164: "+390612345678", valid: true, region: "IT", type: "fixed_line"),
+        Lookup(
+            path: "/v1/phone-numbers/+442079460958", e164: "+442079460958", valid: true, region: "GB",
+            type: "fixed_line"),
+        Lookup(
+            path: "/v1/phone-numbers/%2B447400123456", e164: "+447400123456", valid: true, region: "GB", type: "mobile"),
+        Lookup(
+            path: "/v1/phone-numbers/07400%20123456?region=gb", e164: "+447400123456", valid: true, region: "GB",
+            type: "mobile"),
+        Lookup(
+            path: "/v1/phone-numbers/(650)%20555-3434?region=US", e164: "+16505553434", valid: true, region: "US",
+            type: "fixed_line_or_mobile"),
+        Lookup(
+            path: "/v1/phone-numbers/011%2044%207400%20123456?region=US", e164: "+447400123456", valid: true,
+            region: "GB",
+            type: "mobile"),
+        Lookup(
+            path: "/v1/phone-numbers/+86-13800000000", e164: "+8613800000000", valid: true, region: "CN", type: "mobile"
+        ),
+        Lookup(
+            path: "/v1/phone-numbers/+390612345678", e164: "+390612345678", valid: true, region: "IT",
+            type: "fixed_line"),
         // Possible (a length +44 allows) but in no numbering plan: Ofcom keeps 07700 900xxx for drama.
-        Lookup(path: "/v1/phone-numbers/+447700900123", e164: "+447700900123", valid: false, region: nil, type: "unknown"),
+        Lookup(
+            path: "/v1/phone-numbers/+447700900123", e164: "+447700900123", valid: false, region: nil, type: "unknown"),
     ]
 
     @Test("lookup parses, validates and classifies", arguments: lookups)
@@ -75,14 +88,18 @@ struct PhoneNumbersAPITests {
     }
 
     static let refusals: [Refusal] = [
-        Refusal(path: "/v1/phone-numbers/hello", status: .badRequest, code: "invalid_phone_number", reason: "not_a_number"),
+        Refusal(
+            path: "/v1/phone-numbers/hello", status: .badRequest, code: "invalid_phone_number", reason: "not_a_number"),
         Refusal(path: "/v1/phone-numbers/+1", status: .badRequest, code: "invalid_phone_number", reason: nil),
-        Refusal(path: "/v1/phone-numbers/+999123456", status: .badRequest, code: "invalid_phone_number",
-                reason: "invalid_country_code"),
-        Refusal(path: "/v1/phone-numbers/+4412345678901234567", status: .badRequest, code: "invalid_phone_number",
-                reason: "too_long"),
+        Refusal(
+            path: "/v1/phone-numbers/+999123456", status: .badRequest, code: "invalid_phone_number",
+            reason: "invalid_country_code"),
+        Refusal(
+            path: "/v1/phone-numbers/+4412345678901234567", status: .badRequest, code: "invalid_phone_number",
+            reason: "too_long"),
         Refusal(path: "/v1/phone-numbers/07400123456", status: .badRequest, code: "invalid_phone_number", reason: nil),
-        Refusal(path: "/v1/phone-numbers/07400123456?region=XX", status: .badRequest, code: "invalid_request", reason: nil),
+        Refusal(
+            path: "/v1/phone-numbers/07400123456?region=XX", status: .badRequest, code: "invalid_request", reason: nil),
         Refusal(path: "/v1/countries?lang=not%20a%20tag", status: .badRequest, code: "invalid_request", reason: nil),
     ]
 
@@ -153,7 +170,8 @@ struct PhoneNumbersAPITests {
     @Test("an SMS to a fixed line is refused before any vendor is called; a voice call is not")
     func smsToLandline() async throws {
         try await GatewayHarness().run { client, runtime in
-            let sms = try await client.call(.post, "/v1/verifications", json: #"{"to": "+442079460958", "channel": "sms"}"#)
+            let sms = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+442079460958", "channel": "sms"}"#)
             #expect(sms.status == .badRequest)
             #expect(sms.body.errorCode == "unsupported_destination")
             #expect(runtime.sandbox?.outbox.all.isEmpty == true)

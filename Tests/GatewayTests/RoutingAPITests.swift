@@ -59,21 +59,24 @@ struct RoutingAPITests {
             var expected: [String: (starts: Int, approvals: Int)] = [:]
             for index in 0..<40 {
                 let to = Self.ukNumber(index)
-                let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "\#(to)", \#(Self.proof)}"#)
+                let start = try await client.call(
+                    .post, "/v1/verifications", json: #"{"to": "\#(to)", \#(Self.proof)}"#)
                 #expect(start.status == .created)
                 let arm = try #require(start.body["experiment_arm"] as? String)
                 #expect(start.body["provider"] as? String == arm)
                 #expect(start.body["experiment"] as? String == "ab")
                 #expect(start.body["route"] as? String == "uk-ab")
                 // Sticky: a dry-run for the same number names the same arm.
-                let dry = try await client.call(.post, "/v1/routing/dry-run", json: #"{"to": "\#(to)", \#(Self.proof)}"#)
+                let dry = try await client.call(
+                    .post, "/v1/routing/dry-run", json: #"{"to": "\#(to)", \#(Self.proof)}"#)
                 #expect(dry.body["arm"] as? String == arm)
                 var tally = expected[arm] ?? (0, 0)
                 tally.starts += 1
                 if index % 3 != 0 {
                     let id = try #require(start.body["id"] as? String)
                     let code = try sandboxCode(runtime, to: to)
-                    let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
+                    let check = try await client.call(
+                        .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
                     #expect(check.body["status"] as? String == "approved")
                     tally.approvals += 1
                 }
@@ -127,7 +130,8 @@ struct RoutingAPITests {
             // Without a proof, a Firebase arm's number is sent by the fallback, and the skip is recorded.
             var id: String?
             for index in 0..<40 {
-                let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "\#(Self.ukNumber(100 + index))"}"#)
+                let start = try await client.call(
+                    .post, "/v1/verifications", json: #"{"to": "\#(Self.ukNumber(100 + index))"}"#)
                 if start.body["experiment_arm"] as? String == "firebase" {
                     #expect(start.body["provider"] as? String == "twilio")
                     id = start.body["id"] as? String
@@ -152,7 +156,8 @@ struct RoutingAPITests {
     @Test("dry-run answers which vendor and why, and sends nothing")
     func dryRun() async throws {
         try await withGateway { client, runtime in
-            let us = try await client.call(.post, "/v1/routing/dry-run", json: #"{"to": "(650) 555-3434", "region": "US"}"#)
+            let us = try await client.call(
+                .post, "/v1/routing/dry-run", json: #"{"to": "(650) 555-3434", "region": "US"}"#)
             #expect(us.status == .ok)
             #expect(us.body["route"] as? String == "default")
             #expect(us.body["provider"] as? String == "twilio")
@@ -190,7 +195,8 @@ struct RoutingAPITests {
             #expect(faults.status == .ok)
             for index in 0..<12 {
                 let to = "+1650555\(String(format: "%04d", 3400 + index))"
-                let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "\#(to)", \#(Self.proof)}"#)
+                let start = try await client.call(
+                    .post, "/v1/verifications", json: #"{"to": "\#(to)", \#(Self.proof)}"#)
                 #expect(start.status == .created)
                 #expect(start.body["provider"] as? String == "firebase")
                 #expect(runtime.sandbox?.outbox.all.filter { $0.to == to }.count == 1)
@@ -198,7 +204,8 @@ struct RoutingAPITests {
             #expect(runtime.sandbox?.outbox.all.count == 12)
             // After five straight failures Twilio's breaker for US is open: later starts skip it.
             let admin = try await client.call(.get, "/v1/admin/providers")
-            let twilio = try #require((admin.body["providers"] as? [[String: Any]])?.first { $0["id"] as? String == "twilio" })
+            let twilio = try #require(
+                (admin.body["providers"] as? [[String: Any]])?.first { $0["id"] as? String == "twilio" })
             let breakers = try #require(twilio["breakers"] as? [[String: Any]])
             #expect(breakers.first { $0["country"] as? String == "US" }?["state"] as? String == "open")
         }

@@ -16,7 +16,11 @@ struct VerificationAPITests {
     func happyPath() async throws {
         let harness = GatewayHarness()
         try await harness.run { client, runtime in
-            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+14155550100", "channel": "sms", "locales": ["es-ES", "en-US"], "client_ref": "order-42"}"#)
+            let start = try await client.call(
+                .post, "/v1/verifications",
+                json:
+                    #"{"to": "+14155550100", "channel": "sms", "locales": ["es-ES", "en-US"], "client_ref": "order-42"}"#
+            )
             #expect(start.status == .created)
             let id = try #require(start.body["id"] as? String)
             #expect(start.body["status"] as? String == "pending")
@@ -59,7 +63,8 @@ struct VerificationAPITests {
             let code = try sandboxCode(runtime, to: "+14155550101")
             let wrong = code == "111111" ? "222222" : "111111"
             for remaining in stride(from: 4, through: 1, by: -1) {
-                let result = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(wrong)"}"#)
+                let result = try await client.call(
+                    .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(wrong)"}"#)
                 #expect(result.body.errorCode == "incorrect_code")
                 #expect(result.body.error?["attempts_remaining"] as? Int == remaining)
             }
@@ -119,8 +124,10 @@ struct VerificationAPITests {
     func idempotency() async throws {
         try await GatewayHarness().run { client, runtime in
             let body = #"{"to": "+14155550104"}"#
-            let first = try await client.call(.post, "/v1/verifications", json: body, headers: [.idempotencyKey: "order-7"])
-            let second = try await client.call(.post, "/v1/verifications", json: body, headers: [.idempotencyKey: "order-7"])
+            let first = try await client.call(
+                .post, "/v1/verifications", json: body, headers: [.idempotencyKey: "order-7"])
+            let second = try await client.call(
+                .post, "/v1/verifications", json: body, headers: [.idempotencyKey: "order-7"])
             #expect(first.status == .created)
             #expect(second.status == .created)
             #expect(first.body["id"] as? String == second.body["id"] as? String)
@@ -132,7 +139,8 @@ struct VerificationAPITests {
             #expect(other.status == .conflict)
             #expect(other.body.errorCode == "idempotency_conflict")
 
-            let bad = try await client.call(.post, "/v1/verifications", json: body, headers: [.idempotencyKey: String(repeating: "x", count: 300)])
+            let bad = try await client.call(
+                .post, "/v1/verifications", json: body, headers: [.idempotencyKey: String(repeating: "x", count: 300)])
             #expect(bad.body.errorCode == "invalid_request")
         }
     }
@@ -154,13 +162,15 @@ struct VerificationAPITests {
     @Test("the fault switch is reachable over HTTP in the sandbox")
     func faultSwitchEndpoint() async throws {
         try await GatewayHarness().run { client, runtime in
-            let set = try await client.call(.put, "/sandbox/faults/twilio", json: #"{"server_error_status": 500, "remaining": 1}"#, key: nil)
+            let set = try await client.call(
+                .put, "/sandbox/faults/twilio", json: #"{"server_error_status": 500, "remaining": 1}"#, key: nil)
             #expect(set.status == .ok)
             let failed = try await client.call(.post, "/v1/verifications", json: #"{"to": "+14155550107"}"#)
             #expect(failed.body.errorCode == "provider_unavailable")
             let next = try await client.call(.post, "/v1/verifications", json: #"{"to": "+14155550107"}"#)
             #expect(next.status == .created)
-            let bad = try await client.call(.put, "/sandbox/faults/twilio", json: #"{"server_error_status": 200}"#, key: nil)
+            let bad = try await client.call(
+                .put, "/sandbox/faults/twilio", json: #"{"server_error_status": 200}"#, key: nil)
             #expect(bad.body.errorCode == "invalid_request")
             let unknown = try await client.call(.get, "/sandbox/faults/nobody", key: nil)
             #expect(unknown.status == .notFound)

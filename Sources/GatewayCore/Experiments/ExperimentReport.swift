@@ -78,7 +78,9 @@ public struct ExperimentReport: Sendable {
             }
             var cost: Double? = 0
             for record in mine where record.status != .failed {
-                guard let price = prices.price(provider: record.providerID, country: record.destination.phoneNumber?.region)
+                guard
+                    let price = prices.price(
+                        provider: record.providerID, country: record.destination.phoneNumber?.region)
                 else {
                     cost = nil
                     break
@@ -91,7 +93,8 @@ public struct ExperimentReport: Sendable {
                 starts: mine.count, approvals: approved.count,
                 conversion: mine.isEmpty ? nil : Double(approved.count) / Double(mine.count),
                 conversionInterval: Statistics.wilsonInterval(successes: approved.count, trials: mine.count),
-                timeToApproveP50: Statistics.percentile(times, 0.5), timeToApproveP90: Statistics.percentile(times, 0.9),
+                timeToApproveP50: Statistics.percentile(times, 0.5),
+                timeToApproveP90: Statistics.percentile(times, 0.9),
                 failovers: mine.filter { !$0.failovers.isEmpty && $0.status != .failed }.count, errors: errors,
                 cost: cost,
                 costPerApproval: cost.flatMap { approved.isEmpty ? nil : $0 / Double(approved.count) })
@@ -106,7 +109,8 @@ public struct ExperimentReport: Sendable {
                     arms[index].pValue = test.pValue
                 }
                 if let baseline = control.conversion {
-                    arms[index].sampleSizeNeeded = Statistics.sampleSizePerArm(baseline: baseline, effect: -minimumEffect)
+                    arms[index].sampleSizeNeeded =
+                        Statistics.sampleSizePerArm(baseline: baseline, effect: -minimumEffect)
                         ?? Statistics.sampleSizePerArm(baseline: baseline, effect: minimumEffect)
                 }
             }

@@ -125,12 +125,15 @@ extension ExperimentReport {
     var table: String {
         func percent(_ value: Double?) -> String { value.map { String(format: "%.1f%%", $0 * 100) } ?? "-" }
         func seconds(_ value: Double?) -> String { value.map { String(format: "%.1fs", $0) } ?? "-" }
-        let header = ["arm", "provider", "starts", "approved", "conversion", "95% interval", "p50", "p90",
-                      "failovers", "cost", "p-value", "n needed"]
+        let header = [
+            "arm", "provider", "starts", "approved", "conversion", "95% interval", "p50", "p90",
+            "failovers", "cost", "p-value", "n needed",
+        ]
         var rows = [header]
         for arm in arms {
             rows.append([
-                arm.name + (arm.isControl ? " (control)" : ""), arm.providerID, String(arm.starts), String(arm.approvals),
+                arm.name + (arm.isControl ? " (control)" : ""), arm.providerID, String(arm.starts),
+                String(arm.approvals),
                 percent(arm.conversion),
                 arm.conversionInterval.map { "\(percent($0.low))–\(percent($0.high))" } ?? "-",
                 seconds(arm.timeToApproveP50), seconds(arm.timeToApproveP90), String(arm.failovers),
@@ -145,12 +148,17 @@ extension ExperimentReport {
                 .joined(separator: "  ")
         }
         lines.insert(String(repeating: "-", count: lines[0].count), at: 1)
-        var text = "experiment \(experiment)" + (country.map { ", country \($0)" } ?? "") + "\n" + lines.joined(separator: "\n")
+        var text =
+            "experiment \(experiment)" + (country.map { ", country \($0)" } ?? "") + "\n"
+            + lines.joined(separator: "\n")
         for arm in arms where !arm.errors.isEmpty {
-            text += "\n\(arm.name) errors: " + arm.errors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            text +=
+                "\n\(arm.name) errors: "
+                + arm.errors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 .joined(separator: " ")
         }
-        text += "\np-value: two-sided two-proportion z-test against the control; n needed: users per arm to detect a "
+        text +=
+            "\np-value: two-sided two-proportion z-test against the control; n needed: users per arm to detect a "
             + String(format: "%.1f", minimumEffect * 100) + " point difference (alpha 0.05, power 0.8)."
         return text
     }

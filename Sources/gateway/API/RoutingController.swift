@@ -17,7 +17,9 @@ struct RoutingController: Sendable {
         try reader.rejectUnknown(allowing: ["to", "channel", "region", "provider", "app_verification", "api_key"])
         let channelName = try reader.string("channel", maxLength: 32) ?? "sms"
         guard let channel = Channel(rawValue: channelName) else {
-            throw GatewayError(.unsupportedChannel, "`channel` must be one of: \(Channel.allCases.map(\.rawValue).joined(separator: ", ")).")
+            throw GatewayError(
+                .unsupportedChannel,
+                "`channel` must be one of: \(Channel.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
         let region = try PhoneNumbersController.region(try reader.string("region", maxLength: 8))
         let destination = try Destination.parse(
@@ -60,7 +62,9 @@ extension VerificationService.DryRun {
                 }),
             "skipped": .array(skipped.map { ["provider": .string($0.providerID), "reason": .string($0.reason)] }),
         ]
-        if let error { fields["error"] = .object(["code": .string(error.code.rawValue), "message": .string(error.message)]) }
+        if let error {
+            fields["error"] = .object(["code": .string(error.code.rawValue), "message": .string(error.message)])
+        }
         return .object(fields)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import GatewayCore
 import HTTPTypes
 import Hummingbird
+
 import struct NIOCore.NIOTooManyBytesError
 
 /// `/v1/verifications`: start, check, resend, cancel, get (DESIGN.md §4).
@@ -34,7 +35,9 @@ struct VerificationsController: Sendable {
             return JSONResponse.response(try await startBody(body: body, context: context), status: .created)
         }
         let fingerprint = SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined()
-        switch try await service.store.claimIdempotencyKey(idempotencyKey, fingerprint: fingerprint, at: service.clock.now) {
+        switch try await service.store.claimIdempotencyKey(
+            idempotencyKey, fingerprint: fingerprint, at: service.clock.now)
+        {
         case .replay(let stored):
             var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
             headers[.idempotentReplayed] = "true"
@@ -60,7 +63,8 @@ struct VerificationsController: Sendable {
                 let apiError = APIError(error)
                 try await service.store.completeIdempotencyKey(
                     idempotencyKey,
-                    response: StoredResponse(status: Int(apiError.status.code), body: apiError.body(requestID: context.requestID)))
+                    response: StoredResponse(
+                        status: Int(apiError.status.code), body: apiError.body(requestID: context.requestID)))
                 throw error
             } catch {
                 // A retry may succeed (vendor down, state changed): free the key.
@@ -124,7 +128,9 @@ struct VerificationsController: Sendable {
         let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
         guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter })
         else { return false }
-        return parts.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+        return parts.dropFirst().allSatisfy {
+            (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        }
     }
 
     // MARK: check, resend, cancel, get
@@ -157,7 +163,9 @@ struct VerificationsController: Sendable {
         var channel: Channel?
         if let name = try reader.string("channel", maxLength: 32) {
             guard let parsed = Channel(rawValue: name) else {
-                throw GatewayError(.unsupportedChannel, "`channel` must be one of: \(Channel.allCases.map(\.rawValue).joined(separator: ", ")).")
+                throw GatewayError(
+                    .unsupportedChannel,
+                    "`channel` must be one of: \(Channel.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
             channel = parsed
         }
@@ -214,7 +222,10 @@ struct VerificationsController: Sendable {
             throw GatewayError.invalidRequest("`input.\(key)` is required by action `\(name)`.")
         }
         let output = try await provider.perform(action: name, input: input)
-        return JSONResponse.response(["provider": .string(providerID), "action": .string(name), "output": .object(output.mapValues(JSONValue.string))])
+        return JSONResponse.response([
+            "provider": .string(providerID), "action": .string(name),
+            "output": .object(output.mapValues(JSONValue.string)),
+        ])
     }
 
     // MARK: helpers
@@ -256,7 +267,9 @@ struct VerificationsController: Sendable {
         }
     }
 
-    static func idempotencyKey(_ request: Request, context: GatewayRequestContext) throws(GatewayError) -> IdempotencyKey? {
+    static func idempotencyKey(_ request: Request, context: GatewayRequestContext) throws(GatewayError)
+        -> IdempotencyKey?
+    {
         guard let value = request.headers[.idempotencyKey] else { return nil }
         guard (1...255).contains(value.count), value.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
             throw GatewayError.invalidRequest("`Idempotency-Key` must be 1 to 255 visible ASCII characters.")

@@ -33,7 +33,9 @@ extension GatewayConfiguration {
                     problems.append("routing: unknown key `\(key)`")
                 }
                 if let list = routing["default"] {
-                    if let ids = list.stringList { table.defaultOrder = ids } else {
+                    if let ids = list.stringList {
+                        table.defaultOrder = ids
+                    } else {
                         problems.append("routing.default must be a list of provider ids")
                     }
                 }
@@ -70,7 +72,9 @@ extension GatewayConfiguration {
         if let raw = top["experiments"] {
             if case .array(let items) = raw {
                 for (index, item) in items.enumerated() {
-                    guard let experiment = Self.parseExperiment(item, index: index, problems: &problems) else { continue }
+                    guard let experiment = Self.parseExperiment(item, index: index, problems: &problems) else {
+                        continue
+                    }
                     if table.experiments[experiment.name] != nil {
                         problems.append("experiments: `\(experiment.name)` is defined twice")
                     }
@@ -110,7 +114,8 @@ extension GatewayConfiguration {
                 func number(_ key: String, _ range: ClosedRange<Double>) -> Double? {
                     guard let value = fields[key] else { return nil }
                     guard case .number(let number) = value, range.contains(number) else {
-                        problems.append("breakers.\(key) must be a number from \(range.lowerBound) to \(range.upperBound)")
+                        problems.append(
+                            "breakers.\(key) must be a number from \(range.lowerBound) to \(range.upperBound)")
                         return nil
                     }
                     return number
@@ -139,7 +144,8 @@ extension GatewayConfiguration {
                     guard case .string(let text) = code, (4...10).contains(text.count), text.allSatisfy(\.isASCII),
                         text.allSatisfy(\.isNumber)
                     else {
-                        problems.append("test_numbers: the code for \(number) must be a quoted string of 4 to 10 digits")
+                        problems.append(
+                            "test_numbers: the code for \(number) must be a quoted string of 4 to 10 digits")
                         continue
                     }
                     policy.testNumbers[number] = text
@@ -165,7 +171,8 @@ extension GatewayConfiguration {
                             problems.append("prices.\(provider): `\(country)` is not a region code")
                             continue
                         }
-                        prices.set(amount, provider: provider, country: country == "default" ? nil : country.uppercased())
+                        prices.set(
+                            amount, provider: provider, country: country == "default" ? nil : country.uppercased())
                     }
                 }
             } else {
@@ -202,7 +209,9 @@ extension GatewayConfiguration {
                 if let names = raw.stringList {
                     var channels = Set<Channel>()
                     for name in names {
-                        if let channel = Channel(rawValue: name) { channels.insert(channel) } else {
+                        if let channel = Channel(rawValue: name) {
+                            channels.insert(channel)
+                        } else {
                             problems.append("\(label): unknown channel `\(name)`")
                         }
                     }
@@ -215,7 +224,9 @@ extension GatewayConfiguration {
                 if let codes = raw.stringList {
                     var countries = Set<String>()
                     for code in codes {
-                        if let region = PhoneRegion.named(code) { countries.insert(region.code) } else {
+                        if let region = PhoneRegion.named(code) {
+                            countries.insert(region.code)
+                        } else {
                             problems.append("\(label): `\(code)` is not a region code")
                         }
                     }
@@ -225,14 +236,18 @@ extension GatewayConfiguration {
                 }
             }
             if let raw = match["api_keys"] {
-                if let names = raw.stringList { route.apiKeys = Set(names) } else {
+                if let names = raw.stringList {
+                    route.apiKeys = Set(names)
+                } else {
                     problems.append("\(label): `match.api_keys` must be a list of API key names")
                 }
             }
         }
         switch (entry["providers"], entry["experiment"]) {
         case (let list?, nil):
-            if let ids = list.stringList { route.target = .providers(ids) } else {
+            if let ids = list.stringList {
+                route.target = .providers(ids)
+            } else {
                 problems.append("\(label): `providers` must be a list of provider ids")
             }
         case (nil, .string(let experiment)?):
@@ -245,12 +260,16 @@ extension GatewayConfiguration {
             problems.append("\(label): give `providers` or `experiment`")
         }
         if let raw = entry["fallbacks"] {
-            if let ids = raw.stringList { route.fallbacks = ids } else {
+            if let ids = raw.stringList {
+                route.fallbacks = ids
+            } else {
                 problems.append("\(label): `fallbacks` must be a list of provider ids")
             }
         }
         if let raw = entry["failover_on_timeout"] {
-            if case .bool(let flag) = raw { route.failoverOnTimeout = flag } else {
+            if case .bool(let flag) = raw {
+                route.failoverOnTimeout = flag
+            } else {
                 problems.append("\(label): `failover_on_timeout` must be true or false")
             }
         }
@@ -303,11 +322,14 @@ extension GatewayConfiguration {
             }
             var control = false
             if let raw = arm["control"] {
-                if case .bool(let flag) = raw { control = flag } else {
+                if case .bool(let flag) = raw {
+                    control = flag
+                } else {
                     problems.append("experiment `\(name)`: arm `\(armName)`: `control` must be true or false")
                 }
             }
-            experiment.arms.append(Experiment.Arm(name: armName, providerID: provider, weight: weight, isControl: control))
+            experiment.arms.append(
+                Experiment.Arm(name: armName, providerID: provider, weight: weight, isControl: control))
         }
         return experiment
     }

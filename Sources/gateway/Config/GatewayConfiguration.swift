@@ -59,7 +59,9 @@ struct GatewayConfiguration: Sendable {
                 root = try JSONValue(yaml: Yams.load(yaml: text) as Any)
             }
         } catch {
-            throw ConfigurationError(problems: ["\(file.lastPathComponent) is not valid \(file.pathExtension.lowercased() == "json" ? "JSON" : "YAML"): \(error)"])
+            throw ConfigurationError(problems: [
+                "\(file.lastPathComponent) is not valid \(file.pathExtension.lowercased() == "json" ? "JSON" : "YAML"): \(error)"
+            ])
         }
         return try parse(root, plugins: plugins, environment: environment)
     }
@@ -76,7 +78,11 @@ struct GatewayConfiguration: Sendable {
             problems.append("unknown top-level key `\(key)`")
         }
         if let value = top["sandbox"] {
-            if case .bool(let flag) = value { config.sandbox = flag } else { problems.append("`sandbox` must be true or false") }
+            if case .bool(let flag) = value {
+                config.sandbox = flag
+            } else {
+                problems.append("`sandbox` must be true or false")
+            }
         }
         let pluginsByID = Dictionary(plugins.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
 
@@ -97,7 +103,11 @@ struct GatewayConfiguration: Sendable {
                     }
                     var id = plugin
                     if let raw = entry["id"] {
-                        if case .string(let text) = raw { id = text } else { problems.append("providers[\(index)]: `id` must be a string") }
+                        if case .string(let text) = raw {
+                            id = text
+                        } else {
+                            problems.append("providers[\(index)]: `id` must be a string")
+                        }
                     }
                     var settings: [String: String] = [:]
                     if let raw = entry["settings"] {
@@ -110,7 +120,8 @@ struct GatewayConfiguration: Sendable {
                             let text: String
                             switch value {
                             case .string(let string): text = string
-                            case .number(let number): text = number.rounded() == number ? String(Int64(number)) : String(number)
+                            case .number(let number):
+                                text = number.rounded() == number ? String(Int64(number)) : String(number)
                             case .bool(let flag): text = flag ? "true" : "false"
                             default:
                                 problems.append("provider \(id): setting `\(key)` must be a scalar")
@@ -121,13 +132,15 @@ struct GatewayConfiguration: Sendable {
                                 if let resolved = environment[text], !resolved.isEmpty {
                                     settings[name] = resolved
                                 } else {
-                                    problems.append("provider \(id): environment variable \(text) (for `\(name)`) is not set")
+                                    problems.append(
+                                        "provider \(id): environment variable \(text) (for `\(name)`) is not set")
                                     settings[name] = "<unset>"
                                 }
                             } else {
                                 if secretNames.contains(key) {
                                     problems.append(
-                                        "provider \(id): `\(key)` is a secret; give it as `\(key)_env: VARIABLE`, not in the file")
+                                        "provider \(id): `\(key)` is a secret; give it as `\(key)_env: VARIABLE`, not in the file"
+                                    )
                                 }
                                 settings[key] = text
                             }
@@ -154,10 +167,14 @@ struct GatewayConfiguration: Sendable {
                         continue
                     }
                     for key in entry.keys.sorted() where !["name", "key_env", "key_sha256", "scopes"].contains(key) {
-                        problems.append("api_keys[\(index)]: unknown key `\(key)`\(key == "key" ? " (give the key as key_env or key_sha256, never in clear)" : "")")
+                        problems.append(
+                            "api_keys[\(index)]: unknown key `\(key)`\(key == "key" ? " (give the key as key_env or key_sha256, never in clear)" : "")"
+                        )
                     }
                     let name: String
-                    if case .string(let text)? = entry["name"] { name = text } else {
+                    if case .string(let text)? = entry["name"] {
+                        name = text
+                    } else {
                         problems.append("api_keys[\(index)]: `name` is required")
                         name = "api_keys[\(index)]"
                     }
@@ -166,10 +183,14 @@ struct GatewayConfiguration: Sendable {
                         if let secret = environment[variable], secret.count >= 16 {
                             hash = APIKeyring.hash(secret)
                         } else {
-                            problems.append("api key \(name): environment variable \(variable) is not set or shorter than 16 characters")
+                            problems.append(
+                                "api key \(name): environment variable \(variable) is not set or shorter than 16 characters"
+                            )
                         }
                     } else if case .string(let digest)? = entry["key_sha256"] {
-                        if digest.count == 64, digest.allSatisfy(\.isHexDigit) { hash = digest.lowercased() } else {
+                        if digest.count == 64, digest.allSatisfy(\.isHexDigit) {
+                            hash = digest.lowercased()
+                        } else {
                             problems.append("api key \(name): key_sha256 must be 64 hex digits")
                         }
                     } else {
@@ -180,7 +201,9 @@ struct GatewayConfiguration: Sendable {
                         if let names = raw.stringList {
                             scopes = []
                             for scopeName in names {
-                                if let scope = APIKey.Scope(rawValue: scopeName) { scopes.insert(scope) } else {
+                                if let scope = APIKey.Scope(rawValue: scopeName) {
+                                    scopes.insert(scope)
+                                } else {
                                     problems.append("api key \(name): unknown scope `\(scopeName)` (verify, admin)")
                                 }
                             }
@@ -201,7 +224,8 @@ struct GatewayConfiguration: Sendable {
                 func number(_ key: String, _ range: ClosedRange<Int>) -> Int? {
                     guard let raw = policy[key] else { return nil }
                     guard case .number(let number) = raw, let int = Int(exactly: number), range.contains(int) else {
-                        problems.append("policy.\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+                        problems.append(
+                            "policy.\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
                         return nil
                     }
                     return int
@@ -210,10 +234,14 @@ struct GatewayConfiguration: Sendable {
                 where !["code_validity_seconds", "max_attempts", "max_sends", "start_deadline_seconds"].contains(key) {
                     problems.append("policy: unknown key `\(key)`")
                 }
-                if let seconds = number("code_validity_seconds", 60...86_400) { config.policy.codeValidity = TimeInterval(seconds) }
+                if let seconds = number("code_validity_seconds", 60...86_400) {
+                    config.policy.codeValidity = TimeInterval(seconds)
+                }
                 if let attempts = number("max_attempts", 1...20) { config.policy.maxAttempts = attempts }
                 if let sends = number("max_sends", 1...20) { config.policy.maxSends = sends }
-                if let seconds = number("start_deadline_seconds", 1...300) { config.policy.startDeadline = .seconds(seconds) }
+                if let seconds = number("start_deadline_seconds", 1...300) {
+                    config.policy.startDeadline = .seconds(seconds)
+                }
             } else {
                 problems.append("`policy` must be a mapping")
             }
@@ -226,7 +254,9 @@ struct GatewayConfiguration: Sendable {
                     problems.append("token: unknown key `\(key)`")
                 }
                 if case .string(let variable)? = token["signing_key_env"] {
-                    if let pem = environment[variable], !pem.isEmpty { config.tokenSigningKeyPEM = pem } else {
+                    if let pem = environment[variable], !pem.isEmpty {
+                        config.tokenSigningKeyPEM = pem
+                    } else {
                         problems.append("token: environment variable \(variable) is not set")
                     }
                 }
@@ -236,7 +266,9 @@ struct GatewayConfiguration: Sendable {
         }
 
         if !config.sandbox {
-            if config.providers.isEmpty { problems.append("no provider is configured (add `providers`, or `sandbox: true`)") }
+            if config.providers.isEmpty {
+                problems.append("no provider is configured (add `providers`, or `sandbox: true`)")
+            }
             if config.apiKeys.isEmpty { problems.append("no API key is configured (add `api_keys`)") }
         }
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
@@ -257,13 +289,17 @@ extension JSONValue {
         case let value as [AnyHashable: Any]:
             var object: [String: JSONValue] = [:]
             for (key, item) in value {
-                guard let key = key.base as? String else { throw YAMLShapeError(message: "mapping keys must be strings") }
+                guard let key = key.base as? String else {
+                    throw YAMLShapeError(message: "mapping keys must be strings")
+                }
                 object[key] = try JSONValue(yaml: item)
             }
             self = .object(object)
         case is NSNull: self = .null
         default:
-            if Mirror(reflecting: yaml).displayStyle == .optional { self = .null } else {
+            if Mirror(reflecting: yaml).displayStyle == .optional {
+                self = .null
+            } else {
                 throw YAMLShapeError(message: "unsupported value \(type(of: yaml))")
             }
         }

@@ -69,7 +69,8 @@ struct Sandbox: Sendable {
     func save(_ mount: Mount) {
         guard let file = mount.stateFile, let snapshot = mount.emulator.snapshot() else { return }
         do {
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try snapshot.write(to: file, options: .atomic)
         } catch {
             logger.warning("sandbox state not saved", metadata: ["plugin.id": "\(mount.pluginID)"])

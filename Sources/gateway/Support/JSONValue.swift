@@ -36,7 +36,11 @@ enum JSONValue: Sendable, Equatable, Codable {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .number(let value):
-            if value.rounded() == value, abs(value) < 1e15 { try container.encode(Int64(value)) } else { try container.encode(value) }
+            if value.rounded() == value, abs(value) < 1e15 {
+                try container.encode(Int64(value))
+            } else {
+                try container.encode(value)
+            }
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
@@ -203,7 +207,8 @@ struct JSONObjectReader {
     func object(_ name: String) throws(GatewayError) -> JSONObjectReader? {
         switch fields[name] {
         case .none, .some(.null): return nil
-        case .object(let fields): return JSONObjectReader(fields: fields, context: "`\(prefix)\(name)` object", prefix: "\(prefix)\(name).")
+        case .object(let fields):
+            return JSONObjectReader(fields: fields, context: "`\(prefix)\(name)` object", prefix: "\(prefix)\(name).")
         case .some(let other):
             throw GatewayError.invalidRequest("`\(prefix)\(name)` must be an object, not \(other.typeName).")
         }
