@@ -154,9 +154,8 @@ public struct RoutingTable: Sendable, Equatable {
                 ids = list
             case .experiment(let name):
                 experimentName = name
-                let arm =
-                    request.destination.phoneNumber.flatMap { experiments[name]?.assign($0.e164) }
-                    ?? experiments[name]?.assign(request.destination.value)
+                // The E.164 form for phone numbers, so every way of typing a number lands in one arm.
+                let arm = experiments[name]?.assign(request.destination.value)
                 armName = arm?.name
                 ids = arm.map { [$0.providerID] } ?? []
             }

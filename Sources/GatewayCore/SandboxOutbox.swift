@@ -57,9 +57,13 @@ public final class SandboxOutbox: Sendable {
         self.onDrop = onDrop
     }
 
-    /// Sets how many of `provider`'s messages are delivered.
+    /// Sets how many of `provider`'s messages are delivered. Counting starts again, so setting the same
+    /// seed again replays the same decisions (and the counters do not grow across simulations).
     public func setDelivery(_ delivery: Delivery, for provider: String) {
-        deliveries.withLock { $0.settings[provider] = delivery }
+        deliveries.withLock { state in
+            state.settings[provider] = delivery
+            state.counters = state.counters.filter { !$0.key.hasPrefix(provider + " ") }
+        }
     }
 
     public func delivery(for provider: String) -> Delivery {

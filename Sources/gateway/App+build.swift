@@ -79,10 +79,13 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             logger: logger)
         sandbox = built
         if configuration.providers.isEmpty {
+            guard let base = URL(string: baseURL) else {
+                throw ConfigurationError(problems: ["--host \(options.host) does not make a valid URL (\(baseURL))"])
+            }
             configuration.providers = options.plugins.map { plugin in
                 ProviderConfiguration(
                     id: plugin.id, plugin: plugin.id,
-                    settings: plugin.sandboxSettings(URL(string: baseURL + Sandbox.prefix(plugin.id))!))
+                    settings: plugin.sandboxSettings(base.appending(path: Sandbox.prefix(plugin.id).dropFirst())))
             }
         }
         let secret =

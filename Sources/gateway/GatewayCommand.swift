@@ -186,7 +186,7 @@ struct Experiments: AsyncParsableCommand {
             let store = try SQLiteVerificationStore(
                 path: URL(fileURLWithPath: dataDirectory).appendingPathComponent("gateway.sqlite").path,
                 logger: Logger(label: "gateway"))
-            let region = try PhoneNumbersController.region(country)
+            let region = try PhoneNumbersController.region(country, name: "--country")
             let records = try await store.records(
                 experiment: name, from: try AdminController.date(from, name: "from"),
                 to: try AdminController.date(to, name: "to"))

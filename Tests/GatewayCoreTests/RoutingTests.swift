@@ -339,6 +339,8 @@ struct StatisticsTests {
         #expect(abs(Statistics.normalQuantile(0.975) - 1.9599639845400536) < 1e-9)
         #expect(abs(Statistics.normalQuantile(0.8) - 0.8416212335729144) < 1e-9)
         #expect(abs(Statistics.normalQuantile(0.001) + 3.090232306167813) < 1e-9)
+        #expect(Statistics.normalQuantile(0) == -.infinity && Statistics.normalQuantile(1) == .infinity)
+        #expect(Statistics.normalQuantile(.nan).isNaN)
     }
 
     @Test("Wilson interval")

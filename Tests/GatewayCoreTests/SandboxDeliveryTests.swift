@@ -41,6 +41,12 @@ struct SandboxDeliveryTests {
             return Self.send(outbox, users: 1_000)
         }
         #expect(run(seed: 1) == run(seed: 1))
+        // Setting the seed again on the same outbox replays the same decisions.
+        let outbox = SandboxOutbox(capacity: 100_000)
+        outbox.setDelivery(SandboxOutbox.Delivery(rate: 0.5, seed: 3), for: "twilio")
+        let first = Self.send(outbox, users: 500)
+        outbox.setDelivery(SandboxOutbox.Delivery(rate: 0.5, seed: 3), for: "twilio")
+        #expect(Self.send(outbox, users: 500) == first)
         #expect(run(seed: 1) != run(seed: 2))
     }
 

@@ -100,6 +100,8 @@ struct RoutingAPITests {
             #expect((us.body["arms"] as? [[String: Any]])?.allSatisfy { $0["starts"] as? Int == 0 } == true)
             let unknown = try await client.call(.get, "/v1/admin/experiments/nope")
             #expect(unknown.status == .notFound)
+            let badCountry = try await client.call(.get, "/v1/admin/experiments/ab?country=Narnia")
+            #expect((badCountry.body.error?["message"] as? String)?.contains("`country`") == true)
             let badDate = try await client.call(.get, "/v1/admin/experiments/ab?from=yesterday")
             #expect(badDate.body.errorCode == "invalid_request")
         }

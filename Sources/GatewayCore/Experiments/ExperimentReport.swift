@@ -76,17 +76,11 @@ public struct ExperimentReport: Sendable {
                     errors[record.status.rawValue, default: 0] += 1
                 }
             }
-            var cost: Double? = 0
-            for record in mine where record.status != .failed {
-                guard
-                    let price = prices.price(
-                        provider: record.providerID, country: record.destination.phoneNumber?.region)
-                else {
-                    cost = nil
-                    break
-                }
-                cost! += price
+            // Nil as soon as one start has no price: a partial sum would look like a real cost.
+            let priced = mine.filter { $0.status != .failed }.map {
+                prices.price(provider: $0.providerID, country: $0.destination.phoneNumber?.region)
             }
+            let cost: Double? = priced.contains(nil) ? nil : priced.reduce(0) { $0 + ($1 ?? 0) }
             let times = approved.map { $0.updatedAt.timeIntervalSince($0.createdAt) }
             return Arm(
                 name: arm.name, providerID: arm.providerID, isControl: arm.isControl, weight: arm.weight,

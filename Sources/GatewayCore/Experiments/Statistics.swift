@@ -8,10 +8,12 @@ public enum Statistics {
         0.5 * erfc(-z / 2.0.squareRoot())
     }
 
-    /// The z with Φ(z) = p, for 0 < p < 1 (Acklam's rational approximation, refined by one Halley step;
-    /// accurate to about 1e-12).
+    /// The z with Φ(z) = p (Acklam's rational approximation, refined by one Halley step; accurate to
+    /// about 1e-12). −∞ for p ≤ 0, +∞ for p ≥ 1, NaN for NaN: never a crash on a bad argument.
     public static func normalQuantile(_ p: Double) -> Double {
-        precondition(p > 0 && p < 1, "a probability strictly between 0 and 1")
+        if p.isNaN { return .nan }
+        if p <= 0 { return -.infinity }
+        if p >= 1 { return .infinity }
         let a = [
             -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
             1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00,

@@ -41,7 +41,7 @@ public struct Experiment: Sendable, Equatable {
         for arm in arms where arm.weight > 0 {
             let unit = StableHash.unit([name, salt, arm.name, e164])
             let score = -log(unit) / Double(arm.weight)
-            if best == nil || score < best!.score { best = (arm, score) }
+            if score < best?.score ?? .infinity { best = (arm, score) }
         }
         return best?.arm
     }

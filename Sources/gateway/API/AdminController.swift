@@ -50,7 +50,7 @@ struct AdminController: Sendable {
         let query = request.uri.queryParameters
         let from = try Self.date(query.get("from").map { String($0) }, name: "from")
         let to = try Self.date(query.get("to").map { String($0) }, name: "to")
-        let country = try PhoneNumbersController.region(query.get("country"))
+        let country = try PhoneNumbersController.region(query.get("country"), name: "country")
         var effect = 0.05
         if let raw = query.get("mde") {
             guard let value = Double(String(raw)), value > 0, value < 1 else {

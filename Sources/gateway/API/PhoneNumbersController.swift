@@ -68,10 +68,10 @@ struct PhoneNumbersController: Sendable {
     }
 
     /// Validates a `region` given with a national number: a region libphonenumber knows, any case.
-    static func region(_ value: (some StringProtocol)?) throws(GatewayError) -> String? {
+    static func region(_ value: (some StringProtocol)?, name: String = "region") throws(GatewayError) -> String? {
         guard let value else { return nil }
         guard let region = PhoneRegion.named(String(value)) else {
-            throw GatewayError.invalidRequest("`region` must be a two-letter region code such as `GB`.")
+            throw GatewayError.invalidRequest("`\(name)` must be a two-letter region code such as `GB`.")
         }
         return region.code
     }
