@@ -25,12 +25,34 @@ ERRORS = {
 }
 def errors(*codes): return {c: ERRORS[c] for c in codes}
 
+CALLBACK_DESCRIPTION = ("The vendor's raw request (method, full public URL, headers, body) goes to the provider's plugin, "
+    "which checks the vendor's signature (Twilio `X-Twilio-Signature` over the full public URL, Sinch's signed callbacks, "
+    "Vonage's signed JWT) and turns the request into updates that the gateway applies. The URL a vendor is given is "
+    "`<public_base_url>/callbacks/<provider id>`.")
+CALLBACK_BODY = {"required": False, "description": "Whatever the vendor sends (form-encoded or JSON); the gateway passes it unread to the plugin.",
+                 "content": {"*/*": {"schema": {}}}}
+CALLBACK_RESPONSES = {
+    "200": {"description": "Accepted. The body is whatever the vendor expects, often empty.", "content": {"*/*": {"schema": {}}}},
+    "401": err("`unauthorized`: the vendor's signature is missing or wrong; nothing changed."),
+    "404": err("No provider with this id, or it takes no callbacks."),
+    "413": ERRORS["413"],
+}
+
 ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^vf_[0-9a-f]{32}$"}}
+PROVIDER = {"name": "provider", "in": "path", "required": True, "schema": {"type": "string"}}
+
+# Channel and status names, as GatewayCore spells them (Channel, VerificationStatus).
+CHANNELS = ["sms", "voice", "whatsapp", "email", "push", "flashcall", "silent_auth"]
+STATUSES = ["pending", "approved", "denied", "canceled", "expired", "max_attempts_reached", "failed", "blocked"]
+def channel(**extra): return {"type": "string", "enum": CHANNELS, **extra}
+NULLABLE_NEXT_ACTION = {"oneOf": [ref("NextAction"), {"type": "null"}],
+                        "description": "What the app must do next; present only while the verification is pending, null otherwise."}
+ANY_JSON = {"description": "Any JSON value."}
 
 doc = {
   "openapi": "3.1.0",
   "info": {"title": "Verification Gateway API", "version": "1.0.0",
-           "description": "One API in front of several phone-verification vendors. Every error has the shape of `Error`."},
+           "description": "One API in front of several phone-verification vendors. Every error has the shape of `Error`. Routes under `/callbacks/` are called by vendors, not by clients, and take no API key."},
   "servers": [{"url": "http://127.0.0.1:8080"}],
   "security": [{"bearer": []}],
   "paths": {
@@ -40,7 +62,7 @@ doc = {
                       "description": "Replays return the first response; the code is never sent twice.",
                       "schema": {"type": "string", "minLength": 1, "maxLength": 255}}],
       "requestBody": {"required": True, "content": {"application/json": {"schema": ref("StartRequest")}}},
-      "responses": {"201": ok("Started", ref("Verification")),
+      "responses": {"201": ok("Started. A provider that sets a challenge answers `status: pending`, `sends: 0` and `next_action.type` `solve_challenge`: nothing has been sent yet; answer the challenge at `POST /v1/verifications/{id}/challenge`.", ref("Verification")),
                     **errors("400", "401", "403", "413"),
                     "409": err("Idempotency-Key in use or reused with another body."),
                     "429": err("Rate limited or too many sends."),
@@ -48,42 +70,69 @@ doc = {
     "/v1/verifications/{id}": {"get": {
       "operationId": "getVerification", "summary": "Current state of a verification",
       "parameters": [ID, {"name": "include", "in": "query", "required": False, "schema": {"type": "string", "enum": ["timeline", "events"]},
-                          "description": "`timeline` adds the verification's timeline (route, arm, skipped providers, each vendor call with outcome and latency, each check) under `timeline`; `events` is its older name and puts it under `events`."}],
-      "responses": {"200": ok("The verification", ref("Verification")), **errors("400", "401"),
-                    "404": err("No verification with this id.")}}},
+                          "description": "`timeline` adds the verification's timeline (route, arm, skipped providers, each vendor call with outcome and latency, each check, each vendor update) under `timeline`; `events` is its older name and puts it under `events`."},
+                     {"name": "refresh", "in": "query", "required": False, "schema": {"type": "boolean", "default": False},
+                      "description": "`true` asks the vendor for its current state and applies what changed (status, channel, next action) before answering. Never spends a check attempt, so it is how a push or silent-auth verification is polled. A verification that is final, has sent nothing yet, or whose provider has no status call is answered from the store."}],
+      "responses": {"200": ok("The verification. When it was approved outside a check (vendor callback or refresh), the first answer that sees the approval carries `token` and `provider_tokens`, once, as the check answer does; later answers do not.", ref("CheckResult")),
+                    **errors("400", "401"), "404": err("No verification with this id."),
+                    "502": err("Refresh only: the vendor failed (see error.provider)."),
+                    "503": err("Refresh only: the provider that started the verification is no longer configured."),
+                    "504": err("Refresh only: the vendor did not answer in time.")}}},
     "/v1/verifications/{id}/check": {"post": {
-      "operationId": "checkVerification", "summary": "Check a code",
+      "operationId": "checkVerification", "summary": "Check a code (for a flash call, the caller number the app intercepted)",
+      "description": "Checks of one verification are settled one at a time: a concurrent check waits for the one at the vendor, the first right code approves, and every other answer is `already_approved`. A verification whose channel completes without a code at its provider (push; silent_auth where the vendor finishes it) is never completed by a check: read it with `GET /v1/verifications/{id}?refresh=true`.",
       "parameters": [ID],
       "requestBody": {"required": True, "content": {"application/json": {"schema": ref("CheckRequest")}}},
-      "responses": {"200": ok("Approved (with a signed token), or pending for a push not yet answered", ref("CheckResult")),
-                    **errors("400", "401"), "404": err("No verification with this id."),
-                    "409": err("Already approved or canceled."), "410": err("Expired."),
+      "responses": {"200": ok("Approved, with the signed token and any vendor tokens; or still pending with a new `next_action` when the vendor asks for another step before it approves", ref("CheckResult")),
+                    **errors("400", "401"),
+                    "403": err("The verification ended `denied` (`denied`) or `blocked` (`destination_blocked`), during this check or before it."),
+                    "404": err("No verification with this id."),
+                    "409": err("`already_approved` or `canceled`; `invalid_state` while a challenge is unsolved, or when the provider completes this channel without a code (push, and silent_auth where the vendor finishes it: use GET with `refresh=true`); `concurrent_verification` when another check held the verification for too long."),
+                    "410": err("Expired."),
                     "422": err("Incorrect code; `attempts_remaining` says how many tries are left."),
-                    "429": err("No attempts left."), **errors("502", "503", "504")}}},
+                    "429": err("No attempts left."),
+                    "502": err("The vendor failed (see error.provider), or the verification finally failed (`delivery_failed` with `retryable: false`)."),
+                    **errors("503", "504")}}},
+    "/v1/verifications/{id}/challenge": {"post": {
+      "operationId": "answerChallenge", "summary": "Answer the challenge of a `solve_challenge` next action; a right answer sends the code",
+      "parameters": [ID],
+      "requestBody": {"required": True, "content": {"application/json": {"schema": ref("ChallengeRequest")}}},
+      "responses": {"200": ok("The challenge was solved and the code sent; `next_action` is now null, or the next step", ref("Verification")),
+                    **errors("400", "401"),
+                    "403": err("`app_verification_failed`: the answer was wrong; nothing was sent and the error's `next_action` holds a fresh challenge. Also `denied` or `destination_blocked` for a verification that ended so."),
+                    "404": err("No verification with this id."),
+                    "409": err("`invalid_state`: the verification has no challenge to answer; or `already_approved`, `canceled`."),
+                    "410": err("Expired."), **errors("413"),
+                    "429": err("`max_attempts_reached`: too many answers to this verification's challenges; start a new one."),
+                    **errors("502", "503", "504")}}},
     "/v1/verifications/{id}/resend": {"post": {
       "operationId": "resendVerification", "summary": "Send the code again (same vendor; channel change where the vendor can)",
       "parameters": [ID],
       "requestBody": {"required": False, "content": {"application/json": {"schema": ref("ResendRequest")}}},
       "responses": {"200": ok("Sent again", ref("Verification")), **errors("400", "401"),
-                    "404": err("No verification with this id."), "409": err("Already approved or canceled."),
+                    "403": err("The verification ended `denied` or `blocked`."),
+                    "404": err("No verification with this id."),
+                    "409": err("Already approved or canceled; `invalid_state` while a challenge is unsolved (nothing was sent yet)."),
                     "410": err("Expired."), "429": err("Too many sends."), **errors("502", "503", "504")}}},
     "/v1/verifications/{id}/cancel": {"post": {
       "operationId": "cancelVerification", "summary": "Cancel a pending verification",
       "parameters": [ID],
       "requestBody": {"required": False, "content": {"application/json": {"schema": {"type": "object", "additionalProperties": False}}}},
       "responses": {"200": ok("Canceled", ref("Verification")), **errors("400", "401"),
+                    "403": err("The verification ended `denied` or `blocked`."),
                     "404": err("No verification with this id."), "409": err("Already approved."),
                     "410": err("Expired."), **errors("502", "504")}}},
     "/v1/providers/{provider}/actions/{action}": {"post": {
       "operationId": "providerAction", "summary": "Run a vendor-specific action a plugin declares",
-      "parameters": [{"name": "provider", "in": "path", "required": True, "schema": {"type": "string"}},
+      "parameters": [PROVIDER,
                      {"name": "action", "in": "path", "required": True, "schema": {"type": "string"}}],
       "requestBody": {"required": False, "content": {"application/json": {"schema": {
           "type": "object", "additionalProperties": False,
-          "properties": {"input": {"type": "object", "additionalProperties": {"type": "string"}}}}}}},
+          "properties": {"input": {"type": "object", "maxProperties": 32, "additionalProperties": ANY_JSON,
+                                   "description": "The action's input; values may be any JSON (strings, numbers, booleans, objects, arrays)."}}}}}},
       "responses": {"200": ok("The action's output", {"type": "object", "required": ["provider", "action", "output"], "properties": {
           "provider": {"type": "string"}, "action": {"type": "string"},
-          "output": {"type": "object", "additionalProperties": {"type": "string"}}}}),
+          "output": {"type": "object", "additionalProperties": ANY_JSON, "description": "Values may be any JSON."}}}),
           **errors("400", "401"), "404": err("No such provider or action."), **errors("502", "504")}}},
     "/v1/phone-numbers/{number}": {"get": {
       "operationId": "lookupPhoneNumber", "summary": "Parse, validate and classify a phone number (libphonenumber's metadata)",
@@ -129,6 +178,18 @@ doc = {
       "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {}}}}}},
     "/.well-known/jwks.json": {"get": {"operationId": "jwks", "security": [], "summary": "Keys that verify verification tokens (ES256)",
       "responses": {"200": ok("JWK set", {"type": "object", "required": ["keys"], "properties": {"keys": {"type": "array", "items": {"type": "object"}}}})}}},
+    "/callbacks/{provider}": {"post": {
+      "operationId": "vendorCallback", "security": [], "summary": "Vendor callback: a vendor reports a verification's progress (no API key)",
+      "description": CALLBACK_DESCRIPTION,
+      "parameters": [{**PROVIDER, "description": "The provider id, as configured (`twilio`, `twilio-eu`)."}],
+      "requestBody": CALLBACK_BODY, "responses": CALLBACK_RESPONSES}},
+    "/callbacks/{provider}/{path}": {"post": {
+      "operationId": "vendorCallbackPath", "security": [], "summary": "Vendor callback at a sub-path of the provider's callback route (no API key)",
+      "description": CALLBACK_DESCRIPTION + " Any sub-path is accepted, including one of several `/`-separated segments (which an OpenAPI path template cannot express); the plugin reads it.",
+      "parameters": [{**PROVIDER, "description": "The provider id, as configured."},
+                     {"name": "path", "in": "path", "required": True, "schema": {"type": "string"},
+                      "description": "The rest of the path after `/callbacks/{provider}/`, handed to the plugin."}],
+      "requestBody": CALLBACK_BODY, "responses": CALLBACK_RESPONSES}},
     "/sandbox/outbox": {
       "get": {"operationId": "sandboxOutbox", "security": [], "summary": "Sandbox only: messages the emulators sent, oldest first",
               "parameters": [{"name": "to", "in": "query", "required": False, "schema": {"type": "string"},
@@ -151,7 +212,9 @@ doc = {
       "StartRequest": {"type": "object", "additionalProperties": False, "required": ["to"], "properties": {
         "to": {"type": "string", "description": "A phone number, international (`+14155550100`, `0044 7700 900123`, `+86-13800000000`) or national with `region`; an email address for `email`; a user identity for `push`. The verification always shows E.164. An SMS to a fixed-line, toll-free, premium, shared-cost, UAN or voicemail number is refused with `unsupported_destination`."},
         "region": {"type": "string", "minLength": 2, "maxLength": 3, "description": "Where the user is (ISO 3166-1 alpha-2), for a `to` in national form (`07700 900123` with `GB`)."},
-        "channel": {"type": "string", "enum": ["sms", "voice", "whatsapp", "email", "push", "flashcall"], "default": "sms"},
+        "channel": channel(default="sms"),
+        "fallback_channels": {"type": "array", "maxItems": 4, "uniqueItems": True, "items": channel(),
+                              "description": "Channels to use after `channel`, in order; none may equal `channel`. A provider with native workflows runs them itself from one start; for the others a resend that names no channel moves to the next one. Providers that can do neither are skipped by routing."},
         "locales": {"type": "array", "maxItems": 10, "items": {"type": "string"}, "description": "Preferred content languages, most preferred first (IETF tags)."},
         "app_verification": {"type": "object", "additionalProperties": False, "required": ["type", "token"], "properties": {
             "type": {"type": "string", "enum": ["recaptcha", "recaptcha_enterprise", "ios_receipt", "play_integrity", "safety_net", "captcha"]},
@@ -159,17 +222,74 @@ doc = {
         "code_length": {"type": "integer", "minimum": 4, "maximum": 10},
         "client_ref": {"type": "string", "maxLength": 128},
         "metadata": {"type": "object", "maxProperties": 20, "additionalProperties": {"type": "string", "maxLength": 512}},
-        "provider": {"type": "string", "description": "Force a provider, bypassing routing (tests, support)."}}},
-      "CheckRequest": {"type": "object", "additionalProperties": False, "properties": {
-        "code": {"type": "string", "maxLength": 32, "description": "Required except for push, where an empty body polls the approval."}}},
+        "provider": {"type": "string", "description": "Force a provider, bypassing routing (tests, support)."},
+        "client_context": ref("ClientContext"),
+        "channel_options": ref("ChannelOptions")}},
+      "ClientContext": {"type": "object", "additionalProperties": False,
+        "description": "The end user's device as the customer's backend saw it, passed to plugins whose vendor wants it; never logged in full.",
+        "properties": {
+          "ip": {"type": "string", "maxLength": 64, "description": "The end user's IPv4 or IPv6 address (not the backend's)."},
+          "user_agent": {"type": "string", "maxLength": 512},
+          "device_id": {"type": "string", "maxLength": 128, "description": "A stable id of the app installation or device."}}},
+      "ChannelOptions": {"type": "object", "additionalProperties": False,
+        "description": "Options for channels that need more than a destination (push). Plugins read the ones their vendor takes.",
+        "properties": {
+          "factor_id": {"type": "string", "maxLength": 64, "description": "The enrolled push factor to challenge; the identity's only factor when absent."},
+          "prompt": {"type": "object", "additionalProperties": False, "required": ["message"], "properties": {
+            "message": {"type": "string", "minLength": 1, "maxLength": 256, "description": "What the push shows."},
+            "details": {"type": "array", "maxItems": 10, "description": "Label and value pairs shown under the message, in order.",
+                        "items": {"type": "object", "additionalProperties": False, "required": ["label", "value"], "properties": {
+                          "label": {"type": "string", "minLength": 1, "maxLength": 64},
+                          "value": {"type": "string", "minLength": 1, "maxLength": 256}}}},
+            "hidden_details": {"type": "object", "maxProperties": 20, "additionalProperties": {"type": "string", "maxLength": 256},
+                               "description": "Facts kept with the push and not shown to the user."}}}}},
+      "CheckRequest": {"type": "object", "additionalProperties": False, "required": ["code"], "properties": {
+        "code": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[!-~]+$",
+                 "description": "The code the user received, without spaces; for a flash call, the caller number the app intercepted."},
+        "client_context": ref("ClientContext")}},
+      "ChallengeRequest": {"type": "object", "additionalProperties": False, "required": ["answer"], "properties": {
+        "answer": {"type": "object", "description": "The app's answer, in the form the provider's plugin defines for its challenge `kind` (for a slider captcha, the slider's position and the challenge's token)."},
+        "client_context": ref("ClientContext")}},
       "ResendRequest": {"type": "object", "additionalProperties": False, "properties": {
-        "channel": {"type": "string", "enum": ["sms", "voice", "whatsapp", "email", "push", "flashcall"]},
-        "app_verification": {"type": "object", "description": "A fresh proof, for vendors that send a new code only with one (Firebase, once its resend wait has passed). Same shape as in StartRequest."}}},
-      "Verification": {"type": "object", "required": ["id", "status", "to", "channel", "provider", "expires_at", "attempts_remaining", "sends", "created_at", "updated_at"],
+        "channel": channel(description="Another channel to send over. Without it the channel stays, except that a provider without native workflows moves to the next of `fallback_channels`, if any is left."),
+        "app_verification": {"type": "object", "description": "A fresh proof, for vendors that send a new code only with one (Firebase, once its resend wait has passed). Same shape as in StartRequest."},
+        "client_context": ref("ClientContext")}},
+      "NextAction": {"description": "What the app must do next. The client switches on `type` and reads the member named by it.",
+        "oneOf": [
+          {"type": "object", "additionalProperties": False, "required": ["type", "solve_challenge"], "properties": {
+            "type": {"const": "solve_challenge"},
+            "solve_challenge": {"type": "object", "required": ["kind", "data", "expires_at"],
+              "description": "Solve a challenge and post the answer to `POST /v1/verifications/{id}/challenge`. Nothing has been sent yet.",
+              "properties": {"kind": {"type": "string", "description": "The plugin's name for the kind of challenge (`slider_captcha`)."},
+                             "data": {"description": "Any JSON: what the app needs to show the challenge."},
+                             "expires_at": {"type": ["string", "null"], "format": "date-time"}}}}},
+          {"type": "object", "additionalProperties": False, "required": ["type", "intercept_call"], "properties": {
+            "type": {"const": "intercept_call"},
+            "intercept_call": {"type": "object", "required": ["caller_pattern", "timeout_seconds"],
+              "description": "A missed call will arrive; the app intercepts it and checks the caller number as the code.",
+              "properties": {"caller_pattern": {"type": "string", "description": "The caller number with `*` for the digits that are the code, or a regular expression where the vendor gives one."},
+                             "timeout_seconds": {"type": "integer", "description": "How long the app should wait for the call."}}}}},
+          {"type": "object", "additionalProperties": False, "required": ["type", "open_url"], "properties": {
+            "type": {"const": "open_url"},
+            "open_url": {"type": "object", "required": ["url", "cellular_only"],
+              "description": "The app opens the URL; the verification then completes without a code (read it with `refresh=true`).",
+              "properties": {"url": {"type": "string"},
+                             "cellular_only": {"type": "boolean", "description": "Open it over the mobile network (silent network authentication)."}}}}},
+          {"type": "object", "additionalProperties": False, "required": ["type", "await_approval"], "properties": {
+            "type": {"const": "await_approval"},
+            "await_approval": {"type": "object", "required": ["message", "expires_at"],
+              "description": "The user approves or denies a prompt on an enrolled device; the result arrives by callback or refresh.",
+              "properties": {"message": {"type": ["string", "null"]},
+                             "expires_at": {"type": ["string", "null"], "format": "date-time"}}}}}]},
+      "Verification": {"type": "object", "required": ["id", "status", "to", "channel", "provider", "expires_at", "attempts_remaining", "sends", "created_at", "updated_at", "next_action", "fallback_channels", "status_reason"],
         "properties": {
           "id": {"type": "string"},
-          "status": {"type": "string", "enum": ["pending", "approved", "denied", "canceled", "expired", "max_attempts_reached", "failed"]},
-          "to": {"type": "string"}, "channel": {"type": "string"}, "provider": {"type": "string"},
+          "status": {"type": "string", "enum": STATUSES},
+          "to": {"type": "string"}, "channel": channel(description="The channel in use; the vendor may move it (a workflow's next step)."),
+          "provider": {"type": "string"},
+          "next_action": NULLABLE_NEXT_ACTION,
+          "fallback_channels": {"type": "array", "items": channel(), "description": "Fallback channels not used yet, in order."},
+          "status_reason": {"type": ["string", "null"], "maxLength": 64, "description": "The vendor's bounded reason code for the last status it reported (`DENIED`, `Fraud`), if any."},
           "content_language": {"type": ["string", "null"]},
           "expires_at": {"type": "string", "format": "date-time"},
           "attempts_remaining": {"type": "integer"}, "sends": {"type": "integer"},
@@ -186,13 +306,16 @@ doc = {
               "kind": {"type": "string"}, "at": {"type": "string", "format": "date-time"},
               "detail": {"type": "object", "additionalProperties": {"type": "string"}}}}}}},
       "CheckResult": {"allOf": [ref("Verification"), {"type": "object", "properties": {
-          "token": {"type": "string", "description": "ES256 JWT, verifiable with /.well-known/jwks.json; present when approved."},
-          "provider_tokens": {"type": "object", "additionalProperties": {"type": "string"}}}}]},
+          "token": {"type": "string", "description": "ES256 JWT, verifiable with /.well-known/jwks.json; present in the answer that approved (a check), or in the first GET after an approval by callback or refresh, and only there."},
+          "provider_tokens": {"type": "object", "additionalProperties": ANY_JSON, "description": "The vendor's tokens (values may be any JSON); present with `token`."}}}]},
       "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "object",
           "required": ["code", "message", "retryable", "request_id"], "properties": {
             "code": {"type": "string", "enum": []},
-            "message": {"type": "string"}, "retryable": {"type": "boolean"}, "request_id": {"type": "string"},
+            "message": {"type": "string"},
+            "retryable": {"type": "boolean", "description": "Whether the same request may succeed later. False for a verification that finally failed, even though `delivery_failed` is otherwise retryable."},
+            "request_id": {"type": "string"},
             "attempts_remaining": {"type": "integer"}, "retry_after": {"type": "integer"},
+            "next_action": {**ref("NextAction"), "description": "The step the app must take now, when the error comes with one (a wrong challenge answer comes with a fresh challenge)."},
             "provider": {"type": "object", "required": ["id"], "properties": {
                 "id": {"type": "string"}, "code": {"type": ["string", "null"]}, "status": {"type": ["integer", "null"]}}}}}}},
       "PhoneNumber": {"type": "object",
@@ -254,9 +377,12 @@ doc = {
               "z": {"type": ["number", "null"]}, "p_value": {"type": ["number", "null"], "description": "Two-sided pooled two-proportion z-test against the control."},
               "sample_size_per_arm": {"type": ["integer", "null"]}, "sample_still_needed": {"type": ["integer", "null"]}}}}}},
       "Outbox": {"type": "object", "required": ["messages"], "properties": {"messages": {"type": "array", "items": {
-          "type": "object", "required": ["provider", "channel", "to", "code", "text", "sent_at"], "properties": {
-            "provider": {"type": "string"}, "channel": {"type": "string"}, "to": {"type": "string"},
-            "code": {"type": "string"}, "text": {"type": "string"}, "sent_at": {"type": "string", "format": "date-time"}}}}}},
+          "type": "object", "required": ["provider", "kind", "channel", "to", "code", "text", "sent_at"], "properties": {
+            "provider": {"type": "string"},
+            "kind": {"type": "string", "enum": ["sms", "voice", "whatsapp", "email", "push", "flash_call", "silent_auth"], "description": "How the message reaches the user."},
+            "channel": {"type": "string", "description": "The vendor's name for the channel."}, "to": {"type": "string"},
+            "code": {"type": ["string", "null"], "description": "The code the user would type; for a flash call, the caller number; null for a push."},
+            "text": {"type": "string"}, "sent_at": {"type": "string", "format": "date-time"}}}}}},
       "Faults": {"type": "object", "additionalProperties": False, "properties": {
           "latency_ms": {"type": "integer", "minimum": 0, "maximum": 60000},
           "server_error_status": {"type": ["integer", "null"], "minimum": 500, "maximum": 599},

@@ -5,12 +5,16 @@ public enum Channel: String, Sendable, Codable, CaseIterable, Hashable {
     case whatsapp
     case email
     case push
+    /// A missed call whose caller number is the code (Sinch flash call).
     case flashcall
+    /// Silent network authentication: the app opens a URL over cellular data and the mobile network
+    /// confirms the number, with no code (Vonage silent auth, Sinch seamless).
+    case silentAuth = "silent_auth"
 
     /// Whether the destination of this channel is a phone number.
     public var needsPhoneNumber: Bool {
         switch self {
-        case .sms, .voice, .whatsapp, .flashcall: return true
+        case .sms, .voice, .whatsapp, .flashcall, .silentAuth: return true
         case .email, .push: return false
         }
     }
@@ -56,7 +60,7 @@ public enum Destination: Sendable, Hashable, Codable {
         -> Destination
     {
         switch channel {
-        case .sms, .voice, .whatsapp, .flashcall:
+        case .sms, .voice, .whatsapp, .flashcall, .silentAuth:
             return .phone(try PhoneNumber(parsing: raw, defaultRegion: region))
         case .email:
             let parts = raw.split(separator: "@", omittingEmptySubsequences: false)

@@ -20,6 +20,12 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         case rateLimited = "rate_limited"
         case destinationBlocked = "destination_blocked"
         case idempotencyConflict = "idempotency_conflict"
+        /// No device or user to verify (no enrolled push factor, an unknown IDaaS user).
+        case notEnrolled = "not_enrolled"
+        /// The end user's account at the vendor is locked.
+        case accountLocked = "account_locked"
+        /// A token the caller passed (to an action, or a device's proof) is malformed, expired or not valid.
+        case invalidToken = "invalid_token"
         // verification: state of this verification; never failed over.
         case incorrectCode = "incorrect_code"
         case maxAttemptsReached = "max_attempts_reached"
@@ -29,6 +35,11 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         case canceled
         case concurrentVerification = "concurrent_verification"
         case maxSendsReached = "max_sends_reached"
+        /// The user or the vendor refused: a push denied, Sinch `DENIED`, IDaaS `ACCESS_DENIED`.
+        case denied
+        /// The call is not allowed in the verification's current state (a check while a challenge is
+        /// unsolved, a check of a verification that completes without a code, Vonage v1 status 19).
+        case invalidState = "invalid_state"
         // provider
         case providerUnavailable = "provider_unavailable"
         case providerTimeout = "provider_timeout"
@@ -47,12 +58,12 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
             switch self {
             case .invalidRequest, .invalidPhoneNumber, .unsupportedChannel, .unsupportedDestination,
                 .appVerificationRequired, .appVerificationFailed, .unauthorized, .forbidden, .rateLimited,
-                .idempotencyConflict:
+                .idempotencyConflict, .notEnrolled, .accountLocked, .invalidToken:
                 return .caller
             case .destinationBlocked:
                 return .blocked
             case .incorrectCode, .maxAttemptsReached, .expired, .notFound, .alreadyApproved, .canceled,
-                .concurrentVerification, .maxSendsReached:
+                .concurrentVerification, .maxSendsReached, .denied, .invalidState:
                 return .verification
             case .providerUnavailable, .providerTimeout, .providerRateLimited, .deliveryFailed, .providerError:
                 return .providerTransient
@@ -71,7 +82,9 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
                 return 400
             case .appVerificationFailed: return 403
             case .unauthorized: return 401
-            case .forbidden, .destinationBlocked: return 403
+            case .forbidden, .destinationBlocked, .denied, .accountLocked: return 403
+            case .notEnrolled, .invalidToken: return 422
+            case .invalidState: return 409
             case .rateLimited, .maxSendsReached, .maxAttemptsReached: return 429
             case .idempotencyConflict, .alreadyApproved, .canceled, .concurrentVerification: return 409
             case .incorrectCode: return 422
@@ -140,6 +153,12 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
     /// Whether the vendor may already have accepted the send (an ambiguous timeout). The router does
     /// not fail over such an error unless the route allows it.
     public var sendMayHaveHappened: Bool
+    /// Overrides the code's own retryability: a verification that finally failed is not retryable, even
+    /// though `delivery_failed` usually is.
+    public var retryable: Bool?
+    /// What the app must do now, when the error comes with a new step (a wrong slider answer comes with a
+    /// fresh challenge).
+    public var nextAction: NextAction?
 
     public init(
         _ code: Code,
@@ -147,8 +166,12 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         vendor: VendorDetail? = nil,
         attemptsRemaining: Int? = nil,
         retryAfter: Int? = nil,
-        sendMayHaveHappened: Bool = false
+        sendMayHaveHappened: Bool = false,
+        retryable: Bool? = nil,
+        nextAction: NextAction? = nil
     ) {
+        self.retryable = retryable
+        self.nextAction = nextAction
         self.code = code
         self.message = message
         self.vendor = vendor
@@ -159,7 +182,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public var errorClass: ErrorClass { code.errorClass }
     public var httpStatus: Int { code.httpStatus }
-    public var isRetryable: Bool { code.isRetryable }
+    public var isRetryable: Bool { retryable ?? code.isRetryable }
 
     public var description: String {
         var text = "\(code.rawValue): \(message)"

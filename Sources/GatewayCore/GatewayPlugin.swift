@@ -98,17 +98,28 @@ public struct ProviderContext: Sendable {
     public var logger: Logger
     /// The deadline for one vendor call.
     public var requestTimeout: Duration
+    /// The gateway's public base URL (configuration `public_base_url`), where vendors reach it.
+    public var publicBaseURL: URL?
 
     public init(
         providerID: String, settings: [String: String], transport: any HTTPTransport,
         clock: any WallClock = SystemClock(), logger: Logger = Logger(label: "gateway.provider"),
-        requestTimeout: Duration = .seconds(10)
+        requestTimeout: Duration = .seconds(10), publicBaseURL: URL? = nil
     ) {
+        self.publicBaseURL = publicBaseURL
         self.providerID = providerID
         self.settings = settings
         self.transport = transport
         self.clock = clock
         self.logger = logger
         self.requestTimeout = requestTimeout
+    }
+}
+
+extension ProviderContext {
+    /// Where this provider's vendor sends callbacks: `<public base URL>/callbacks/<provider id>`; `nil` when
+    /// no public base URL is configured.
+    public var callbackURL: URL? {
+        publicBaseURL?.appending(path: "callbacks").appending(path: providerID)
     }
 }

@@ -25,6 +25,13 @@ public final class InMemoryVerificationStore: VerificationStore {
         state.withLock { $0.records[id] }
     }
 
+    public func record(providerID: String, reference: String) async throws(GatewayError) -> VerificationRecord? {
+        state.withLock { state in
+            state.records.values.filter { $0.providerID == providerID && $0.providerReference == reference }
+                .max { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        }
+    }
+
     public func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool {
         state.withLock { state in
             guard let stored = state.records[record.id], stored.version == record.version - 1 else { return false }

@@ -5,6 +5,8 @@ public struct ProviderCapabilities: Sendable, Equatable {
     public var channels: Set<Channel>
     /// ISO 3166 regions the provider will not serve.
     public var excludedRegions: Set<String>
+    /// ISO 3166 regions the provider serves, when it serves only some (`nil`: every region not excluded).
+    public var servedRegions: Set<String>?
     /// Proof kinds the provider accepts; non-empty with ``requiresAppVerification`` means a start
     /// without one of them is refused with `app_verification_required` before the vendor is called.
     public var appVerificationKinds: Set<AppVerificationProof.Kind>
@@ -18,10 +20,21 @@ public struct ProviderCapabilities: Sendable, Equatable {
     public var supportsStatus: Bool
     /// Whether a resend may switch channel (Twilio, Vonage's next step).
     public var resendCanChangeChannel: Bool
+    /// Channels whose verifications finish without a code (push approval, silent network
+    /// authentication): a check is refused for them, and the result arrives by callback or refresh.
+    public var completesWithoutCode: Set<Channel>
+    /// Whether the vendor runs the request's fallback channels itself, from one start (Vonage workflows).
+    public var nativeWorkflows: Bool
+    /// The vendor's own limit on checks per verification (Vonage v1 allows 3); the gateway's limit for a
+    /// verification is the lower of this and its policy.
+    public var vendorMaxAttempts: Int?
+    /// Whether the plugin verifies and applies the vendor's callbacks at `/callbacks/{provider id}`.
+    public var acceptsCallbacks: Bool
 
     public init(
         channels: Set<Channel>,
         excludedRegions: Set<String> = [],
+        servedRegions: Set<String>? = nil,
         appVerificationKinds: Set<AppVerificationProof.Kind> = [],
         requiresAppVerification: Bool = false,
         issuesTokens: Bool = false,
@@ -29,10 +42,15 @@ public struct ProviderCapabilities: Sendable, Equatable {
         supportsResend: Bool = true,
         supportsCancel: Bool = true,
         supportsStatus: Bool = true,
-        resendCanChangeChannel: Bool = false
+        resendCanChangeChannel: Bool = false,
+        completesWithoutCode: Set<Channel> = [],
+        nativeWorkflows: Bool = false,
+        vendorMaxAttempts: Int? = nil,
+        acceptsCallbacks: Bool = false
     ) {
         self.channels = channels
         self.excludedRegions = excludedRegions
+        self.servedRegions = servedRegions
         self.appVerificationKinds = appVerificationKinds
         self.requiresAppVerification = requiresAppVerification
         self.issuesTokens = issuesTokens
@@ -41,15 +59,24 @@ public struct ProviderCapabilities: Sendable, Equatable {
         self.supportsCancel = supportsCancel
         self.supportsStatus = supportsStatus
         self.resendCanChangeChannel = resendCanChangeChannel
+        self.completesWithoutCode = completesWithoutCode
+        self.nativeWorkflows = nativeWorkflows
+        self.vendorMaxAttempts = vendorMaxAttempts
+        self.acceptsCallbacks = acceptsCallbacks
+    }
+
+    /// Whether the provider serves destinations in `region` (ISO 3166).
+    public func serves(region: String) -> Bool {
+        !excludedRegions.contains(region) && servedRegions.map { $0.contains(region) } != false
     }
 }
 
-/// What the vendor said when it accepted a start (or a resend that started again).
+/// What the vendor said when it accepted a start (or a resend, or a solved challenge).
 public struct ProviderStartResult: Sendable, Equatable {
     /// The vendor's id for the verification.
     public var reference: String?
     /// Opaque vendor state to keep with the verification (never shown to API clients).
-    public var state: [String: String]
+    public var state: ProviderState
     public var status: VerificationStatus
     /// When the vendor says the code stops working, if it says.
     public var expiresAt: Date?
@@ -57,17 +84,20 @@ public struct ProviderStartResult: Sendable, Equatable {
     public var contentLanguage: String?
     /// The channel actually used, if the vendor chose (Twilio `auto`, Vonage workflows).
     public var channel: Channel?
-    /// Whether this start was a test number that sent nothing.
+    /// Whether nothing was sent (a test number, a reentrant resend, a fresh challenge).
     public var sentNothing: Bool
+    /// What the app must do next (`nil`: enter the code it receives).
+    public var nextAction: NextAction?
 
     public init(
         reference: String?,
-        state: [String: String] = [:],
+        state: ProviderState = .empty,
         status: VerificationStatus = .pending,
         expiresAt: Date? = nil,
         contentLanguage: String? = nil,
         channel: Channel? = nil,
-        sentNothing: Bool = false
+        sentNothing: Bool = false,
+        nextAction: NextAction? = nil
     ) {
         self.reference = reference
         self.state = state
@@ -76,98 +106,180 @@ public struct ProviderStartResult: Sendable, Equatable {
         self.contentLanguage = contentLanguage
         self.channel = channel
         self.sentNothing = sentNothing
+        self.nextAction = nextAction
+    }
+}
+
+/// A challenge the app must solve before anything is sent (IDaaS's slider captcha).
+public struct ProviderChallenge: Sendable, Equatable {
+    public var challenge: NextAction.Challenge
+    /// State to keep until the answer arrives (the captcha's token).
+    public var state: ProviderState
+    public var reference: String?
+
+    public init(challenge: NextAction.Challenge, state: ProviderState = .empty, reference: String? = nil) {
+        self.challenge = challenge
+        self.state = state
+        self.reference = reference
     }
 }
 
 /// The outcome of a check at the vendor.
 public struct ProviderCheckResult: Sendable, Equatable {
-    /// `approved`, `pending` (wrong code, or push not answered yet), or a final failure state.
+    /// `approved`, `pending` (wrong code), or a final state (`denied`, `expired`…).
     public var status: VerificationStatus
-    /// Vendor tokens issued on success (Firebase `idToken`, IDaaS `session_token`/`id_token`).
-    public var tokens: [String: String]
+    /// Vendor tokens issued on success (Firebase `idToken`, IDaaS `session_token`, its `expire` number).
+    public var tokens: [String: JSONValue]
     /// Replacement vendor state, when the vendor rotates it.
-    public var state: [String: String]?
+    public var state: ProviderState?
     /// The vendor's own count of checks left, if it reports one.
     public var attemptsRemaining: Int?
+    /// A step the app must take before the verification can finish (IDaaS `MFA_AUTH`).
+    public var nextAction: NextAction?
 
     public init(
-        status: VerificationStatus, tokens: [String: String] = [:], state: [String: String]? = nil,
-        attemptsRemaining: Int? = nil
+        status: VerificationStatus, tokens: [String: JSONValue] = [:], state: ProviderState? = nil,
+        attemptsRemaining: Int? = nil, nextAction: NextAction? = nil
     ) {
         self.status = status
         self.tokens = tokens
         self.state = state
         self.attemptsRemaining = attemptsRemaining
+        self.nextAction = nextAction
     }
 }
 
-/// The stored view of a verification a provider is asked about.
-public struct ProviderVerification: Sendable {
-    public var destination: Destination
-    public var channel: Channel
-    public var reference: String?
-    public var state: [String: String]
-    public var locales: [String]
+/// What changed at the vendor, as a status refresh or a callback reports it. Every field is optional:
+/// `nil` means "no news". The engine never moves a final verification (an approval stays approved).
+public struct VerificationChange: Sendable, Equatable {
+    public enum NextActionChange: Sendable, Equatable {
+        case keep
+        case clear
+        case set(NextAction)
+    }
+
+    public var status: VerificationStatus?
+    /// The channel the vendor moved to (Vonage's workflow from SMS to voice).
+    public var channel: Channel?
+    public var nextAction: NextActionChange
+    /// Vendor tokens issued with an approval; returned once with the gateway's own token.
+    public var tokens: [String: JSONValue]
+    public var state: ProviderState?
+    public var contentLanguage: String?
+    public var expiresAt: Date?
+    /// The vendor's reason for the status, as a bounded code (`DENIED`, `Fraud`), for the timeline.
+    public var reason: String?
 
     public init(
-        destination: Destination, channel: Channel, reference: String?, state: [String: String],
-        locales: [String] = []
+        status: VerificationStatus? = nil, channel: Channel? = nil, nextAction: NextActionChange = .keep,
+        tokens: [String: JSONValue] = [:], state: ProviderState? = nil, contentLanguage: String? = nil,
+        expiresAt: Date? = nil, reason: String? = nil
     ) {
+        self.status = status
+        self.channel = channel
+        self.nextAction = nextAction
+        self.tokens = tokens
+        self.state = state
+        self.contentLanguage = contentLanguage
+        self.expiresAt = expiresAt
+        self.reason = reason
+    }
+}
+
+/// The stored view of a verification a provider is asked about, with the current request's client context.
+public struct ProviderVerification: Sendable {
+    /// The gateway's id (`vf_…`), which plugins send as the vendor's reference where it takes one.
+    public var id: String
+    public var status: VerificationStatus
+    public var destination: Destination
+    public var channel: Channel
+    /// The fallback channels not used yet.
+    public var fallbackChannels: [Channel]
+    public var reference: String?
+    public var state: ProviderState
+    public var locales: [String]
+    /// The end user's device for the request being served (empty for callbacks).
+    public var clientContext: ClientContext
+
+    public init(
+        id: String = "", status: VerificationStatus = .pending, destination: Destination, channel: Channel,
+        fallbackChannels: [Channel] = [], reference: String?, state: ProviderState, locales: [String] = [],
+        clientContext: ClientContext = ClientContext()
+    ) {
+        self.id = id
+        self.status = status
         self.destination = destination
         self.channel = channel
+        self.fallbackChannels = fallbackChannels
         self.reference = reference
         self.state = state
         self.locales = locales
+        self.clientContext = clientContext
     }
 
-    public init(_ record: VerificationRecord) {
+    public init(_ record: VerificationRecord, clientContext: ClientContext = ClientContext()) {
         self.init(
-            destination: record.destination, channel: record.channel, reference: record.providerReference,
-            state: record.providerState, locales: record.locales)
+            id: record.id, status: record.status, destination: record.destination, channel: record.channel,
+            fallbackChannels: record.fallbackChannels, reference: record.providerReference,
+            state: record.providerState, locales: record.locales, clientContext: clientContext)
     }
 }
 
 /// One configured vendor account that can send and check codes.
 ///
 /// Every method throws only ``GatewayError``; a plugin maps its vendor's errors through one mapping
-/// table. Optional operations default to `unsupported_channel`-style errors, and the router reads
-/// ``capabilities`` first so it never calls them when they are missing.
+/// table. Optional operations have defaults that refuse, and the engine reads ``capabilities`` first so
+/// it never calls them when they are missing.
 public protocol VerificationProvider: Sendable {
     /// The provider instance id, as used in routes and API responses (`twilio`, `twilio-eu`).
     var id: String { get }
     var capabilities: ProviderCapabilities { get }
 
+    /// Runs before ``start(_:)``: a challenge the app must solve before anything is sent, or `nil` to start
+    /// at once. A verification waiting for its challenge has sent nothing and cost nothing. The default
+    /// returns `nil`.
+    func prepare(_ request: StartVerification) async throws(GatewayError) -> ProviderChallenge?
+
     func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult
+
+    /// The app's answer to the challenge ``prepare(_:)`` returned. Returns what a start returns; a wrong
+    /// answer returns a fresh challenge as the result's ``ProviderStartResult/nextAction`` with
+    /// ``ProviderStartResult/sentNothing``, never a send.
+    func submitChallenge(_ verification: ProviderVerification, answer: ChallengeAnswer) async throws(GatewayError)
+        -> ProviderStartResult
 
     /// Whether this particular start needs an app-verification proof. Defaults to
     /// ``ProviderCapabilities/requiresAppVerification``; a vendor with fixed test numbers (Firebase)
     /// answers `false` for them, since they never reach the vendor.
     func requiresAppVerification(for request: StartVerification) -> Bool
 
-    func check(_ verification: ProviderVerification, code: String?) async throws(GatewayError) -> ProviderCheckResult
+    /// Checks the code the user entered (for a flash call, the caller number the app intercepted).
+    func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult
 
-    /// Sends again. `channel` is set when the caller asks for another channel. A vendor that resends by
-    /// starting over returns a new reference and state.
-    func resend(_ verification: ProviderVerification, channel: Channel?) async throws(GatewayError)
+    /// Sends again. ``ResendRequest/channel`` is set when the caller (or the next fallback channel) asks for
+    /// another channel. A vendor that resends by starting over returns a new reference and state.
+    func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult
-
-    /// Sends again with a fresh app-verification proof, for vendors that want one per send (Firebase
-    /// sends a new code only with a new proof). The default ignores the proof.
-    func resend(_ verification: ProviderVerification, channel: Channel?, appVerification: AppVerificationProof?)
-        async throws(GatewayError) -> ProviderStartResult
 
     func cancel(_ verification: ProviderVerification) async throws(GatewayError)
 
-    /// The vendor's current view of the verification.
-    func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationStatus
+    /// The vendor's current view of the verification (`GET …?refresh=true`). Never spends an attempt.
+    func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange
+
+    /// Verifies and reads a callback the vendor sent to `/callbacks/{provider id}/…`. A callback whose
+    /// signature is missing or wrong throws `unauthorized` and changes nothing. `lookup` finds the
+    /// verifications a callback names, for vendors that must be answered on the spot (Sinch's request
+    /// event is answered allow or deny).
+    func handleCallback(_ callback: VendorCallback, lookup: VerificationLookup) async throws(GatewayError)
+        -> CallbackReply
 
     /// Vendor-only operations this provider offers through `POST /v1/providers/{id}/actions/{name}`
     /// (IDaaS `refresh_id_token`, Twilio `create_access_token`).
     var actions: [ProviderAction] { get }
 
-    /// Runs one of ``actions``. Input and output are flat string maps so the core never needs to
-    /// know a vendor's types.
-    func perform(action: String, input: [String: String]) async throws(GatewayError) -> [String: String]
+    /// Runs one of ``actions``. Input and output are JSON objects, so the core never needs to know a
+    /// vendor's types.
+    func perform(action: String, input: [String: JSONValue]) async throws(GatewayError) -> [String: JSONValue]
 }
 
 /// A vendor-specific operation a provider exposes through the API.
@@ -191,27 +303,37 @@ extension VerificationProvider {
         capabilities.requiresAppVerification
     }
 
-    public func perform(action: String, input: [String: String]) async throws(GatewayError) -> [String: String] {
+    public func prepare(_ request: StartVerification) async throws(GatewayError) -> ProviderChallenge? { nil }
+
+    public func submitChallenge(_ verification: ProviderVerification, answer: ChallengeAnswer)
+        async throws(GatewayError) -> ProviderStartResult
+    {
+        throw GatewayError(.invalidState, "Provider \(id) sets no challenge.")
+    }
+
+    public func perform(action: String, input: [String: JSONValue]) async throws(GatewayError)
+        -> [String: JSONValue]
+    {
         throw GatewayError(.notFound, "Provider \(id) has no action named \(action).")
     }
 
-    public func resend(_ verification: ProviderVerification, channel: Channel?) async throws(GatewayError)
+    public func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult
     {
         throw GatewayError(.invalidRequest, "Provider \(id) cannot resend; start a new verification.")
-    }
-
-    public func resend(
-        _ verification: ProviderVerification, channel: Channel?, appVerification: AppVerificationProof?
-    ) async throws(GatewayError) -> ProviderStartResult {
-        try await resend(verification, channel: channel)
     }
 
     public func cancel(_ verification: ProviderVerification) async throws(GatewayError) {
         throw GatewayError(.invalidRequest, "Provider \(id) cannot cancel a verification.")
     }
 
-    public func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationStatus {
+    public func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange {
         throw GatewayError(.invalidRequest, "Provider \(id) cannot report a verification's status.")
+    }
+
+    public func handleCallback(_ callback: VendorCallback, lookup: VerificationLookup) async throws(GatewayError)
+        -> CallbackReply
+    {
+        throw GatewayError(.notFound, "Provider \(id) takes no callbacks.")
     }
 }

@@ -182,6 +182,19 @@ public struct RoutingTable: Sendable, Equatable {
                 skipped.append(Skip(providerID: id, reason: "country_excluded"))
                 continue
             }
+            if let country, !provider.capabilities.serves(region: country) {
+                skipped.append(Skip(providerID: id, reason: "country_not_served"))
+                continue
+            }
+            if !request.fallbackChannels.isEmpty {
+                // Fallback channels run at the vendor (native workflows) or on resend (a channel change).
+                let capabilities = provider.capabilities
+                let canFallBack = capabilities.nativeWorkflows || capabilities.resendCanChangeChannel
+                if !canFallBack || !request.fallbackChannels.allSatisfy(capabilities.channels.contains) {
+                    skipped.append(Skip(providerID: id, reason: "fallback_channels_not_supported"))
+                    continue
+                }
+            }
             candidates.append(provider)
         }
         return Decision(

@@ -4,15 +4,44 @@ import Synchronization
 /// Messages the sandbox emulators "sent", oldest first, for `GET /sandbox/outbox` and tests.
 public final class SandboxOutbox: Sendable {
     public struct Message: Sendable, Equatable, Codable {
+        /// How the message reaches the user.
+        public enum Kind: String, Sendable, Codable, CaseIterable {
+            case sms, voice, whatsapp, email, push
+            /// A missed call: its "code" is the caller number.
+            case flashCall = "flash_call"
+            /// Silent network authentication: nothing reaches the user.
+            case silentAuth = "silent_auth"
+
+            /// The kind a gateway channel's messages have.
+            public init(_ channel: Channel) {
+                switch channel {
+                case .sms: self = .sms
+                case .voice: self = .voice
+                case .whatsapp: self = .whatsapp
+                case .email: self = .email
+                case .push: self = .push
+                case .flashcall: self = .flashCall
+                case .silentAuth: self = .silentAuth
+                }
+            }
+        }
+
         public var provider: String
+        public var kind: Kind
+        /// The vendor's name for the channel.
         public var channel: String
         public var to: String
-        public var code: String
+        /// The code the user would type; the caller number of a flash call; `nil` for a push.
+        public var code: String?
         public var text: String
         public var sentAt: Date
 
-        public init(provider: String, channel: String, to: String, code: String, text: String, sentAt: Date) {
+        public init(
+            provider: String, kind: Kind? = nil, channel: String, to: String, code: String?, text: String,
+            sentAt: Date
+        ) {
             self.provider = provider
+            self.kind = kind ?? Channel(rawValue: channel).map(Kind.init) ?? .sms
             self.channel = channel
             self.to = to
             self.code = code
@@ -21,7 +50,7 @@ public final class SandboxOutbox: Sendable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case provider, channel, to, code, text
+            case provider, kind, channel, to, code, text
             case sentAt = "sent_at"
         }
     }

@@ -2,6 +2,10 @@
 public struct StartVerification: Sendable {
     public var destination: Destination
     public var channel: Channel
+    /// Channels to use after ``channel``, in order. A provider with native workflows
+    /// (``ProviderCapabilities/nativeWorkflows``) gets them in the start; for others the gateway moves to
+    /// the next one on each resend that names no channel.
+    public var fallbackChannels: [Channel]
     /// Preferred content languages, most preferred first (IETF tags such as `es-ES`).
     public var locales: [String]
     public var appVerification: AppVerificationProof?
@@ -13,6 +17,13 @@ public struct StartVerification: Sendable {
     public var metadata: [String: String]
     /// A provider id that bypasses routing (tests and support).
     public var forcedProvider: String?
+    /// The end user's device, for vendors that want it.
+    public var clientContext: ClientContext
+    /// Push factor and prompt, for channels that need them.
+    public var channelOptions: ChannelOptions
+    /// The gateway's id for this verification, set by the engine before a provider sees the request, so a
+    /// plugin can send it as the vendor's reference and find it again in a callback.
+    public var verificationID: String?
 
     public init(
         destination: Destination,
@@ -22,10 +33,18 @@ public struct StartVerification: Sendable {
         codeLength: Int? = nil,
         clientReference: String? = nil,
         metadata: [String: String] = [:],
-        forcedProvider: String? = nil
+        forcedProvider: String? = nil,
+        fallbackChannels: [Channel] = [],
+        clientContext: ClientContext = ClientContext(),
+        channelOptions: ChannelOptions = ChannelOptions(),
+        verificationID: String? = nil
     ) {
         self.destination = destination
         self.channel = channel
+        self.fallbackChannels = fallbackChannels
+        self.clientContext = clientContext
+        self.channelOptions = channelOptions
+        self.verificationID = verificationID
         self.locales = locales
         self.appVerification = appVerification
         self.codeLength = codeLength
@@ -38,11 +57,44 @@ public struct StartVerification: Sendable {
 /// A normalized request to check a code against a verification.
 public struct CheckVerification: Sendable {
     public var verificationID: String
-    /// The code the user typed; `nil` polls a push approval.
-    public var code: String?
+    /// The code the user typed (for a flash call, the caller's number). A push is never completed by a
+    /// check: its result arrives by callback or `refresh`.
+    public var code: String
+    public var clientContext: ClientContext
 
-    public init(verificationID: String, code: String?) {
+    public init(verificationID: String, code: String, clientContext: ClientContext = ClientContext()) {
         self.verificationID = verificationID
         self.code = code
+        self.clientContext = clientContext
+    }
+}
+
+/// A normalized request to send a verification again.
+public struct ResendRequest: Sendable {
+    /// Another channel to send over; `nil` keeps the channel, or takes the next fallback channel.
+    public var channel: Channel?
+    /// A fresh app-verification proof, for vendors that want one per send (Firebase).
+    public var appVerification: AppVerificationProof?
+    public var clientContext: ClientContext
+
+    public init(
+        channel: Channel? = nil, appVerification: AppVerificationProof? = nil,
+        clientContext: ClientContext = ClientContext()
+    ) {
+        self.channel = channel
+        self.appVerification = appVerification
+        self.clientContext = clientContext
+    }
+}
+
+/// The app's answer to a ``NextAction/solveChallenge(_:)``.
+public struct ChallengeAnswer: Sendable {
+    /// What the app posted (a slider position, the challenge's token), as the plugin defined it.
+    public var answer: JSONValue
+    public var clientContext: ClientContext
+
+    public init(answer: JSONValue, clientContext: ClientContext = ClientContext()) {
+        self.answer = answer
+        self.clientContext = clientContext
     }
 }

@@ -62,14 +62,48 @@ public struct EmulatorContext: Sendable {
     public var clock: any WallClock
     public var outbox: SandboxOutbox
     public var logger: Logger
+    /// Calls the gateway back as the vendor would, at its callback route.
+    public var callbacks: CallbackSender
 
     public init(
         clock: any WallClock = SystemClock(), outbox: SandboxOutbox = SandboxOutbox(),
-        logger: Logger = Logger(label: "gateway.sandbox")
+        logger: Logger = Logger(label: "gateway.sandbox"), callbacks: CallbackSender = .none
     ) {
         self.clock = clock
         self.outbox = outbox
         self.logger = logger
+        self.callbacks = callbacks
+    }
+}
+
+/// How an emulator calls the gateway back, as its vendor calls a webhook: to the gateway's
+/// `/callbacks/<provider id>` route, signed by the emulator as the vendor signs.
+public struct CallbackSender: Sendable {
+    /// The callback route of the provider the emulator stands behind (`…/callbacks/twilio`); `nil` when the
+    /// emulator has no gateway to call.
+    public var baseURL: URL?
+    private let transport: (any HTTPTransport)?
+
+    public init(baseURL: URL?, transport: (any HTTPTransport)?) {
+        self.baseURL = baseURL
+        self.transport = transport
+    }
+
+    /// An emulator that calls nobody back.
+    public static let none = CallbackSender(baseURL: nil, transport: nil)
+
+    /// The full URL for `subpath` under the callback route, which a vendor signature may cover.
+    public func url(_ subpath: String = "") -> URL? {
+        guard let baseURL else { return nil }
+        return subpath.isEmpty ? baseURL : baseURL.appending(path: subpath)
+    }
+
+    /// Sends a callback built with ``url(_:)``.
+    public func send(_ request: TransportRequest, timeout: Duration = .seconds(10)) async throws(TransportError)
+        -> TransportResponse
+    {
+        guard let transport else { throw .connectFailed("this emulator has no gateway to call back") }
+        return try await transport.send(request, timeout: timeout)
     }
 }
 

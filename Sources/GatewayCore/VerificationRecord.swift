@@ -13,7 +13,7 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
     public var providerReference: String?
     /// Vendor state the gateway keeps for the plugin and never shows to API clients (Firebase
     /// `sessionInfo`, for example). Plugins read it back on check, resend and cancel.
-    public var providerState: [String: String]
+    public var providerState: ProviderState
     public var status: VerificationStatus
     /// Checks made so far.
     public var attempts: Int
@@ -39,6 +39,22 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
     public var metadata: [String: String]
     /// The API key (its id, not its secret) that started the verification.
     public var apiKeyID: String?
+    /// What the app must do next, while the verification is pending (DESIGN.md §3.1).
+    public var nextAction: NextAction?
+    /// Fallback channels the verification has not used yet, in order.
+    public var fallbackChannels: [Channel]
+    /// Answers to challenges received so far (bounded by the policy).
+    public var challengeAttempts: Int
+    /// Approved outside a check (callback or refresh) and the gateway's token not yet handed out: the next
+    /// `GET` carries it, once.
+    public var tokenPending: Bool
+    /// Vendor tokens that came with such an approval, kept only until that `GET`.
+    public var pendingTokens: [String: JSONValue]
+    /// Set while one check is at the vendor: checks of one verification are settled one at a time, and a
+    /// lease left by a crashed instance lapses at this time.
+    public var checkLeaseUntil: Date?
+    /// The vendor's reason for the last status it reported (a bounded code such as `DENIED`).
+    public var statusReason: String?
     public var version: Int
 
     public init(
@@ -47,7 +63,7 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
         channel: Channel,
         providerID: String,
         providerReference: String?,
-        providerState: [String: String] = [:],
+        providerState: ProviderState = .empty,
         status: VerificationStatus = .pending,
         attempts: Int = 0,
         maxAttempts: Int,
@@ -65,8 +81,22 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
         clientReference: String? = nil,
         metadata: [String: String] = [:],
         apiKeyID: String? = nil,
+        nextAction: NextAction? = nil,
+        fallbackChannels: [Channel] = [],
+        challengeAttempts: Int = 0,
+        tokenPending: Bool = false,
+        pendingTokens: [String: JSONValue] = [:],
+        checkLeaseUntil: Date? = nil,
+        statusReason: String? = nil,
         version: Int = 1
     ) {
+        self.nextAction = nextAction
+        self.fallbackChannels = fallbackChannels
+        self.challengeAttempts = challengeAttempts
+        self.tokenPending = tokenPending
+        self.pendingTokens = pendingTokens
+        self.checkLeaseUntil = checkLeaseUntil
+        self.statusReason = statusReason
         self.id = id
         self.destination = destination
         self.channel = channel
@@ -99,6 +129,11 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
     public func effectiveStatus(at now: Date) -> VerificationStatus {
         status == .pending && now >= expiresAt ? .expired : status
     }
+
+    /// The next action while it applies: only a pending verification has one.
+    public func effectiveNextAction(at now: Date) -> NextAction? {
+        effectiveStatus(at: now) == .pending ? nextAction : nil
+    }
 }
 
 /// One entry of a verification's append-only event log.
@@ -110,6 +145,12 @@ public struct VerificationEvent: Sendable, Codable, Equatable {
         case resent
         case canceled
         case statusChanged = "status_changed"
+        /// The app answered a challenge.
+        case challenge
+        /// The vendor reported a change by callback or status refresh.
+        case providerUpdate = "provider_update"
+        /// The gateway's token for an approval outside a check was handed out.
+        case tokenIssued = "token_issued"
     }
 
     public var verificationID: String

@@ -13,11 +13,19 @@ public struct VerificationPolicy: Sendable, Equatable {
     public var startDeadline: Duration = .seconds(30)
     /// Test numbers (E.164) and their fixed codes: never sent to a vendor (docs/routing.md).
     public var testNumbers: [String: String] = [:]
+    /// Answers to challenges allowed per verification (each wrong one brings a fresh challenge).
+    public var maxChallengeAttempts: Int = 10
+    /// How long one check may hold a verification while its vendor call runs. Other checks of the same
+    /// verification wait for it (at most this long); a lease left by a crashed instance lapses after it.
+    public var checkLease: TimeInterval = 30
 
     public init(
         codeValidity: TimeInterval = 600, maxAttempts: Int = 5, maxSends: Int = 5,
-        startDeadline: Duration = .seconds(30), testNumbers: [String: String] = [:]
+        startDeadline: Duration = .seconds(30), testNumbers: [String: String] = [:],
+        maxChallengeAttempts: Int = 10, checkLease: TimeInterval = 30
     ) {
+        self.maxChallengeAttempts = maxChallengeAttempts
+        self.checkLease = checkLease
         self.codeValidity = codeValidity
         self.maxAttempts = maxAttempts
         self.maxSends = maxSends
@@ -26,11 +34,20 @@ public struct VerificationPolicy: Sendable, Equatable {
     }
 }
 
-/// The result of a successful check.
+/// The result of a successful check, or of a read that may hand out an approval's token.
 public struct CheckOutcome: Sendable {
     public var record: VerificationRecord
     /// Vendor tokens issued on approval.
-    public var providerTokens: [String: String]
+    public var providerTokens: [String: JSONValue]
+    /// Whether this answer is the one that carries the gateway's signed token: the check that approved,
+    /// or the first read after an approval by callback or refresh.
+    public var carriesToken: Bool
+
+    public init(record: VerificationRecord, providerTokens: [String: JSONValue] = [:], carriesToken: Bool) {
+        self.record = record
+        self.providerTokens = providerTokens
+        self.carriesToken = carriesToken
+    }
 }
 
 /// The verification engine: routes starts, keeps records and events, enforces the status machine
@@ -82,13 +99,17 @@ public struct VerificationService: Sendable {
         guard !candidates.isEmpty else {
             let onlyUnknown =
                 !decision.skipped.isEmpty && decision.skipped.allSatisfy { $0.reason == "unknown_provider" }
-            if !onlyUnknown && decision.skipped.allSatisfy({ $0.reason == "channel_not_supported" }) {
+            let channelReasons: Set<String> = ["channel_not_supported", "fallback_channels_not_supported"]
+            if !onlyUnknown && decision.skipped.allSatisfy({ channelReasons.contains($0.reason) }) {
+                let channels = ([request.channel] + request.fallbackChannels).map(\.rawValue).joined(separator: ", ")
                 throw GatewayError(
-                    .unsupportedChannel, "No configured provider can send over \(request.channel.rawValue).")
+                    .unsupportedChannel, "No configured provider can send over \(channels).")
             }
             throw GatewayError(.noProviderAvailable, "No provider is available for this request.")
         }
         let id = Self.newID()
+        var request = request
+        request.verificationID = id
         let deadline = ContinuousClock.now.advanced(by: policy.startDeadline)
         var calls: [VerificationEvent] = []
         var failovers: [String] = []
@@ -115,7 +136,16 @@ public struct VerificationService: Sendable {
             }
             let began = ContinuousClock.now
             do {
-                let result = try await provider.start(request)
+                var result: ProviderStartResult
+                if let challenge = try await provider.prepare(request) {
+                    // Nothing is sent until the app solves the challenge.
+                    result = ProviderStartResult(
+                        reference: challenge.reference, state: challenge.state,
+                        expiresAt: challenge.challenge.expiresAt, sentNothing: true,
+                        nextAction: .solveChallenge(challenge.challenge))
+                } else {
+                    result = try await provider.start(request)
+                }
                 breakers.record(provider.id, country: decision.country, failure: false)
                 calls.append(callEvent(id, provider.id, "start", outcome: "accepted", since: began))
                 return try await persistStart(
@@ -302,6 +332,8 @@ public struct VerificationService: Sendable {
         failovers: [String], isTestNumber: Bool = false
     ) async throws(GatewayError) -> VerificationRecord {
         let now = clock.now
+        let awaitsChallenge: Bool
+        if case .solveChallenge = result.nextAction { awaitsChallenge = true } else { awaitsChallenge = false }
         let record = VerificationRecord(
             id: id,
             destination: request.destination,
@@ -310,7 +342,8 @@ public struct VerificationService: Sendable {
             providerReference: result.reference,
             providerState: result.state,
             status: result.status,
-            maxAttempts: policy.maxAttempts,
+            maxAttempts: min(policy.maxAttempts, provider.capabilities.vendorMaxAttempts ?? Int.max),
+            sends: awaitsChallenge ? 0 : 1,
             createdAt: now,
             updatedAt: now,
             expiresAt: result.expiresAt ?? now.addingTimeInterval(policy.codeValidity),
@@ -323,13 +356,16 @@ public struct VerificationService: Sendable {
             isTestNumber: isTestNumber,
             clientReference: request.clientReference,
             metadata: request.metadata,
-            apiKeyID: apiKeyID)
+            apiKeyID: apiKeyID,
+            nextAction: result.nextAction,
+            fallbackChannels: request.fallbackChannels.filter { $0 != (result.channel ?? request.channel) })
         try await store.insert(record)
         var detail = ["provider": provider.id, "channel": record.channel.rawValue, "route": decision.route]
         if let experiment = decision.experiment { detail["experiment"] = experiment }
         if let arm = decision.arm { detail["arm"] = arm }
         if let country = decision.country { detail["country"] = country }
         if isTestNumber { detail["test_number"] = "true" }
+        if let action = record.nextAction { detail["next_action"] = action.type }
         if !failovers.isEmpty { detail["failovers"] = failovers.joined(separator: ",") }
         if !skipped.isEmpty {
             detail["skipped"] = skipped.map { "\($0.providerID):\($0.reason)" }.joined(separator: ",")
@@ -340,215 +376,14 @@ public struct VerificationService: Sendable {
             "verification started",
             metadata: [
                 "verification.id": "\(id)", "provider.id": "\(provider.id)", "channel": "\(record.channel.rawValue)",
-                "to": "\(request.destination.masked)",
+                "to": "\(request.destination.masked)", "client.ip": "\(request.clientContext.masked)",
             ])
         return record
     }
 
-    // MARK: check
-
-    /// Checks a code. A wrong code throws `incorrect_code` with the attempts left; the last wrong code
-    /// throws `max_attempts_reached`.
-    public func check(_ request: CheckVerification) async throws(GatewayError) -> CheckOutcome {
-        // Reserve the attempt first, with compare-and-set, so concurrent checks are counted honestly.
-        var record = try await current(request.verificationID)
-        if request.code == nil && record.channel != .push {
-            throw GatewayError.invalidRequest("`code` is required.")
-        }
-        let provider = try provider(for: record)
-        while true {
-            if let error = record.status.finalStateError { throw error }
-            if record.attempts >= record.maxAttempts {
-                // The check holding the last attempt settles the record itself; settling here could
-                // overwrite an approval that is still on its way back from the vendor.
-                throw GatewayError(
-                    .maxAttemptsReached, "Too many wrong codes for this verification; start a new one.",
-                    attemptsRemaining: 0)
-            }
-            var reserved = record
-            reserved.attempts += 1
-            reserved.updatedAt = clock.now
-            reserved.version += 1
-            if try await store.update(reserved) {
-                record = reserved
-                break
-            }
-            record = try await current(request.verificationID)
-        }
-        let began = ContinuousClock.now
-        let result: ProviderCheckResult
-        do {
-            result = try await provider.check(ProviderVerification(record), code: request.code)
-            try await store.append(
-                callEvent(record.id, provider.id, "check", outcome: result.status.rawValue, since: began))
-        } catch {
-            try await store.append(
-                callEvent(record.id, provider.id, "check", outcome: error.code.rawValue, since: began))
-            try await handleVendorCheckError(error, record: record)
-        }
-        try await store.append(
-            VerificationEvent(
-                verificationID: record.id, kind: .checked, at: clock.now,
-                detail: ["outcome": result.status.rawValue, "attempt": String(record.attempts)]))
-        switch result.status {
-        case .approved:
-            let approved = try await settle(record, status: .approved, event: .statusChanged, state: result.state)
-            // A cancel that won the race leaves the record canceled: never report success for it.
-            guard approved.status == .approved else { throw approved.status.finalStateError ?? .internal() }
-            return CheckOutcome(record: approved, providerTokens: result.tokens)
-        case .pending where request.code == nil:
-            // A push approval not answered yet: polling costs no attempt.
-            var refunded = record
-            refunded.attempts -= 1
-            refunded = try await save(refunded)
-            return CheckOutcome(record: refunded, providerTokens: [:])
-        case .pending:
-            if let state = result.state, state != record.providerState {
-                // The vendor rotated its state on a wrong code; later calls need the new one.
-                var rotated = try await current(record.id)
-                rotated.providerState = state
-                record = (try? await save(rotated)) ?? record
-            }
-            let remaining = min(record.attemptsRemaining, result.attemptsRemaining ?? Int.max)
-            if remaining <= 0 {
-                _ = try await settle(record, status: .maxAttemptsReached, event: .statusChanged)
-                throw GatewayError(
-                    .maxAttemptsReached, "Wrong code, and no attempts are left; start a new verification.",
-                    attemptsRemaining: 0)
-            }
-            throw GatewayError(.incorrectCode, "The code is not correct.", attemptsRemaining: remaining)
-        default:
-            let settled = try await settle(record, status: result.status, event: .statusChanged)
-            throw settled.status.finalStateError!
-        }
-    }
-
-    /// A verification-class error from the vendor changes the record's state before it reaches the caller.
-    private func handleVendorCheckError(_ error: GatewayError, record: VerificationRecord) async throws(GatewayError)
-        -> Never
-    {
-        var error = error
-        switch error.code {
-        case .maxAttemptsReached:
-            _ = try await settle(record, status: .maxAttemptsReached, event: .statusChanged)
-            error.attemptsRemaining = 0
-        case .expired, .notFound:
-            // The vendor no longer knows a verification we hold: for the caller it has expired.
-            _ = try await settle(record, status: .expired, event: .statusChanged)
-            error.code = .expired
-            error.message = "This verification has expired; start a new one."
-        case .alreadyApproved:
-            _ = try await settle(record, status: .approved, event: .statusChanged)
-        case .canceled:
-            _ = try await settle(record, status: .canceled, event: .statusChanged)
-        default:
-            // The check never reached a verdict: give the attempt back.
-            var refunded = try await current(record.id)
-            if refunded.status == .pending, refunded.attempts > 0 {
-                refunded.attempts -= 1
-                _ = try? await save(refunded)
-            }
-        }
-        throw error
-    }
-
-    // MARK: resend, cancel, get
-
-    /// Sends the code again through the provider that started the verification.
-    public func resend(
-        id: String, channel: Channel? = nil, appVerification: AppVerificationProof? = nil
-    ) async throws(GatewayError) -> VerificationRecord {
-        var record = try await current(id)
-        if let error = record.status.finalStateError { throw error }
-        let provider = try provider(for: record)
-        guard provider.capabilities.supportsResend else {
-            throw GatewayError(.invalidRequest, "Provider \(provider.id) cannot resend; start a new verification.")
-        }
-        if let channel, channel != record.channel {
-            guard provider.capabilities.resendCanChangeChannel, provider.capabilities.channels.contains(channel),
-                channel.needsPhoneNumber == record.channel.needsPhoneNumber
-            else {
-                throw GatewayError(
-                    .unsupportedChannel, "This verification cannot be resent over \(channel.rawValue).")
-            }
-        }
-        if record.sends >= policy.maxSends {
-            throw GatewayError(.maxSendsReached, "The code was sent too many times; wait for it to expire.")
-        }
-        let began = ContinuousClock.now
-        let result: ProviderStartResult
-        do {
-            result = try await provider.resend(
-                ProviderVerification(record), channel: channel, appVerification: appVerification)
-            try await store.append(callEvent(record.id, provider.id, "resend", outcome: "accepted", since: began))
-        } catch {
-            try await store.append(
-                callEvent(record.id, provider.id, "resend", outcome: error.code.rawValue, since: began))
-            if error.code == .expired || error.code == .notFound {
-                _ = try await settle(record, status: .expired, event: .statusChanged)
-            }
-            throw error
-        }
-        while true {
-            // A vendor that only re-armed a code still valid (Firebase's reentrant start) sent nothing.
-            if !result.sentNothing { record.sends += 1 }
-            if let channel { record.channel = result.channel ?? channel }
-            if let reference = result.reference { record.providerReference = reference }
-            if !result.state.isEmpty { record.providerState = result.state }
-            if let expiresAt = result.expiresAt { record.expiresAt = expiresAt }
-            if let language = result.contentLanguage { record.contentLanguage = language }
-            record.updatedAt = clock.now
-            record.version += 1
-            if try await store.update(record) { break }
-            record = try await current(id)
-            if let error = record.status.finalStateError { throw error }
-        }
-        try await store.append(
-            VerificationEvent(
-                verificationID: id, kind: .resent, at: clock.now,
-                detail: [
-                    "channel": record.channel.rawValue, "sends": String(record.sends),
-                    "sent": result.sentNothing ? "false" : "true",
-                ]))
-        return record
-    }
-
-    /// Cancels a pending verification. Canceling a canceled one returns it unchanged.
-    public func cancel(id: String) async throws(GatewayError) -> VerificationRecord {
-        let record = try await current(id)
-        if record.status == .canceled { return record }
-        if let error = record.status.finalStateError { throw error }
-        let provider = try provider(for: record)
-        if provider.capabilities.supportsCancel {
-            let began = ContinuousClock.now
-            do {
-                try await provider.cancel(ProviderVerification(record))
-                try await store.append(callEvent(record.id, provider.id, "cancel", outcome: "canceled", since: began))
-            } catch {
-                try await store.append(
-                    callEvent(record.id, provider.id, "cancel", outcome: error.code.rawValue, since: began))
-                // A vendor that already forgot the verification leaves nothing to cancel.
-                if error.code != .notFound && error.code != .expired { throw error }
-            }
-        }
-        let canceled = try await settle(record, status: .canceled, event: .canceled)
-        // An approval that won the race stays approved, and the caller hears so.
-        guard canceled.status == .canceled else { throw canceled.status.finalStateError ?? .internal() }
-        return canceled
-    }
-
-    /// The current record; a pending verification past its expiry is marked expired.
-    public func get(id: String) async throws(GatewayError) -> VerificationRecord {
-        try await current(id)
-    }
-
-    public func events(id: String) async throws(GatewayError) -> [VerificationEvent] {
-        try await store.events(verificationID: id)
-    }
-
     // MARK: helpers
 
-    private func current(_ id: String) async throws(GatewayError) -> VerificationRecord {
+    func current(_ id: String) async throws(GatewayError) -> VerificationRecord {
         guard Self.isWellFormedID(id), let record = try await store.record(id: id) else {
             throw GatewayError.notFound()
         }
@@ -559,9 +394,8 @@ public struct VerificationService: Sendable {
     }
 
     /// Moves a record to a status, retrying on a concurrent update; a record already final stays as it is.
-    private func settle(
-        _ record: VerificationRecord, status: VerificationStatus, event: VerificationEvent.Kind,
-        state: [String: String]? = nil
+    func settle(
+        _ record: VerificationRecord, status: VerificationStatus, event: VerificationEvent.Kind
     ) async throws(GatewayError) -> VerificationRecord {
         var record = record
         while true {
@@ -569,7 +403,7 @@ public struct VerificationService: Sendable {
             if record.status == status { return record }
             var next = record
             next.status = status
-            if let state { next.providerState = state }
+            next.nextAction = nil
             next.updatedAt = clock.now
             next.version += 1
             if try await store.update(next) {
@@ -584,7 +418,7 @@ public struct VerificationService: Sendable {
         }
     }
 
-    private func save(_ record: VerificationRecord) async throws(GatewayError) -> VerificationRecord {
+    func save(_ record: VerificationRecord) async throws(GatewayError) -> VerificationRecord {
         var next = record
         next.updatedAt = clock.now
         next.version += 1
@@ -594,7 +428,7 @@ public struct VerificationService: Sendable {
         return next
     }
 
-    private func provider(for record: VerificationRecord) throws(GatewayError) -> any VerificationProvider {
+    func provider(for record: VerificationRecord) throws(GatewayError) -> any VerificationProvider {
         if record.isTestNumber { return TestNumberProvider(codes: policy.testNumbers) }
         guard let provider = registry.provider(record.providerID) else {
             throw GatewayError(
@@ -604,7 +438,7 @@ public struct VerificationService: Sendable {
         return provider
     }
 
-    private func callEvent(
+    func callEvent(
         _ id: String, _ provider: String, _ operation: String, outcome: String, since: ContinuousClock.Instant
     ) -> VerificationEvent {
         let elapsed = ContinuousClock.now - since

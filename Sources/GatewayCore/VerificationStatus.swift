@@ -10,6 +10,8 @@ public enum VerificationStatus: String, Sendable, Codable, CaseIterable, Hashabl
     case maxAttemptsReached = "max_attempts_reached"
     /// Delivery failed for good.
     case failed
+    /// A vendor's fraud or geo block ended it (during a check, or by callback).
+    case blocked
 
     public var isFinal: Bool { self != .pending }
 
@@ -23,14 +25,18 @@ public enum VerificationStatus: String, Sendable, Codable, CaseIterable, Hashabl
         switch self {
         case .pending: return nil
         case .approved: return GatewayError(.alreadyApproved, "This verification is already approved.")
-        case .denied: return GatewayError(.canceled, "This verification was denied.")
+        case .denied: return GatewayError(.denied, "This verification was denied.")
         case .canceled: return GatewayError(.canceled, "This verification was canceled.")
         case .expired: return GatewayError(.expired, "This verification has expired; start a new one.")
         case .maxAttemptsReached:
             return GatewayError(
                 .maxAttemptsReached, "Too many wrong codes for this verification; start a new one.",
                 attemptsRemaining: 0)
-        case .failed: return GatewayError(.deliveryFailed, "Delivery of this verification failed; start a new one.")
+        case .failed:
+            return GatewayError(
+                .deliveryFailed, "Delivery of this verification failed; start a new one.", retryable: false)
+        case .blocked:
+            return GatewayError(.destinationBlocked, "This verification was blocked by a fraud or geo rule.")
         }
     }
 }

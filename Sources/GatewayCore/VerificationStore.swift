@@ -10,6 +10,10 @@ public protocol VerificationStore: Sendable {
 
     func record(id: String) async throws(GatewayError) -> VerificationRecord?
 
+    /// The record a provider knows by `reference` (its vendor id), for callbacks that name only that.
+    /// When a reference was reused, the newest record has it.
+    func record(providerID: String, reference: String) async throws(GatewayError) -> VerificationRecord?
+
     /// Replaces the record if its stored version is `record.version - 1`; returns `false` (and
     /// changes nothing) when another writer got there first.
     func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool

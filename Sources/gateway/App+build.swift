@@ -53,6 +53,11 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
     let selfHost = ["0.0.0.0", "::", ""].contains(options.host) ? "127.0.0.1" : options.host
     let baseURL = "http://\(selfHost.contains(":") ? "[\(selfHost)]" : selfHost):\(options.port)"
 
+    // Emulators call the gateway back as their vendors would. Over HTTP to the gateway's own port by
+    // default; in process (the router test harness has no socket) through the application's own router,
+    // bound once it exists.
+    let callbackTransport = LateBoundTransport()
+
     // Sandbox: emulators, their outbox, and providers pointed at them when none are configured.
     var sandbox: Sandbox?
     var sandboxAPIKey: String?
@@ -64,7 +69,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
                     "sandbox message sent",
                     metadata: [
                         "provider.id": "\(message.provider)", "channel": "\(message.channel)",
-                        "to": "\(PhoneNumber.mask(message.to))", "code": "\(message.code)",
+                        "to": "\(PhoneNumber.mask(message.to))", "kind": "\(message.kind.rawValue)", "code": "\(message.code ?? "-")",
                     ])
             },
             onDrop: { message in
@@ -76,6 +81,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             plugins: options.plugins,
             context: EmulatorContext(clock: options.clock, outbox: outbox, logger: logger),
             stateDirectory: options.dataDirectory.appendingPathComponent("sandbox", isDirectory: true),
+            callbackBaseURL: URL(string: baseURL)?.appending(path: "callbacks"),
+            callbackTransport: callbackTransport,
             logger: logger)
         sandbox = built
         if configuration.providers.isEmpty {
@@ -109,6 +116,9 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         transport = AsyncHTTPClientTransport(client: client)
     }
 
+    // Vendors reach the gateway here; the sandbox's emulators call its own address. A configured gateway
+    // without `public_base_url` takes no callbacks: a signature over a guessed URL would never match.
+    let publicBaseURL = configuration.publicBaseURL ?? (configuration.sandbox ? URL(string: baseURL) : nil)
     do {
         let registry = try ProviderRegistry(plugins: options.plugins, configurations: configuration.providers) {
             config in
@@ -116,7 +126,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             providerLogger[metadataKey: "provider.id"] = .string(config.id)
             return ProviderContext(
                 providerID: config.id, settings: config.settings, transport: transport, clock: options.clock,
-                logger: providerLogger, requestTimeout: options.vendorTimeout)
+                logger: providerLogger, requestTimeout: options.vendorTimeout, publicBaseURL: publicBaseURL)
         }
         let routing = configuration.routing ?? RoutingTable(defaultOrder: registry.providerIDs)
         let routingProblems =
@@ -145,6 +155,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             router.add(middleware: SandboxMiddleware(sandbox: sandbox))
             sandbox.addRoutes(to: router)
         }
+        let receiver = publicBaseURL.map { CallbackReceiver(service: service, publicBaseURL: $0) }
+        if let receiver { router.add(middleware: CallbacksMiddleware(receiver: receiver)) }
         OperationsController(service: service, signer: signer).addRoutes(to: router)
         let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .verify))
         VerificationsController(service: service, signer: signer).addRoutes(to: v1)
@@ -153,6 +165,10 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         let admin = router.group("v1/admin").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .admin))
         AdminController(service: service, prices: configuration.prices).addRoutes(to: admin)
 
+        switch (options.sandboxTransport, receiver) {
+        case (.inProcess, let receiver?): callbackTransport.bind(InProcessCallbackTransport(receiver: receiver))
+        default: if let httpClient { callbackTransport.bind(AsyncHTTPClientTransport(client: httpClient)) }
+        }
         var services: [any Service] = []
         if let httpClient { services.append(HTTPClientService(client: httpClient)) }
         let app = Application(

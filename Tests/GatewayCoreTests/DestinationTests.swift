@@ -6,7 +6,7 @@ import Testing
 struct DestinationTests {
     @Test("phone channels need a phone number; email and push do not", arguments: Channel.allCases)
     func needsPhoneNumber(_ channel: Channel) {
-        let phoneChannels: Set<Channel> = [.sms, .voice, .whatsapp, .flashcall]
+        let phoneChannels: Set<Channel> = [.sms, .voice, .whatsapp, .flashcall, .silentAuth]
         #expect(channel.needsPhoneNumber == phoneChannels.contains(channel))
     }
 

@@ -57,6 +57,12 @@ struct GatewayErrorTests {
         Documented(.providerAuthFailed, "provider_auth_failed", 502, .providerPermanent, retryable: false),
         Documented(.providerInsufficientFunds, "provider_insufficient_funds", 502, .providerPermanent, retryable: false),
         Documented(.providerRejected, "provider_rejected", 502, .providerPermanent, retryable: false),
+        // contracts v2
+        Documented(.notEnrolled, "not_enrolled", 422, .caller, retryable: false),
+        Documented(.accountLocked, "account_locked", 403, .caller, retryable: false),
+        Documented(.invalidToken, "invalid_token", 422, .caller, retryable: false),
+        Documented(.denied, "denied", 403, .verification, retryable: false),
+        Documented(.invalidState, "invalid_state", 409, .verification, retryable: false),
         // gateway
         Documented(.noProviderAvailable, "no_provider_available", 503, .gateway, retryable: true),
         Documented(.internal, "internal", 500, .gateway, retryable: false),

@@ -6,6 +6,12 @@ import Testing
 struct InMemoryStoreTests {
     let conformance = StoreConformance { InMemoryVerificationStore() }
 
+    @Test("Records are found by provider and vendor reference")
+    func byReference() async throws { try await conformance.recordsAreFoundByProviderReference() }
+
+    @Test("Every next action survives a round trip")
+    func nextActions() async throws { try await conformance.everyNextActionSurvivesARoundTrip() }
+
     @Test("Inserted records read back with every field")
     func roundTrip() async throws { try await conformance.insertedRecordsReadBackWithEveryField() }
 

@@ -49,17 +49,17 @@ struct SandboxOutboxTests {
     @Test("onSend sees every message, even those later pushed out by capacity")
     func onSend() {
         let seen = Mutex<[String]>([])
-        let outbox = SandboxOutbox(capacity: 1) { message in seen.withLock { $0.append(message.code) } }
+        let outbox = SandboxOutbox(capacity: 1) { message in seen.withLock { $0.append(message.code ?? "-") } }
         for n in 1...3 { outbox.record(Self.message(n)) }
         #expect(seen.withLock { $0 } == ["000001", "000002", "000003"])
-        #expect(outbox.all.map(\.code) == ["000003"])
+        #expect(outbox.all.map(\.code) == ["000003" as String?])
     }
 
     @Test("a message encodes with a snake_case sent_at")
     func encoding() throws {
         let data = try JSONEncoder().encode(Self.message(1))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(Set(object.keys) == ["provider", "channel", "to", "code", "text", "sent_at"])
+        #expect(Set(object.keys) == ["provider", "kind", "channel", "to", "code", "text", "sent_at"])
         #expect(try JSONDecoder().decode(SandboxOutbox.Message.self, from: data) == Self.message(1))
     }
 }

@@ -28,6 +28,11 @@ final class SpyVerificationStore: VerificationStore {
         }
     }
 
+    func record(providerID: String, reference: String) async throws(GatewayError) -> VerificationRecord? {
+        counters.withLock { $0.reads += 1 }
+        return try await inner.record(providerID: providerID, reference: reference)
+    }
+
     func record(id: String) async throws(GatewayError) -> VerificationRecord? {
         counters.withLock { $0.reads += 1 }
         return try await inner.record(id: id)

@@ -30,7 +30,7 @@ struct ServiceHarness {
         try await store.events(verificationID: id).filter { $0.kind == kind }
     }
 
-    func check(_ id: String, _ code: String?) async throws(GatewayError) -> CheckOutcome {
+    func check(_ id: String, _ code: String) async throws(GatewayError) -> CheckOutcome {
         try await service.check(CheckVerification(verificationID: id, code: code))
     }
 }
@@ -500,7 +500,7 @@ struct VerificationServiceTests {
             provider.scriptCheck(.succeed(ProviderCheckResult(status: .denied)))
             let h = try ServiceHarness([provider])
             let id = try await h.service.start(try .sms()).id
-            await expectAsyncGatewayError(.canceled) { try await h.check(id, "123456") }
+            await expectAsyncGatewayError(.denied) { try await h.check(id, "123456") }
             #expect(try await h.stored(id).status == .denied)
         }
 
@@ -543,23 +543,30 @@ struct VerificationServiceTests {
             #expect(provider.callCount(.check) == 1)
         }
 
-        @Test("polling a push approval that is not answered yet costs no attempt")
+        @Test("polling a push approval with refresh costs no attempt, and a check is refused for it")
         func pushPollIsFree() async throws {
-            let provider = ScriptedProvider(id: "twilio", channels: [.push])
-            provider.setFallbackCheck(.succeed(.wrongCode))
+            let provider = ScriptedProvider(
+                id: "twilio", capabilities: ProviderCapabilities(channels: [.push], completesWithoutCode: [.push]))
+            provider.setFallbackStatus(.succeed(VerificationChange(status: .pending)))
             let h = try ServiceHarness([provider])
             let id = try await h.service.start(.push()).id
             for _ in 0..<10 {
-                let outcome = try await h.check(id, nil)
+                let outcome = try await h.service.read(id: id, refresh: true)
                 #expect(outcome.record.status == .pending)
                 #expect(outcome.record.attempts == 0)
-                #expect(outcome.providerTokens.isEmpty)
+                #expect(!outcome.carriesToken)
             }
+            await expectAsyncGatewayError(.invalidState) { try await h.check(id, "123456") }
             #expect(try await h.stored(id).attempts == 0)
-            provider.setFallbackCheck(.succeed(.approved))
-            #expect(try await h.check(id, nil).record.status == .approved)
-            #expect(provider.calls(.check).allSatisfy { $0.code == nil })
-            #expect(provider.callCount(.check) == 11)
+            provider.setFallbackStatus(.succeed(VerificationChange(status: .approved, tokens: ["device": "ok"])))
+            let approved = try await h.service.read(id: id, refresh: true)
+            #expect(approved.record.status == .approved)
+            #expect(approved.carriesToken, "the first read after the approval carries the token")
+            #expect(approved.providerTokens == ["device": "ok"])
+            let again = try await h.service.read(id: id, refresh: true)
+            #expect(again.record.status == .approved && !again.carriesToken, "and only the first")
+            #expect(provider.callCount(.check) == 0)
+            #expect(provider.callCount(.status) == 11, "a final verification is not asked about again")
         }
 
         @Test("a check of a canceled verification is refused without reaching the vendor")
@@ -648,11 +655,11 @@ struct VerificationServiceTests {
                 capabilities: ProviderCapabilities(channels: [.sms, .voice], resendCanChangeChannel: false))
             let h = try ServiceHarness([provider])
             let id = try await h.service.start(try .sms()).id
-            await expectAsyncGatewayError(.unsupportedChannel) { try await h.service.resend(id: id, channel: .voice) }
+            await expectAsyncGatewayError(.unsupportedChannel) { try await h.service.resend(id: id, request: ResendRequest(channel: .voice)) }
             #expect(provider.callCount(.resend) == 0)
             #expect(try await h.stored(id).channel == .sms)
             #expect(try await h.stored(id).sends == 1)
-            #expect(try await h.service.resend(id: id, channel: .sms).sends == 2, "naming the same channel is fine")
+            #expect(try await h.service.resend(id: id, request: ResendRequest(channel: .sms)).sends == 2, "naming the same channel is fine")
         }
 
         @Test("a channel change goes through when the provider can change channel")
@@ -661,7 +668,7 @@ struct VerificationServiceTests {
                 id: "alpha", capabilities: ProviderCapabilities(channels: [.sms, .voice], resendCanChangeChannel: true))
             let h = try ServiceHarness([provider])
             let id = try await h.service.start(try .sms()).id
-            let record = try await h.service.resend(id: id, channel: .voice)
+            let record = try await h.service.resend(id: id, request: ResendRequest(channel: .voice))
             #expect(record.channel == .voice)
             #expect(provider.calls(.resend).first?.requestedChannel == .voice)
         }
@@ -676,7 +683,7 @@ struct VerificationServiceTests {
                     channels: [.sms, .voice, .email, .push], resendCanChangeChannel: true))
             let h = try ServiceHarness([provider])
             let id = try await h.service.start(try .sms()).id
-            await expectAsyncGatewayError(.unsupportedChannel) { try await h.service.resend(id: id, channel: channel) }
+            await expectAsyncGatewayError(.unsupportedChannel) { try await h.service.resend(id: id, request: ResendRequest(channel: channel)) }
             #expect(provider.callCount(.resend) == 0)
         }
 

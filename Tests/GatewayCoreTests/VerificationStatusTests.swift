@@ -4,7 +4,7 @@ import Testing
 @Suite("VerificationStatus")
 struct VerificationStatusTests {
     static let finalStatuses: [VerificationStatus] = [
-        .approved, .denied, .canceled, .expired, .maxAttemptsReached, .failed,
+        .approved, .denied, .canceled, .expired, .maxAttemptsReached, .failed, .blocked,
     ]
 
     @Test("pending is the only status that is not final")
@@ -16,7 +16,7 @@ struct VerificationStatusTests {
     @Test("the wire names are snake_case")
     func wireNames() {
         #expect(VerificationStatus.allCases.map(\.rawValue) == [
-            "pending", "approved", "denied", "canceled", "expired", "max_attempts_reached", "failed",
+            "pending", "approved", "denied", "canceled", "expired", "max_attempts_reached", "failed", "blocked",
         ])
     }
 
@@ -34,11 +34,12 @@ struct VerificationStatusTests {
         "each final status answers with its error",
         arguments: [
             (VerificationStatus.approved, GatewayError.Code.alreadyApproved),
-            (.denied, .canceled),
+            (.denied, .denied),
             (.canceled, .canceled),
             (.expired, .expired),
             (.maxAttemptsReached, .maxAttemptsReached),
             (.failed, .deliveryFailed),
+            (.blocked, .destinationBlocked),
         ])
     func finalStateError(_ status: VerificationStatus, _ code: GatewayError.Code) throws {
         let error = try #require(status.finalStateError)
@@ -54,5 +55,16 @@ struct VerificationStatusTests {
     @Test("max_attempts_reached tells the caller no attempts remain")
     func maxAttemptsHasZeroRemaining() {
         #expect(VerificationStatus.maxAttemptsReached.finalStateError?.attemptsRemaining == 0)
+    }
+}
+
+@Test("a verification that finally failed is not retryable, though delivery_failed usually is")
+func finalFailureIsNotRetryable() throws {
+    #expect(GatewayError.Code.deliveryFailed.isRetryable)
+    let error = try #require(VerificationStatus.failed.finalStateError)
+    #expect(error.code == .deliveryFailed)
+    #expect(!error.isRetryable)
+    for status in VerificationStatus.allCases where status.isFinal {
+        #expect(status.finalStateError?.isRetryable == false, "\(status) is final")
     }
 }

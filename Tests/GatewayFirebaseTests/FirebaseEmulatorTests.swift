@@ -25,7 +25,7 @@ struct FirebaseEmulatorTests {
         #expect(first != second)
         #expect(first.count == 226)
         #expect(first.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" })
-        let codes = h.outbox.all.map(\.code)
+        let codes = h.outbox.all.compactMap(\.code)
         #expect(codes.count == 2)
         #expect(codes.allSatisfy { $0.count == 6 && $0.allSatisfy(\.isNumber) })
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import HTTPTypes
 import Testing
 
@@ -36,9 +37,9 @@ struct FirebaseProviderTests {
         let check = try await h.provider.check(FirebaseHarness.verification(result), code: try h.code())
 
         #expect(check.status == .approved)
-        #expect(check.tokens["idToken"]?.split(separator: ".").count == 3)
-        #expect(check.tokens["refreshToken"]?.isEmpty == false)
-        #expect(check.tokens["localId"]?.count == 28)
+        #expect(check.tokens["idToken"]?.stringValue?.split(separator: ".").count == 3)
+        #expect(check.tokens["refreshToken"]?.stringValue?.isEmpty == false)
+        #expect(check.tokens["localId"]?.stringValue?.count == 28)
         #expect(check.tokens["isNewUser"] == "true")
         #expect(check.tokens["expiresIn"] == "3600")
         #expect(check.state?["session_info"] == nil)
@@ -207,7 +208,7 @@ struct FirebaseProviderTests {
         let h = try FirebaseHarness()
         let verification = try FirebaseHarness.verification(try await h.start())
         let before = h.transport.requests.count
-        for code in [nil, ""] as [String?] {
+        for code in [""] {
             let error = await gatewayError { try await h.provider.check(verification, code: code) }
             #expect(error?.code == .invalidRequest)
         }
@@ -320,7 +321,7 @@ struct FirebaseProviderTests {
         let calls = h.transport.requests.count
         h.clock.advance(by: 59)
 
-        let resent = try await h.provider.resend(FirebaseHarness.verification(started), channel: nil)
+        let resent = try await h.provider.resend(FirebaseHarness.verification(started), request: ResendRequest())
         #expect(resent.state == started.state)
         #expect(resent.reference == started.reference)
         #expect(resent.sentNothing)
@@ -338,7 +339,7 @@ struct FirebaseProviderTests {
         h.clock.advance(by: 60)
 
         let error = await gatewayError {
-            try await h.provider.resend(FirebaseHarness.verification(started), channel: nil)
+            try await h.provider.resend(FirebaseHarness.verification(started), request: ResendRequest())
         }
         #expect(error?.code == .appVerificationRequired)
         #expect(error?.message.contains("send `app_verification` with the resend") == true)
@@ -353,8 +354,8 @@ struct FirebaseProviderTests {
         h.clock.advance(by: 60)
 
         let resent = try await h.provider.resend(
-            FirebaseHarness.verification(started), channel: nil,
-            appVerification: AppVerificationProof(kind: .recaptcha, token: "fresh-token"))
+            FirebaseHarness.verification(started),
+            request: ResendRequest(appVerification: AppVerificationProof(kind: .recaptcha, token: "fresh-token")))
         #expect(!resent.sentNothing)
         #expect(resent.reference != started.reference)
         #expect(resent.state["session_info"] != started.state["session_info"])
@@ -369,14 +370,14 @@ struct FirebaseProviderTests {
         let h = try FirebaseHarness(settings: ["resend_after_seconds": "0"])
         let started = try await h.start()
         let error = await gatewayError {
-            try await h.provider.resend(FirebaseHarness.verification(started), channel: nil)
+            try await h.provider.resend(FirebaseHarness.verification(started), request: ResendRequest())
         }
         #expect(error?.code == .appVerificationRequired)
 
         let patient = try FirebaseHarness(settings: ["resend_after_seconds": "300"])
         let kept = try await patient.start()
         patient.clock.advance(by: 299)
-        #expect(try await patient.provider.resend(FirebaseHarness.verification(kept), channel: nil).sentNothing)
+        #expect(try await patient.provider.resend(FirebaseHarness.verification(kept), request: ResendRequest()).sentNothing)
     }
 
     @Test("a resend over another channel is unsupported_channel")
@@ -384,7 +385,7 @@ struct FirebaseProviderTests {
         let h = try FirebaseHarness()
         let started = try await h.start()
         let error = await gatewayError {
-            try await h.provider.resend(FirebaseHarness.verification(started), channel: .voice)
+            try await h.provider.resend(FirebaseHarness.verification(started), request: ResendRequest(channel: .voice))
         }
         #expect(error?.code == .unsupportedChannel)
     }

@@ -98,7 +98,7 @@ struct FirebaseHarness {
 
     /// The newest code the emulator "sent" to `number`.
     func code(to number: String = number) throws -> String {
-        try #require(outbox.last(to: number)).code
+        try #require(outbox.last(to: number)?.code)
     }
 
     /// A request straight to the emulator, `path` relative to its mount.

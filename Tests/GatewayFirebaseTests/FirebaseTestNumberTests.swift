@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import Testing
 
 @testable import GatewayFirebase
@@ -28,7 +29,7 @@ struct FirebaseTestNumberTests {
         let verification = try FirebaseHarness.verification(started, to: FirebaseHarness.testNumber)
 
         #expect(try await h.provider.check(verification, code: "654321").status == .pending)
-        let resent = try await h.provider.resend(verification, channel: nil)
+        let resent = try await h.provider.resend(verification, request: ResendRequest())
         #expect(resent.sentNothing)
         #expect(resent.state == started.state)
         let approved = try await h.provider.check(verification, code: FirebaseHarness.testCode)
@@ -124,7 +125,7 @@ struct FirebaseTestNumberTests {
         let record = try await service.start(try FirebaseHarness.sms(locales: ["de-DE"]))
         #expect(record.contentLanguage == "de")
         #expect(record.providerState["session_info"] != nil)
-        let code = try #require(outbox.last(to: FirebaseHarness.number)).code
+        let code = try #require(outbox.last(to: FirebaseHarness.number)?.code)
         let outcome = try await service.check(CheckVerification(verificationID: record.id, code: code))
         #expect(outcome.record.status == .approved)
         #expect(outcome.providerTokens["idToken"] != nil)

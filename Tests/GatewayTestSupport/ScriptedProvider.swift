@@ -28,7 +28,7 @@ extension ScriptedStep where Value == Void {
 /// A call a ``ScriptedProvider`` received.
 public struct ScriptedCall: Sendable {
     public enum Operation: String, Sendable, CaseIterable {
-        case start, check, resend, cancel, status
+        case start, check, resend, cancel, status, prepare, challenge, callback
     }
 
     public var operation: Operation
@@ -38,13 +38,21 @@ public struct ScriptedCall: Sendable {
     /// The vendor reference the call was about (`nil` for `start`).
     public var reference: String?
     /// The vendor state the call carried (empty for `start`).
-    public var state: [String: String]
+    public var state: ProviderState
     /// The code of a `check` (`nil` for a push poll and for other operations).
     public var code: String?
     /// The channel a `resend` asked for.
     public var requestedChannel: Channel?
-    /// The whole request of a `start`.
+    /// The whole request of a `start` or `prepare`.
     public var startRequest: StartVerification?
+    /// The gateway's verification id the call was about.
+    public var verificationID: String?
+    /// The end user's device the call carried.
+    public var clientContext: ClientContext = ClientContext()
+    /// The whole request of a `resend`.
+    public var resendRequest: ResendRequest?
+    /// The app's answer of a `challenge`.
+    public var answer: JSONValue?
 }
 
 /// A provider whose every answer is scripted by the test, and which records every call it receives.
@@ -62,12 +70,15 @@ public final class ScriptedProvider: VerificationProvider {
         var check: [ScriptedStep<ProviderCheckResult>] = []
         var resend: [ScriptedStep<ProviderStartResult>] = []
         var cancel: [ScriptedStep<Void>] = []
-        var status: [ScriptedStep<VerificationStatus>] = []
+        var status: [ScriptedStep<VerificationChange>] = []
+        var prepare: [ScriptedStep<ProviderChallenge?>] = []
+        var challenge: [ScriptedStep<ProviderStartResult>] = []
+        var callback: (@Sendable (VendorCallback, VerificationLookup) async throws(GatewayError) -> CallbackReply)?
         var fallbackStart: ScriptedStep<ProviderStartResult>?
         var fallbackCheck: ScriptedStep<ProviderCheckResult>?
         var fallbackResend: ScriptedStep<ProviderStartResult>?
         var fallbackCancel: ScriptedStep<Void>?
-        var fallbackStatus: ScriptedStep<VerificationStatus>?
+        var fallbackStatus: ScriptedStep<VerificationChange>?
         var calls: [ScriptedCall] = []
     }
 
@@ -95,7 +106,19 @@ public final class ScriptedProvider: VerificationProvider {
     public func scriptCheck(_ steps: ScriptedStep<ProviderCheckResult>...) { state.withLock { $0.check += steps } }
     public func scriptResend(_ steps: ScriptedStep<ProviderStartResult>...) { state.withLock { $0.resend += steps } }
     public func scriptCancel(_ steps: ScriptedStep<Void>...) { state.withLock { $0.cancel += steps } }
-    public func scriptStatus(_ steps: ScriptedStep<VerificationStatus>...) { state.withLock { $0.status += steps } }
+    public func scriptStatus(_ steps: ScriptedStep<VerificationChange>...) { state.withLock { $0.status += steps } }
+    /// What `prepare` answers, oldest first; once empty it answers `nil` (no challenge).
+    public func scriptPrepare(_ steps: ScriptedStep<ProviderChallenge?>...) { state.withLock { $0.prepare += steps } }
+    /// What `submitChallenge` answers, oldest first; once empty it throws `internal`.
+    public func scriptChallenge(_ steps: ScriptedStep<ProviderStartResult>...) {
+        state.withLock { $0.challenge += steps }
+    }
+    /// How `handleCallback` reads a callback (the plugin's signature check and parsing).
+    public func setCallbackHandler(
+        _ handler: @escaping @Sendable (VendorCallback, VerificationLookup) async throws(GatewayError) -> CallbackReply
+    ) {
+        state.withLock { $0.callback = handler }
+    }
 
     /// What `start` answers once its queue is empty.
     public func setFallbackStart(_ step: ScriptedStep<ProviderStartResult>?) {
@@ -114,7 +137,7 @@ public final class ScriptedProvider: VerificationProvider {
         state.withLock { $0.fallbackCancel = step }
     }
     /// What `status` answers once its queue is empty.
-    public func setFallbackStatus(_ step: ScriptedStep<VerificationStatus>?) {
+    public func setFallbackStatus(_ step: ScriptedStep<VerificationChange>?) {
         state.withLock { $0.fallbackStatus = step }
     }
 
@@ -147,12 +170,30 @@ public final class ScriptedProvider: VerificationProvider {
 
     // MARK: VerificationProvider
 
+    public func prepare(_ request: StartVerification) async throws(GatewayError) -> ProviderChallenge? {
+        let step = state.withLock { state -> ScriptedStep<ProviderChallenge?> in
+            // Only a provider scripted to set challenges has its `prepare` calls recorded: the engine asks
+            // every provider, and tests that count calls count the vendor's operations.
+            guard !state.prepare.isEmpty else { return .succeed(nil) }
+            var call = ScriptedCall(
+                operation: .prepare, destination: request.destination, channel: request.channel, reference: nil,
+                state: .empty, code: nil, requestedChannel: nil, startRequest: request)
+            call.verificationID = request.verificationID
+            call.clientContext = request.clientContext
+            state.calls.append(call)
+            return state.prepare.removeFirst()
+        }
+        return try await step.perform()
+    }
+
     public func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
         let step = state.withLock { state -> ScriptedStep<ProviderStartResult> in
-            state.calls.append(
-                ScriptedCall(
-                    operation: .start, destination: request.destination, channel: request.channel, reference: nil,
-                    state: [:], code: nil, requestedChannel: nil, startRequest: request))
+            var call = ScriptedCall(
+                operation: .start, destination: request.destination, channel: request.channel, reference: nil,
+                state: .empty, code: nil, requestedChannel: nil, startRequest: request)
+            call.verificationID = request.verificationID
+            call.clientContext = request.clientContext
+            state.calls.append(call)
             if !state.start.isEmpty { return state.start.removeFirst() }
             if let fallback = state.fallbackStart { return fallback }
             let number = state.calls.count { $0.operation == .start }
@@ -161,7 +202,20 @@ public final class ScriptedProvider: VerificationProvider {
         return try await step.perform()
     }
 
-    public func check(_ verification: ProviderVerification, code: String?) async throws(GatewayError)
+    public func submitChallenge(_ verification: ProviderVerification, answer: ChallengeAnswer)
+        async throws(GatewayError) -> ProviderStartResult
+    {
+        let step = state.withLock { state -> ScriptedStep<ProviderStartResult> in
+            var call = Self.call(.challenge, verification)
+            call.answer = answer.answer
+            state.calls.append(call)
+            if !state.challenge.isEmpty { return state.challenge.removeFirst() }
+            return .fail(GatewayError(.internal, "ScriptedProvider \(id): no challenge answer was scripted."))
+        }
+        return try await step.perform()
+    }
+
+    public func check(_ verification: ProviderVerification, code: String) async throws(GatewayError)
         -> ProviderCheckResult
     {
         let step = state.withLock { state -> ScriptedStep<ProviderCheckResult> in
@@ -173,11 +227,13 @@ public final class ScriptedProvider: VerificationProvider {
         return try await step.perform()
     }
 
-    public func resend(_ verification: ProviderVerification, channel: Channel?) async throws(GatewayError)
+    public func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult
     {
         let step = state.withLock { state -> ScriptedStep<ProviderStartResult> in
-            state.calls.append(Self.call(.resend, verification, requestedChannel: channel))
+            var call = Self.call(.resend, verification, requestedChannel: request.channel)
+            call.resendRequest = request
+            state.calls.append(call)
             if !state.resend.isEmpty { return state.resend.removeFirst() }
             return state.fallbackResend ?? .succeed(ProviderStartResult(reference: nil))
         }
@@ -193,23 +249,40 @@ public final class ScriptedProvider: VerificationProvider {
         try await step.perform()
     }
 
-    public func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationStatus {
-        let step = state.withLock { state -> ScriptedStep<VerificationStatus> in
+    public func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange {
+        let step = state.withLock { state -> ScriptedStep<VerificationChange> in
             state.calls.append(Self.call(.status, verification))
             if !state.status.isEmpty { return state.status.removeFirst() }
-            return state.fallbackStatus ?? .succeed(.pending)
+            return state.fallbackStatus ?? .succeed(VerificationChange())
         }
         return try await step.perform()
+    }
+
+    public func handleCallback(_ callback: VendorCallback, lookup: VerificationLookup) async throws(GatewayError)
+        -> CallbackReply
+    {
+        let handler = state.withLock { state in
+            state.calls.append(
+                ScriptedCall(
+                    operation: .callback, destination: .identity("callback"), channel: .sms, reference: nil,
+                    state: .empty, code: nil, requestedChannel: nil, startRequest: nil))
+            return state.callback
+        }
+        guard let handler else { throw GatewayError(.notFound, "ScriptedProvider \(id) takes no callbacks.") }
+        return try await handler(callback, lookup)
     }
 
     private static func call(
         _ operation: ScriptedCall.Operation, _ verification: ProviderVerification, code: String? = nil,
         requestedChannel: Channel? = nil
     ) -> ScriptedCall {
-        ScriptedCall(
+        var call = ScriptedCall(
             operation: operation, destination: verification.destination, channel: verification.channel,
             reference: verification.reference, state: verification.state, code: code,
             requestedChannel: requestedChannel, startRequest: nil)
+        call.verificationID = verification.id
+        call.clientContext = verification.clientContext
+        return call
     }
 }
 
@@ -269,7 +342,7 @@ public func makeRegistry(_ providers: [any VerificationProvider]) throws -> Prov
 }
 
 /// An emulator with nothing behind it: every request gets a 404.
-private struct SilentEmulator: VendorEmulator {
+struct SilentEmulator: VendorEmulator {
     let faults = FaultSwitch()
 
     func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
@@ -282,4 +355,19 @@ private struct UnreachableTransport: HTTPTransport {
     func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
         throw .connectFailed("scripted providers have no transport")
     }
+}
+
+/// A plugin (id = the provider's id) whose provider is `provider` and whose emulator is `emulator`
+/// (one that answers 404 to everything by default): lets a test install a scripted vendor in a gateway.
+public func scriptedPlugin(
+    _ provider: ScriptedProvider,
+    emulator: (@Sendable (EmulatorContext) -> any VendorEmulator)? = nil
+) -> GatewayPlugin {
+    GatewayPlugin(
+        id: provider.id,
+        displayName: "Scripted \(provider.id)",
+        settings: [],
+        makeProvider: { (_: ProviderContext) throws(ConfigurationError) -> any VerificationProvider in provider },
+        makeEmulator: emulator ?? { _ in SilentEmulator() },
+        sandboxSettings: { _ in [:] })
 }

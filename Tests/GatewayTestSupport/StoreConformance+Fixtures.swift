@@ -31,6 +31,16 @@ extension StoreConformance {
             clientReference: "",
             metadata: ["order": "A-17", "emoji": "✅", "newline": "a\nb", "nul": "x\u{0}y"],
             apiKeyID: "key_live_1",
+            nextAction: .solveChallenge(
+                NextAction.Challenge(
+                    kind: "slider_captcha", data: ["background": "iVBOR…", "width": 320, "ok": true],
+                    expiresAt: epoch.addingTimeInterval(120))),
+            fallbackChannels: [.voice, .whatsapp],
+            challengeAttempts: 2,
+            tokenPending: true,
+            pendingTokens: ["id_token": "eyJ…", "expire": 7200, "nested": ["a": [1, 2]]],
+            checkLeaseUntil: epoch.addingTimeInterval(30),
+            statusReason: "Fraud",
             version: 1)
     }
 

@@ -36,7 +36,7 @@ struct FirebaseAPITests {
             #expect(wrong.body.error?["attempts_remaining"] as? Int == 4)
 
             let check = try await client.call(
-                .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(message.code)"}"#)
+                .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(message.code ?? "")"}"#)
             #expect(check.status == .ok)
             #expect(check.body["status"] as? String == "approved")
             #expect(check.body["token"] is String)

@@ -22,10 +22,11 @@ struct OpenAPIDocumentTests {
                     .replacingOccurrences(of: "{plugin}", with: "twilio")
                     .replacingOccurrences(of: "{number}", with: "%2B14155550100")
                     .replacingOccurrences(of: "{name}", with: "none")
+                    .replacingOccurrences(of: "{path}", with: "status")
                 operations.append((HTTPRequest.Method(rawValue: method.uppercased())!, concrete))
             }
         }
-        #expect(operations.count == 19)
+        #expect(operations.count == 22)
         let all = operations
         try await GatewayHarness().run { client, _ in
             for (method, uri) in all {

@@ -33,6 +33,12 @@ final class SQLiteStoreTests: Sendable {
 
     // MARK: - Conformance
 
+    @Test("Records are found by provider and vendor reference")
+    func byReference() async throws { try await conformance.recordsAreFoundByProviderReference() }
+
+    @Test("Every next action survives a round trip")
+    func nextActions() async throws { try await conformance.everyNextActionSurvivesARoundTrip() }
+
     @Test("Inserted records read back with every field")
     func roundTrip() async throws { try await conformance.insertedRecordsReadBackWithEveryField() }
 

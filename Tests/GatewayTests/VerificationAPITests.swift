@@ -186,7 +186,7 @@ struct VerificationAPITests {
             let messages = try #require(outbox.body["messages"] as? [[String: Any]])
             #expect(messages.map { $0["to"] as? String } == ["+14155550108", "+14155550109"])
             for message in messages {
-                #expect(Set(message.keys) == ["provider", "channel", "to", "code", "text", "sent_at"])
+                #expect(Set(message.keys) == ["provider", "kind", "channel", "to", "code", "text", "sent_at"])
             }
             let one = try await client.call(.get, "/sandbox/outbox?to=%2B14155550109", key: nil)
             let filtered = try #require(one.body["messages"] as? [[String: Any]])

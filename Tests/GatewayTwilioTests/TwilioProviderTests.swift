@@ -19,8 +19,9 @@ struct TwilioProviderTests {
         let sent = try #require(harness.outbox.last(to: TwilioHarness.phone))
         #expect(sent.provider == "twilio")
         #expect(sent.channel == "sms")
-        #expect(sent.code.count == 6 && sent.code.allSatisfy(\.isNumber))
-        let check = try await harness.provider.check(TwilioHarness.stored(request, result), code: sent.code)
+        let code = try #require(sent.code)
+        #expect(code.count == 6 && code.allSatisfy(\.isNumber))
+        let check = try await harness.provider.check(TwilioHarness.stored(request, result), code: code)
         #expect(check.status == .approved)
     }
 
@@ -46,16 +47,16 @@ struct TwilioProviderTests {
         #expect(error?.vendor?.code == "60202")
         #expect(error?.vendor?.httpStatus == 429)
         #expect(error?.attemptsRemaining == 0)
-        #expect(try await harness.provider.status(verification) == .maxAttemptsReached)
+        #expect(try await harness.provider.status(verification).status == .maxAttemptsReached)
     }
 
     @Test("the sixth send to one number within the window is refused with 60203 as max_sends_reached")
     func tooManySends() async throws {
         let harness = try TwilioHarness()
         let (verification, _) = try await harness.startSMS()
-        for _ in 0..<4 { _ = try await harness.provider.resend(verification, channel: nil) }
+        for _ in 0..<4 { _ = try await harness.provider.resend(verification, request: ResendRequest()) }
         let error = await expectGatewayError(.maxSendsReached) {
-            try await harness.provider.resend(verification, channel: nil)
+            try await harness.provider.resend(verification, request: ResendRequest())
         }
         #expect(error?.vendor?.code == "60203")
         #expect(error?.errorClass == .verification)
@@ -67,7 +68,7 @@ struct TwilioProviderTests {
         let harness = try TwilioHarness()
         let (verification, code) = try await harness.startSMS()
         harness.clock.advance(by: 60)
-        let resent = try await harness.provider.resend(verification, channel: nil)
+        let resent = try await harness.provider.resend(verification, request: ResendRequest())
         #expect(resent.reference == verification.reference)
         #expect(resent.channel == .sms)
         // The window still runs from the first send.
@@ -80,7 +81,7 @@ struct TwilioProviderTests {
     func resendChangesChannel() async throws {
         let harness = try TwilioHarness()
         let (verification, code) = try await harness.startSMS()
-        let resent = try await harness.provider.resend(verification, channel: .voice)
+        let resent = try await harness.provider.resend(verification, request: ResendRequest(channel: .voice))
         #expect(resent.reference == verification.reference)
         #expect(resent.channel == .voice)
         let last = try #require(harness.outbox.all.last)
@@ -94,7 +95,7 @@ struct TwilioProviderTests {
         let harness = try TwilioHarness()
         let (verification, code) = try await harness.startSMS()
         try await harness.provider.cancel(verification)
-        #expect(try await harness.provider.status(verification) == .canceled)
+        #expect(try await harness.provider.status(verification).status == .canceled)
         let error = await expectGatewayError(.notFound) { try await harness.provider.check(verification, code: code) }
         #expect(error?.vendor?.code == "20404")
     }
@@ -104,7 +105,7 @@ struct TwilioProviderTests {
         let harness = try TwilioHarness()
         let (verification, code) = try await harness.startSMS()
         harness.clock.advance(by: 599)
-        #expect(try await harness.provider.status(verification) == .pending)
+        #expect(try await harness.provider.status(verification).status == .pending)
         harness.clock.advance(by: 2)
         let error = await expectGatewayError(.notFound) { try await harness.provider.check(verification, code: code) }
         #expect(error?.vendor == GatewayError.VendorDetail(providerID: "twilio", code: "20404", httpStatus: 404))
@@ -137,7 +138,8 @@ struct TwilioProviderTests {
         let sent = try #require(harness.outbox.last(to: "ada@example.com"))
         #expect(sent.channel == "email")
         #expect(
-            try await harness.provider.check(TwilioHarness.stored(request, result), code: sent.code).status == .approved
+            try await harness.provider.check(TwilioHarness.stored(request, result), code: try #require(sent.code)).status
+                == .approved
         )
     }
 

@@ -12,7 +12,7 @@ struct TestNumberProvider: VerificationProvider {
 
     var capabilities: ProviderCapabilities {
         ProviderCapabilities(
-            channels: Set(Channel.allCases).subtracting([.email, .push]), resendKeepsCode: true,
+            channels: Set(Channel.allCases).subtracting([.email, .push, .silentAuth]), resendKeepsCode: true,
             supportsResend: true, supportsCancel: true, supportsStatus: false, resendCanChangeChannel: true)
     }
 
@@ -20,23 +20,19 @@ struct TestNumberProvider: VerificationProvider {
         ProviderStartResult(reference: nil, sentNothing: true)
     }
 
-    func check(_ verification: ProviderVerification, code: String?) async throws(GatewayError) -> ProviderCheckResult {
+    func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult {
         guard let expected = codes[verification.destination.value] else {
             // The number was removed from the configuration after the start.
             throw GatewayError(.expired, "This test number is no longer configured; start a new verification.")
         }
-        return ProviderCheckResult(status: ConstantTime.equals(code ?? "", expected) ? .approved : .pending)
+        return ProviderCheckResult(status: ConstantTime.equals(code, expected) ? .approved : .pending)
     }
 
-    func resend(_ verification: ProviderVerification, channel: Channel?) async throws(GatewayError)
+    func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult
     {
         ProviderStartResult(reference: verification.reference, sentNothing: true)
     }
 
     func cancel(_ verification: ProviderVerification) async throws(GatewayError) {}
-
-    func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationStatus {
-        .pending
-    }
 }

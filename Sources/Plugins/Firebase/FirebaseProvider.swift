@@ -11,16 +11,6 @@ import Logging
 /// session). A check calls `accounts:signInWithPhoneNumber`; approval carries Firebase's tokens.
 /// Configured test numbers never reach Firebase. Firebase has no cancel or status call.
 struct FirebaseProvider: VerificationProvider {
-    /// Keys of the provider's state map (stored by the gateway, never shown to API clients).
-    enum StateKey {
-        /// The `sessionInfo` of the session; removed once the session is used.
-        static let sessionInfo = "session_info"
-        /// When the code was sent, Unix seconds: a resend within ``FirebaseConfiguration/resendAfter`` keeps it.
-        static let sentAt = "sent_at"
-        /// `true` for a configured test number: nothing was sent and the check compares the fixed code.
-        static let testNumber = "test_number"
-    }
-
     static let capabilities = ProviderCapabilities(
         channels: [.sms],
         appVerificationKinds: [.recaptcha, .recaptchaEnterprise, .iosReceipt, .playIntegrity, .safetyNet],
@@ -69,13 +59,14 @@ struct FirebaseProvider: VerificationProvider {
             throw GatewayError(.invalidRequest, "Firebase phone sign-in needs a phone number.")
         }
         let language = FirebaseWire.language(from: request.locales)
-        let sentAt = String(clock.now.timeIntervalSince1970)
+        let sentAt = clock.now
         if configuration.testNumbers.contains(number) {
             logger.info(
                 "firebase test number: nothing sent",
                 metadata: ["provider.id": "\(id)", "to": "\(number.masked)"])
             return ProviderStartResult(
-                reference: nil, state: [StateKey.testNumber: "true", StateKey.sentAt: sentAt],
+                reference: nil,
+                state: try ProviderState(FirebaseVerificationState(sessionInfo: nil, sentAt: sentAt, testNumber: true)),
                 contentLanguage: language, channel: .sms, sentNothing: true)
         }
         guard let proof = request.appVerification else {
@@ -90,7 +81,7 @@ struct FirebaseProvider: VerificationProvider {
             "firebase code sent", metadata: ["provider.id": "\(id)", "to": "\(number.masked)"])
         return ProviderStartResult(
             reference: Self.reference(for: sessionInfo),
-            state: [StateKey.sessionInfo: sessionInfo, StateKey.sentAt: sentAt],
+            state: try ProviderState(FirebaseVerificationState(sessionInfo: sessionInfo, sentAt: sentAt)),
             contentLanguage: language, channel: .sms)
     }
 
@@ -162,12 +153,13 @@ struct FirebaseProvider: VerificationProvider {
 
     // MARK: check
 
-    func check(_ verification: ProviderVerification, code: String?) async throws(GatewayError) -> ProviderCheckResult {
-        guard let code, !code.isEmpty else { throw GatewayError(.invalidRequest, "`code` is required.") }
-        if verification.state[StateKey.testNumber] == "true" {
+    func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult {
+        guard !code.isEmpty else { throw GatewayError(.invalidRequest, "`code` is required.") }
+        var state = try verification.state.decode(FirebaseVerificationState.self)
+        if state.testNumber {
             return try checkTestNumber(verification, code: code)
         }
-        guard let sessionInfo = verification.state[StateKey.sessionInfo], !sessionInfo.isEmpty else {
+        guard let sessionInfo = state.sessionInfo, !sessionInfo.isEmpty else {
             throw GatewayError.internal("The Firebase session of this verification is missing from its state.")
         }
         let body = FirebaseWire.SignInWithPhoneNumberRequest(sessionInfo: sessionInfo, code: code)
@@ -184,23 +176,24 @@ struct FirebaseProvider: VerificationProvider {
                 FirebaseWire.SignInWithPhoneNumberResponse.self, from: response.body)
         else { throw malformed(operation: .signIn, httpStatus: response.status.code) }
         // The session is spent at Firebase: stop keeping its bearer string.
-        var state = verification.state
-        state.removeValue(forKey: StateKey.sessionInfo)
+        state.sessionInfo = nil
+        let spent = try ProviderState(state)
+        // The values stay strings, as the API has always returned them.
         if let idToken = answer.idToken, !idToken.isEmpty {
-            var tokens = ["idToken": idToken]
-            tokens["refreshToken"] = answer.refreshToken
-            tokens["localId"] = answer.localId
+            var tokens: [String: JSONValue] = ["idToken": .string(idToken)]
+            tokens["refreshToken"] = answer.refreshToken.map(JSONValue.string)
+            tokens["localId"] = answer.localId.map(JSONValue.string)
             // proto3 JSON omits a false bool.
-            tokens["isNewUser"] = answer.isNewUser == true ? "true" : "false"
-            tokens["expiresIn"] = answer.expiresIn?.value
-            return ProviderCheckResult(status: .approved, tokens: tokens, state: state)
+            tokens["isNewUser"] = .string(answer.isNewUser == true ? "true" : "false")
+            if let expiresIn = answer.expiresIn?.value { tokens["expiresIn"] = .string(expiresIn) }
+            return ProviderCheckResult(status: .approved, tokens: tokens, state: spent)
         }
         if let proof = answer.temporaryProof, !proof.isEmpty {
             // The phone is verified but belongs to another account (firebase.md §2.2).
-            var tokens = ["temporaryProof": proof]
-            tokens["temporaryProofExpiresIn"] = answer.temporaryProofExpiresIn?.value
-            tokens["phoneNumber"] = answer.phoneNumber
-            return ProviderCheckResult(status: .approved, tokens: tokens, state: state)
+            var tokens: [String: JSONValue] = ["temporaryProof": .string(proof)]
+            if let expiresIn = answer.temporaryProofExpiresIn?.value { tokens["temporaryProofExpiresIn"] = .string(expiresIn) }
+            tokens["phoneNumber"] = answer.phoneNumber.map(JSONValue.string)
+            return ProviderCheckResult(status: .approved, tokens: tokens, state: spent)
         }
         throw malformed(operation: .signIn, httpStatus: response.status.code)
     }
@@ -220,37 +213,29 @@ struct FirebaseProvider: VerificationProvider {
 
     // MARK: resend
 
-    /// Firebase's client SDKs are reentrant: asked again while a code is on its way, they send no second
-    /// SMS (firebase.md §5). Within ``FirebaseConfiguration/resendAfter`` of the send this answers with the
-    /// same state and sends nothing. After it, Firebase would need a fresh app-verification proof, which is
-    /// single-use, never stored and not part of a resend request, so the caller is told to start a new
-    /// verification with a new proof; the code already sent stays valid meanwhile.
-    func resend(_ verification: ProviderVerification, channel: Channel?) async throws(GatewayError)
-        -> ProviderStartResult
-    {
-        try await resend(verification, channel: channel, appVerification: nil)
-    }
-
     /// Firebase's reentrancy: within `resend_after_seconds` of the last send nothing is sent (the code
     /// already on its way stays valid). After that a new code needs a new proof; with one, the code is
     /// sent again and the new `sessionInfo` replaces the stored one.
-    func resend(_ verification: ProviderVerification, channel: Channel?, appVerification: AppVerificationProof?)
-        async throws(GatewayError) -> ProviderStartResult
+    ///
+    /// A code sent within the wait is not sent again: the client SDKs are reentrant the same way
+    /// (firebase.md §5), and the proof, single-use and never stored, is only needed for a new send.
+    func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
+        -> ProviderStartResult
     {
-        if let channel, channel != .sms {
+        if let channel = request.channel, channel != .sms {
             throw GatewayError(.unsupportedChannel, "Firebase phone sign-in sends codes by SMS only.")
         }
+        let state = try verification.state.decode(FirebaseVerificationState.self)
         let kept = ProviderStartResult(
             reference: verification.reference, state: verification.state, channel: .sms, sentNothing: true)
-        if verification.state[StateKey.testNumber] == "true" { return kept }
-        let sentAt = verification.state[StateKey.sentAt].flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
-        if let sentAt, clock.now.timeIntervalSince(sentAt) < configuration.resendAfter {
+        if state.testNumber { return kept }
+        if clock.now.timeIntervalSince(state.sentAt) < configuration.resendAfter {
             logger.info(
                 "firebase resend within the wait: nothing sent",
                 metadata: ["provider.id": "\(id)", "to": "\(verification.destination.masked)"])
             return kept
         }
-        guard let proof = appVerification else {
+        guard let proof = request.appVerification else {
             throw GatewayError(
                 .appVerificationRequired,
                 "Firebase sends another code only with a new app verification proof: send `app_verification` "
@@ -261,12 +246,12 @@ struct FirebaseProvider: VerificationProvider {
             throw GatewayError(.invalidRequest, "Firebase phone sign-in needs a phone number.")
         }
         let language = FirebaseWire.language(from: verification.locales)
-        let sentAgainAt = String(clock.now.timeIntervalSince1970)
+        let sentAgainAt = clock.now
         let sessionInfo = try await sendVerificationCode(to: number, proof: proof, language: language)
         logger.info("firebase code sent again", metadata: ["provider.id": "\(id)", "to": "\(number.masked)"])
         return ProviderStartResult(
             reference: Self.reference(for: sessionInfo),
-            state: [StateKey.sessionInfo: sessionInfo, StateKey.sentAt: sentAgainAt],
+            state: try ProviderState(FirebaseVerificationState(sessionInfo: sessionInfo, sentAt: sentAgainAt)),
             contentLanguage: language, channel: .sms)
     }
 

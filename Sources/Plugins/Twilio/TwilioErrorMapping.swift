@@ -151,7 +151,7 @@ enum TwilioErrorMapping {
         Row(60333, "Brandless template used", .providerRejected, "[ERRJSON]",
             "a warning in Twilio's dictionary; if it ever fails a request, the template configuration is at fault"),
         Row(60383, "Illegal factor status", .invalidRequest, "[ERR-60383]", "the factor must be re-enrolled"),
-        Row(60390, "Factor not found", .notFound, "[AE]", "re-enrol"),
+        Row(60390, "Factor not found", .notEnrolled, "[AE]", "re-enrol"),
         // The push SDK's client-side categories (twilio-verify-ios `TwilioVerifyError`, twilio.md §5).
         Row(60401, "Push SDK network error", .providerUnavailable, "[IOS]",
             "the device could not reach Twilio: transient"),

@@ -49,18 +49,17 @@ struct TwilioProvider: VerificationProvider {
 
     /// Twilio resends by starting again for the same `To`: while the verification is pending it keeps
     /// its SID and its code and records another send attempt, on the new channel if one is asked for.
-    func resend(_ verification: ProviderVerification, channel: Channel?) async throws(GatewayError)
+    func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult
     {
-        let channel = channel ?? verification.channel
+        let channel = request.channel ?? verification.channel
         let channelName = try Self.twilioChannel(for: channel, destination: verification.destination)
         return try await createVerification(
             destination: verification.destination, channel: channel, channelName: channelName,
             locale: TwilioLocale.choose(from: verification.locales), operation: "resend")
     }
 
-    func check(_ verification: ProviderVerification, code: String?) async throws(GatewayError) -> ProviderCheckResult {
-        guard let code else { throw GatewayError.invalidRequest("A code is required to check this verification.") }
+    func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult {
         guard Self.isWellFormed(code: code) else {
             throw GatewayError.invalidRequest("The code must be 4 to 10 letters or digits.")
         }
@@ -81,14 +80,15 @@ struct TwilioProvider: VerificationProvider {
             .post, path: verificationsPath + "/" + sid, form: [("Status", "canceled")], operation: "cancel")
     }
 
-    func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationStatus {
+    func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange {
         let sid = try reference(of: verification)
         let response = try await call(.get, path: verificationsPath + "/" + sid, form: nil, operation: "status")
         let resource = try decode(response, operation: "status", sendMayHaveHappened: false)
         guard let name = resource.status, let status = TwilioWire.status(named: name) else {
             throw malformed(operation: "status", httpStatus: response.status.code, sendMayHaveHappened: false)
         }
-        return status
+        let channel = resource.channel.flatMap(TwilioWire.channel(named:))
+        return VerificationChange(status: status, channel: channel, reason: status == .pending ? nil : name)
     }
 
     // MARK: helpers

@@ -26,7 +26,7 @@ enum TwilioWire {
         case .voice: return "call"
         case .whatsapp: return "whatsapp"
         case .email: return "email"
-        case .push, .flashcall: return nil
+        case .push, .flashcall, .silentAuth: return nil
         }
     }
 

@@ -10,6 +10,8 @@ struct APIError: HTTPResponseError {
     var error: GatewayError
     /// Overrides the code's own status where HTTP itself decides (405, 413).
     var statusOverride: HTTPResponse.Status?
+    /// Extra response headers (`Allow` with a 405).
+    var headers: HTTPFields = [:]
 
     init(_ error: GatewayError, status: HTTPResponse.Status? = nil) {
         self.error = error
@@ -23,7 +25,8 @@ struct APIError: HTTPResponseError {
     }
 
     func render(requestID: String) -> Response {
-        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        var headers = self.headers
+        headers[.contentType] = "application/json; charset=utf-8"
         if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }
         if !requestID.isEmpty { headers[.requestID] = requestID }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: body(requestID: requestID))))
@@ -39,6 +42,7 @@ struct APIError: HTTPResponseError {
         ]
         if let remaining = error.attemptsRemaining { body["attempts_remaining"] = .number(Double(remaining)) }
         if let retryAfter = error.retryAfter { body["retry_after"] = .number(Double(retryAfter)) }
+        if let action = error.nextAction { body["next_action"] = action.json }
         if let vendor = error.vendor {
             var provider: [String: JSONValue] = ["id": .string(vendor.providerID)]
             provider["code"] = vendor.code.map(JSONValue.string) ?? .null

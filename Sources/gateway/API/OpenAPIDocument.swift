@@ -6,7 +6,7 @@ enum OpenAPIDocument {
   "info": {
     "title": "Verification Gateway API",
     "version": "1.0.0",
-    "description": "One API in front of several phone-verification vendors. Every error has the shape of `Error`."
+    "description": "One API in front of several phone-verification vendors. Every error has the shape of `Error`. Routes under `/callbacks/` are called by vendors, not by clients, and take no API key."
   },
   "servers": [
     {
@@ -48,7 +48,7 @@ enum OpenAPIDocument {
         },
         "responses": {
           "201": {
-            "description": "Started",
+            "description": "Started. A provider that sets a challenge answers `status: pending`, `sends: 0` and `next_action.type` `solve_challenge`: nothing has been sent yet; answer the challenge at `POST /v1/verifications/{id}/challenge`.",
             "content": {
               "application/json": {
                 "schema": {
@@ -175,81 +175,22 @@ enum OpenAPIDocument {
                 "events"
               ]
             },
-            "description": "`timeline` adds the verification's timeline (route, arm, skipped providers, each vendor call with outcome and latency, each check) under `timeline`; `events` is its older name and puts it under `events`."
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "The verification",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Verification"
-                }
-              }
-            }
+            "description": "`timeline` adds the verification's timeline (route, arm, skipped providers, each vendor call with outcome and latency, each check, each vendor update) under `timeline`; `events` is its older name and puts it under `events`."
           },
-          "400": {
-            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
-          },
-          "401": {
-            "description": "Missing or invalid API key.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
-          },
-          "404": {
-            "description": "No verification with this id.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
-          }
-        }
-      }
-    },
-    "/v1/verifications/{id}/check": {
-      "post": {
-        "operationId": "checkVerification",
-        "summary": "Check a code",
-        "parameters": [
           {
-            "name": "id",
-            "in": "path",
-            "required": true,
+            "name": "refresh",
+            "in": "query",
+            "required": false,
             "schema": {
-              "type": "string",
-              "pattern": "^vf_[0-9a-f]{32}$"
-            }
+              "type": "boolean",
+              "default": false
+            },
+            "description": "`true` asks the vendor for its current state and applies what changed (status, channel, next action) before answering. Never spends a check attempt, so it is how a push or silent-auth verification is polled. A verification that is final, has sent nothing yet, or whose provider has no status call is answered from the store."
           }
         ],
-        "requestBody": {
-          "required": true,
-          "content": {
-            "application/json": {
-              "schema": {
-                "$ref": "#/components/schemas/CheckRequest"
-              }
-            }
-          }
-        },
         "responses": {
           "200": {
-            "description": "Approved (with a signed token), or pending for a push not yet answered",
+            "description": "The verification. When it was approved outside a check (vendor callback or refresh), the first answer that sees the approval carries `token` and `provider_tokens`, once, as the check answer does; later answers do not.",
             "content": {
               "application/json": {
                 "schema": {
@@ -288,8 +229,118 @@ enum OpenAPIDocument {
               }
             }
           },
+          "502": {
+            "description": "Refresh only: the vendor failed (see error.provider).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Refresh only: the provider that started the verification is no longer configured.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "504": {
+            "description": "Refresh only: the vendor did not answer in time.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/verifications/{id}/check": {
+      "post": {
+        "operationId": "checkVerification",
+        "summary": "Check a code (for a flash call, the caller number the app intercepted)",
+        "description": "Checks of one verification are settled one at a time: a concurrent check waits for the one at the vendor, the first right code approves, and every other answer is `already_approved`. A verification whose channel completes without a code at its provider (push; silent_auth where the vendor finishes it) is never completed by a check: read it with `GET /v1/verifications/{id}?refresh=true`.",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "pattern": "^vf_[0-9a-f]{32}$"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CheckRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Approved, with the signed token and any vendor tokens; or still pending with a new `next_action` when the vendor asks for another step before it approves",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CheckResult"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The verification ended `denied` (`denied`) or `blocked` (`destination_blocked`), during this check or before it.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No verification with this id.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "409": {
-            "description": "Already approved or canceled.",
+            "description": "`already_approved` or `canceled`; `invalid_state` while a challenge is unsolved, or when the provider completes this channel without a code (push, and silent_auth where the vendor finishes it: use GET with `refresh=true`); `concurrent_verification` when another check held the verification for too long.",
             "content": {
               "application/json": {
                 "schema": {
@@ -320,6 +371,155 @@ enum OpenAPIDocument {
           },
           "429": {
             "description": "No attempts left.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "502": {
+            "description": "The vendor failed (see error.provider), or the verification finally failed (`delivery_failed` with `retryable: false`).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "No provider is available.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "504": {
+            "description": "The vendor did not answer in time.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/verifications/{id}/challenge": {
+      "post": {
+        "operationId": "answerChallenge",
+        "summary": "Answer the challenge of a `solve_challenge` next action; a right answer sends the code",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "pattern": "^vf_[0-9a-f]{32}$"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ChallengeRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The challenge was solved and the code sent; `next_action` is now null, or the next step",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Verification"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "`app_verification_failed`: the answer was wrong; nothing was sent and the error's `next_action` holds a fresh challenge. Also `denied` or `destination_blocked` for a verification that ended so.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No verification with this id.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "`invalid_state`: the verification has no challenge to answer; or `already_approved`, `canceled`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "410": {
+            "description": "Expired.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "The request body is too large.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "`max_attempts_reached`: too many answers to this verification's challenges; start a new one.",
             "content": {
               "application/json": {
                 "schema": {
@@ -417,6 +617,16 @@ enum OpenAPIDocument {
               }
             }
           },
+          "403": {
+            "description": "The verification ended `denied` or `blocked`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "404": {
             "description": "No verification with this id.",
             "content": {
@@ -428,7 +638,7 @@ enum OpenAPIDocument {
             }
           },
           "409": {
-            "description": "Already approved or canceled.",
+            "description": "Already approved or canceled; `invalid_state` while a challenge is unsolved (nothing was sent yet).",
             "content": {
               "application/json": {
                 "schema": {
@@ -547,6 +757,16 @@ enum OpenAPIDocument {
               }
             }
           },
+          "403": {
+            "description": "The verification ended `denied` or `blocked`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "404": {
             "description": "No verification with this id.",
             "content": {
@@ -632,9 +852,11 @@ enum OpenAPIDocument {
                 "properties": {
                   "input": {
                     "type": "object",
+                    "maxProperties": 32,
                     "additionalProperties": {
-                      "type": "string"
-                    }
+                      "description": "Any JSON value."
+                    },
+                    "description": "The action's input; values may be any JSON (strings, numbers, booleans, objects, arrays)."
                   }
                 }
               }
@@ -663,8 +885,9 @@ enum OpenAPIDocument {
                     "output": {
                       "type": "object",
                       "additionalProperties": {
-                        "type": "string"
-                      }
+                        "description": "Any JSON value."
+                      },
+                      "description": "Values may be any JSON."
                     }
                   }
                 }
@@ -1145,6 +1368,151 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/callbacks/{provider}": {
+      "post": {
+        "operationId": "vendorCallback",
+        "security": [],
+        "summary": "Vendor callback: a vendor reports a verification's progress (no API key)",
+        "description": "The vendor's raw request (method, full public URL, headers, body) goes to the provider's plugin, which checks the vendor's signature (Twilio `X-Twilio-Signature` over the full public URL, Sinch's signed callbacks, Vonage's signed JWT) and turns the request into updates that the gateway applies. The URL a vendor is given is `<public_base_url>/callbacks/<provider id>`.",
+        "parameters": [
+          {
+            "name": "provider",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The provider id, as configured (`twilio`, `twilio-eu`)."
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "description": "Whatever the vendor sends (form-encoded or JSON); the gateway passes it unread to the plugin.",
+          "content": {
+            "*/*": {
+              "schema": {}
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Accepted. The body is whatever the vendor expects, often empty.",
+            "content": {
+              "*/*": {
+                "schema": {}
+              }
+            }
+          },
+          "401": {
+            "description": "`unauthorized`: the vendor's signature is missing or wrong; nothing changed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No provider with this id, or it takes no callbacks.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "The request body is too large.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/callbacks/{provider}/{path}": {
+      "post": {
+        "operationId": "vendorCallbackPath",
+        "security": [],
+        "summary": "Vendor callback at a sub-path of the provider's callback route (no API key)",
+        "description": "The vendor's raw request (method, full public URL, headers, body) goes to the provider's plugin, which checks the vendor's signature (Twilio `X-Twilio-Signature` over the full public URL, Sinch's signed callbacks, Vonage's signed JWT) and turns the request into updates that the gateway applies. The URL a vendor is given is `<public_base_url>/callbacks/<provider id>`. Any sub-path is accepted, including one of several `/`-separated segments (which an OpenAPI path template cannot express); the plugin reads it.",
+        "parameters": [
+          {
+            "name": "provider",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The provider id, as configured."
+          },
+          {
+            "name": "path",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The rest of the path after `/callbacks/{provider}/`, handed to the plugin."
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "description": "Whatever the vendor sends (form-encoded or JSON); the gateway passes it unread to the plugin.",
+          "content": {
+            "*/*": {
+              "schema": {}
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Accepted. The body is whatever the vendor expects, often empty.",
+            "content": {
+              "*/*": {
+                "schema": {}
+              }
+            }
+          },
+          "401": {
+            "description": "`unauthorized`: the vendor's signature is missing or wrong; nothing changed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No provider with this id, or it takes no callbacks.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "The request body is too large.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/sandbox/outbox": {
       "get": {
         "operationId": "sandboxOutbox",
@@ -1343,9 +1711,28 @@ enum OpenAPIDocument {
               "whatsapp",
               "email",
               "push",
-              "flashcall"
+              "flashcall",
+              "silent_auth"
             ],
             "default": "sms"
+          },
+          "fallback_channels": {
+            "type": "array",
+            "maxItems": 4,
+            "uniqueItems": true,
+            "items": {
+              "type": "string",
+              "enum": [
+                "sms",
+                "voice",
+                "whatsapp",
+                "email",
+                "push",
+                "flashcall",
+                "silent_auth"
+              ]
+            },
+            "description": "Channels to use after `channel`, in order; none may equal `channel`. A provider with native workflows runs them itself from one start; for the others a resend that names no channel moves to the next one. Providers that can do neither are skipped by routing."
           },
           "locales": {
             "type": "array",
@@ -1403,17 +1790,129 @@ enum OpenAPIDocument {
           "provider": {
             "type": "string",
             "description": "Force a provider, bypassing routing (tests, support)."
+          },
+          "client_context": {
+            "$ref": "#/components/schemas/ClientContext"
+          },
+          "channel_options": {
+            "$ref": "#/components/schemas/ChannelOptions"
+          }
+        }
+      },
+      "ClientContext": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The end user's device as the customer's backend saw it, passed to plugins whose vendor wants it; never logged in full.",
+        "properties": {
+          "ip": {
+            "type": "string",
+            "maxLength": 64,
+            "description": "The end user's IPv4 or IPv6 address (not the backend's)."
+          },
+          "user_agent": {
+            "type": "string",
+            "maxLength": 512
+          },
+          "device_id": {
+            "type": "string",
+            "maxLength": 128,
+            "description": "A stable id of the app installation or device."
+          }
+        }
+      },
+      "ChannelOptions": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "Options for channels that need more than a destination (push). Plugins read the ones their vendor takes.",
+        "properties": {
+          "factor_id": {
+            "type": "string",
+            "maxLength": 64,
+            "description": "The enrolled push factor to challenge; the identity's only factor when absent."
+          },
+          "prompt": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "message"
+            ],
+            "properties": {
+              "message": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 256,
+                "description": "What the push shows."
+              },
+              "details": {
+                "type": "array",
+                "maxItems": 10,
+                "description": "Label and value pairs shown under the message, in order.",
+                "items": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "label",
+                    "value"
+                  ],
+                  "properties": {
+                    "label": {
+                      "type": "string",
+                      "minLength": 1,
+                      "maxLength": 64
+                    },
+                    "value": {
+                      "type": "string",
+                      "minLength": 1,
+                      "maxLength": 256
+                    }
+                  }
+                }
+              },
+              "hidden_details": {
+                "type": "object",
+                "maxProperties": 20,
+                "additionalProperties": {
+                  "type": "string",
+                  "maxLength": 256
+                },
+                "description": "Facts kept with the push and not shown to the user."
+              }
+            }
           }
         }
       },
       "CheckRequest": {
         "type": "object",
         "additionalProperties": false,
+        "required": [
+          "code"
+        ],
         "properties": {
           "code": {
             "type": "string",
-            "maxLength": 32,
-            "description": "Required except for push, where an empty body polls the approval."
+            "minLength": 1,
+            "maxLength": 64,
+            "pattern": "^[!-~]+$",
+            "description": "The code the user received, without spaces; for a flash call, the caller number the app intercepted."
+          },
+          "client_context": {
+            "$ref": "#/components/schemas/ClientContext"
+          }
+        }
+      },
+      "ChallengeRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "answer"
+        ],
+        "properties": {
+          "answer": {
+            "type": "object",
+            "description": "The app's answer, in the form the provider's plugin defines for its challenge `kind` (for a slider captcha, the slider's position and the challenge's token)."
+          },
+          "client_context": {
+            "$ref": "#/components/schemas/ClientContext"
           }
         }
       },
@@ -1429,14 +1928,159 @@ enum OpenAPIDocument {
               "whatsapp",
               "email",
               "push",
-              "flashcall"
-            ]
+              "flashcall",
+              "silent_auth"
+            ],
+            "description": "Another channel to send over. Without it the channel stays, except that a provider without native workflows moves to the next of `fallback_channels`, if any is left."
           },
           "app_verification": {
             "type": "object",
             "description": "A fresh proof, for vendors that send a new code only with one (Firebase, once its resend wait has passed). Same shape as in StartRequest."
+          },
+          "client_context": {
+            "$ref": "#/components/schemas/ClientContext"
           }
         }
+      },
+      "NextAction": {
+        "description": "What the app must do next. The client switches on `type` and reads the member named by it.",
+        "oneOf": [
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "type",
+              "solve_challenge"
+            ],
+            "properties": {
+              "type": {
+                "const": "solve_challenge"
+              },
+              "solve_challenge": {
+                "type": "object",
+                "required": [
+                  "kind",
+                  "data",
+                  "expires_at"
+                ],
+                "description": "Solve a challenge and post the answer to `POST /v1/verifications/{id}/challenge`. Nothing has been sent yet.",
+                "properties": {
+                  "kind": {
+                    "type": "string",
+                    "description": "The plugin's name for the kind of challenge (`slider_captcha`)."
+                  },
+                  "data": {
+                    "description": "Any JSON: what the app needs to show the challenge."
+                  },
+                  "expires_at": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "format": "date-time"
+                  }
+                }
+              }
+            }
+          },
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "type",
+              "intercept_call"
+            ],
+            "properties": {
+              "type": {
+                "const": "intercept_call"
+              },
+              "intercept_call": {
+                "type": "object",
+                "required": [
+                  "caller_pattern",
+                  "timeout_seconds"
+                ],
+                "description": "A missed call will arrive; the app intercepts it and checks the caller number as the code.",
+                "properties": {
+                  "caller_pattern": {
+                    "type": "string",
+                    "description": "The caller number with `*` for the digits that are the code, or a regular expression where the vendor gives one."
+                  },
+                  "timeout_seconds": {
+                    "type": "integer",
+                    "description": "How long the app should wait for the call."
+                  }
+                }
+              }
+            }
+          },
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "type",
+              "open_url"
+            ],
+            "properties": {
+              "type": {
+                "const": "open_url"
+              },
+              "open_url": {
+                "type": "object",
+                "required": [
+                  "url",
+                  "cellular_only"
+                ],
+                "description": "The app opens the URL; the verification then completes without a code (read it with `refresh=true`).",
+                "properties": {
+                  "url": {
+                    "type": "string"
+                  },
+                  "cellular_only": {
+                    "type": "boolean",
+                    "description": "Open it over the mobile network (silent network authentication)."
+                  }
+                }
+              }
+            }
+          },
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "type",
+              "await_approval"
+            ],
+            "properties": {
+              "type": {
+                "const": "await_approval"
+              },
+              "await_approval": {
+                "type": "object",
+                "required": [
+                  "message",
+                  "expires_at"
+                ],
+                "description": "The user approves or denies a prompt on an enrolled device; the result arrives by callback or refresh.",
+                "properties": {
+                  "message": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "expires_at": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "format": "date-time"
+                  }
+                }
+              }
+            }
+          }
+        ]
       },
       "Verification": {
         "type": "object",
@@ -1450,7 +2094,10 @@ enum OpenAPIDocument {
           "attempts_remaining",
           "sends",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "next_action",
+          "fallback_channels",
+          "status_reason"
         ],
         "properties": {
           "id": {
@@ -1465,17 +2112,63 @@ enum OpenAPIDocument {
               "canceled",
               "expired",
               "max_attempts_reached",
-              "failed"
+              "failed",
+              "blocked"
             ]
           },
           "to": {
             "type": "string"
           },
           "channel": {
-            "type": "string"
+            "type": "string",
+            "enum": [
+              "sms",
+              "voice",
+              "whatsapp",
+              "email",
+              "push",
+              "flashcall",
+              "silent_auth"
+            ],
+            "description": "The channel in use; the vendor may move it (a workflow's next step)."
           },
           "provider": {
             "type": "string"
+          },
+          "next_action": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/NextAction"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "What the app must do next; present only while the verification is pending, null otherwise."
+          },
+          "fallback_channels": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "enum": [
+                "sms",
+                "voice",
+                "whatsapp",
+                "email",
+                "push",
+                "flashcall",
+                "silent_auth"
+              ]
+            },
+            "description": "Fallback channels not used yet, in order."
+          },
+          "status_reason": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 64,
+            "description": "The vendor's bounded reason code for the last status it reported (`DENIED`, `Fraud`), if any."
           },
           "content_language": {
             "type": [
@@ -1590,13 +2283,14 @@ enum OpenAPIDocument {
             "properties": {
               "token": {
                 "type": "string",
-                "description": "ES256 JWT, verifiable with /.well-known/jwks.json; present when approved."
+                "description": "ES256 JWT, verifiable with /.well-known/jwks.json; present in the answer that approved (a check), or in the first GET after an approval by callback or refresh, and only there."
               },
               "provider_tokens": {
                 "type": "object",
                 "additionalProperties": {
-                  "type": "string"
-                }
+                  "description": "Any JSON value."
+                },
+                "description": "The vendor's tokens (values may be any JSON); present with `token`."
               }
             }
           }
@@ -1631,6 +2325,9 @@ enum OpenAPIDocument {
                   "rate_limited",
                   "destination_blocked",
                   "idempotency_conflict",
+                  "not_enrolled",
+                  "account_locked",
+                  "invalid_token",
                   "incorrect_code",
                   "max_attempts_reached",
                   "expired",
@@ -1639,6 +2336,8 @@ enum OpenAPIDocument {
                   "canceled",
                   "concurrent_verification",
                   "max_sends_reached",
+                  "denied",
+                  "invalid_state",
                   "provider_unavailable",
                   "provider_timeout",
                   "provider_rate_limited",
@@ -1655,7 +2354,8 @@ enum OpenAPIDocument {
                 "type": "string"
               },
               "retryable": {
-                "type": "boolean"
+                "type": "boolean",
+                "description": "Whether the same request may succeed later. False for a verification that finally failed, even though `delivery_failed` is otherwise retryable."
               },
               "request_id": {
                 "type": "string"
@@ -1665,6 +2365,10 @@ enum OpenAPIDocument {
               },
               "retry_after": {
                 "type": "integer"
+              },
+              "next_action": {
+                "$ref": "#/components/schemas/NextAction",
+                "description": "The step the app must take now, when the error comes with one (a wrong challenge answer comes with a fresh challenge)."
               },
               "provider": {
                 "type": "object",
@@ -2205,6 +2909,7 @@ enum OpenAPIDocument {
               "type": "object",
               "required": [
                 "provider",
+                "kind",
                 "channel",
                 "to",
                 "code",
@@ -2215,14 +2920,32 @@ enum OpenAPIDocument {
                 "provider": {
                   "type": "string"
                 },
+                "kind": {
+                  "type": "string",
+                  "enum": [
+                    "sms",
+                    "voice",
+                    "whatsapp",
+                    "email",
+                    "push",
+                    "flash_call",
+                    "silent_auth"
+                  ],
+                  "description": "How the message reaches the user."
+                },
                 "channel": {
-                  "type": "string"
+                  "type": "string",
+                  "description": "The vendor's name for the channel."
                 },
                 "to": {
                   "type": "string"
                 },
                 "code": {
-                  "type": "string"
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "description": "The code the user would type; for a flash call, the caller number; null for a push."
                 },
                 "text": {
                   "type": "string"

@@ -47,7 +47,7 @@ struct PhoneNumbersController: Sendable {
         let countries = PhoneRegion.all.map { region -> JSONValue in
             let example = region.exampleNumber(type: .mobile)
             // The configured providers that do not exclude the region, with the channels each can send.
-            let serving = providers.filter { !$0.1.excludedRegions.contains(region.code) }.map { id, capabilities in
+            let serving = providers.filter { $0.1.serves(region: region.code) }.map { id, capabilities in
                 JSONValue.object([
                     "id": .string(id),
                     "channels": .array(

@@ -17,6 +17,7 @@ struct VerificationsController: Sendable {
         group.post("verifications/{id}/check", use: check)
         group.post("verifications/{id}/resend", use: resend)
         group.post("verifications/{id}/cancel", use: cancel)
+        group.post("verifications/{id}/challenge", use: challenge)
         group.post("providers/{provider}/actions/{action}", use: action)
     }
 
@@ -24,7 +25,7 @@ struct VerificationsController: Sendable {
 
     static let startFields: Set<String> = [
         "to", "channel", "locales", "app_verification", "code_length", "client_ref", "metadata", "provider",
-        "region",
+        "region", "fallback_channels", "client_context", "channel_options",
     ]
 
     @Sendable func start(_ request: Request, context: GatewayRequestContext) async throws -> Response {
@@ -83,11 +84,7 @@ struct VerificationsController: Sendable {
     static func parseStart(_ body: Data) throws(GatewayError) -> StartVerification {
         let reader = try JSONObjectReader(data: body)
         try reader.rejectUnknown(allowing: startFields)
-        let channelName = try reader.string("channel", maxLength: 32) ?? "sms"
-        guard let channel = Channel(rawValue: channelName) else {
-            let known = Channel.allCases.map(\.rawValue).joined(separator: ", ")
-            throw GatewayError(.unsupportedChannel, "`channel` must be one of: \(known).")
-        }
+        let channel = try parseChannel(try reader.string("channel", maxLength: 32) ?? "sms", field: "channel")
         let to = try reader.string("to", required: true, maxLength: 254) ?? ""
         let region = try PhoneNumbersController.region(try reader.string("region", maxLength: 8))
         let destination = try Destination.parse(to, for: channel, region: region)
@@ -96,6 +93,19 @@ struct VerificationsController: Sendable {
             throw GatewayError.invalidRequest("`locales` entry `\(locale)` is not a language tag such as `es-ES`.")
         }
         let proof = try parseProof(reader)
+        var fallbackChannels: [Channel] = []
+        for (index, name) in (try reader.stringArray("fallback_channels", maxCount: 4, maxLength: 32) ?? []).enumerated() {
+            let fallback = try parseChannel(name, field: "fallback_channels[\(index)]")
+            guard fallback != channel, !fallbackChannels.contains(fallback) else {
+                throw GatewayError.invalidRequest(
+                    "`fallback_channels` must not repeat a channel or the request's `channel`.")
+            }
+            guard fallback.needsPhoneNumber == channel.needsPhoneNumber else {
+                throw GatewayError.invalidRequest(
+                    "`fallback_channels[\(index)]` needs another kind of destination than `channel`.")
+            }
+            fallbackChannels.append(fallback)
+        }
         return StartVerification(
             destination: destination,
             channel: channel,
@@ -104,7 +114,65 @@ struct VerificationsController: Sendable {
             codeLength: try reader.integer("code_length", in: 4...10),
             clientReference: try reader.string("client_ref", maxLength: 128),
             metadata: try reader.stringMap("metadata", maxCount: 20) ?? [:],
-            forcedProvider: try reader.string("provider", maxLength: 40))
+            forcedProvider: try reader.string("provider", maxLength: 40),
+            fallbackChannels: fallbackChannels,
+            clientContext: try parseClientContext(reader),
+            channelOptions: try parseChannelOptions(reader))
+    }
+
+    static func parseChannel(_ name: String, field: String) throws(GatewayError) -> Channel {
+        guard let channel = Channel(rawValue: name) else {
+            let known = Channel.allCases.map(\.rawValue).joined(separator: ", ")
+            throw GatewayError(.unsupportedChannel, "`\(field)` must be one of: \(known).")
+        }
+        return channel
+    }
+
+    /// The optional `client_context` object: the end user's IP, user agent and device id.
+    static func parseClientContext(_ reader: JSONObjectReader) throws(GatewayError) -> ClientContext {
+        guard let object = try reader.object("client_context") else { return ClientContext() }
+        try object.rejectUnknown(allowing: ["ip", "user_agent", "device_id"])
+        let ip = try object.string("ip", maxLength: 64)
+        if let ip, !isIPAddress(ip) {
+            throw GatewayError.invalidRequest("`client_context.ip` must be an IPv4 or IPv6 address.")
+        }
+        return ClientContext(
+            ipAddress: ip, userAgent: try object.string("user_agent", maxLength: 512),
+            deviceID: try object.string("device_id", maxLength: 128))
+    }
+
+    static func isIPAddress(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4 {
+            return parts.allSatisfy { part in
+                (1...3).contains(part.count) && part.allSatisfy(\.isASCII) && UInt8(part) != nil
+            }
+        }
+        return text.contains(":") && text.count <= 45
+            && text.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+    }
+
+    /// The optional `channel_options` object: a push factor and its prompt.
+    static func parseChannelOptions(_ reader: JSONObjectReader) throws(GatewayError) -> ChannelOptions {
+        guard let object = try reader.object("channel_options") else { return ChannelOptions() }
+        try object.rejectUnknown(allowing: ["factor_id", "prompt"])
+        var options = ChannelOptions(factorID: try object.string("factor_id", maxLength: 64))
+        if let prompt = try object.object("prompt") {
+            try prompt.rejectUnknown(allowing: ["message", "details", "hidden_details"])
+            let message = try prompt.string("message", required: true, maxLength: 256) ?? ""
+            var details: [ChannelOptions.Prompt.Detail] = []
+            for (index, item) in (try prompt.objectArray("details", maxCount: 10) ?? []).enumerated() {
+                try item.rejectUnknown(allowing: ["label", "value"])
+                guard let label = try item.string("label", required: true, maxLength: 64),
+                    let value = try item.string("value", required: true, maxLength: 256)
+                else { throw GatewayError.invalidRequest("`channel_options.prompt.details[\(index)]` is incomplete.") }
+                details.append(ChannelOptions.Prompt.Detail(label: label, value: value))
+            }
+            options.prompt = ChannelOptions.Prompt(
+                message: message, details: details,
+                hiddenDetails: try prompt.stringMap("hidden_details", maxCount: 20, maxLength: 256) ?? [:])
+        }
+        return options
     }
 
     /// The optional `app_verification` object of a start or a resend.
@@ -139,37 +207,54 @@ struct VerificationsController: Sendable {
         var request = request
         let id = try context.parameters.require("id")
         let reader = try JSONObjectReader(data: try await Self.body(of: &request, context: context), allowEmpty: true)
-        try reader.rejectUnknown(allowing: ["code"])
-        let code = try reader.string("code", maxLength: 32)
-        if let code, code.isEmpty || code.contains(where: { !$0.isASCII || $0.isWhitespace }) {
+        try reader.rejectUnknown(allowing: ["code", "client_context"])
+        let code = try reader.string("code", required: true, maxLength: 64) ?? ""
+        if code.contains(where: { !$0.isASCII || $0.isWhitespace }) {
             throw GatewayError.invalidRequest("`code` must be the code the user received, without spaces.")
         }
-        let outcome = try await service.check(CheckVerification(verificationID: id, code: code))
+        let outcome = try await service.check(
+            CheckVerification(verificationID: id, code: code, clientContext: try Self.parseClientContext(reader)))
+        return JSONResponse.response(render(outcome))
+    }
+
+    /// A verification, with the gateway's token and the vendor's tokens when this answer carries them.
+    func render(_ outcome: CheckOutcome) -> JSONValue {
         var body = Self.render(outcome.record, now: service.clock.now)
-        if outcome.record.status == .approved, case .object(var fields) = body {
+        if outcome.carriesToken, outcome.record.status == .approved, case .object(var fields) = body {
             fields["token"] = .string(signer.sign(outcome.record, at: service.clock.now))
-            fields["provider_tokens"] = .object(outcome.providerTokens.mapValues(JSONValue.string))
+            fields["provider_tokens"] = .object(outcome.providerTokens)
             body = .object(fields)
         }
-        return JSONResponse.response(body)
+        return body
+    }
+
+    @Sendable func challenge(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        var request = request
+        let id = try context.parameters.require("id")
+        let reader = try JSONObjectReader(data: try await Self.body(of: &request, context: context))
+        try reader.rejectUnknown(allowing: ["answer", "client_context"])
+        guard let answer = try reader.object("answer") else {
+            throw GatewayError.invalidRequest("`answer` is required: the app's answer to the challenge.")
+        }
+        let record = try await service.submitChallenge(
+            id: id,
+            answer: ChallengeAnswer(answer: .object(answer.fields), clientContext: try Self.parseClientContext(reader)))
+        return JSONResponse.response(Self.render(record, now: service.clock.now))
     }
 
     @Sendable func resend(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         var request = request
         let id = try context.parameters.require("id")
         let reader = try JSONObjectReader(data: try await Self.body(of: &request, context: context), allowEmpty: true)
-        try reader.rejectUnknown(allowing: ["channel", "app_verification"])
+        try reader.rejectUnknown(allowing: ["channel", "app_verification", "client_context"])
         let proof = try Self.parseProof(reader)
-        var channel: Channel?
-        if let name = try reader.string("channel", maxLength: 32) {
-            guard let parsed = Channel(rawValue: name) else {
-                throw GatewayError(
-                    .unsupportedChannel,
-                    "`channel` must be one of: \(Channel.allCases.map(\.rawValue).joined(separator: ", ")).")
-            }
-            channel = parsed
+        let channel = try reader.string("channel", maxLength: 32).map { (name) throws(GatewayError) in
+            try Self.parseChannel(name, field: "channel")
         }
-        let record = try await service.resend(id: id, channel: channel, appVerification: proof)
+        let record = try await service.resend(
+            id: id,
+            request: ResendRequest(
+                channel: channel, appVerification: proof, clientContext: try Self.parseClientContext(reader)))
         return JSONResponse.response(Self.render(record, now: service.clock.now))
     }
 
@@ -184,8 +269,14 @@ struct VerificationsController: Sendable {
 
     @Sendable func get(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
-        let record = try await service.get(id: id)
-        var body = Self.render(record, now: service.clock.now)
+        var refresh = false
+        if let value = request.uri.queryParameters.get("refresh") {
+            guard value == "true" || value == "false" else {
+                throw GatewayError.invalidRequest("`refresh` takes `true` or `false`.")
+            }
+            refresh = value == "true"
+        }
+        var body = render(try await service.read(id: id, refresh: refresh))
         if let include = request.uri.queryParameters.get("include") {
             guard include == "events" || include == "timeline" else {
                 throw GatewayError.invalidRequest("`include` takes the value `timeline` (or its older name `events`).")
@@ -216,15 +307,16 @@ struct VerificationsController: Sendable {
             throw GatewayError(.notFound, "Provider `\(providerID)` has no action named `\(name)`.")
         }
         let reader = try JSONObjectReader(data: try await Self.body(of: &request, context: context), allowEmpty: true)
-        let input = try reader.stringMap("input", maxCount: 32, maxLength: 8192) ?? [:]
+        let input = try reader.object("input")?.fields ?? [:]
         try reader.rejectUnknown(allowing: ["input"])
+        guard input.count <= 32 else { throw GatewayError.invalidRequest("`input` has more than 32 entries.") }
         for key in action.requiredInputs where input[key] == nil {
             throw GatewayError.invalidRequest("`input.\(key)` is required by action `\(name)`.")
         }
         let output = try await provider.perform(action: name, input: input)
         return JSONResponse.response([
             "provider": .string(providerID), "action": .string(name),
-            "output": .object(output.mapValues(JSONValue.string)),
+            "output": .object(output),
         ])
     }
 
@@ -248,6 +340,9 @@ struct VerificationsController: Sendable {
             "route": record.route.map(JSONValue.string) ?? .null,
             "test_number": .bool(record.isTestNumber),
             "client_ref": record.clientReference.map(JSONValue.string) ?? .null,
+            "next_action": record.effectiveNextAction(at: now)?.json ?? .null,
+            "fallback_channels": .array(record.fallbackChannels.map { .string($0.rawValue) }),
+            "status_reason": record.statusReason.map(JSONValue.string) ?? .null,
         ]
         if !record.metadata.isEmpty { fields["metadata"] = .object(record.metadata.mapValues(JSONValue.string)) }
         return .object(fields)

@@ -33,11 +33,15 @@ struct GatewayConfiguration: Sendable {
     var apiKeys: [KeyEntry] = []
     var policy = VerificationPolicy()
     var tokenSigningKeyPEM: String?
+    /// Where vendors reach the gateway (`https://verify.example.com`): callback URLs are
+    /// `<public base URL>/callbacks/<provider id>`. The sandbox defaults it to its own address.
+    var publicBaseURL: URL?
     var breakers = CircuitBreakers.Settings()
     var prices = PriceTable()
 
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
+        "public_base_url",
         "prices",
     ]
 
@@ -244,6 +248,16 @@ struct GatewayConfiguration: Sendable {
                 }
             } else {
                 problems.append("`policy` must be a mapping")
+            }
+        }
+
+        if let value = top["public_base_url"] {
+            if case .string(let text) = value, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                ["http", "https"].contains(scheme), url.host?.isEmpty == false, url.query == nil, url.fragment == nil
+            {
+                config.publicBaseURL = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text)
+            } else {
+                problems.append("`public_base_url` must be an http(s) URL without query or fragment")
             }
         }
 

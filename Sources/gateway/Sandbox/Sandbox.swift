@@ -20,9 +20,16 @@ struct Sandbox: Sendable {
     let logger: Logger
 
     /// Builds and mounts an emulator for each plugin, restoring saved state from `stateDirectory`.
-    init(plugins: [GatewayPlugin], context: EmulatorContext, stateDirectory: URL?, logger: Logger) {
+    init(
+        plugins: [GatewayPlugin], context: EmulatorContext, stateDirectory: URL?, callbackBaseURL: URL? = nil,
+        callbackTransport: (any HTTPTransport)? = nil, logger: Logger
+    ) {
         var mounts: [Mount] = []
         for plugin in plugins {
+            var context = context
+            // In the sandbox each plugin serves one provider of the same id.
+            context.callbacks = CallbackSender(
+                baseURL: callbackBaseURL?.appending(path: plugin.id), transport: callbackTransport)
             let emulator = plugin.makeEmulator(context)
             let file = stateDirectory?.appendingPathComponent("\(plugin.id).json")
             if let file, let data = try? Data(contentsOf: file) {
@@ -84,8 +91,9 @@ struct Sandbox: Sendable {
             "messages": .array(
                 outbox.all.filter { to == nil || $0.to == to }.map { message in
                     [
-                        "provider": .string(message.provider), "channel": .string(message.channel),
-                        "to": .string(message.to), "code": .string(message.code), "text": .string(message.text),
+                        "provider": .string(message.provider), "kind": .string(message.kind.rawValue),
+                        "channel": .string(message.channel), "to": .string(message.to),
+                        "code": message.code.map(JSONValue.string) ?? .null, "text": .string(message.text),
                         "sent_at": .string(VerificationsController.timestamp(message.sentAt)),
                     ]
                 })

@@ -65,6 +65,17 @@ struct SQLiteMigration: Sendable {
                 ALTER TABLE verifications ADD COLUMN test_number INTEGER NOT NULL DEFAULT 0;
                 CREATE INDEX verifications_experiment ON verifications (experiment, created_at);
                 """),
+        SQLiteMigration(
+            version: 3, name: "contracts v2: next action, fallback channels, challenges, pending tokens, check lease",
+            sql: """
+                ALTER TABLE verifications ADD COLUMN next_action TEXT;
+                ALTER TABLE verifications ADD COLUMN fallback_channels TEXT NOT NULL DEFAULT '[]';
+                ALTER TABLE verifications ADD COLUMN challenge_attempts INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE verifications ADD COLUMN token_pending INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE verifications ADD COLUMN pending_tokens TEXT NOT NULL DEFAULT '{}';
+                ALTER TABLE verifications ADD COLUMN check_lease_until REAL;
+                ALTER TABLE verifications ADD COLUMN status_reason TEXT;
+                """),
     ]
 
     /// Brings the database up to the newest step in one `BEGIN IMMEDIATE` transaction, so two processes

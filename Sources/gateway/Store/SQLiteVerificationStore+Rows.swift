@@ -8,7 +8,8 @@ extension SQLiteVerificationStore {
         "id", "destination_kind", "destination_value", "channel", "provider_id", "provider_reference",
         "provider_state", "status", "attempts", "max_attempts", "sends", "created_at", "updated_at", "expires_at",
         "content_language", "locales", "experiment_arm", "client_reference", "metadata", "api_key_id", "version",
-        "route", "experiment", "failovers", "test_number",
+        "route", "experiment", "failovers", "test_number", "next_action", "fallback_channels", "challenge_attempts",
+        "token_pending", "pending_tokens", "check_lease_until", "status_reason",
     ]
     static let recordColumns = recordColumnNames.joined(separator: ", ")
     static let recordPlaceholders = recordColumnNames.map { _ in "?" }.joined(separator: ", ")
@@ -26,6 +27,8 @@ extension SQLiteVerificationStore {
         case .email: destinationKind = "email"
         case .identity: destinationKind = "identity"
         }
+        var nextAction = SQLiteValue.null
+        if let action = record.nextAction { nextAction = .text(try json(action)) }
         return [
             .text(record.id),
             .text(destinationKind),
@@ -52,6 +55,13 @@ extension SQLiteVerificationStore {
             .optionalText(record.experiment),
             .text(try json(record.failovers)),
             .int(record.isTestNumber ? 1 : 0),
+            nextAction,
+            .text(try json(record.fallbackChannels)),
+            .int(record.challengeAttempts),
+            .int(record.tokenPending ? 1 : 0),
+            .text(try json(record.pendingTokens)),
+            record.checkLeaseUntil.map(SQLiteValue.date) ?? .null,
+            .optionalText(record.statusReason),
         ]
     }
 
@@ -95,8 +105,7 @@ extension SQLiteVerificationStore {
             channel: channel,
             providerID: try required(4),
             providerReference: row.text(5),
-            providerState: try decodeJSON(
-                [String: String].self, row.text(6), what: "verification \(id) provider_state"),
+            providerState: try decodeJSON(ProviderState.self, row.text(6), what: "verification \(id) provider_state"),
             status: status,
             attempts: try integer(8),
             maxAttempts: try integer(9),
@@ -115,6 +124,17 @@ extension SQLiteVerificationStore {
         record.experiment = row.text(22)
         record.failovers = try decodeJSON([String].self, row.text(23), what: "verification \(id) failovers")
         record.isTestNumber = (row.int64(24) ?? 0) != 0
+        if let action = row.text(25) {
+            record.nextAction = try decodeJSON(NextAction.self, action, what: "verification \(id) next_action")
+        }
+        record.fallbackChannels = try decodeJSON(
+            [Channel].self, row.text(26), what: "verification \(id) fallback_channels")
+        record.challengeAttempts = Int(row.int64(27) ?? 0)
+        record.tokenPending = (row.int64(28) ?? 0) != 0
+        record.pendingTokens = try decodeJSON(
+            [String: JSONValue].self, row.text(29), what: "verification \(id) pending_tokens")
+        record.checkLeaseUntil = row.double(30).map(Date.init(timeIntervalSince1970:))
+        record.statusReason = row.text(31)
         return record
     }
 

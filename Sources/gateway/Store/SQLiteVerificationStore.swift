@@ -50,6 +50,19 @@ final class SQLiteVerificationStore: VerificationStore {
         }
     }
 
+    func record(providerID: String, reference: String) async throws(GatewayError) -> VerificationRecord? {
+        // Served by the (provider_id, provider_reference) index of migration 1.
+        try await perform("record by reference") { (connection) throws(SQLiteError) in
+            try connection.query(
+                """
+                SELECT \(Self.recordColumns) FROM verifications
+                WHERE provider_id = ? AND provider_reference = ? ORDER BY created_at DESC, id DESC LIMIT 1
+                """,
+                [.text(providerID), .text(reference)], row: Self.record(from:)
+            ).first
+        }
+    }
+
     func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool {
         try await perform("update") { (connection) throws(SQLiteError) in
             let changed = try connection.run(

@@ -1,80 +1,9 @@
 import Foundation
 import GatewayCore
 
-/// Any JSON value, decoded strictly: a number is never a boolean and a boolean never a number.
-///
-/// The API parses request bodies into this first, so that unknown fields, wrong types and missing
-/// fields can all be reported by name in the one error shape.
-enum JSONValue: Sendable, Equatable, Codable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .bool(let value): try container.encode(value)
-        case .number(let value):
-            if value.rounded() == value, abs(value) < 1e15 {
-                try container.encode(Int64(value))
-            } else {
-                try container.encode(value)
-            }
-        case .string(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
-        }
-    }
-
-    var typeName: String {
-        switch self {
-        case .null: return "null"
-        case .bool: return "boolean"
-        case .number: return "number"
-        case .string: return "string"
-        case .array: return "array"
-        case .object: return "object"
-        }
-    }
-}
-
-extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
-    ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral
-{
-    init(stringLiteral value: String) { self = .string(value) }
-    init(integerLiteral value: Int) { self = .number(Double(value)) }
-    init(booleanLiteral value: Bool) { self = .bool(value) }
-    init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
-    }
-    init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-    init(nilLiteral: ()) { self = .null }
-}
-
 /// A JSON object from a request body, read field by field with every problem named.
 struct JSONObjectReader {
-    private let fields: [String: JSONValue]
+    let fields: [String: JSONValue]
     private let context: String
     /// Prepended to field names in messages (`app_verification.`).
     private let prefix: String
@@ -211,6 +140,30 @@ struct JSONObjectReader {
             return JSONObjectReader(fields: fields, context: "`\(prefix)\(name)` object", prefix: "\(prefix)\(name).")
         case .some(let other):
             throw GatewayError.invalidRequest("`\(prefix)\(name)` must be an object, not \(other.typeName).")
+        }
+    }
+
+    /// An array of objects, each read with its own reader.
+    func objectArray(_ name: String, maxCount: Int) throws(GatewayError) -> [JSONObjectReader]? {
+        switch fields[name] {
+        case .none, .some(.null): return nil
+        case .array(let items):
+            guard items.count <= maxCount else {
+                throw GatewayError.invalidRequest("`\(prefix)\(name)` has more than \(maxCount) items.")
+            }
+            var readers: [JSONObjectReader] = []
+            for (index, item) in items.enumerated() {
+                guard case .object(let fields) = item else {
+                    throw GatewayError.invalidRequest("`\(prefix)\(name)[\(index)]` must be an object.")
+                }
+                readers.append(
+                    JSONObjectReader(
+                        fields: fields, context: "`\(prefix)\(name)[\(index)]` object",
+                        prefix: "\(prefix)\(name)[\(index)]."))
+            }
+            return readers
+        case .some(let other):
+            throw GatewayError.invalidRequest("`\(prefix)\(name)` must be an array of objects, not \(other.typeName).")
         }
     }
 }

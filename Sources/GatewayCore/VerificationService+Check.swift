@@ -1,0 +1,184 @@
+import Foundation
+
+extension VerificationService {
+    // MARK: check
+
+    /// Checks a code. A wrong code throws `incorrect_code` with the attempts left; the last wrong code
+    /// throws `max_attempts_reached`.
+    ///
+    /// Checks of one verification are settled one at a time: a check takes a lease on the record (with
+    /// compare-and-set, so it holds across gateway instances sharing a store) before it calls the vendor,
+    /// and a concurrent check waits for it. So a double-submitted right code approves once and the other
+    /// submission answers `already_approved`, whatever the vendor says to the second call.
+    public func check(_ request: CheckVerification) async throws(GatewayError) -> CheckOutcome {
+        let (record, provider) = try await acquireCheck(request.verificationID)
+        let began = ContinuousClock.now
+        let result: ProviderCheckResult
+        do {
+            result = try await provider.check(
+                ProviderVerification(record, clientContext: request.clientContext), code: request.code)
+        } catch {
+            try? await store.append(
+                callEvent(record.id, provider.id, "check", outcome: error.code.rawValue, since: began))
+            throw await finishFailedCheck(error, record: record)
+        }
+        try await store.append(callEvent(record.id, provider.id, "check", outcome: result.status.rawValue, since: began))
+        try await store.append(
+            VerificationEvent(
+                verificationID: record.id, kind: .checked, at: clock.now,
+                detail: ["outcome": result.status.rawValue, "attempt": String(record.attempts)]))
+        switch result.status {
+        case .approved:
+            let settled = try await finishCheck(record.id) { record in
+                record.status = .approved
+                record.nextAction = nil
+                if let state = result.state { record.providerState = state }
+            }
+            // A cancel that won the race leaves the record canceled: never report success for it. An approval
+            // that arrived by callback meanwhile is this check's approval too: its token is handed out here.
+            guard settled.status == .approved else { throw settled.status.finalStateError ?? .internal() }
+            if settled.tokenPending { return try await claimToken(settled) ?? CheckOutcome(record: settled, carriesToken: true) }
+            return CheckOutcome(record: settled, providerTokens: result.tokens, carriesToken: true)
+        case .pending:
+            if let action = result.nextAction {
+                // The vendor wants another step before it approves (IDaaS MFA): not a wrong code.
+                let settled = try await finishCheck(record.id) { record in
+                    record.nextAction = action
+                    if let state = result.state { record.providerState = state }
+                }
+                if let error = settled.status.finalStateError { throw error }
+                return CheckOutcome(record: settled, carriesToken: false)
+            }
+            var remaining = 0
+            let settled = try await finishCheck(record.id) { record in
+                // The vendor may rotate its state on a wrong code; later calls need the new one.
+                if let state = result.state { record.providerState = state }
+                remaining = min(record.attemptsRemaining, result.attemptsRemaining ?? Int.max)
+                if remaining <= 0 { record.status = .maxAttemptsReached }
+            }
+            if settled.status == .maxAttemptsReached {
+                throw GatewayError(
+                    .maxAttemptsReached, "Wrong code, and no attempts are left; start a new verification.",
+                    attemptsRemaining: 0)
+            }
+            if let error = settled.status.finalStateError { throw error }
+            throw GatewayError(.incorrectCode, "The code is not correct.", attemptsRemaining: remaining)
+        default:
+            let settled = try await finishCheck(record.id) { record in
+                record.status = result.status
+                record.nextAction = nil
+            }
+            throw settled.status.finalStateError ?? .internal()
+        }
+    }
+
+    /// Waits until no other check holds the verification, then reserves an attempt and takes the lease.
+    private func acquireCheck(_ id: String) async throws(GatewayError)
+        -> (VerificationRecord, any VerificationProvider)
+    {
+        let waitLimit = ContinuousClock.now.advanced(by: .milliseconds(Int64(policy.checkLease * 1000)))
+        var pause = Duration.milliseconds(1)
+        while true {
+            let record = try await current(id)
+            if let error = record.status.finalStateError { throw error }
+            let provider = try provider(for: record)
+            if case .solveChallenge = record.nextAction {
+                throw GatewayError(
+                    .invalidState,
+                    "Nothing was sent yet: answer the challenge at /v1/verifications/\(id)/challenge first.")
+            }
+            if provider.capabilities.completesWithoutCode.contains(record.channel) {
+                throw GatewayError(
+                    .invalidState,
+                    "A \(record.channel.rawValue) verification completes without a code; read it with ?refresh=true.")
+            }
+            if record.attempts >= record.maxAttempts {
+                // Even while another check holds the last attempt: no answer of it can give this one an attempt.
+                throw GatewayError(
+                    .maxAttemptsReached, "Too many wrong codes for this verification; start a new one.",
+                    attemptsRemaining: 0)
+            }
+            if let lease = record.checkLeaseUntil, lease > clock.now {
+                // Another check is at the vendor; its answer decides what this one finds.
+                guard ContinuousClock.now < waitLimit else {
+                    throw GatewayError(.concurrentVerification, "Another check of this verification is running; try again.")
+                }
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .milliseconds(20))
+                continue
+            }
+            var reserved = record
+            reserved.attempts += 1
+            reserved.checkLeaseUntil = clock.now.addingTimeInterval(policy.checkLease)
+            reserved.updatedAt = clock.now
+            reserved.version += 1
+            if try await store.update(reserved) { return (reserved, provider) }
+        }
+    }
+
+    /// Applies a check's result and gives the lease back, in one compare-and-set. `apply` runs only while
+    /// the record is still pending: a cancel, a callback or an expiry that got there first stays.
+    @discardableResult
+    func finishCheck(
+        _ id: String, _ apply: (inout VerificationRecord) -> Void
+    ) async throws(GatewayError) -> VerificationRecord {
+        while true {
+            guard let record = try await store.record(id: id) else { throw GatewayError.notFound() }
+            var next = record
+            if record.status == .pending { apply(&next) }
+            next.checkLeaseUntil = nil
+            if next == record { return record }
+            next.updatedAt = clock.now
+            next.version += 1
+            if try await store.update(next) {
+                if next.status != record.status {
+                    try await store.append(
+                        VerificationEvent(
+                            verificationID: id, kind: .statusChanged, at: next.updatedAt,
+                            detail: ["status": next.status.rawValue]))
+                }
+                return next
+            }
+        }
+    }
+
+    /// A vendor error during a check: verification-class errors change the record's state; anything else
+    /// gives the attempt back. The answer is always true to the stored record: a verification that another
+    /// request approved or canceled meanwhile says so, never the vendor's "already used".
+    private func finishFailedCheck(_ error: GatewayError, record: VerificationRecord) async -> GatewayError {
+        var error = error
+        let target: VerificationStatus?
+        switch error.code {
+        case .maxAttemptsReached: target = .maxAttemptsReached
+        case .expired, .notFound:
+            // The vendor no longer knows a verification we hold: for the caller it has expired.
+            target = .expired
+            error.code = .expired
+            error.message = "This verification has expired; start a new one."
+        case .alreadyApproved: target = .approved
+        case .canceled: target = .canceled
+        case .denied: target = .denied
+        case .destinationBlocked: target = .blocked
+        default: target = nil
+        }
+        let settled: VerificationRecord
+        do {
+            settled = try await finishCheck(record.id) { record in
+                if let target {
+                    record.status = target
+                    record.nextAction = nil
+                } else if record.attempts > 0 {
+                    // The check never reached a verdict: give the attempt back.
+                    record.attempts -= 1
+                }
+            }
+        } catch let storeError {
+            return storeError
+        }
+        if let target, settled.status != target, let truth = settled.status.finalStateError { return truth }
+        if target == nil, let truth = settled.status.finalStateError { return truth }
+        if target == .maxAttemptsReached { error.attemptsRemaining = 0 }
+        if target != nil { error.retryable = false }
+        return error
+    }
+}

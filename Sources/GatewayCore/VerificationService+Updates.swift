@@ -1,0 +1,346 @@
+import Foundation
+
+extension VerificationService {
+    // MARK: resend, cancel
+
+    /// Sends the verification again through the provider that started it.
+    ///
+    /// With no channel named, a provider that does not run workflows itself moves to the next of the
+    /// request's `fallback_channels`, if any are left.
+    public func resend(id: String, request: ResendRequest = ResendRequest()) async throws(GatewayError)
+        -> VerificationRecord
+    {
+        var record = try await current(id)
+        if let error = record.status.finalStateError { throw error }
+        if case .solveChallenge = record.nextAction {
+            throw GatewayError(.invalidState, "Nothing was sent yet: answer the challenge first.")
+        }
+        let provider = try provider(for: record)
+        let capabilities = provider.capabilities
+        guard capabilities.supportsResend else {
+            throw GatewayError(.invalidRequest, "Provider \(provider.id) cannot resend; start a new verification.")
+        }
+        var channel = request.channel
+        var usesFallback = false
+        if channel == nil, !capabilities.nativeWorkflows, let next = record.fallbackChannels.first {
+            channel = next
+            usesFallback = true
+        }
+        if let channel, channel != record.channel {
+            guard capabilities.resendCanChangeChannel, capabilities.channels.contains(channel),
+                channel.needsPhoneNumber == record.channel.needsPhoneNumber
+            else {
+                throw GatewayError(
+                    .unsupportedChannel, "This verification cannot be resent over \(channel.rawValue).")
+            }
+        }
+        if record.sends >= policy.maxSends {
+            throw GatewayError(.maxSendsReached, "The code was sent too many times; wait for it to expire.")
+        }
+        let began = ContinuousClock.now
+        let result: ProviderStartResult
+        do {
+            var vendorRequest = request
+            vendorRequest.channel = channel
+            result = try await provider.resend(
+                ProviderVerification(record, clientContext: request.clientContext), request: vendorRequest)
+            try await store.append(callEvent(record.id, provider.id, "resend", outcome: "accepted", since: began))
+        } catch {
+            try await store.append(
+                callEvent(record.id, provider.id, "resend", outcome: error.code.rawValue, since: began))
+            if error.code == .expired || error.code == .notFound {
+                _ = try await settle(record, status: .expired, event: .statusChanged)
+            }
+            throw error
+        }
+        while true {
+            // A vendor that only re-armed a code still valid (Firebase's reentrant start) sent nothing.
+            if !result.sentNothing { record.sends += 1 }
+            let newChannel = result.channel ?? channel ?? record.channel
+            record.channel = newChannel
+            if usesFallback || newChannel != record.channel {
+                record.fallbackChannels.removeAll { $0 == newChannel }
+            }
+            if let reference = result.reference { record.providerReference = reference }
+            if !result.state.isEmpty { record.providerState = result.state }
+            if let expiresAt = result.expiresAt { record.expiresAt = expiresAt }
+            if let language = result.contentLanguage { record.contentLanguage = language }
+            record.nextAction = result.nextAction
+            record.updatedAt = clock.now
+            record.version += 1
+            if try await store.update(record) { break }
+            record = try await current(id)
+            if let error = record.status.finalStateError { throw error }
+        }
+        try await store.append(
+            VerificationEvent(
+                verificationID: id, kind: .resent, at: clock.now,
+                detail: [
+                    "channel": record.channel.rawValue, "sends": String(record.sends),
+                    "sent": result.sentNothing ? "false" : "true",
+                ]))
+        return record
+    }
+
+    /// Cancels a pending verification. Canceling a canceled one returns it unchanged.
+    public func cancel(id: String) async throws(GatewayError) -> VerificationRecord {
+        let record = try await current(id)
+        if record.status == .canceled { return record }
+        if let error = record.status.finalStateError { throw error }
+        let provider = try provider(for: record)
+        let sentSomething = record.sends > 0
+        if provider.capabilities.supportsCancel, sentSomething {
+            let began = ContinuousClock.now
+            do {
+                try await provider.cancel(ProviderVerification(record))
+                try await store.append(callEvent(record.id, provider.id, "cancel", outcome: "canceled", since: began))
+            } catch {
+                try await store.append(
+                    callEvent(record.id, provider.id, "cancel", outcome: error.code.rawValue, since: began))
+                // A vendor that already forgot the verification leaves nothing to cancel.
+                if error.code != .notFound && error.code != .expired { throw error }
+            }
+        }
+        let canceled = try await settle(record, status: .canceled, event: .canceled)
+        // An approval that won the race stays approved, and the caller hears so.
+        guard canceled.status == .canceled else { throw canceled.status.finalStateError ?? .internal() }
+        return canceled
+    }
+
+    // MARK: read and refresh
+
+    /// The current record; a pending verification past its expiry is marked expired.
+    public func get(id: String) async throws(GatewayError) -> VerificationRecord {
+        try await current(id)
+    }
+
+    public func events(id: String) async throws(GatewayError) -> [VerificationEvent] {
+        try await store.events(verificationID: id)
+    }
+
+    /// The current record, asking the vendor first when `refresh` is set. The first read after an approval
+    /// that arrived outside a check (callback or refresh) carries the gateway's token, once.
+    public func read(id: String, refresh: Bool = false) async throws(GatewayError) -> CheckOutcome {
+        let record = refresh ? try await self.refresh(id: id) : try await current(id)
+        return try await claimToken(record) ?? CheckOutcome(record: record, carriesToken: false)
+    }
+
+    /// Asks the vendor for the verification's state and applies what changed. Never spends an attempt.
+    /// A provider with no status call, and a verification that is final or has sent nothing yet, are
+    /// answered from the store.
+    public func refresh(id: String) async throws(GatewayError) -> VerificationRecord {
+        let record = try await current(id)
+        guard record.status == .pending, record.sends > 0 else { return record }
+        let provider = try provider(for: record)
+        guard provider.capabilities.supportsStatus else { return record }
+        let began = ContinuousClock.now
+        let change: VerificationChange
+        do {
+            change = try await provider.status(ProviderVerification(record))
+            try await store.append(
+                callEvent(record.id, provider.id, "status", outcome: change.status?.rawValue ?? "pending", since: began))
+        } catch {
+            try await store.append(callEvent(record.id, provider.id, "status", outcome: error.code.rawValue, since: began))
+            if error.code == .expired || error.code == .notFound {
+                return try await settle(record, status: .expired, event: .statusChanged)
+            }
+            throw error
+        }
+        return try await apply(change, to: record.id, source: "refresh")
+    }
+
+    /// Hands out a pending approval token: the compare-and-set makes sure only one reader gets it.
+    func claimToken(_ record: VerificationRecord) async throws(GatewayError) -> CheckOutcome? {
+        var record = record
+        while record.status == .approved, record.tokenPending {
+            var next = record
+            next.tokenPending = false
+            next.pendingTokens = [:]
+            next.checkLeaseUntil = nil
+            next.updatedAt = clock.now
+            next.version += 1
+            if try await store.update(next) {
+                try await store.append(VerificationEvent(verificationID: next.id, kind: .tokenIssued, at: next.updatedAt))
+                return CheckOutcome(record: next, providerTokens: record.pendingTokens, carriesToken: true)
+            }
+            guard let reloaded = try await store.record(id: record.id) else { throw GatewayError.notFound() }
+            record = reloaded
+        }
+        return nil
+    }
+
+    // MARK: changes reported by the vendor
+
+    /// Applies a change the vendor reported (callback or refresh). A final verification never moves: an
+    /// approval stays approved whatever arrives after it.
+    @discardableResult
+    public func apply(_ change: VerificationChange, to id: String, source: String) async throws(GatewayError)
+        -> VerificationRecord
+    {
+        while true {
+            let record = try await current(id)
+            guard record.status == .pending else {
+                if let status = change.status, status != record.status {
+                    try await store.append(
+                        VerificationEvent(
+                            verificationID: id, kind: .providerUpdate, at: clock.now,
+                            detail: ["source": source, "status": status.rawValue, "ignored": "final"]))
+                }
+                return record
+            }
+            var next = record
+            if let channel = change.channel, channel != record.channel {
+                next.channel = channel
+                next.fallbackChannels.removeAll { $0 == channel }
+            }
+            switch change.nextAction {
+            case .keep: break
+            case .clear: next.nextAction = nil
+            case .set(let action): next.nextAction = action
+            }
+            if let state = change.state { next.providerState = state }
+            if let language = change.contentLanguage { next.contentLanguage = language }
+            if let expiresAt = change.expiresAt { next.expiresAt = expiresAt }
+            if let reason = change.reason { next.statusReason = String(reason.prefix(64)) }
+            if let status = change.status, status != .pending {
+                next.status = status
+                next.nextAction = nil
+                if status == .approved {
+                    next.tokenPending = true
+                    next.pendingTokens = change.tokens
+                }
+            }
+            if next == record { return record }
+            next.updatedAt = clock.now
+            next.version += 1
+            guard try await store.update(next) else { continue }
+            var detail = ["source": source, "status": next.status.rawValue, "channel": next.channel.rawValue]
+            if let reason = change.reason { detail["reason"] = String(reason.prefix(64)) }
+            if let action = next.nextAction { detail["next_action"] = action.type }
+            try await store.append(VerificationEvent(verificationID: id, kind: .providerUpdate, at: next.updatedAt, detail: detail))
+            if next.status != record.status {
+                try await store.append(
+                    VerificationEvent(
+                        verificationID: id, kind: .statusChanged, at: next.updatedAt,
+                        detail: ["status": next.status.rawValue]))
+            }
+            if next.channel != record.channel {
+                logger.info(
+                    "vendor changed the channel",
+                    metadata: ["verification.id": "\(id)", "channel": "\(next.channel.rawValue)", "source": "\(source)"])
+            }
+            return next
+        }
+    }
+
+    /// Hands a vendor's callback to the plugin of `providerID`, which verifies its signature, then applies
+    /// the updates it found. A callback for a verification the gateway does not hold is answered and
+    /// otherwise ignored, so the vendor does not retry it forever.
+    public func handleCallback(providerID: String, _ callback: VendorCallback) async throws(GatewayError)
+        -> CallbackReply
+    {
+        guard let provider = registry.provider(providerID) else {
+            throw GatewayError(.notFound, "No provider named `\(providerID)` is configured.")
+        }
+        guard provider.capabilities.acceptsCallbacks else {
+            throw GatewayError(.notFound, "Provider `\(providerID)` takes no callbacks.")
+        }
+        let lookup = VerificationLookup { (target) throws(GatewayError) in
+            try await self.record(for: target, providerID: providerID).map { ProviderVerification($0) }
+        }
+        let reply = try await provider.handleCallback(callback, lookup: lookup)
+        for update in reply.updates {
+            guard let record = try await record(for: update.target, providerID: providerID) else {
+                logger.notice("callback for an unknown verification", metadata: ["provider.id": "\(providerID)"])
+                continue
+            }
+            try await apply(update.change, to: record.id, source: "callback")
+        }
+        return reply
+    }
+
+    private func record(for target: ProviderUpdate.Target, providerID: String) async throws(GatewayError)
+        -> VerificationRecord?
+    {
+        switch target {
+        case .reference(let reference):
+            return try await store.record(providerID: providerID, reference: reference)
+        case .verificationID(let id):
+            guard Self.isWellFormedID(id), let record = try await store.record(id: id), record.providerID == providerID
+            else { return nil }
+            return record
+        }
+    }
+
+    // MARK: challenges
+
+    /// The app's answer to a `solve_challenge` next action. A right answer sends the code (what a start
+    /// does); a wrong one throws `app_verification_failed` carrying a fresh challenge, and nothing is sent.
+    public func submitChallenge(id: String, answer: ChallengeAnswer) async throws(GatewayError) -> VerificationRecord {
+        // Take the challenge with compare-and-set, so two answers at once never send twice.
+        var record: VerificationRecord
+        let challenge: NextAction
+        while true {
+            record = try await current(id)
+            if let error = record.status.finalStateError { throw error }
+            guard let action = record.nextAction, case .solveChallenge = action else {
+                throw GatewayError(.invalidState, "This verification has no challenge to answer.")
+            }
+            guard record.challengeAttempts < policy.maxChallengeAttempts else {
+                _ = try await settle(record, status: .maxAttemptsReached, event: .statusChanged)
+                throw GatewayError(
+                    .maxAttemptsReached, "Too many answers to this verification's challenge; start a new one.",
+                    attemptsRemaining: 0)
+            }
+            var taken = record
+            taken.challengeAttempts += 1
+            taken.nextAction = nil
+            taken.updatedAt = clock.now
+            taken.version += 1
+            if try await store.update(taken) {
+                record = taken
+                challenge = action
+                break
+            }
+        }
+        let provider = try provider(for: record)
+        let began = ContinuousClock.now
+        let result: ProviderStartResult
+        do {
+            result = try await provider.submitChallenge(
+                ProviderVerification(record, clientContext: answer.clientContext), answer: answer)
+        } catch {
+            try await store.append(callEvent(id, provider.id, "challenge", outcome: error.code.rawValue, since: began))
+            // The challenge stays open for another answer.
+            _ = try? await finishCheck(id) { record in
+                if record.nextAction == nil { record.nextAction = challenge }
+            }
+            throw error
+        }
+        let solved: Bool
+        if case .solveChallenge = result.nextAction { solved = false } else { solved = true }
+        try await store.append(
+            callEvent(id, provider.id, "challenge", outcome: solved ? "accepted" : "rejected", since: began))
+        let settled = try await finishCheck(id) { record in
+            record.nextAction = result.nextAction
+            if !result.state.isEmpty { record.providerState = result.state }
+            if let reference = result.reference { record.providerReference = reference }
+            guard solved else { return }
+            if !result.sentNothing { record.sends += 1 }
+            if let channel = result.channel { record.channel = channel }
+            if let language = result.contentLanguage { record.contentLanguage = language }
+            record.expiresAt = result.expiresAt ?? max(record.expiresAt, clock.now.addingTimeInterval(policy.codeValidity))
+        }
+        try await store.append(
+            VerificationEvent(
+                verificationID: id, kind: .challenge, at: clock.now,
+                detail: ["outcome": solved ? "accepted" : "rejected", "attempt": String(record.challengeAttempts)]))
+        if let error = settled.status.finalStateError { throw error }
+        guard solved else {
+            throw GatewayError(
+                .appVerificationFailed, "The challenge was not solved; a new challenge is in `next_action`.",
+                retryable: true, nextAction: settled.nextAction)
+        }
+        return settled
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// Turns a request to `/callbacks/{provider id}/…` into a ``VendorCallback`` for the provider's plugin,
+/// and the plugin's reply into the answer the vendor gets. Shared by the HTTP route and the sandbox's
+/// in-process callbacks.
+struct CallbackReceiver: Sendable {
+    static let prefix = "/callbacks/"
+
+    let service: VerificationService
+    /// The gateway's public base URL, so a plugin can check a signature over the URL the vendor called.
+    let publicBaseURL: URL
+
+    func receive(
+        method: HTTPRequest.Method, path: String, query: String?, headerFields: HTTPFields, body: Data
+    ) async throws -> TransportResponse {
+        let rest = path.dropFirst(Self.prefix.count)
+        let providerID = String(rest.prefix { $0 != "/" })
+        guard !providerID.isEmpty, service.registry.provider(providerID) != nil else {
+            throw GatewayError(.notFound, "No provider takes callbacks at \(Self.prefix)\(providerID).")
+        }
+        guard method == .post else {
+            var error = APIError(GatewayError(.invalidRequest, "Callbacks are POST requests."), status: .methodNotAllowed)
+            error.headers = [.allow: "POST"]
+            throw error
+        }
+        let subpath = String(rest.dropFirst(providerID.count))
+        var url = publicBaseURL.appending(path: String(path.dropFirst()), directoryHint: .notDirectory)
+        if let query, !query.isEmpty, let withQuery = URL(string: url.absoluteString + "?" + query) {
+            url = withQuery
+        }
+        let callback = VendorCallback(
+            method: method, url: url, subpath: subpath.isEmpty ? "/" : subpath, query: query,
+            headerFields: headerFields, body: body)
+        return try await service.handleCallback(providerID: providerID, callback).response
+    }
+}
+
+/// The HTTP route of ``CallbackReceiver``: outside API-key auth, any sub-path.
+struct CallbacksMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+    let receiver: CallbackReceiver
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let path = request.uri.path
+        guard path.hasPrefix(CallbackReceiver.prefix) else { return try await next(request, context) }
+        var request = request
+        let body = request.method == .post ? try await VerificationsController.body(of: &request, context: context) : Data()
+        let reply = try await receiver.receive(
+            method: request.method, path: path, query: request.uri.query, headerFields: request.headers, body: body)
+        return Response(
+            status: reply.status, headers: reply.headerFields, body: ResponseBody(byteBuffer: ByteBuffer(data: reply.body)))
+    }
+}
+
+/// Emulator callbacks delivered without a socket (the router test harness): straight to the receiver,
+/// errors rendered in the one error shape as the HTTP route would.
+struct InProcessCallbackTransport: HTTPTransport {
+    let receiver: CallbackReceiver
+
+    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+        let path = request.url.path(percentEncoded: true)
+        guard path.hasPrefix(CallbackReceiver.prefix) else { throw .connectFailed("not a callback URL") }
+        do {
+            return try await receiver.receive(
+                method: request.method, path: path, query: request.url.query(percentEncoded: true),
+                headerFields: request.headerFields, body: request.body)
+        } catch let error as APIError {
+            return TransportResponse(status: error.status, body: error.body(requestID: ""))
+        } catch let error as GatewayError {
+            let apiError = APIError(error)
+            return TransportResponse(status: apiError.status, body: apiError.body(requestID: ""))
+        } catch {
+            return TransportResponse(status: .internalServerError)
+        }
+    }
+}
+
+/// A transport whose target is set after it is handed out: emulators are built before the service they
+/// call back exists.
+final class LateBoundTransport: HTTPTransport {
+    private let target = Mutex<(any HTTPTransport)?>(nil)
+
+    func bind(_ transport: any HTTPTransport) { target.withLock { $0 = transport } }
+
+    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+        guard let transport = target.withLock({ $0 }) else { throw .connectFailed("the gateway is not ready") }
+        return try await transport.send(request, timeout: timeout)
+    }
+}

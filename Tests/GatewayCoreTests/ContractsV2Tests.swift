@@ -1,0 +1,590 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import HTTPTypes
+import Synchronization
+import Testing
+
+/// The paths of core contracts v2 (docs/architecture.md "Contracts v2"), each driven by a scripted provider.
+@Suite("Contracts v2")
+struct ContractsV2Tests {
+    static let slider = NextAction.Challenge(kind: "slider_captcha", data: ["background": "png-1", "piece": "png-2"])
+    static let freshSlider = NextAction.Challenge(kind: "slider_captcha", data: ["background": "png-3"])
+
+    static func challenger() -> ScriptedProvider {
+        let provider = ScriptedProvider(id: "captcha")
+        provider.scriptPrepare(.succeed(ProviderChallenge(challenge: slider, state: ["captcha": "c1"])))
+        return provider
+    }
+
+    // MARK: challenges
+
+    @Suite("a challenge before the send")
+    struct Challenges {
+        @Test("a start that gets a challenge sends nothing: pending, no sends, solve_challenge, no start call")
+        func challengeFirst() async throws {
+            let provider = ContractsV2Tests.challenger()
+            let h = try ServiceHarness([provider])
+            let record = try await h.service.start(try .sms())
+            #expect(record.status == .pending)
+            #expect(record.sends == 0)
+            #expect(record.nextAction == .solveChallenge(ContractsV2Tests.slider))
+            #expect(record.providerState == ["captcha": "c1"])
+            #expect(provider.callCount(.start) == 0)
+            #expect(provider.calls(.prepare).first?.verificationID == record.id, "the plugin learns the gateway id")
+            await expectAsyncGatewayError(.invalidState) { try await h.check(record.id, "123456") }
+            await expectAsyncGatewayError(.invalidState) { try await h.service.resend(id: record.id) }
+            #expect(provider.callCount(.check) == 0)
+        }
+
+        @Test("a wrong answer brings a fresh challenge and sends nothing; the right one sends the code")
+        func wrongThenRight() async throws {
+            let provider = ContractsV2Tests.challenger()
+            provider.scriptChallenge(
+                .succeed(
+                    ProviderStartResult(
+                        reference: nil, state: ["captcha": "c2"], sentNothing: true,
+                        nextAction: .solveChallenge(ContractsV2Tests.freshSlider))),
+                .succeed(ProviderStartResult(reference: "sms-1", state: ["token": "t"], contentLanguage: "zh")))
+            let h = try ServiceHarness([provider])
+            let id = try await h.service.start(try .sms()).id
+
+            let error = await expectAsyncGatewayError(.appVerificationFailed) {
+                try await h.service.submitChallenge(id: id, answer: ChallengeAnswer(answer: ["x": 10]))
+            }
+            #expect(error?.nextAction == .solveChallenge(ContractsV2Tests.freshSlider))
+            var stored = try await h.stored(id)
+            #expect(stored.sends == 0)
+            #expect(stored.nextAction == .solveChallenge(ContractsV2Tests.freshSlider))
+            #expect(stored.providerState == ["captcha": "c2"])
+
+            let solved = try await h.service.submitChallenge(
+                id: id,
+                answer: ChallengeAnswer(answer: ["x": 142], clientContext: ClientContext(ipAddress: "203.0.113.9")))
+            #expect(solved.sends == 1)
+            #expect(solved.nextAction == nil)
+            #expect(solved.providerReference == "sms-1")
+            #expect(solved.contentLanguage == "zh")
+            #expect(solved.challengeAttempts == 2)
+            let calls = provider.calls(.challenge)
+            #expect(calls.map(\.answer) == [["x": 10], ["x": 142]])
+            #expect(calls.last?.state == ["captcha": "c2"], "the answer is checked against the fresh challenge")
+            #expect(calls.last?.clientContext.ipAddress == "203.0.113.9")
+            stored = try await h.stored(id)
+            #expect(try await h.events(id, .challenge).count == 2)
+            await expectAsyncGatewayError(.invalidState) {
+                try await h.service.submitChallenge(id: id, answer: ChallengeAnswer(answer: ["x": 1]))
+            }
+        }
+
+        @Test("two answers at once reach the vendor once: the other is told there is no challenge to answer")
+        func doubleAnswer() async throws {
+            let provider = ContractsV2Tests.challenger()
+            let gate = ScriptedGate()
+            provider.scriptChallenge(
+                .run { () async throws(GatewayError) -> ProviderStartResult in
+                    await gate.wait()
+                    return ProviderStartResult(reference: "sms-1")
+                })
+            let h = try ServiceHarness([provider])
+            let id = try await h.service.start(try .sms()).id
+            let first = inFlight { () async throws(GatewayError) -> VerificationRecord in
+                try await h.service.submitChallenge(id: id, answer: ChallengeAnswer(answer: [:]))
+            }
+            #expect(await provider.waitForCalls(.challenge, count: 1))
+            await expectAsyncGatewayError(.invalidState) {
+                try await h.service.submitChallenge(id: id, answer: ChallengeAnswer(answer: [:]))
+            }
+            gate.open()
+            let record = try await first.value.get()
+            #expect(record.sends == 1)
+            #expect(provider.callCount(.challenge) == 1)
+        }
+
+        @Test("a vendor failure on the answer keeps the challenge open for another try")
+        func vendorFailureKeepsChallenge() async throws {
+            let provider = ContractsV2Tests.challenger()
+            provider.scriptChallenge(.fail(GatewayError(.providerUnavailable, "down")))
+            let h = try ServiceHarness([provider])
+            let id = try await h.service.start(try .sms()).id
+            await expectAsyncGatewayError(.providerUnavailable) {
+                try await h.service.submitChallenge(id: id, answer: ChallengeAnswer(answer: [:]))
+            }
+            #expect(try await h.stored(id).nextAction == .solveChallenge(ContractsV2Tests.slider))
+            #expect(try await h.stored(id).sends == 0)
+        }
+
+        @Test("answers are bounded: past the policy's limit the verification ends")
+        func boundedAnswers() async throws {
+            let provider = ContractsV2Tests.challenger()
+            let fresh = ProviderStartResult(
+                reference: nil, sentNothing: true, nextAction: .solveChallenge(ContractsV2Tests.freshSlider))
+            provider.scriptChallenge(.succeed(fresh), .succeed(fresh))
+            let h = try ServiceHarness([provider], policy: VerificationPolicy(maxChallengeAttempts: 2))
+            let id = try await h.service.start(try .sms()).id
+            for _ in 0..<2 {
+                await expectAsyncGatewayError(.appVerificationFailed) {
+                    try await h.service.submitChallenge(id: id, answer: ChallengeAnswer(answer: [:]))
+                }
+            }
+            await expectAsyncGatewayError(.maxAttemptsReached) {
+                try await h.service.submitChallenge(id: id, answer: ChallengeAnswer(answer: [:]))
+            }
+            #expect(try await h.stored(id).status == .maxAttemptsReached)
+            #expect(provider.callCount(.challenge) == 2)
+        }
+    }
+
+    // MARK: callbacks
+
+    @Suite("vendor callbacks")
+    struct Callbacks {
+        static let url = URL(string: "https://gw.example/callbacks/alpha/events")!
+
+        /// A plugin's callback reading: a shared-secret header stands in for the vendor's signature.
+        static func signedProvider() -> ScriptedProvider {
+            let provider = ScriptedProvider(
+                id: "alpha", capabilities: ProviderCapabilities(channels: [.sms, .voice], acceptsCallbacks: true))
+            provider.setCallbackHandler { callback, lookup throws(GatewayError) in
+                guard callback.headerFields[HTTPField.Name("X-Signature")!] == "good" else {
+                    throw GatewayError(.unauthorized, "The callback's signature does not verify.")
+                }
+                let reference = String(decoding: callback.body, as: UTF8.self)
+                guard let verification = try await lookup(.reference(reference)) else {
+                    return CallbackReply(updates: [], response: TransportResponse(status: .ok))
+                }
+                return CallbackReply(
+                    updates: [
+                        ProviderUpdate(
+                            target: .verificationID(verification.id),
+                            change: VerificationChange(status: .approved, tokens: ["session": "s-1"], reason: "SUCCESSFUL"))
+                    ],
+                    response: TransportResponse(status: .ok, body: Data(#"{"action":"allow"}"#.utf8)))
+            }
+            return provider
+        }
+
+        static func callback(signature: String, body: String) -> VendorCallback {
+            var headers = HTTPFields()
+            headers[HTTPField.Name("X-Signature")!] = signature
+            return VendorCallback(
+                method: .post, url: url, subpath: "/events", query: nil, headerFields: headers, body: Data(body.utf8))
+        }
+
+        @Test("a signed callback approves, and the next read carries the gateway's token once")
+        func approves() async throws {
+            let h = try ServiceHarness([Self.signedProvider()])
+            let record = try await h.service.start(try .sms())
+            let reply = try await h.service.handleCallback(
+                providerID: "alpha", Self.callback(signature: "good", body: "alpha-ref-1"))
+            #expect(reply.response.body == Data(#"{"action":"allow"}"#.utf8))
+            let stored = try await h.stored(record.id)
+            #expect(stored.status == .approved)
+            #expect(stored.tokenPending)
+            #expect(stored.statusReason == "SUCCESSFUL")
+            #expect(try await h.events(record.id, .providerUpdate).first?.detail["source"] == "callback")
+
+            // Many readers at once: exactly one gets the token.
+            let reads = try await withThrowingTaskGroup(of: CheckOutcome.self) { group in
+                for _ in 0..<8 { group.addTask { try await h.service.read(id: record.id) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let carriers = reads.filter(\.carriesToken)
+            #expect(carriers.count == 1)
+            #expect(carriers.first?.providerTokens == ["session": "s-1"])
+            #expect(try await h.stored(record.id).pendingTokens.isEmpty, "vendor tokens are not kept once handed out")
+            await expectAsyncGatewayError(.alreadyApproved) { try await h.check(record.id, "123456") }
+        }
+
+        @Test("a callback with a bad signature is unauthorized and changes nothing")
+        func badSignature() async throws {
+            let h = try ServiceHarness([Self.signedProvider()])
+            let record = try await h.service.start(try .sms())
+            await expectAsyncGatewayError(.unauthorized) {
+                try await h.service.handleCallback(providerID: "alpha", Self.callback(signature: "forged", body: "alpha-ref-1"))
+            }
+            #expect(try await h.stored(record.id) == record)
+            #expect(try await h.events(record.id, .providerUpdate).isEmpty)
+        }
+
+        @Test("a callback for an unknown verification is answered and changes nothing")
+        func unknownReference() async throws {
+            let h = try ServiceHarness([Self.signedProvider()])
+            let record = try await h.service.start(try .sms())
+            let reply = try await h.service.handleCallback(
+                providerID: "alpha", Self.callback(signature: "good", body: "someone-else"))
+            #expect(reply.response.status == .ok)
+            #expect(try await h.stored(record.id) == record)
+        }
+
+        @Test("a callback naming another provider's verification changes nothing")
+        func otherProvidersVerification() async throws {
+            let beta = ScriptedProvider(id: "beta")
+            let alpha = Self.signedProvider()
+            let h = try ServiceHarness([beta, alpha], table: RoutingTable(defaultOrder: ["beta", "alpha"]))
+            let record = try await h.service.start(try .sms())
+            #expect(record.providerID == "beta")
+            _ = try await h.service.handleCallback(
+                providerID: "alpha", Self.callback(signature: "good", body: try #require(record.providerReference)))
+            #expect(try await h.stored(record.id).status == .pending)
+        }
+
+        @Test("a provider that takes no callbacks, or an unknown provider, is not_found")
+        func noCallbacks() async throws {
+            let h = try ServiceHarness([ScriptedProvider(id: "plain")])
+            await expectAsyncGatewayError(.notFound) {
+                try await h.service.handleCallback(providerID: "plain", Self.callback(signature: "good", body: ""))
+            }
+            await expectAsyncGatewayError(.notFound) {
+                try await h.service.handleCallback(providerID: "nobody", Self.callback(signature: "good", body: ""))
+            }
+        }
+
+        @Test("an approval by callback is never undone by a later expiry or denial, by callback or by check")
+        func approvalStays() async throws {
+            let provider = Self.signedProvider()
+            provider.setFallbackCheck(.fail(GatewayError(.notFound, "gone")))
+            let h = try ServiceHarness([provider])
+            let record = try await h.service.start(try .sms())
+            _ = try await h.service.handleCallback(providerID: "alpha", Self.callback(signature: "good", body: "alpha-ref-1"))
+            _ = try await h.service.apply(VerificationChange(status: .expired), to: record.id, source: "callback")
+            _ = try await h.service.apply(VerificationChange(status: .denied), to: record.id, source: "refresh")
+            #expect(try await h.stored(record.id).status == .approved)
+        }
+    }
+
+    // MARK: refresh
+
+    @Suite("status refresh")
+    struct Refresh {
+        @Test("a refresh finds the vendor moved to voice: the record's channel follows, and no attempt is spent")
+        func movedToVoice() async throws {
+            let provider = ScriptedProvider(
+                id: "alpha",
+                capabilities: ProviderCapabilities(
+                    channels: [.sms, .voice], resendCanChangeChannel: true, nativeWorkflows: true))
+            provider.scriptStatus(.succeed(VerificationChange(status: .pending, channel: .voice)))
+            let h = try ServiceHarness([provider])
+            var request = try StartVerification.sms()
+            request.fallbackChannels = [.voice]
+            let started = try await h.service.start(request)
+            #expect(started.fallbackChannels == [.voice])
+            let refreshed = try await h.service.read(id: started.id, refresh: true)
+            #expect(refreshed.record.channel == .voice)
+            #expect(refreshed.record.fallbackChannels.isEmpty, "the channel the vendor moved to is used up")
+            #expect(refreshed.record.attempts == 0)
+            #expect(refreshed.record.status == .pending)
+            let update = try #require(try await h.events(started.id, .providerUpdate).first)
+            #expect(update.detail["source"] == "refresh")
+            #expect(update.detail["channel"] == "voice")
+        }
+
+        @Test("a refresh of a verification the vendor forgot expires it; a final one is not asked about")
+        func vendorForgot() async throws {
+            let provider = ScriptedProvider(id: "alpha")
+            provider.scriptStatus(.fail(GatewayError(.notFound, "gone")))
+            let h = try ServiceHarness([provider])
+            let id = try await h.service.start(try .sms()).id
+            #expect(try await h.service.read(id: id, refresh: true).record.status == .expired)
+            _ = try await h.service.read(id: id, refresh: true)
+            #expect(provider.callCount(.status) == 1)
+        }
+
+        @Test("a provider without a status call answers a refresh from the store")
+        func noStatusCall() async throws {
+            let provider = ScriptedProvider(
+                id: "alpha", capabilities: ProviderCapabilities(channels: [.sms], supportsStatus: false))
+            let h = try ServiceHarness([provider])
+            let id = try await h.service.start(try .sms()).id
+            #expect(try await h.service.read(id: id, refresh: true).record.status == .pending)
+            #expect(provider.callCount(.status) == 0)
+        }
+
+        @Test("a refresh can bring a next action: the vendor asks the app to open a URL over cellular data")
+        func nextActionFromRefresh() async throws {
+            let provider = ScriptedProvider(
+                id: "alpha",
+                capabilities: ProviderCapabilities(channels: [.silentAuth], completesWithoutCode: [.silentAuth]))
+            let action = NextAction.openURL(NextAction.URLOpening(url: "https://sna.example/x", cellularOnly: true))
+            provider.scriptStatus(.succeed(VerificationChange(nextAction: .set(action))))
+            let h = try ServiceHarness([provider])
+            let start = StartVerification(
+                destination: .phone(try PhoneNumber(parsing: "+447400123456")), channel: .silentAuth)
+            let id = try await h.service.start(start).id
+            #expect(try await h.service.read(id: id, refresh: true).record.nextAction == action)
+            await expectAsyncGatewayError(.invalidState) { try await h.check(id, "0000") }
+        }
+    }
+
+    // MARK: richer requests
+
+    @Suite("fallback channels, vendor limits and served regions")
+    struct Requests {
+        @Test("without native workflows, each resend that names no channel takes the next fallback channel")
+        func fallbackOnResend() async throws {
+            let provider = ScriptedProvider(
+                id: "alpha",
+                capabilities: ProviderCapabilities(channels: [.sms, .voice, .whatsapp], resendCanChangeChannel: true))
+            let h = try ServiceHarness([provider])
+            var request = try StartVerification.sms()
+            request.fallbackChannels = [.whatsapp, .voice]
+            request.clientContext = ClientContext(ipAddress: "198.51.100.7", userAgent: "App/1.0", deviceID: "dev-1")
+            let id = try await h.service.start(request).id
+            #expect(provider.calls(.start).first?.clientContext.deviceID == "dev-1")
+            #expect(provider.calls(.start).first?.startRequest?.fallbackChannels == [.whatsapp, .voice])
+
+            let first = try await h.service.resend(id: id)
+            #expect(first.channel == .whatsapp)
+            #expect(first.fallbackChannels == [.voice])
+            let second = try await h.service.resend(id: id)
+            #expect(second.channel == .voice)
+            #expect(second.fallbackChannels.isEmpty)
+            let third = try await h.service.resend(id: id)
+            #expect(third.channel == .voice, "with none left, a resend stays on the channel")
+            #expect(provider.calls(.resend).map(\.requestedChannel) == [.whatsapp, .voice, nil])
+        }
+
+        @Test("a provider with native workflows is given them at start and picks the channel itself on resend")
+        func nativeWorkflows() async throws {
+            let provider = ScriptedProvider(
+                id: "alpha",
+                capabilities: ProviderCapabilities(channels: [.sms, .voice], nativeWorkflows: true))
+            provider.scriptResend(.succeed(ProviderStartResult(reference: nil, channel: .voice)))
+            let h = try ServiceHarness([provider])
+            var request = try StartVerification.sms()
+            request.fallbackChannels = [.voice]
+            let id = try await h.service.start(request).id
+            let resent = try await h.service.resend(id: id)
+            #expect(provider.calls(.resend).first?.requestedChannel == nil)
+            #expect(resent.channel == .voice, "the vendor's choice of channel updates the record")
+        }
+
+        @Test("a provider that cannot run the fallback channels is passed over")
+        func fallbackNotSupported() async throws {
+            let smsOnly = ScriptedProvider(id: "alpha", channels: [.sms])
+            let both = ScriptedProvider(
+                id: "beta", capabilities: ProviderCapabilities(channels: [.sms, .voice], resendCanChangeChannel: true))
+            let h = try ServiceHarness([smsOnly, both])
+            var request = try StartVerification.sms()
+            request.fallbackChannels = [.voice]
+            #expect(try await h.service.start(request).providerID == "beta")
+            let alone = try ServiceHarness([ScriptedProvider(id: "alpha", channels: [.sms])])
+            await expectAsyncGatewayError(.unsupportedChannel) { try await alone.service.start(request) }
+        }
+
+        @Test("the vendor's own check limit lowers the gateway's")
+        func vendorAttemptLimit() async throws {
+            let provider = ScriptedProvider(
+                id: "alpha", capabilities: ProviderCapabilities(channels: [.sms], vendorMaxAttempts: 3))
+            provider.setFallbackCheck(.succeed(.wrongCode))
+            let h = try ServiceHarness([provider])
+            let record = try await h.service.start(try .sms())
+            #expect(record.maxAttempts == 3)
+            for _ in 0..<2 { await expectAsyncGatewayError(.incorrectCode) { try await h.check(record.id, "111111") } }
+            await expectAsyncGatewayError(.maxAttemptsReached) { try await h.check(record.id, "111111") }
+        }
+
+        @Test("a provider serving an allow-list of regions is passed over elsewhere")
+        func servedRegions() async throws {
+            let ukOnly = ScriptedProvider(
+                id: "alpha", capabilities: ProviderCapabilities(channels: [.sms], servedRegions: ["GB"]))
+            let anywhere = ScriptedProvider(id: "beta", channels: [.sms])
+            let h = try ServiceHarness([ukOnly, anywhere])
+            #expect(try await h.service.start(try .sms("+447400123456")).providerID == "alpha")
+            #expect(try await h.service.start(try .sms("+16505553434")).providerID == "beta")
+            let dry = try h.service.dryRun(try .sms("+16505553434"))
+            #expect(dry.skipped.contains { $0.providerID == "alpha" && $0.reason == "country_not_served" })
+        }
+    }
+
+    // MARK: settling checks
+
+    @Suite("checks settled one at a time")
+    struct Settling {
+        @Test("a blocked answer during a check settles the verification as blocked", arguments: [true, false])
+        func blockedDuringCheck(_ thrown: Bool) async throws {
+            let provider = ScriptedProvider(id: "alpha")
+            if thrown {
+                provider.scriptCheck(.fail(GatewayError(.destinationBlocked, "fraud")))
+            } else {
+                provider.scriptCheck(.succeed(ProviderCheckResult(status: .blocked)))
+            }
+            let h = try ServiceHarness([provider])
+            let id = try await h.service.start(try .sms()).id
+            let error = await expectAsyncGatewayError(.destinationBlocked) { try await h.check(id, "123456") }
+            #expect(error?.isRetryable == false)
+            #expect(try await h.stored(id).status == .blocked)
+            await expectAsyncGatewayError(.destinationBlocked) { try await h.check(id, "123456") }
+            #expect(provider.callCount(.check) == 1)
+        }
+
+        @Test("a double-submitted right code approves once; the other answer is already_approved", arguments: 0..<20)
+        func doubleSubmit(_ round: Int) async throws {
+            let provider = ScriptedProvider(id: "alpha")
+            // The vendor approves the first call and answers the second "already used".
+            provider.scriptCheck(.succeed(.approved))
+            provider.setFallbackCheck(.fail(GatewayError(.notFound, "already used")))
+            let h = try ServiceHarness([provider])
+            let id = try await h.service.start(try .sms()).id
+            let results = await withTaskGroup(of: Result<CheckOutcome, GatewayError>.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        do throws(GatewayError) { return .success(try await h.check(id, "123456")) } catch {
+                            return .failure(error)
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let approvals = results.filter { (try? $0.get())?.record.status == .approved }
+            let errors = results.compactMap { result -> GatewayError.Code? in
+                if case .failure(let error) = result { return error.code }
+                return nil
+            }
+            #expect(approvals.count == 1)
+            #expect(errors == [.alreadyApproved])
+            #expect(try await h.stored(id).status == .approved)
+            #expect(try await h.stored(id).checkLeaseUntil == nil)
+        }
+
+        @Test("twenty concurrent right codes: one approval, nineteen already_approved, one vendor check")
+        func manySubmits() async throws {
+            let provider = ScriptedProvider(id: "alpha")
+            provider.scriptCheck(.succeed(.approved))
+            provider.setFallbackCheck(.fail(GatewayError(.notFound, "already used")))
+            let h = try ServiceHarness([provider], policy: VerificationPolicy(maxAttempts: 20))
+            let id = try await h.service.start(try .sms()).id
+            let codes = await withTaskGroup(of: String.self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        do throws(GatewayError) { return try await h.check(id, "123456").record.status.rawValue } catch {
+                            return error.code.rawValue
+                        }
+                    }
+                }
+                return await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(codes.filter { $0 == "approved" }.count == 1)
+            #expect(codes.filter { $0 == "already_approved" }.count == 19)
+            #expect(provider.callCount(.check) == 1)
+        }
+
+        @Test("a check racing a cancel: the check that lost answers canceled, never expired")
+        func checkRacingCancel() async throws {
+            let provider = ScriptedProvider(id: "alpha")
+            let gate = ScriptedGate()
+            provider.scriptCheck(
+                .run { () async throws(GatewayError) -> ProviderCheckResult in
+                    await gate.wait()
+                    throw GatewayError(.notFound, "canceled at the vendor")
+                })
+            let h = try ServiceHarness([provider])
+            let id = try await h.service.start(try .sms()).id
+            let check = inFlight { () async throws(GatewayError) -> CheckOutcome in try await h.check(id, "123456") }
+            #expect(await provider.waitForCalls(.check, count: 1))
+            #expect(try await h.service.cancel(id: id).status == .canceled)
+            gate.open()
+            let result = await check.value
+            guard case .failure(let error) = result else {
+                Issue.record("the check should not succeed")
+                return
+            }
+            #expect(error.code == .canceled)
+            #expect(try await h.stored(id).status == .canceled)
+        }
+
+        @Test("a check that waits for another and finds a wrong code spends its own attempt")
+        func waitingCheckStillChecks() async throws {
+            let provider = ScriptedProvider(id: "alpha")
+            let gate = ScriptedGate()
+            provider.scriptCheck(
+                .run { () async throws(GatewayError) -> ProviderCheckResult in
+                    await gate.wait()
+                    return .wrongCode
+                }, .succeed(.approved))
+            let h = try ServiceHarness([provider])
+            let id = try await h.service.start(try .sms()).id
+            let first = inFlight { () async throws(GatewayError) -> CheckOutcome in try await h.check(id, "000000") }
+            #expect(await provider.waitForCalls(.check, count: 1))
+            let second = inFlight { () async throws(GatewayError) -> CheckOutcome in try await h.check(id, "123456") }
+            try await Task.sleep(for: .milliseconds(20))
+            #expect(provider.callCount(.check) == 1, "the second check waits for the first")
+            gate.open()
+            guard case .failure(let error) = await first.value else {
+                Issue.record("the wrong code should fail")
+                return
+            }
+            #expect(error.code == .incorrectCode)
+            #expect(try await second.value.get().record.status == .approved)
+            #expect(try await h.stored(id).attempts == 2)
+        }
+
+        @Test("a lease left by a crashed instance lapses, and the verification can be checked again")
+        func staleLease() async throws {
+            let provider = ScriptedProvider(id: "alpha")
+            provider.setFallbackCheck(.succeed(.approved))
+            let h = try ServiceHarness([provider])
+            var record = try await h.service.start(try .sms())
+            record.checkLeaseUntil = h.clock.now.addingTimeInterval(30)
+            record.version += 1
+            #expect(try await h.store.update(record))
+            h.clock.advance(by: 31)
+            #expect(try await h.check(record.id, "123456").record.status == .approved)
+        }
+    }
+
+    // MARK: sandbox
+
+    @Test("an emulator's callback sender posts to the gateway's callback route; without one it fails")
+    func callbackSender() async throws {
+        let received = RecordingCallbacks()
+        let sender = CallbackSender(baseURL: URL(string: "http://127.0.0.1:8080/callbacks/alpha"), transport: received)
+        let url = try #require(sender.url("/status"))
+        #expect(url.absoluteString == "http://127.0.0.1:8080/callbacks/alpha/status")
+        let response = try await sender.send(TransportRequest(method: .post, url: url, body: Data("{}".utf8)))
+        #expect(response.status == .ok)
+        #expect(received.urls == [url])
+        await #expect(throws: TransportError.self) {
+            try await CallbackSender.none.send(TransportRequest(method: .post, url: url))
+        }
+    }
+
+    @Test("outbox messages have a kind, and a push has no code")
+    func outboxKinds() {
+        let outbox = SandboxOutbox()
+        outbox.record(
+            SandboxOutbox.Message(
+                provider: "p", channel: "flashcall", to: "+15550100", code: "+46701234567", text: "call", sentAt: Date()))
+        outbox.record(
+            SandboxOutbox.Message(provider: "p", kind: .push, channel: "apn", to: "user-1", code: nil, text: "Approve?", sentAt: Date()))
+        #expect(outbox.all.map(\.kind) == [.flashCall, .push])
+        #expect(outbox.all.last?.code == nil)
+    }
+
+    @Test("next actions have one JSON form and read back from it", arguments: [
+        NextAction.solveChallenge(ContractsV2Tests.slider),
+        .interceptCall(NextAction.CallInterception(callerPattern: "+4670123****", timeoutSeconds: 20)),
+        .openURL(NextAction.URLOpening(url: "https://sna.example", cellularOnly: true)),
+        .awaitApproval(NextAction.ApprovalPrompt(message: "Log in?", expiresAt: Date(timeIntervalSince1970: 1_800_000_000))),
+    ])
+    func nextActionJSON(_ action: NextAction) throws {
+        let json = action.json
+        #expect(json["type"]?.stringValue == action.type)
+        #expect(json[action.type]?.objectValue != nil)
+        #expect(NextAction(json: json) == action)
+        let data = try JSONEncoder().encode(action)
+        #expect(try JSONDecoder().decode(NextAction.self, from: data) == action)
+    }
+}
+
+/// Records the callbacks an emulator sends.
+final class RecordingCallbacks: HTTPTransport {
+    private let received = Mutex<[URL]>([])
+
+    var urls: [URL] { received.withLock { $0 } }
+
+    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+        received.withLock { $0.append(request.url) }
+        return TransportResponse(status: .ok)
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import gateway
+
+/// The HTTP side of contracts v2: next actions, the challenge endpoint, vendor callbacks, refresh.
+@Suite("Contracts v2 through the API")
+struct ContractsV2APITests {
+    static let signature = HTTPField.Name("X-Signature")!
+
+    /// A sandbox gateway whose only vendor is `provider` (and its emulator, if given).
+    static func run(
+        _ provider: ScriptedProvider, emulator: (@Sendable (EmulatorContext) -> any VendorEmulator)? = nil,
+        _ body: @Sendable (any TestClientProtocol, GatewayRuntime) async throws -> Void
+    ) async throws {
+        var options = GatewayHarness().options()
+        options.plugins = [scriptedPlugin(provider, emulator: emulator)]
+        let (app, runtime) = try await buildApplication(options)
+        try await app.test(.router) { client in try await body(client, runtime) }
+    }
+
+    /// Reads callbacks as a plugin would: a shared-secret header stands in for the vendor's signature; the
+    /// body names the vendor reference to approve.
+    static func signedProvider(_ id: String = "alpha") -> ScriptedProvider {
+        let provider = ScriptedProvider(
+            id: id, capabilities: ProviderCapabilities(channels: [.sms, .voice], acceptsCallbacks: true))
+        provider.setCallbackHandler { callback, lookup throws(GatewayError) in
+            guard callback.headerFields[signature] == "good" else {
+                throw GatewayError(.unauthorized, "The callback's signature does not verify.")
+            }
+            guard callback.url.absoluteString.hasSuffix("/callbacks/\(id)/events"), callback.subpath == "/events"
+            else { throw GatewayError.invalidRequest("unexpected callback URL \(callback.url)") }
+            let reference = String(decoding: callback.body, as: UTF8.self)
+            guard let found = try await lookup(.reference(reference)) else { return CallbackReply(updates: []) }
+            return CallbackReply(
+                updates: [
+                    ProviderUpdate(
+                        target: .verificationID(found.id),
+                        change: VerificationChange(status: .approved, tokens: ["expire": 7200, "session": "s"]))
+                ],
+                response: TransportResponse(status: .ok, body: Data(#"{"received":true}"#.utf8)))
+        }
+        return provider
+    }
+
+    @Test("a challenge comes first: nothing sent, check refused, a wrong answer brings a fresh challenge")
+    func challengeFlow() async throws {
+        let provider = ScriptedProvider(id: "alpha")
+        provider.scriptPrepare(
+            .succeed(ProviderChallenge(challenge: NextAction.Challenge(kind: "slider_captcha", data: ["image": "a"]))))
+        provider.scriptChallenge(
+            .succeed(
+                ProviderStartResult(
+                    reference: nil, sentNothing: true,
+                    nextAction: .solveChallenge(NextAction.Challenge(kind: "slider_captcha", data: ["image": "b"])))),
+            .succeed(ProviderStartResult(reference: "sms-1")))
+        try await Self.run(provider) { client, _ in
+            let started = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447400123456"}"#)
+            #expect(started.status == .created)
+            #expect(started.body["sends"] as? Int == 0)
+            let action = try #require(started.body["next_action"] as? [String: Any])
+            #expect(action["type"] as? String == "solve_challenge")
+            #expect((action["solve_challenge"] as? [String: Any])?["kind"] as? String == "slider_captcha")
+            let id = try #require(started.body["id"] as? String)
+
+            let early = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "123456"}"#)
+            #expect(early.status == .conflict)
+            #expect(early.body.errorCode == "invalid_state")
+
+            let missing = try await client.call(.post, "/v1/verifications/\(id)/challenge", json: #"{}"#)
+            #expect(missing.status == .badRequest)
+
+            let wrong = try await client.call(
+                .post, "/v1/verifications/\(id)/challenge", json: #"{"answer": {"x": 3}}"#)
+            #expect(wrong.status == .forbidden)
+            #expect(wrong.body.errorCode == "app_verification_failed")
+            let fresh = try #require(wrong.body.error?["next_action"] as? [String: Any])
+            #expect(((fresh["solve_challenge"] as? [String: Any])?["data"] as? [String: Any])?["image"] as? String == "b")
+
+            let right = try await client.call(
+                .post, "/v1/verifications/\(id)/challenge",
+                json: #"{"answer": {"x": 142}, "client_context": {"ip": "203.0.113.7", "device_id": "d-1"}}"#)
+            #expect(right.status == .ok)
+            #expect(right.body["sends"] as? Int == 1)
+            #expect(right.body["next_action"] is NSNull)
+            #expect(provider.calls(.challenge).last?.clientContext.ipAddress == "203.0.113.7")
+        }
+    }
+
+    @Test("a signed callback approves; the next GET carries the token once; a bad signature is 401")
+    func callbackFlow() async throws {
+        let provider = Self.signedProvider()
+        try await Self.run(provider) { client, _ in
+            let started = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447400123456"}"#)
+            let id = try #require(started.body["id"] as? String)
+
+            let forged = try await client.execute(
+                uri: "/callbacks/alpha/events", method: .post, headers: [Self.signature: "forged"],
+                body: ByteBuffer(string: "alpha-ref-1")
+            ) { $0 }
+            #expect(forged.status == .unauthorized)
+            #expect(String(buffer: forged.body).contains("\"unauthorized\""))
+            #expect(try await client.call(.get, "/v1/verifications/\(id)").body["status"] as? String == "pending")
+
+            let signed = try await client.execute(
+                uri: "/callbacks/alpha/events", method: .post, headers: [Self.signature: "good"],
+                body: ByteBuffer(string: "alpha-ref-1")
+            ) { $0 }
+            #expect(signed.status == .ok)
+            #expect(String(buffer: signed.body) == #"{"received":true}"#)
+
+            let first = try await client.call(.get, "/v1/verifications/\(id)")
+            #expect(first.body["status"] as? String == "approved")
+            #expect(first.body["token"] is String)
+            let tokens = try #require(first.body["provider_tokens"] as? [String: Any])
+            #expect(tokens["expire"] as? Int == 7200, "vendor tokens keep their JSON types")
+            let second = try await client.call(.get, "/v1/verifications/\(id)")
+            #expect(second.body["status"] as? String == "approved")
+            #expect(second.body["token"] == nil)
+
+            let wrongMethod = try await client.execute(uri: "/callbacks/alpha", method: .get) { $0 }
+            #expect(wrongMethod.status == .methodNotAllowed)
+            #expect(wrongMethod.headers[.allow] == "POST")
+            let unknown = try await client.execute(uri: "/callbacks/nobody/x", method: .post) { $0 }
+            #expect(unknown.status == .notFound)
+        }
+    }
+
+    @Test("an emulator calls the gateway back through the sandbox, and the verification follows")
+    func emulatorCallsBack() async throws {
+        let provider = Self.signedProvider()
+        try await Self.run(provider, emulator: { context in CallingBackEmulator(callbacks: context.callbacks) }) {
+            client, _ in
+            let started = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447400123456"}"#)
+            let id = try #require(started.body["id"] as? String)
+            let approve = try await client.execute(
+                uri: "/sandbox/alpha/approve", method: .post, body: ByteBuffer(string: "alpha-ref-1")
+            ) { $0 }
+            #expect(approve.status == .ok)
+            let fetched = try await client.call(.get, "/v1/verifications/\(id)")
+            #expect(fetched.body["status"] as? String == "approved")
+            #expect(fetched.body["token"] is String)
+        }
+    }
+
+    @Test("?refresh=true asks the vendor: the channel it moved to shows, and no attempt is spent")
+    func refresh() async throws {
+        let provider = ScriptedProvider(
+            id: "alpha",
+            capabilities: ProviderCapabilities(channels: [.sms, .voice], resendCanChangeChannel: true))
+        provider.scriptStatus(.succeed(VerificationChange(status: .pending, channel: .voice)))
+        try await Self.run(provider) { client, _ in
+            let started = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+447400123456", "fallback_channels": ["voice"]}"#)
+            #expect(started.body["fallback_channels"] as? [String] == ["voice"])
+            let id = try #require(started.body["id"] as? String)
+            let plain = try await client.call(.get, "/v1/verifications/\(id)")
+            #expect(plain.body["channel"] as? String == "sms")
+            #expect(provider.callCount(.status) == 0)
+            let refreshed = try await client.call(.get, "/v1/verifications/\(id)?refresh=true")
+            #expect(refreshed.status == .ok)
+            #expect(refreshed.body["channel"] as? String == "voice")
+            #expect(refreshed.body["attempts_remaining"] as? Int == 5)
+            let bad = try await client.call(.get, "/v1/verifications/\(id)?refresh=yes")
+            #expect(bad.status == .badRequest)
+        }
+    }
+
+    @Test(
+        "new request fields are validated in the one error shape",
+        arguments: [
+            #"{"to": "+447400123456", "fallback_channels": ["sms"]}"#,
+            #"{"to": "+447400123456", "fallback_channels": ["voice", "voice"]}"#,
+            #"{"to": "+447400123456", "fallback_channels": ["email"]}"#,
+            #"{"to": "+447400123456", "fallback_channels": ["fax"]}"#,
+            #"{"to": "+447400123456", "fallback_channels": "voice"}"#,
+            #"{"to": "+447400123456", "client_context": {"ip": "not-an-ip"}}"#,
+            #"{"to": "+447400123456", "client_context": {"browser": "x"}}"#,
+            #"{"to": "+447400123456", "channel_options": {"prompt": {"details": []}}}"#,
+            #"{"to": "+447400123456", "channel_options": {"prompt": {"message": "Hi", "details": [{"label": "x"}]}}}"#,
+            #"{"to": "+447400123456", "channel_options": {"factor": "YF1"}}"#,
+        ])
+    func badNewFields(_ body: String) async throws {
+        try await Self.run(ScriptedProvider(id: "alpha")) { client, _ in
+            let response = try await client.call(.post, "/v1/verifications", json: body)
+            #expect(response.status == .badRequest, "\(body)")
+            #expect(response.body.error?["message"] is String)
+        }
+    }
+
+    @Test("a check needs a code")
+    func checkNeedsCode() async throws {
+        let provider = ScriptedProvider(id: "alpha")
+        try await Self.run(provider) { client, _ in
+            let started = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447400123456"}"#)
+            let id = try #require(started.body["id"] as? String)
+            let response = try await client.call(.post, "/v1/verifications/\(id)/check", json: "{}")
+            #expect(response.status == .badRequest)
+            #expect(response.body.errorCode == "invalid_request")
+            #expect(provider.callCount(.check) == 0)
+        }
+    }
+}
+
+/// An emulator that, asked at `POST /approve`, calls the gateway back the way its vendor would.
+struct CallingBackEmulator: VendorEmulator {
+    let faults = FaultSwitch()
+    let callbacks: CallbackSender
+
+    func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
+        guard request.path == "/approve", let url = callbacks.url("/events") else {
+            return .response(TransportResponse(status: .notFound))
+        }
+        var headers = HTTPFields()
+        headers[HTTPField.Name("X-Signature")!] = "good"
+        do {
+            let reply = try await callbacks.send(
+                TransportRequest(method: .post, url: url, headerFields: headers, body: request.body))
+            return .response(TransportResponse(status: reply.status))
+        } catch {
+            return .response(TransportResponse(status: .badGateway))
+        }
+    }
+}
