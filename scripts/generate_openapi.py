@@ -377,12 +377,14 @@ doc = {
               "z": {"type": ["number", "null"]}, "p_value": {"type": ["number", "null"], "description": "Two-sided pooled two-proportion z-test against the control."},
               "sample_size_per_arm": {"type": ["integer", "null"]}, "sample_still_needed": {"type": ["integer", "null"]}}}}}},
       "Outbox": {"type": "object", "required": ["messages"], "properties": {"messages": {"type": "array", "items": {
-          "type": "object", "required": ["provider", "kind", "channel", "to", "code", "text", "sent_at"], "properties": {
+          "type": "object", "required": ["provider", "kind", "channel", "to", "code", "text", "language", "sent_at"], "properties": {
             "provider": {"type": "string"},
             "kind": {"type": "string", "enum": ["sms", "voice", "whatsapp", "email", "push", "flash_call", "silent_auth"], "description": "How the message reaches the user."},
             "channel": {"type": "string", "description": "The vendor's name for the channel."}, "to": {"type": "string"},
             "code": {"type": ["string", "null"], "description": "The code the user would type; for a flash call, the caller number; null for a push."},
-            "text": {"type": "string"}, "sent_at": {"type": "string", "format": "date-time"}}}}}},
+            "text": {"type": "string"},
+            "language": {"type": ["string", "null"], "description": "The language `text` is written in: the one the verification reports (English where the sandbox has no phrase for it)."},
+            "sent_at": {"type": "string", "format": "date-time"}}}}}},
       "Faults": {"type": "object", "additionalProperties": False, "properties": {
           "latency_ms": {"type": "integer", "minimum": 0, "maximum": 60000},
           "server_error_status": {"type": ["integer", "null"], "minimum": 500, "maximum": 599},

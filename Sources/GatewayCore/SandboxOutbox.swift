@@ -34,12 +34,15 @@ public final class SandboxOutbox: Sendable {
         /// The code the user would type; the caller number of a flash call; `nil` for a push.
         public var code: String?
         public var text: String
+        /// The language ``text`` is written in, when the emulator chose one.
+        public var language: String?
         public var sentAt: Date
 
         public init(
             provider: String, kind: Kind? = nil, channel: String, to: String, code: String?, text: String,
-            sentAt: Date
+            language: String? = nil, sentAt: Date
         ) {
+            self.language = language
             self.provider = provider
             self.kind = kind ?? Channel(rawValue: channel).map(Kind.init) ?? .sms
             self.channel = channel
@@ -50,7 +53,7 @@ public final class SandboxOutbox: Sendable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case provider, kind, channel, to, code, text
+            case provider, kind, channel, to, code, text, language
             case sentAt = "sent_at"
         }
     }
@@ -72,7 +75,7 @@ public final class SandboxOutbox: Sendable {
 
     /// The outbox keeps at most this many messages; the oldest go first.
     public let capacity: Int
-    private let messages = Mutex<[Message]>([])
+    private let messages = Mutex(Listing())
     private let deliveries = Mutex<(settings: [String: Delivery], counters: [String: Int])>(([:], [:]))
     private let onSend: (@Sendable (Message) -> Void)?
     private let onDrop: (@Sendable (Message) -> Void)?
@@ -117,18 +120,43 @@ public final class SandboxOutbox: Sendable {
             onDrop?(message)
             return false
         }
-        messages.withLock { list in
-            list.append(message)
-            if list.count > capacity { list.removeFirst(list.count - capacity) }
-        }
+        messages.withLock { $0.append(message, capacity: capacity) }
         onSend?(message)
         return true
     }
 
-    public var all: [Message] { messages.withLock { $0 } }
+    /// Puts back messages kept from an earlier run (oldest first), without announcing them as sent.
+    public func restore(_ kept: [Message]) {
+        messages.withLock { listing in
+            for message in kept.suffix(capacity) { listing.append(message, capacity: capacity) }
+        }
+    }
+
+    public var all: [Message] { messages.withLock { $0.messages } }
+
+    /// The messages to `to`, oldest first, from the per-recipient index (a client reading one user's code
+    /// does not scan the whole outbox).
+    public func messages(to: String) -> [Message] { messages.withLock { $0.byRecipient[to] ?? [] } }
 
     /// The newest message to `to`, if any.
-    public func last(to: String) -> Message? { messages.withLock { $0.last { $0.to == to } } }
+    public func last(to: String) -> Message? { messages.withLock { $0.byRecipient[to]?.last } }
 
-    public func removeAll() { messages.withLock { $0.removeAll() } }
+    public func removeAll() { messages.withLock { $0 = Listing() } }
+
+    /// The kept messages and their index by recipient; both bounded by the capacity.
+    private struct Listing {
+        var messages: [Message] = []
+        var byRecipient: [String: [Message]] = [:]
+
+        mutating func append(_ message: Message, capacity: Int) {
+            messages.append(message)
+            byRecipient[message.to, default: []].append(message)
+            guard messages.count > capacity else { return }
+            for evicted in messages.prefix(messages.count - capacity) {
+                byRecipient[evicted.to]?.removeFirst()
+                if byRecipient[evicted.to]?.isEmpty == true { byRecipient[evicted.to] = nil }
+            }
+            messages.removeFirst(messages.count - capacity)
+        }
+    }
 }

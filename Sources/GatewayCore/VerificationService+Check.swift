@@ -76,12 +76,7 @@ extension VerificationService {
     private func acquireCheck(_ id: String) async throws(GatewayError)
         -> (VerificationRecord, any VerificationProvider)
     {
-        let waitLimit = ContinuousClock.now.advanced(by: .milliseconds(Int64(policy.checkLease * 1000)))
-        var pause = Duration.milliseconds(1)
-        while true {
-            let record = try await current(id)
-            if let error = record.status.finalStateError { throw error }
-            let provider = try provider(for: record)
+        try await acquireLease(id) { (record, provider) throws(GatewayError) in
             if case .solveChallenge = record.nextAction {
                 throw GatewayError(
                     .invalidState,
@@ -98,17 +93,39 @@ extension VerificationService {
                     .maxAttemptsReached, "Too many wrong codes for this verification; start a new one.",
                     attemptsRemaining: 0)
             }
+        } reserve: { record in
+            record.attempts += 1
+        }
+    }
+
+    /// Takes the verification's lease for one vendor operation (check, resend, cancel), so operations on one
+    /// verification are settled one at a time across instances: waits while another holds it, then takes
+    /// it with compare-and-set. `validate` runs on each fresh read (a final status or a refusal ends the
+    /// wait at once); `reserve` changes the record in the same write that takes the lease.
+    func acquireLease(
+        _ id: String,
+        validate: (VerificationRecord, any VerificationProvider) throws(GatewayError) -> Void,
+        reserve: (inout VerificationRecord) -> Void = { _ in }
+    ) async throws(GatewayError) -> (VerificationRecord, any VerificationProvider) {
+        let waitLimit = ContinuousClock.now.advanced(by: .milliseconds(Int64(policy.checkLease * 1000)))
+        var pause = Duration.milliseconds(1)
+        while true {
+            let record = try await current(id)
+            if let error = record.status.finalStateError { throw error }
+            let provider = try provider(for: record)
+            try validate(record, provider)
             if let lease = record.checkLeaseUntil, lease > clock.now {
-                // Another check is at the vendor; its answer decides what this one finds.
+                // Another operation is at the vendor; its answer decides what this one finds.
                 guard ContinuousClock.now < waitLimit else {
-                    throw GatewayError(.concurrentVerification, "Another check of this verification is running; try again.")
+                    throw GatewayError(
+                        .concurrentVerification, "Another request on this verification is running; try again.")
                 }
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, .milliseconds(20))
                 continue
             }
             var reserved = record
-            reserved.attempts += 1
+            reserve(&reserved)
             reserved.checkLeaseUntil = clock.now.addingTimeInterval(policy.checkLease)
             reserved.updatedAt = clock.now
             reserved.version += 1

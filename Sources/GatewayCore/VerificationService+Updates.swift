@@ -6,36 +6,38 @@ extension VerificationService {
     /// Sends the verification again through the provider that started it.
     ///
     /// With no channel named, a provider that does not run workflows itself moves to the next of the
-    /// request's `fallback_channels`, if any are left.
+    /// request's `fallback_channels`, if any are left. Like a check, a resend holds the verification's
+    /// lease while it is at the vendor.
     public func resend(id: String, request: ResendRequest = ResendRequest()) async throws(GatewayError)
         -> VerificationRecord
     {
-        var record = try await current(id)
-        if let error = record.status.finalStateError { throw error }
-        if case .solveChallenge = record.nextAction {
-            throw GatewayError(.invalidState, "Nothing was sent yet: answer the challenge first.")
-        }
-        let provider = try provider(for: record)
-        let capabilities = provider.capabilities
-        guard capabilities.supportsResend else {
-            throw GatewayError(.invalidRequest, "Provider \(provider.id) cannot resend; start a new verification.")
-        }
         var channel = request.channel
         var usesFallback = false
-        if channel == nil, !capabilities.nativeWorkflows, let next = record.fallbackChannels.first {
-            channel = next
-            usesFallback = true
-        }
-        if let channel, channel != record.channel {
-            guard capabilities.resendCanChangeChannel, capabilities.channels.contains(channel),
-                channel.needsPhoneNumber == record.channel.needsPhoneNumber
-            else {
-                throw GatewayError(
-                    .unsupportedChannel, "This verification cannot be resent over \(channel.rawValue).")
+        let (record, provider) = try await acquireLease(id) { (record, provider) throws(GatewayError) in
+            if case .solveChallenge = record.nextAction {
+                throw GatewayError(.invalidState, "Nothing was sent yet: answer the challenge first.")
             }
-        }
-        if record.sends >= policy.maxSends {
-            throw GatewayError(.maxSendsReached, "The code was sent too many times; wait for it to expire.")
+            let capabilities = provider.capabilities
+            guard capabilities.supportsResend else {
+                throw GatewayError(.invalidRequest, "Provider \(provider.id) cannot resend; start a new verification.")
+            }
+            channel = request.channel
+            usesFallback = false
+            if channel == nil, !capabilities.nativeWorkflows, let next = record.fallbackChannels.first {
+                channel = next
+                usesFallback = true
+            }
+            if let channel, channel != record.channel {
+                guard capabilities.resendCanChangeChannel, capabilities.channels.contains(channel),
+                    channel.needsPhoneNumber == record.channel.needsPhoneNumber
+                else {
+                    throw GatewayError(
+                        .unsupportedChannel, "This verification cannot be resent over \(channel.rawValue).")
+                }
+            }
+            if record.sends >= policy.maxSends {
+                throw GatewayError(.maxSendsReached, "The code was sent too many times; wait for it to expire.")
+            }
         }
         let began = ContinuousClock.now
         let result: ProviderStartResult
@@ -44,67 +46,83 @@ extension VerificationService {
             vendorRequest.channel = channel
             result = try await provider.resend(
                 ProviderVerification(record, clientContext: request.clientContext), request: vendorRequest)
-            try await store.append(callEvent(record.id, provider.id, "resend", outcome: "accepted", since: began))
+            try? await store.append(callEvent(record.id, provider.id, "resend", outcome: "accepted", since: began))
         } catch {
-            try await store.append(
+            try? await store.append(
                 callEvent(record.id, provider.id, "resend", outcome: error.code.rawValue, since: began))
-            if error.code == .expired || error.code == .notFound {
-                _ = try await settle(record, status: .expired, event: .statusChanged)
+            let forgot = error.code == .expired || error.code == .notFound
+            let settled = try await finishCheck(id) { record in
+                if forgot {
+                    record.status = .expired
+                    record.nextAction = nil
+                }
             }
+            if let truth = settled.status.finalStateError, !forgot || settled.status != .expired { throw truth }
             throw error
         }
-        while true {
+        let settled = try await finishCheck(id) { record in
             // A vendor that only re-armed a code still valid (Firebase's reentrant start) sent nothing.
             if !result.sentNothing { record.sends += 1 }
             let newChannel = result.channel ?? channel ?? record.channel
-            record.channel = newChannel
             if usesFallback || newChannel != record.channel {
                 record.fallbackChannels.removeAll { $0 == newChannel }
             }
+            record.channel = newChannel
             if let reference = result.reference { record.providerReference = reference }
             if !result.state.isEmpty { record.providerState = result.state }
             if let expiresAt = result.expiresAt { record.expiresAt = expiresAt }
             if let language = result.contentLanguage { record.contentLanguage = language }
             record.nextAction = result.nextAction
-            record.updatedAt = clock.now
-            record.version += 1
-            if try await store.update(record) { break }
-            record = try await current(id)
-            if let error = record.status.finalStateError { throw error }
         }
+        if let error = settled.status.finalStateError { throw error }
         try await store.append(
             VerificationEvent(
                 verificationID: id, kind: .resent, at: clock.now,
                 detail: [
-                    "channel": record.channel.rawValue, "sends": String(record.sends),
+                    "channel": settled.channel.rawValue, "sends": String(settled.sends),
                     "sent": result.sentNothing ? "false" : "true",
                 ]))
-        return record
+        return settled
     }
 
-    /// Cancels a pending verification. Canceling a canceled one returns it unchanged.
+    /// Cancels a pending verification. Canceling a canceled one returns it unchanged. Like a check, a cancel
+    /// holds the verification's lease while it is at the vendor, so a check and a cancel at once end one
+    /// way: the check approved and the cancel answers `already_approved`, or the cancel won and the check
+    /// answers `canceled`.
     public func cancel(id: String) async throws(GatewayError) -> VerificationRecord {
-        let record = try await current(id)
-        if record.status == .canceled { return record }
-        if let error = record.status.finalStateError { throw error }
-        let provider = try provider(for: record)
-        let sentSomething = record.sends > 0
-        if provider.capabilities.supportsCancel, sentSomething {
+        let record: VerificationRecord
+        let provider: any VerificationProvider
+        do {
+            (record, provider) = try await acquireLease(id) { _, _ in }
+        } catch where error.code == .canceled {
+            let stored = try await current(id)
+            if stored.status == .canceled { return stored }
+            throw error
+        }
+        if provider.capabilities.supportsCancel, record.sends > 0 {
             let began = ContinuousClock.now
             do {
                 try await provider.cancel(ProviderVerification(record))
-                try await store.append(callEvent(record.id, provider.id, "cancel", outcome: "canceled", since: began))
+                try? await store.append(callEvent(record.id, provider.id, "cancel", outcome: "canceled", since: began))
             } catch {
-                try await store.append(
+                try? await store.append(
                     callEvent(record.id, provider.id, "cancel", outcome: error.code.rawValue, since: began))
                 // A vendor that already forgot the verification leaves nothing to cancel.
-                if error.code != .notFound && error.code != .expired { throw error }
+                if error.code != .notFound && error.code != .expired {
+                    let released = try await finishCheck(id) { _ in }
+                    if let truth = released.status.finalStateError { throw truth }
+                    throw error
+                }
             }
         }
-        let canceled = try await settle(record, status: .canceled, event: .canceled)
+        let settled = try await finishCheck(id) { record in
+            record.status = .canceled
+            record.nextAction = nil
+        }
         // An approval that won the race stays approved, and the caller hears so.
-        guard canceled.status == .canceled else { throw canceled.status.finalStateError ?? .internal() }
-        return canceled
+        guard settled.status == .canceled else { throw settled.status.finalStateError ?? .internal() }
+        try await store.append(VerificationEvent(verificationID: id, kind: .canceled, at: clock.now, detail: ["status": "canceled"]))
+        return settled
     }
 
     // MARK: read and refresh

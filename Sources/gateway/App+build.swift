@@ -4,6 +4,7 @@ import GatewayCore
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Everything `buildApplication` needs; `@main` fills it from the command line, tests by hand.
 struct GatewayOptions: Sendable {
@@ -37,6 +38,8 @@ struct GatewayRuntime: Sendable {
     let sandboxAPIKey: String?
     let signer: VerificationTokenSigner
     let baseURL: String
+    /// Set when graceful shutdown begins: the sandbox's self-calls stop using the closing port.
+    let shutdown: ShutdownFlag
 }
 
 /// Builds the gateway: configuration, store, providers, routes. `@main` and the tests both call it.
@@ -63,8 +66,14 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
     var sandboxAPIKey: String?
     var keyring = APIKeyring()
     if configuration.sandbox {
+        let sandboxDirectory = options.dataDirectory.appendingPathComponent("sandbox", isDirectory: true)
+        let journal = OutboxJournal(
+            file: sandboxDirectory.appendingPathComponent("outbox.jsonl"), capacity: 1000, logger: logger)
+        let outboxBox = LateBound<SandboxOutbox>()
         let outbox = SandboxOutbox(
+            capacity: journal.capacity,
             onSend: { message in
+                journal.append(message, current: outboxBox.value?.all ?? [])
                 logger.notice(
                     "sandbox message sent",
                     metadata: [
@@ -77,10 +86,15 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
                     "sandbox message dropped (delivery_rate)",
                     metadata: ["provider.id": "\(message.provider)", "to": "\(PhoneNumber.mask(message.to))"])
             })
+        outboxBox.bind(outbox)
+        // The outbox survives a restart like the emulators' state, so a pending code can be read again.
+        outbox.restore(journal.load())
+        journal.replace(with: outbox.all)
         let built = Sandbox(
             plugins: options.plugins,
             context: EmulatorContext(clock: options.clock, outbox: outbox, logger: logger),
-            stateDirectory: options.dataDirectory.appendingPathComponent("sandbox", isDirectory: true),
+            stateDirectory: sandboxDirectory,
+            journal: journal,
             callbackBaseURL: URL(string: baseURL)?.appending(path: "callbacks"),
             callbackTransport: callbackTransport,
             logger: logger)
@@ -105,15 +119,27 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         keyring.add(hash: entry.hash, name: entry.name, scopes: entry.scopes)
     }
 
-    // Outbound HTTP.
+    // Outbound HTTP. In the sandbox, calls to the gateway's own emulators and callback route go over HTTP
+    // on its own port, except once shutdown has begun (the port is closing) or when the port refused the
+    // connection: then they are served in process, so a start in flight during shutdown still reaches
+    // its emulator.
     var httpClient: HTTPClient?
     let transport: any HTTPTransport
+    let shutdown = ShutdownFlag()
+    let selfCalls = LateBoundTransport()
     if configuration.sandbox, options.sandboxTransport == .inProcess, let sandbox {
         transport = SandboxInProcessTransport(sandbox: sandbox)
     } else {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         httpClient = client
-        transport = AsyncHTTPClientTransport(client: client)
+        let http = AsyncHTTPClientTransport(client: client)
+        if let sandbox, let base = URL(string: baseURL) {
+            transport = SelfCallTransport(
+                http: http, inProcess: SelfCallRouter(sandbox: sandbox, callbacks: selfCalls), ownBase: base,
+                shutdown: shutdown)
+        } else {
+            transport = http
+        }
     }
 
     // Vendors reach the gateway here; the sandbox's emulators call its own address. A configured gateway
@@ -165,9 +191,10 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         let admin = router.group("v1/admin").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .admin))
         AdminController(service: service, prices: configuration.prices).addRoutes(to: admin)
 
+        if let receiver { selfCalls.bind(InProcessCallbackTransport(receiver: receiver)) }
         switch (options.sandboxTransport, receiver) {
         case (.inProcess, let receiver?): callbackTransport.bind(InProcessCallbackTransport(receiver: receiver))
-        default: if let httpClient { callbackTransport.bind(AsyncHTTPClientTransport(client: httpClient)) }
+        default: callbackTransport.bind(transport)
         }
         var services: [any Service] = []
         if let httpClient { services.append(HTTPClientService(client: httpClient)) }
@@ -178,7 +205,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             services: services,
             logger: logger)
         let runtime = GatewayRuntime(
-            service: service, sandbox: sandbox, sandboxAPIKey: sandboxAPIKey, signer: signer, baseURL: baseURL)
+            service: service, sandbox: sandbox, sandboxAPIKey: sandboxAPIKey, signer: signer, baseURL: baseURL,
+            shutdown: shutdown)
         return (app, runtime)
     } catch {
         try? await httpClient?.shutdown()
@@ -210,4 +238,62 @@ struct SandboxInProcessTransport: HTTPTransport {
         defer { if request.method != .get { sandbox.save(mount) } }
         return try await inner.send(request, timeout: timeout)
     }
+}
+
+/// Set once graceful shutdown has begun.
+final class ShutdownFlag: Sendable {
+    private let raised = Atomic<Bool>(false)
+
+    func raise() { raised.store(true, ordering: .releasing) }
+
+    var isRaised: Bool { raised.load(ordering: .acquiring) }
+}
+
+/// The sandbox's calls to its own port: HTTP normally (the real path), in process once shutdown has begun
+/// or when the port refused the connection (the emulator never saw the request, so nothing is sent twice).
+struct SelfCallTransport: HTTPTransport {
+    let http: any HTTPTransport
+    let inProcess: any HTTPTransport
+    let ownBase: URL
+    let shutdown: ShutdownFlag
+
+    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+        guard request.url.host == ownBase.host, request.url.port == ownBase.port else {
+            return try await http.send(request, timeout: timeout)
+        }
+        if shutdown.isRaised { return try await inProcess.send(request, timeout: timeout) }
+        do {
+            return try await http.send(request, timeout: timeout)
+        } catch .connectFailed {
+            return try await inProcess.send(request, timeout: timeout)
+        } catch .connectionReset(let reason) {
+            // While shutting down, the server closes only connections it is not serving a request on, so a
+            // reset self-call was never read by the emulator. At any other time a reset is ambiguous (the
+            // fault switch resets after reading), and it is left to the provider.
+            guard shutdown.isRaised else { throw .connectionReset(reason) }
+            return try await inProcess.send(request, timeout: timeout)
+        }
+    }
+}
+
+/// Serves a self-call in process: emulator paths to the sandbox, callback paths to the callback receiver.
+struct SelfCallRouter: HTTPTransport {
+    let sandbox: Sandbox
+    let callbacks: any HTTPTransport
+
+    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+        if request.url.path(percentEncoded: true).hasPrefix(CallbackReceiver.prefix) {
+            return try await callbacks.send(request, timeout: timeout)
+        }
+        return try await SandboxInProcessTransport(sandbox: sandbox).send(request, timeout: timeout)
+    }
+}
+
+/// A value set once, after the closures that read it were made.
+final class LateBound<Value: Sendable>: Sendable {
+    private let stored = Mutex<Value?>(nil)
+
+    func bind(_ value: Value) { stored.withLock { $0 = value } }
+
+    var value: Value? { stored.withLock { $0 } }
 }

@@ -3,6 +3,7 @@ import Foundation
 import GatewayCore
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 @main
 struct GatewayCommand: AsyncParsableCommand {
@@ -24,12 +25,19 @@ struct Serve: AsyncParsableCommand {
     var dataDirectory = ".gateway"
     @Option(help: "Configuration file (JSON or YAML) for real vendors; secrets come from the environment.")
     var config: String?
+    @Option(
+        name: .customLong("shutdown-grace"),
+        help: "Seconds that requests in flight get to finish after SIGTERM or SIGINT before they are cancelled.")
+    var shutdownGrace = 10.0
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        guard shutdownGrace.isFinite, (0...600).contains(shutdownGrace) else {
+            throw ValidationError("--shutdown-grace must be from 0 to 600 seconds.")
+        }
     }
 
     func run() async throws {
@@ -49,7 +57,21 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(78)  // EX_CONFIG
         }
         printBanner(runtime)
-        try await app.runService()
+        // Graceful shutdown goes through the services in reverse order: the flag is raised first, so the
+        // sandbox stops calling the port that is about to close; then the server stops accepting
+        // connections and finishes the requests in flight, within the grace period.
+        var configuration = ServiceGroupConfiguration(
+            services: [
+                .init(service: app),
+                .init(
+                    service: ShutdownNotice(flag: runtime.shutdown, logger: options.logger),
+                    successTerminationBehavior: .ignore),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: options.logger)
+        configuration.maximumGracefulShutdownDuration = .milliseconds(Int64(shutdownGrace * 1000))
+        configuration.maximumCancellationDuration = .seconds(2)
+        try await ServiceGroup(configuration: configuration).run()
     }
 
     private func printBanner(_ runtime: GatewayRuntime) {
@@ -200,5 +222,20 @@ struct Experiments: AsyncParsableCommand {
                 print(report.table)
             }
         }
+    }
+}
+
+/// Raises the shutdown flag when graceful shutdown begins.
+struct ShutdownNotice: Service {
+    let flag: ShutdownFlag
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        flag.raise()
+        logger.notice("shutting down: finishing requests in flight")
+        // Self-calls that chose HTTP just before the flag are on the wire: let the server read them before
+        // it stops reading idle connections.
+        try? await Task.sleep(for: .milliseconds(100))
     }
 }

@@ -469,28 +469,30 @@ struct ContractsV2Tests {
             #expect(provider.callCount(.check) == 1)
         }
 
-        @Test("a check racing a cancel: the check that lost answers canceled, never expired")
-        func checkRacingCancel() async throws {
+        @Test("a resend that arrives while a check is at the vendor waits, and then hears already_approved")
+        func resendWaitsForCheck() async throws {
             let provider = ScriptedProvider(id: "alpha")
             let gate = ScriptedGate()
             provider.scriptCheck(
                 .run { () async throws(GatewayError) -> ProviderCheckResult in
                     await gate.wait()
-                    throw GatewayError(.notFound, "canceled at the vendor")
+                    return .approved
                 })
             let h = try ServiceHarness([provider])
             let id = try await h.service.start(try .sms()).id
             let check = inFlight { () async throws(GatewayError) -> CheckOutcome in try await h.check(id, "123456") }
             #expect(await provider.waitForCalls(.check, count: 1))
-            #expect(try await h.service.cancel(id: id).status == .canceled)
+            let resend = inFlight { () async throws(GatewayError) -> VerificationRecord in try await h.service.resend(id: id) }
+            try await Task.sleep(for: .milliseconds(20))
+            #expect(provider.callCount(.resend) == 0)
             gate.open()
-            let result = await check.value
-            guard case .failure(let error) = result else {
-                Issue.record("the check should not succeed")
+            #expect(try await check.value.get().record.status == .approved)
+            guard case .failure(let error) = await resend.value else {
+                Issue.record("a resend of an approved verification must fail")
                 return
             }
-            #expect(error.code == .canceled)
-            #expect(try await h.stored(id).status == .canceled)
+            #expect(error.code == .alreadyApproved)
+            #expect(provider.callCount(.resend) == 0)
         }
 
         @Test("a check that waits for another and finds a wrong code spends its own attempt")

@@ -62,4 +62,23 @@ struct SandboxOutboxTests {
         #expect(Set(object.keys) == ["provider", "kind", "channel", "to", "code", "text", "sent_at"])
         #expect(try JSONDecoder().decode(SandboxOutbox.Message.self, from: data) == Self.message(1))
     }
+
+    @Test("the per-recipient index follows evictions and restores")
+    func recipientIndex() {
+        let outbox = SandboxOutbox(capacity: 3)
+        for n in 1...4 {
+            outbox.record(
+                SandboxOutbox.Message(
+                    provider: "p", channel: "sms", to: n % 2 == 0 ? "+1even" : "+1odd", code: String(n), text: "",
+                    sentAt: Date(timeIntervalSince1970: Double(n))))
+        }
+        #expect(outbox.messages(to: "+1odd").map(\.code) == ["3"], "message 1 was evicted")
+        #expect(outbox.messages(to: "+1even").map(\.code) == ["2", "4"])
+        #expect(outbox.last(to: "+1even")?.code == "4")
+        let restored = SandboxOutbox(capacity: 2)
+        restored.restore(outbox.all)
+        #expect(restored.all.map(\.code) == ["3", "4"])
+        #expect(restored.messages(to: "+1even").map(\.code) == ["4"])
+        #expect(restored.messages(to: "nobody").isEmpty)
+    }
 }

@@ -934,7 +934,7 @@ struct VerificationServiceTests {
             #expect(provider.callCount(.check) == 5)
         }
 
-        @Test("a check never reports success for a record that did not end approved")
+        @Test("a cancel that arrives while a check is at the vendor waits for it, and then hears already_approved")
         func checkSuccessMeansApproved() async throws {
             let provider = ScriptedProvider(id: "alpha")
             let gate = ScriptedGate()
@@ -950,18 +950,18 @@ struct VerificationServiceTests {
                 try await service.check(CheckVerification(verificationID: id, code: "123456"))
             }
             #expect(await provider.waitForCalls(.check, count: 1))
-            _ = try await h.service.cancel(id: id)
+            let cancel = inFlight { () throws(GatewayError) in try await service.cancel(id: id) }
+            try await Task.sleep(for: .milliseconds(20))
+            #expect(provider.callCount(.cancel) == 0, "the cancel waits for the check")
             gate.open()
-            let result = await check.value
-            if case .success(let outcome) = result {
-                #expect(
-                    outcome.record.status == .approved,
-                    "check returned success with a \(outcome.record.status.rawValue) record")
-            }
-            #expect(try await h.stored(id).status == .canceled)
+            #expect(try await check.value.get().record.status == .approved)
+            let result = await cancel.value
+            expectGatewayError(.alreadyApproved) { () throws(GatewayError) in try result.get() }
+            #expect(provider.callCount(.cancel) == 0)
+            #expect(try await h.stored(id).status == .approved)
         }
 
-        @Test("a cancel that loses the race to an approval reports already_approved")
+        @Test("a check that arrives while a cancel is at the vendor waits for it, and then hears canceled")
         func cancelLosingToApproval() async throws {
             let provider = ScriptedProvider(id: "alpha")
             let gate = ScriptedGate()
@@ -972,11 +972,17 @@ struct VerificationServiceTests {
             let service = h.service
             let cancel = inFlight { () throws(GatewayError) in try await service.cancel(id: id) }
             #expect(await provider.waitForCalls(.cancel, count: 1))
-            _ = try await h.check(id, "123456")
+            let check = inFlight { () throws(GatewayError) in
+                try await service.check(CheckVerification(verificationID: id, code: "123456"))
+            }
+            try await Task.sleep(for: .milliseconds(20))
             gate.open()
-            let result = await cancel.value
-            expectGatewayError(.alreadyApproved) { () throws(GatewayError) in try result.get() }
-            #expect(try await h.stored(id).status == .approved)
+            #expect(try await cancel.value.get().status == .canceled)
+            let result = await check.value
+            expectGatewayError(.canceled) { () throws(GatewayError) in try result.get() }
+            #expect(provider.callCount(.check) == 0)
+            #expect(try await h.stored(id).status == .canceled)
         }
     }
 }
+

@@ -186,7 +186,7 @@ struct VerificationAPITests {
             let messages = try #require(outbox.body["messages"] as? [[String: Any]])
             #expect(messages.map { $0["to"] as? String } == ["+14155550108", "+14155550109"])
             for message in messages {
-                #expect(Set(message.keys) == ["provider", "kind", "channel", "to", "code", "text", "sent_at"])
+                #expect(Set(message.keys) == ["provider", "kind", "channel", "to", "code", "text", "language", "sent_at"])
             }
             let one = try await client.call(.get, "/sandbox/outbox?to=%2B14155550109", key: nil)
             let filtered = try #require(one.body["messages"] as? [[String: Any]])
@@ -208,6 +208,43 @@ struct VerificationAPITests {
             #expect(fetched.body["status"] as? String == "pending")
             let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
             #expect(check.body["status"] as? String == "approved")
+        }
+    }
+
+    @Test("the outbox survives a restart, so a pending code can be read again; a cleared outbox stays clear")
+    func outboxSurvivesRestart() async throws {
+        let harness = GatewayHarness()
+        let (first, _) = try await buildApplication(harness.options())
+        let id = try await first.test(.router) { client in
+            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+14155550111"}"#)
+            return try #require(start.body["id"] as? String)
+        }
+        let (second, secondRuntime) = try await buildApplication(harness.options())
+        try await second.test(.router) { client in
+            let listed = try await client.call(.get, "/sandbox/outbox?to=%2B14155550111")
+            let messages = try #require(listed.body["messages"] as? [[String: Any]])
+            #expect(messages.count == 1)
+            let code = try sandboxCode(secondRuntime, to: "+14155550111")
+            #expect(messages.first?["code"] as? String == code)
+            let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
+            #expect(check.body["status"] as? String == "approved")
+            #expect(try await client.call(.delete, "/sandbox/outbox").status == .ok)
+        }
+        let (third, thirdRuntime) = try await buildApplication(harness.options())
+        try await third.test(.router) { _ in
+            #expect(thirdRuntime.sandbox?.outbox.all.isEmpty == true)
+        }
+    }
+
+    @Test("a start in Spanish is written in Spanish, and the verification and the outbox say so")
+    func emulatorWritesTheReportedLanguage() async throws {
+        try await GatewayHarness().run { client, runtime in
+            let start = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+14155550112", "locales": ["es-ES", "en-US"], "provider": "twilio"}"#)
+            #expect(start.body["content_language"] as? String == "es")
+            let message = try #require(runtime.sandbox?.outbox.last(to: "+14155550112"))
+            #expect(message.language == "es")
+            #expect(message.text == "Tu código de verificación es: \(message.code ?? "")")
         }
     }
 

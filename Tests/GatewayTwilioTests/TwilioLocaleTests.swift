@@ -53,4 +53,13 @@ struct TwilioLocaleTests {
         #expect(result.contentLanguage == nil)
         #expect(formFields(try #require(harness.recorder.requests.last).body)["Locale"] == nil)
     }
+
+    @Test("the sandbox writes every locale Twilio takes in that language, so the emulator sends what it reports")
+    func sandboxCoversEveryLocale() {
+        for locale in TwilioLocale.supported {
+            let used = SandboxMessages.verificationCode("123456", language: locale).language
+            let base = locale.lowercased().split(separator: "-").first.map(String.init)
+            #expect(used == locale.lowercased() || used == base, "\(locale) is written in \(used)")
+        }
+    }
 }

@@ -40,10 +40,11 @@ extension FirebaseEmulator {
                 "QUOTA_EXCEEDED", detail: "Exceeded per phone number quota for sending verification codes.")
         }
         let language = FirebaseWire.localeHeader.flatMap { request.headerFields[$0] }
+        let sms = Self.smsText(code: code, language: language, projectID: projectID)
         outbox.record(
             SandboxOutbox.Message(
-                provider: "firebase", channel: "sms", to: number.e164, code: code,
-                text: Self.smsText(code: code, language: language, projectID: projectID), sentAt: now))
+                provider: "firebase", channel: "sms", to: number.e164, code: code, text: sms.text,
+                language: sms.language, sentAt: now))
         logger.info("firebase sandbox sent a code", metadata: ["to": "\(number.masked)"])
         return Self.json(FirebaseWire.SendVerificationCodeResponse(sessionInfo: sessionInfo))
     }

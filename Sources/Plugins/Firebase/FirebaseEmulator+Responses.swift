@@ -80,14 +80,21 @@ extension FirebaseEmulator {
     }
 
     /// The SMS as Firebase words it, in the language `X-Firebase-Locale` asked for when the sandbox knows it.
-    static func smsText(code: String, language: String?, projectID: String) -> String {
+    /// The SMS in the language the provider asked for (`X-Firebase-Locale`), which is the language it
+    /// reports: Firebase's own wording for the languages below, the sandbox's phrase table for the others.
+    static func smsText(code: String, language: String?, projectID: String) -> (text: String, language: String) {
         let app = "\(projectID).firebaseapp.com"
-        switch language?.lowercased().split(separator: "-").first {
-        case "es": return "\(code) es tu código de verificación para \(app)."
-        case "fr": return "\(code) est votre code de validation pour \(app)."
-        case "de": return "\(code) ist dein Bestätigungscode für \(app)."
-        case "pt": return "\(code) é seu código de verificação para \(app)."
-        default: return "\(code) is your verification code for \(app)."
+        let base = language?.lowercased().split(separator: "-").first.map(String.init)
+        switch base {
+        case "es": return ("\(code) es tu código de verificación para \(app).", "es")
+        case "fr": return ("\(code) est votre code de validation pour \(app).", "fr")
+        case "de": return ("\(code) ist dein Bestätigungscode für \(app).", "de")
+        case "pt": return ("\(code) é seu código de verificação para \(app).", "pt")
+        case "en", nil: return ("\(code) is your verification code for \(app).", "en")
+        default:
+            let message = SandboxMessages.verificationCode(code, language: language)
+            guard message.language != "en" else { return ("\(code) is your verification code for \(app).", "en") }
+            return (message.text + " (\(app))", message.language)
         }
     }
 }

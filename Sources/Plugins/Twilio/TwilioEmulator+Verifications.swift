@@ -39,10 +39,12 @@ extension TwilioEmulator {
         case .failure:
             return Self.error(429, code: 60203, message: "Max send attempts reached")
         case .success(let verification):
+            // Written in the locale the provider asked for, which is the language it reports.
+            let message = SandboxMessages.verificationCode(verification.code, language: form["Locale"])
             outbox.record(
                 SandboxOutbox.Message(
-                    provider: "twilio", channel: channel, to: to, code: verification.code,
-                    text: "Your verification code is: \(verification.code)", sentAt: now))
+                    provider: "twilio", channel: channel, to: to, code: verification.code, text: message.text,
+                    language: message.language, sentAt: now))
             logger.debug(
                 "twilio sandbox sent a code",
                 metadata: [

@@ -2914,6 +2914,7 @@ enum OpenAPIDocument {
                 "to",
                 "code",
                 "text",
+                "language",
                 "sent_at"
               ],
               "properties": {
@@ -2949,6 +2950,13 @@ enum OpenAPIDocument {
                 },
                 "text": {
                   "type": "string"
+                },
+                "language": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "description": "The language `text` is written in: the one the verification reports (English where the sandbox has no phrase for it)."
                 },
                 "sent_at": {
                   "type": "string",

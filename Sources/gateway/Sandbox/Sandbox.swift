@@ -17,11 +17,14 @@ struct Sandbox: Sendable {
 
     let mounts: [Mount]
     let outbox: SandboxOutbox
+    /// Where the outbox is kept across restarts (`nil`: not kept).
+    let journal: OutboxJournal?
     let logger: Logger
 
     /// Builds and mounts an emulator for each plugin, restoring saved state from `stateDirectory`.
     init(
-        plugins: [GatewayPlugin], context: EmulatorContext, stateDirectory: URL?, callbackBaseURL: URL? = nil,
+        plugins: [GatewayPlugin], context: EmulatorContext, stateDirectory: URL?, journal: OutboxJournal? = nil,
+        callbackBaseURL: URL? = nil,
         callbackTransport: (any HTTPTransport)? = nil, logger: Logger
     ) {
         var mounts: [Mount] = []
@@ -43,6 +46,7 @@ struct Sandbox: Sendable {
         }
         self.mounts = mounts
         self.outbox = context.outbox
+        self.journal = journal
         self.logger = logger
     }
 
@@ -89,11 +93,12 @@ struct Sandbox: Sendable {
     func outboxJSON(to: String?) -> JSONValue {
         .object([
             "messages": .array(
-                outbox.all.filter { to == nil || $0.to == to }.map { message in
+                (to.map(outbox.messages(to:)) ?? outbox.all).map { message in
                     [
                         "provider": .string(message.provider), "kind": .string(message.kind.rawValue),
                         "channel": .string(message.channel), "to": .string(message.to),
                         "code": message.code.map(JSONValue.string) ?? .null, "text": .string(message.text),
+                        "language": message.language.map(JSONValue.string) ?? .null,
                         "sent_at": .string(VerificationsController.timestamp(message.sentAt)),
                     ]
                 })
@@ -131,6 +136,7 @@ extension Sandbox {
         }
         router.delete("sandbox/outbox") { _, _ in
             outbox.removeAll()
+            journal?.replace(with: [])
             return JSONResponse.response(outboxJSON)
         }
         router.get("sandbox/faults/{plugin}") { _, context in

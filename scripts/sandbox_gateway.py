@@ -1,0 +1,72 @@
+"""Shared by the live checks: start a sandbox gateway on a free loopback port, and call its API.
+
+Stdlib only. The gateway binary is built once with `swift build --product gateway`.
+"""
+import json, os, socket, subprocess, time
+import urllib.error, urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KEY = "sk_sandbox_live_checks_0001"
+
+
+def call(base, method, path, body=None, key=KEY, timeout=30):
+    """Returns (status, parsed JSON body or {})."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, method=method)
+    if key:
+        request.add_header("Authorization", f"Bearer {key}")
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            raw = response.read()
+            return response.status, json.loads(raw) if raw else {}
+    except urllib.error.HTTPError as error:
+        raw = error.read()
+        try:
+            return error.code, json.loads(raw) if raw else {}
+        except ValueError:
+            return error.code, {"raw": raw.decode(errors="replace")}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def build():
+    built = subprocess.run(["swift", "build", "--product", "gateway"], cwd=ROOT, capture_output=True, text=True)
+    if built.returncode != 0:
+        raise SystemExit("swift build failed:\n" + built.stdout + built.stderr)
+    return os.path.join(ROOT, ".build", "debug", "gateway")
+
+
+def start(binary, data_dir, port=None, extra=(), log_path=None):
+    """Starts the sandbox gateway and waits for /healthz; returns (process, base URL)."""
+    port = port or free_port()
+    env = dict(os.environ, GATEWAY_SANDBOX_API_KEY=KEY)
+    log = open(log_path or os.path.join(data_dir + ".log"), "a")
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--data-dir", data_dir, "--log-level", "warning", *extra],
+        cwd=ROOT, env=env, stdout=log, stderr=log)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if call(base, "GET", "/healthz", key=None, timeout=2)[0] == 200:
+                return process, base
+        except OSError:
+            pass
+        if process.poll() is not None:
+            raise SystemExit(f"gateway exited with {process.returncode}; see {log.name}")
+        time.sleep(0.05)
+    process.kill()
+    raise SystemExit("gateway did not start")
+
+
+def code_for(base, to):
+    """The newest code the sandbox sent to `to`."""
+    import urllib.parse
+    _, outbox = call(base, "GET", "/sandbox/outbox?to=" + urllib.parse.quote(to), key=None)
+    messages = outbox.get("messages", [])
+    return messages[-1]["code"] if messages else None
