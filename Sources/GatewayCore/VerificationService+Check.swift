@@ -22,11 +22,12 @@ extension VerificationService {
                 callEvent(record.id, provider.id, "check", outcome: error.code.rawValue, since: began))
             throw await finishFailedCheck(error, record: record)
         }
-        try await store.append(callEvent(record.id, provider.id, "check", outcome: result.status.rawValue, since: began))
-        try await store.append(
+        try await store.append(contentsOf: [
+            callEvent(record.id, provider.id, "check", outcome: result.status.rawValue, since: began),
             VerificationEvent(
                 verificationID: record.id, kind: .checked, at: clock.now,
-                detail: ["outcome": result.status.rawValue, "attempt": String(record.attempts)]))
+                detail: ["outcome": result.status.rawValue, "attempt": String(record.attempts)]),
+        ])
         switch result.status {
         case .approved:
             let settled = try await finishCheck(record.id) { record in
