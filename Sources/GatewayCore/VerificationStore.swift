@@ -26,6 +26,9 @@ public protocol VerificationStore: Sendable {
     /// Appends several events, in one write where the store can.
     func append(contentsOf events: [VerificationEvent]) async throws(GatewayError)
 
+    /// ``update(_:)`` and, only if it succeeded, the events, in one write where the store can.
+    func update(_ record: VerificationRecord, events: [VerificationEvent]) async throws(GatewayError) -> Bool
+
     /// The events of a verification, oldest first.
     func events(verificationID: String) async throws(GatewayError) -> [VerificationEvent]
 
@@ -53,6 +56,12 @@ extension VerificationStore {
 
     public func append(contentsOf events: [VerificationEvent]) async throws(GatewayError) {
         for event in events { try await append(event) }
+    }
+
+    public func update(_ record: VerificationRecord, events: [VerificationEvent]) async throws(GatewayError) -> Bool {
+        guard try await update(record) else { return false }
+        try await append(contentsOf: events)
+        return true
     }
 }
 

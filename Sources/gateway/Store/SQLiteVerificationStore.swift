@@ -55,11 +55,20 @@ final class SQLiteVerificationStore: VerificationStore {
     }
 
     func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool {
+        try await update(record, events: [])
+    }
+
+    func update(_ record: VerificationRecord, events: [VerificationEvent]) async throws(GatewayError) -> Bool {
         try await perform("update") { (connection) throws(SQLiteError) in
-            let changed = try connection.run(
-                "UPDATE verifications SET \(Self.recordAssignments) WHERE id = ?1 AND version = ?\(Self.recordColumnNames.count + 1)",
-                try Self.values(of: record) + [.int(record.version - 1)])
-            return changed == 1
+            let write = { () throws(SQLiteError) -> Bool in
+                let changed = try connection.run(
+                    "UPDATE verifications SET \(Self.recordAssignments) WHERE id = ?1 AND version = ?\(Self.recordColumnNames.count + 1)",
+                    try Self.values(of: record) + [.int(record.version - 1)])
+                guard changed == 1 else { return false }
+                for event in events { try Self.insertEvent(event, connection) }
+                return true
+            }
+            return events.isEmpty ? try write() : try connection.transaction(write)
         }
     }
 
