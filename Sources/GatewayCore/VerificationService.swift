@@ -398,8 +398,12 @@ public struct VerificationService: Sendable {
 
     // MARK: helpers
 
-    func current(_ id: String) async throws(GatewayError) -> VerificationRecord {
-        guard Self.isWellFormedID(id), let record = try await store.record(id: id) else {
+    /// The record, when `owner` (an API key id; `nil` for any) may see it: a verification belongs to the key
+    /// that started it, and another key is told it does not exist.
+    func current(_ id: String, owner: String? = nil) async throws(GatewayError) -> VerificationRecord {
+        guard Self.isWellFormedID(id), let record = try await store.record(id: id),
+            owner == nil || record.apiKeyID == owner
+        else {
             throw GatewayError.notFound()
         }
         if record.effectiveStatus(at: clock.now) == .expired, record.status == .pending {

@@ -213,7 +213,8 @@ struct VerificationsController: Sendable {
             throw GatewayError.invalidRequest("`code` must be the code the user received, without spaces.")
         }
         let outcome = try await service.check(
-            CheckVerification(verificationID: id, code: code, clientContext: try Self.parseClientContext(reader)))
+            CheckVerification(verificationID: id, code: code, clientContext: try Self.parseClientContext(reader)),
+            owner: Self.owner(context))
         return JSONResponse.response(render(outcome))
     }
 
@@ -238,7 +239,8 @@ struct VerificationsController: Sendable {
         }
         let record = try await service.submitChallenge(
             id: id,
-            answer: ChallengeAnswer(answer: .object(answer.fields), clientContext: try Self.parseClientContext(reader)))
+            answer: ChallengeAnswer(answer: .object(answer.fields), clientContext: try Self.parseClientContext(reader)),
+            owner: Self.owner(context))
         return JSONResponse.response(Self.render(record, now: service.clock.now))
     }
 
@@ -254,7 +256,8 @@ struct VerificationsController: Sendable {
         let record = try await service.resend(
             id: id,
             request: ResendRequest(
-                channel: channel, appVerification: proof, clientContext: try Self.parseClientContext(reader)))
+                channel: channel, appVerification: proof, clientContext: try Self.parseClientContext(reader)),
+            owner: Self.owner(context))
         return JSONResponse.response(Self.render(record, now: service.clock.now))
     }
 
@@ -263,7 +266,7 @@ struct VerificationsController: Sendable {
         let id = try context.parameters.require("id")
         let reader = try JSONObjectReader(data: try await Self.body(of: &request, context: context), allowEmpty: true)
         try reader.rejectUnknown(allowing: [])
-        let record = try await service.cancel(id: id)
+        let record = try await service.cancel(id: id, owner: Self.owner(context))
         return JSONResponse.response(Self.render(record, now: service.clock.now))
     }
 
@@ -276,7 +279,7 @@ struct VerificationsController: Sendable {
             }
             refresh = value == "true"
         }
-        var body = render(try await service.read(id: id, refresh: refresh))
+        var body = render(try await service.read(id: id, refresh: refresh, owner: Self.owner(context)))
         if let include = request.uri.queryParameters.get("include") {
             guard include == "events" || include == "timeline" else {
                 throw GatewayError.invalidRequest("`include` takes the value `timeline` (or its older name `events`).")
@@ -321,6 +324,12 @@ struct VerificationsController: Sendable {
     }
 
     // MARK: helpers
+
+    /// The key whose verifications the caller may see: its own, or every one with the admin scope.
+    static func owner(_ context: GatewayRequestContext) -> String? {
+        guard let key = context.apiKey, !key.scopes.contains(.admin) else { return nil }
+        return key.id
+    }
 
     static func render(_ record: VerificationRecord, now: Date) -> JSONValue {
         var fields: [String: JSONValue] = [
