@@ -12,7 +12,10 @@ extension VerificationService {
     /// submission answers `already_approved`, whatever the vendor says to the second call.
     ///
     /// `owner`: the API key id the caller authenticated with, when it may see only its own verifications.
-    public func check(_ request: CheckVerification, owner: String? = nil) async throws(GatewayError) -> CheckOutcome {
+    public func check(_ request: CheckVerification, owner: String? = nil, apiKeyID: String? = nil)
+        async throws(GatewayError) -> CheckOutcome
+    {
+        try await countCheck(apiKeyID: apiKeyID ?? owner)
         let (record, provider) = try await acquireCheck(request.verificationID, owner: owner)
         let began = ContinuousClock.now
         let result: ProviderCheckResult

@@ -273,3 +273,37 @@ struct VerificationOwnershipTests {
         }
     }
 }
+
+@Suite("Rate limits through the API")
+struct RateLimitAPITests {
+    @Test("the start past the limit answers 429 with Retry-After in the error shape, and the limit survives a restart")
+    func tooManyStarts() async throws {
+        let harness = GatewayHarness()
+        try FileManager.default.createDirectory(at: harness.dataDirectory, withIntermediateDirectories: true)
+        let config = harness.dataDirectory.appendingPathComponent("gateway.yaml")
+        try """
+            sandbox: true
+            rate_limits:
+              starts_per_destination: {limit: 2, window_seconds: 3600}
+              trusted_proxy_header: X-Forwarded-For
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let body = #"{"to": "+447400123456", "provider": "twilio"}"#
+        let (app, _) = try await buildApplication(harness.options(configFile: config))
+        try await app.test(.router) { client in
+            for _ in 0..<2 {
+                let started = try await client.call(.post, "/v1/verifications", json: body)
+                #expect(started.status == .created)
+            }
+        }
+        let (again, _) = try await buildApplication(harness.options(configFile: config))
+        try await again.test(.router) { client in
+            let refused = try await client.call(.post, "/v1/verifications", json: body)
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.body.errorCode == "rate_limited")
+            #expect(refused.body.error?["retryable"] as? Bool == true)
+            let retryAfter = try #require(refused.headers[.retryAfter].flatMap { Int($0) })
+            #expect((1...3600).contains(retryAfter))
+            #expect(refused.body.error?["retry_after"] as? Int == retryAfter)
+        }
+    }
+}
