@@ -101,3 +101,19 @@ public func rateWindow(at now: Date, window: TimeInterval) -> (start: Int64, ret
     let start = (seconds / window).rounded(.down) * window
     return (Int64(start), max(1, Int((start + window - seconds).rounded(.up))))
 }
+
+/// Where verifications may go (DESIGN.md §9): an allow-list (`nil`: every country) and a deny-list of ISO
+/// 3166 regions, globally in the policy and per API key.
+public struct CountryPermissions: Sendable, Equatable {
+    public var allow: Set<String>?
+    public var deny: Set<String>
+
+    public init(allow: Set<String>? = nil, deny: Set<String> = []) {
+        self.allow = allow
+        self.deny = deny
+    }
+
+    public func permits(_ region: String) -> Bool {
+        !deny.contains(region) && allow.map { $0.contains(region) } != false
+    }
+}

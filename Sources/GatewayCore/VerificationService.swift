@@ -21,6 +21,8 @@ public struct VerificationPolicy: Sendable, Equatable {
     public var allowUnknownNumbers: Set<String> = []
     /// The gateway's own rate limits (none by default).
     public var rateLimits = RateLimits()
+    /// The countries verifications may go to, for every API key.
+    public var countries = CountryPermissions()
     /// How long one check may hold a verification while its vendor call runs. Other checks of the same
     /// verification wait for it (at most this long); a lease left by a crashed instance lapses after it.
     public var checkLease: TimeInterval = 30
@@ -91,8 +93,11 @@ public struct VerificationService: Sendable {
     /// `provider_transient` or `provider_permanent` error that happened before the vendor could have
     /// accepted the send (or after an ambiguous timeout, when the route allows it), and only within
     /// ``VerificationPolicy/startDeadline``. A candidate whose circuit breaker is open is skipped.
+    ///
+    /// `keyCountries` are the countries the calling API key may send to, when it is limited to some.
     public func start(
-        _ request: StartVerification, apiKeyID: String? = nil, apiKeyName: String? = nil, clientIP: String? = nil
+        _ request: StartVerification, apiKeyID: String? = nil, apiKeyName: String? = nil, clientIP: String? = nil,
+        keyCountries: Set<String>? = nil
     ) async throws(GatewayError) -> VerificationRecord {
         if let forced = request.forcedProvider, registry.provider(forced) == nil {
             throw GatewayError(.invalidRequest, "`provider` names no configured provider.")
@@ -100,6 +105,12 @@ public struct VerificationService: Sendable {
         if let number = request.destination.phoneNumber, policy.testNumbers[number.e164] != nil {
             // A configured test number is the operator's choice, whatever the metadata says of it.
             return try await startTestNumber(request, apiKeyID: apiKeyID)
+        }
+        if let region = request.destination.phoneNumber?.policyRegion,
+            !policy.countries.permits(region) || keyCountries.map({ $0.contains(region) }) == false
+        {
+            // Before anything else is counted or paid: a geo permission is not the vendor's to decide.
+            throw GatewayError(.destinationBlocked, "Verifications to \(region) are not allowed for this API key.")
         }
         let decision = routing.decide(request, apiKey: apiKeyName, registry: registry)
         let candidates = decision.candidates

@@ -117,7 +117,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         sandboxAPIKey = secret
     }
     for entry in configuration.apiKeys {
-        keyring.add(hash: entry.hash, name: entry.name, scopes: entry.scopes)
+        keyring.add(hash: entry.hash, name: entry.name, scopes: entry.scopes, countries: entry.countries)
     }
 
     // Outbound HTTP. In the sandbox, calls to the gateway's own emulators and callback route go over HTTP

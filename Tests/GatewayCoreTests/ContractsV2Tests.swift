@@ -723,3 +723,27 @@ struct RateLimitTests {
         #expect(try await h.stored(id).attempts == 2, "a refused check spends no attempt")
     }
 }
+
+@Suite("geo permissions")
+struct GeoPermissionTests {
+    @Test("a start outside the allowed countries is destination_blocked before any vendor is called")
+    func globalAndPerKey() async throws {
+        let provider = ScriptedProvider(id: "alpha")
+        var policy = VerificationPolicy()
+        policy.countries = CountryPermissions(deny: ["US"])
+        let h = try ServiceHarness([provider], policy: policy)
+        let error = await expectAsyncGatewayError(.destinationBlocked) { try await h.service.start(try .sms("+16505553434")) }
+        #expect(error?.errorClass == .blocked && error?.httpStatus == 403)
+        #expect(try await h.service.start(try .sms("+447400123456")).status == .pending)
+        // A key limited to GB cannot send to France, though the policy allows it.
+        await expectAsyncGatewayError(.destinationBlocked) {
+            try await h.service.start(try .sms("+33612345678"), keyCountries: ["GB"])
+        }
+        #expect(try await h.service.start(try .sms("+447400123457"), keyCountries: ["GB"]).status == .pending)
+        var allowOnly = VerificationPolicy()
+        allowOnly.countries = CountryPermissions(allow: ["GB"])
+        let gbOnly = try ServiceHarness([provider], policy: allowOnly)
+        await expectAsyncGatewayError(.destinationBlocked) { try await gbOnly.service.start(try .sms("+33612345678")) }
+        #expect(provider.callCount(.start) == 2)
+    }
+}

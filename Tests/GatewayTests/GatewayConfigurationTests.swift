@@ -37,7 +37,8 @@ struct GatewayConfigurationTests {
         routing:
           default: [twilio-us]
         api_keys:
-          - {name: backend, key_env: GATEWAY_API_KEY, scopes: [verify, admin]}
+          - {name: backend, key_env: GATEWAY_API_KEY, scopes: [verify, admin], countries: [gb, fr]}
+        countries: {deny: [KP]}
         policy: {code_validity_seconds: 300, max_attempts: 3, allow_unknown_numbers: [gb, US]}
         public_base_url: https://verify.example.com/
         rate_limits:
@@ -56,6 +57,8 @@ struct GatewayConfigurationTests {
         #expect(config.providers.first?.settings["auth_token"] == "secret-token")
         #expect(config.providers.first?.id == "twilio-us")
         #expect(config.apiKeys.first?.scopes == [.verify, .admin])
+        #expect(config.apiKeys.first?.countries == ["GB", "FR"])
+        #expect(config.policy.countries == CountryPermissions(deny: ["KP"]))
         #expect(config.apiKeys.first?.hash == APIKeyring.hash("sk_live_0123456789abcdef"))
         #expect(config.policy.codeValidity == 300 && config.policy.maxAttempts == 3)
         #expect(config.policy.testNumbers == ["+15005550006": "424242"])
@@ -84,6 +87,7 @@ struct GatewayConfigurationTests {
             policy: {max_attempts: 0, allow_unknown_numbers: [Atlantis]}
             public_base_url: "ftp://example.com?x=1"
             rate_limits: {starts_per_ip: {limit: 0, window_seconds: 60}, per_moon: {}}
+            countries: {allow: [Narnia]}
             routing: {default: twilio}
             """)
         let text = found.joined(separator: "\n")
@@ -91,7 +95,7 @@ struct GatewayConfigurationTests {
             "unknown top-level key `colour`", "`auth_token` is a secret", "api_keys[0]: unknown key `key`",
             "policy.max_attempts", "routing.default must be a list", "policy.allow_unknown_numbers",
             "`public_base_url` must be an http(s) URL", "rate_limits.starts_per_ip must be",
-            "rate_limits: unknown key `per_moon`",
+            "rate_limits: unknown key `per_moon`", "countries.allow must be a list of region codes",
         ] {
             #expect(text.contains(expected), "missing: \(expected)\n\(text)")
         }

@@ -12,6 +12,8 @@ struct APIKey: Sendable, Equatable {
     var id: String
     var name: String
     var scopes: Set<Scope>
+    /// The countries this key may send verifications to (`nil`: those the policy allows).
+    var countries: Set<String>? = nil
 }
 
 /// The configured API keys, looked up by the hash of the presented secret.
@@ -27,8 +29,9 @@ struct APIKeyring: Sendable {
         add(hash: Self.hash(secret), name: name, scopes: scopes)
     }
 
-    mutating func add(hash: String, name: String, scopes: Set<APIKey.Scope>) {
-        byHash[hash.lowercased()] = APIKey(id: "key_" + hash.prefix(12), name: name, scopes: scopes)
+    mutating func add(hash: String, name: String, scopes: Set<APIKey.Scope>, countries: Set<String>? = nil) {
+        byHash[hash.lowercased()] = APIKey(
+            id: "key_" + hash.prefix(12), name: name, scopes: scopes, countries: countries)
     }
 
     func key(forSecret secret: String) -> APIKey? { byHash[Self.hash(secret)] }

@@ -83,7 +83,8 @@ struct VerificationsController: Sendable {
     private func startBody(body: Data, clientIP: String?, context: GatewayRequestContext) async throws -> JSONValue {
         let start = try Self.parseStart(body)
         let record = try await service.start(
-            start, apiKeyID: context.apiKey?.id, apiKeyName: context.apiKey?.name, clientIP: clientIP)
+            start, apiKeyID: context.apiKey?.id, apiKeyName: context.apiKey?.name, clientIP: clientIP,
+            keyCountries: context.apiKey?.countries)
         return Self.render(record, now: service.clock.now)
     }
 

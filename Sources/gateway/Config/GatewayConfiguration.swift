@@ -27,6 +27,7 @@ struct GatewayConfiguration: Sendable {
         var name: String
         var hash: String
         var scopes: Set<APIKey.Scope>
+        var countries: Set<String>? = nil
     }
 
     var sandbox = false
@@ -45,7 +46,7 @@ struct GatewayConfiguration: Sendable {
 
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
-        "public_base_url", "rate_limits",
+        "public_base_url", "rate_limits", "countries",
         "prices",
     ]
 
@@ -174,7 +175,7 @@ struct GatewayConfiguration: Sendable {
                         problems.append("api_keys[\(index)] must be a mapping")
                         continue
                     }
-                    for key in entry.keys.sorted() where !["name", "key_env", "key_sha256", "scopes"].contains(key) {
+                    for key in entry.keys.sorted() where !["name", "key_env", "key_sha256", "scopes", "countries"].contains(key) {
                         problems.append(
                             "api_keys[\(index)]: unknown key `\(key)`\(key == "key" ? " (give the key as key_env or key_sha256, never in clear)" : "")"
                         )
@@ -219,7 +220,13 @@ struct GatewayConfiguration: Sendable {
                             problems.append("api key \(name): `scopes` must be a list")
                         }
                     }
-                    if let hash { config.apiKeys.append(KeyEntry(name: name, hash: hash, scopes: scopes)) }
+                    var countries: Set<String>?
+                    if let raw = entry["countries"] {
+                        countries = regionList(raw, "api key \(name): `countries`", &problems)
+                    }
+                    if let hash {
+                        config.apiKeys.append(KeyEntry(name: name, hash: hash, scopes: scopes, countries: countries))
+                    }
                 }
             } else {
                 problems.append("`api_keys` must be a list")
@@ -252,13 +259,10 @@ struct GatewayConfiguration: Sendable {
                 if let seconds = number("start_deadline_seconds", 1...300) {
                     config.policy.startDeadline = .seconds(seconds)
                 }
-                if let raw = policy["allow_unknown_numbers"] {
-                    let regions = raw.stringList ?? []
-                    if raw.stringList == nil || regions.contains(where: { PhoneRegion.named($0.uppercased()) == nil }) {
-                        problems.append("policy.allow_unknown_numbers must be a list of region codes such as [GB, US]")
-                    } else {
-                        config.policy.allowUnknownNumbers = Set(regions.map { $0.uppercased() })
-                    }
+                if let raw = policy["allow_unknown_numbers"],
+                    let regions = regionList(raw, "policy.allow_unknown_numbers", &problems)
+                {
+                    config.policy.allowUnknownNumbers = regions
                 }
             } else {
                 problems.append("`policy` must be a mapping")
@@ -275,6 +279,18 @@ struct GatewayConfiguration: Sendable {
             }
         }
 
+        if let value = top["countries"] {
+            if case .object(let section) = value {
+                for key in section.keys.sorted() where !["allow", "deny"].contains(key) {
+                    problems.append("countries: unknown key `\(key)`")
+                }
+                config.policy.countries = CountryPermissions(
+                    allow: section["allow"].flatMap { regionList($0, "countries.allow", &problems) },
+                    deny: section["deny"].flatMap { regionList($0, "countries.deny", &problems) } ?? [])
+            } else {
+                problems.append("`countries` must be a mapping with `allow` and/or `deny` lists")
+            }
+        }
         if let value = top["rate_limits"] {
             parseRateLimits(value, into: &config, problems: &problems)
         }
@@ -404,4 +420,13 @@ extension GatewayConfiguration {
             }
         }
     }
+}
+
+/// A list of region codes (`[GB, us]` → `["GB", "US"]`), or nil with a problem named `what`.
+func regionList(_ value: JSONValue, _ what: String, _ problems: inout [String]) -> Set<String>? {
+    guard let names = value.stringList, names.allSatisfy({ PhoneRegion.named($0.uppercased()) != nil }) else {
+        problems.append("\(what) must be a list of region codes such as [GB, US]")
+        return nil
+    }
+    return Set(names.map { $0.uppercased() })
 }
