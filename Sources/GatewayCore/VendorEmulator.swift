@@ -14,17 +14,6 @@ public protocol VendorEmulator: Sendable {
 
     /// Answers one request. `path` excludes the mount point; `query` is the raw query string.
     func handle(_ request: EmulatorRequest) async -> EmulatorResponse
-
-    /// The emulator's state, so a sandbox survives a gateway restart. `nil` if it keeps none.
-    func snapshot() -> Data?
-
-    /// Restores what ``snapshot()`` produced.
-    func restore(_ data: Data) throws
-}
-
-extension VendorEmulator {
-    public func snapshot() -> Data? { nil }
-    public func restore(_ data: Data) throws {}
 }
 
 /// A request as an emulator sees it.
@@ -64,11 +53,15 @@ public struct EmulatorContext: Sendable {
     public var logger: Logger
     /// Calls the gateway back as the vendor would, at its callback route.
     public var callbacks: CallbackSender
+    /// Where the emulator keeps its state across restarts.
+    public var persistence: any EmulatorPersistence
 
     public init(
         clock: any WallClock = SystemClock(), outbox: SandboxOutbox = SandboxOutbox(),
-        logger: Logger = Logger(label: "gateway.sandbox"), callbacks: CallbackSender = .none
+        logger: Logger = Logger(label: "gateway.sandbox"), callbacks: CallbackSender = .none,
+        persistence: any EmulatorPersistence = NoEmulatorPersistence()
     ) {
+        self.persistence = persistence
         self.clock = clock
         self.outbox = outbox
         self.logger = logger

@@ -22,14 +22,16 @@ extension VerificationService {
                 callEvent(record.id, provider.id, "check", outcome: error.code.rawValue, since: began))
             throw await finishFailedCheck(error, record: record)
         }
-        try await store.append(callEvent(record.id, provider.id, "check", outcome: result.status.rawValue, since: began))
-        try await store.append(
+        // Written with the check's outcome, in the same transaction.
+        let events = [
+            callEvent(record.id, provider.id, "check", outcome: result.status.rawValue, since: began),
             VerificationEvent(
                 verificationID: record.id, kind: .checked, at: clock.now,
-                detail: ["outcome": result.status.rawValue, "attempt": String(record.attempts)]))
+                detail: ["outcome": result.status.rawValue, "attempt": String(record.attempts)]),
+        ]
         switch result.status {
         case .approved:
-            let settled = try await finishCheck(record.id) { record in
+            let settled = try await finishCheck(record.id, known: record, events: events) { record in
                 record.status = .approved
                 record.nextAction = nil
                 if let state = result.state { record.providerState = state }
@@ -42,7 +44,7 @@ extension VerificationService {
         case .pending:
             if let action = result.nextAction {
                 // The vendor wants another step before it approves (IDaaS MFA): not a wrong code.
-                let settled = try await finishCheck(record.id) { record in
+                let settled = try await finishCheck(record.id, known: record, events: events) { record in
                     record.nextAction = action
                     if let state = result.state { record.providerState = state }
                 }
@@ -50,7 +52,7 @@ extension VerificationService {
                 return CheckOutcome(record: settled, carriesToken: false)
             }
             var remaining = 0
-            let settled = try await finishCheck(record.id) { record in
+            let settled = try await finishCheck(record.id, known: record, events: events) { record in
                 // The vendor may rotate its state on a wrong code; later calls need the new one.
                 if let state = result.state { record.providerState = state }
                 remaining = min(record.attemptsRemaining, result.attemptsRemaining ?? Int.max)
@@ -64,7 +66,7 @@ extension VerificationService {
             if let error = settled.status.finalStateError { throw error }
             throw GatewayError(.incorrectCode, "The code is not correct.", attemptsRemaining: remaining)
         default:
-            let settled = try await finishCheck(record.id) { record in
+            let settled = try await finishCheck(record.id, known: record, events: events) { record in
                 record.status = result.status
                 record.nextAction = nil
             }
@@ -136,26 +138,41 @@ extension VerificationService {
     /// Applies a check's result and gives the lease back, in one compare-and-set. `apply` runs only while
     /// the record is still pending: a cancel, a callback or an expiry that got there first stays.
     @discardableResult
+    ///
+    /// `known` is the record as the lease-holder last wrote it: tried first, since nobody else usually
+    /// wrote meanwhile; read again only when the compare-and-set says otherwise. `events` are written in
+    /// the same transaction as the change.
     func finishCheck(
-        _ id: String, _ apply: (inout VerificationRecord) -> Void
+        _ id: String, known: VerificationRecord? = nil, events: [VerificationEvent] = [],
+        _ apply: (inout VerificationRecord) -> Void
     ) async throws(GatewayError) -> VerificationRecord {
+        var candidate = known
         while true {
-            guard let record = try await store.record(id: id) else { throw GatewayError.notFound() }
+            let record: VerificationRecord
+            if let candidate {
+                record = candidate
+            } else {
+                guard let stored = try await store.record(id: id) else { throw GatewayError.notFound() }
+                record = stored
+            }
+            candidate = nil
             var next = record
             if record.status == .pending { apply(&next) }
             next.checkLeaseUntil = nil
-            if next == record { return record }
+            if next == record {
+                if !events.isEmpty { try await store.append(contentsOf: events) }
+                return record
+            }
             next.updatedAt = clock.now
             next.version += 1
-            if try await store.update(next) {
-                if next.status != record.status {
-                    try await store.append(
-                        VerificationEvent(
-                            verificationID: id, kind: .statusChanged, at: next.updatedAt,
-                            detail: ["status": next.status.rawValue]))
-                }
-                return next
+            var written = events
+            if next.status != record.status {
+                written.append(
+                    VerificationEvent(
+                        verificationID: id, kind: .statusChanged, at: next.updatedAt,
+                        detail: ["status": next.status.rawValue]))
             }
+            if try await store.update(next, events: written) { return next }
         }
     }
 

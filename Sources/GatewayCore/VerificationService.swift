@@ -359,7 +359,6 @@ public struct VerificationService: Sendable {
             apiKeyID: apiKeyID,
             nextAction: result.nextAction,
             fallbackChannels: request.fallbackChannels.filter { $0 != (result.channel ?? request.channel) })
-        try await store.insert(record)
         var detail = ["provider": provider.id, "channel": record.channel.rawValue, "route": decision.route]
         if let experiment = decision.experiment { detail["experiment"] = experiment }
         if let arm = decision.arm { detail["arm"] = arm }
@@ -370,8 +369,8 @@ public struct VerificationService: Sendable {
         if !skipped.isEmpty {
             detail["skipped"] = skipped.map { "\($0.providerID):\($0.reason)" }.joined(separator: ",")
         }
-        try await store.append(VerificationEvent(verificationID: id, kind: .started, at: now, detail: detail))
-        for event in events { try await store.append(event) }
+        try await store.insert(
+            record, events: [VerificationEvent(verificationID: id, kind: .started, at: now, detail: detail)] + events)
         logger.info(
             "verification started",
             metadata: [

@@ -20,6 +20,15 @@ public protocol VerificationStore: Sendable {
 
     func append(_ event: VerificationEvent) async throws(GatewayError)
 
+    /// Inserts a record together with its first events, in one write where the store can.
+    func insert(_ record: VerificationRecord, events: [VerificationEvent]) async throws(GatewayError)
+
+    /// Appends several events, in one write where the store can.
+    func append(contentsOf events: [VerificationEvent]) async throws(GatewayError)
+
+    /// ``update(_:)`` and, only if it succeeded, the events, in one write where the store can.
+    func update(_ record: VerificationRecord, events: [VerificationEvent]) async throws(GatewayError) -> Bool
+
     /// The events of a verification, oldest first.
     func events(verificationID: String) async throws(GatewayError) -> [VerificationEvent]
 
@@ -37,6 +46,23 @@ public protocol VerificationStore: Sendable {
 
     /// Gives up a claim (the request failed in a way a retry may fix).
     func releaseIdempotencyKey(_ key: IdempotencyKey) async throws(GatewayError)
+}
+
+extension VerificationStore {
+    public func insert(_ record: VerificationRecord, events: [VerificationEvent]) async throws(GatewayError) {
+        try await insert(record)
+        try await append(contentsOf: events)
+    }
+
+    public func append(contentsOf events: [VerificationEvent]) async throws(GatewayError) {
+        for event in events { try await append(event) }
+    }
+
+    public func update(_ record: VerificationRecord, events: [VerificationEvent]) async throws(GatewayError) -> Bool {
+        guard try await update(record) else { return false }
+        try await append(contentsOf: events)
+        return true
+    }
 }
 
 /// An idempotency key, scoped to the API key that sent it.

@@ -235,7 +235,6 @@ struct SandboxInProcessTransport: HTTPTransport {
         let pluginID = String(rest.prefix { $0 != "/" })
         guard let mount = sandbox.mount(pluginID) else { throw .connectFailed("no emulator for \(pluginID)") }
         let inner = InProcessTransport(emulator: mount.emulator, pathPrefix: Sandbox.prefix(pluginID))
-        defer { if request.method != .get { sandbox.save(mount) } }
         return try await inner.send(request, timeout: timeout)
     }
 }

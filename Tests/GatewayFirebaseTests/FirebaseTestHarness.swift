@@ -58,10 +58,11 @@ struct FirebaseHarness {
     init(
         settings extra: [String: String] = [:], emulatorTestNumbers: [String: String] = FirebaseSandbox.testNumbers,
         maxSendsPerNumberPerHour: Int? = nil, requestTimeout: Duration = .seconds(10),
-        transport custom: (any HTTPTransport)? = nil
+        transport custom: (any HTTPTransport)? = nil, persistence: any EmulatorPersistence = NoEmulatorPersistence()
     ) throws {
         emulator = FirebaseEmulator(
-            context: EmulatorContext(clock: clock, outbox: outbox), testNumbers: emulatorTestNumbers,
+            context: EmulatorContext(clock: clock, outbox: outbox, persistence: persistence),
+            testNumbers: emulatorTestNumbers,
             maxSendsPerNumberPerHour: maxSendsPerNumberPerHour)
         transport = RecordingTransport(custom ?? InProcessTransport(emulator: emulator, pathPrefix: Self.mount))
         var settings = FirebasePlugin.plugin.sandboxSettings(

@@ -36,6 +36,25 @@ public struct StoreConformance: Sendable {
         try await recordsByExperimentAndTime()
         try await recordsAreFoundByProviderReference()
         try await everyNextActionSurvivesARoundTrip()
+        try await recordAndEventsAreWrittenTogether()
+    }
+
+    /// A start writes its record with its first events; a duplicate id writes neither.
+    public func recordAndEventsAreWrittenTogether() async throws {
+        let store = try await makeStore()
+        let record = Self.emailRecord(id: "VEtogether1")
+        let events = (0..<3).map {
+            VerificationEvent(verificationID: record.id, kind: .providerCall, at: Self.epoch, detail: ["n": String($0)])
+        }
+        try await store.insert(record, events: events)
+        #expect(try await store.record(id: record.id) == record)
+        #expect(try await store.events(verificationID: record.id).map { $0.detail["n"] } == ["0", "1", "2"])
+        await #expect(throws: GatewayError.self) {
+            try await store.insert(record, events: [VerificationEvent(verificationID: record.id, kind: .started, at: Self.epoch)])
+        }
+        #expect(try await store.events(verificationID: record.id).count == 3)
+        try await store.append(contentsOf: events)
+        #expect(try await store.events(verificationID: record.id).count == 6)
     }
 
     /// Callbacks name a verification by the vendor's id: the record of that provider with that reference,

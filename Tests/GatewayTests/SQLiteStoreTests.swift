@@ -39,6 +39,9 @@ final class SQLiteStoreTests: Sendable {
     @Test("Every next action survives a round trip")
     func nextActions() async throws { try await conformance.everyNextActionSurvivesARoundTrip() }
 
+    @Test("A record and its first events are written together")
+    func together() async throws { try await conformance.recordAndEventsAreWrittenTogether() }
+
     @Test("Inserted records read back with every field")
     func roundTrip() async throws { try await conformance.insertedRecordsReadBackWithEveryField() }
 

@@ -203,16 +203,39 @@ struct TwilioEmulatorTests {
         try expectEnvelope(response, status: status, code: status == 503 ? 20503 : 20500)
     }
 
-    @Test("a snapshot restored into a new emulator keeps pending verifications and their codes")
-    func snapshotRoundTrip() async throws {
-        let sid = try #require(try await client.start().sid)
-        let code = try #require(client.outbox.all.first?.code)
-        let snapshot = try #require(client.emulator.snapshot())
-        let restored = TwilioWireClient()
-        try restored.emulator.restore(snapshot)
-        #expect(restored.emulator.state.withLock { $0 } == client.emulator.state.withLock { $0 })
+    @Test("a new emulator over the same persistence keeps pending verifications and their codes")
+    func persistedRoundTrip() async throws {
+        let persistence = InMemoryEmulatorPersistence()
+        let first = TwilioWireClient(persistence: persistence)
+        let sid = try #require(try await first.start().sid)
+        let code = try #require(first.outbox.all.first?.code)
+        let restored = TwilioWireClient(persistence: persistence)
         let response = try await restored.check([("VerificationSid", sid), ("Code", code)])
         #expect(try JSONDecoder().decode(TwilioWire.VerificationCheck.self, from: response.body).status == "approved")
-        #expect(throws: (any Error).self) { try restored.emulator.restore(Data("not json".utf8)) }
+        // Approved verifications are soft-deleted: a third emulator knows this one answers 404.
+        let third = TwilioWireClient(persistence: persistence)
+        try expectEnvelope(
+            try await third.check([("VerificationSid", sid), ("Code", code)]), status: 404, code: 20404)
+    }
+
+    @Test("a call writes only the verification it changed, however many the emulator holds")
+    func writesStayConstant() async throws {
+        let persistence = InMemoryEmulatorPersistence()
+        let client = TwilioWireClient(persistence: persistence)
+        for n in 0..<300 {
+            _ = try await client.start(String(format: "+1415555%04d", n))
+        }
+        #expect(persistence.writeCount == 300, "one row per start")
+        let before = persistence.writeCount
+        _ = try await client.start("+14155559999")
+        #expect(persistence.writeCount - before == 1)
+        // Ten minutes later the next call expires the due verifications only, each once.
+        client.clock.advance(by: 601)
+        let beforeSweep = persistence.writeCount
+        _ = try await client.start("+14155559998")
+        #expect(persistence.writeCount - beforeSweep == 302, "301 expired once each, and the new one")
+        let afterSweep = persistence.writeCount
+        _ = try await client.start("+14155559997")
+        #expect(persistence.writeCount - afterSweep == 1, "nothing is swept twice")
     }
 }

@@ -15,7 +15,9 @@ struct TwilioWireClient {
     let outbox = SandboxOutbox()
     let emulator: TwilioEmulator
 
-    init() { emulator = TwilioEmulator(context: EmulatorContext(clock: clock, outbox: outbox)) }
+    init(persistence: any EmulatorPersistence = NoEmulatorPersistence()) {
+        emulator = TwilioEmulator(context: EmulatorContext(clock: clock, outbox: outbox, persistence: persistence))
+    }
 
     func send(
         _ method: HTTPRequest.Method, _ path: String, _ form: [(String, String)] = [],

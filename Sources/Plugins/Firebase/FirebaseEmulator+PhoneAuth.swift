@@ -32,7 +32,7 @@ extension FirebaseEmulator {
             if let limit = maxSendsPerNumberPerHour, state.recentSends(to: number.e164, now: now) >= limit {
                 return nil
             }
-            state.sends[number.e164, default: []].append(now)
+            state.recordSend(to: number.e164, at: now)
             return openSession(in: &state, phoneNumber: number.e164, code: code, now: now, isTestNumber: false)
         }
         guard let sessionInfo else {
@@ -54,9 +54,11 @@ extension FirebaseEmulator {
     ) -> String {
         var sessionInfo = Self.randomString(length: Self.sessionInfoLength)
         while state.sessions[sessionInfo] != nil { sessionInfo = Self.randomString(length: Self.sessionInfoLength) }
-        state.sessions[sessionInfo] = FirebaseEmulatorState.Session(
-            phoneNumber: phoneNumber, code: code, createdAt: now, expiresAt: now.addingTimeInterval(codeLifetime),
-            isTestNumber: isTestNumber)
+        state.setSession(
+            sessionInfo,
+            FirebaseEmulatorState.Session(
+                phoneNumber: phoneNumber, code: code, createdAt: now, expiresAt: now.addingTimeInterval(codeLifetime),
+                isTestNumber: isTestNumber))
         return sessionInfo
     }
 
@@ -121,16 +123,16 @@ extension FirebaseEmulator {
             }
             guard ConstantTime.equals(code, session.code) else {
                 session.wrongCodes += 1
-                state.sessions[sessionInfo] = session
+                state.setSession(sessionInfo, session)
                 return .refused("INVALID_CODE", detail: nil)
             }
-            state.sessions[sessionInfo] = nil
+            state.setSession(sessionInfo, nil)
             if let user = state.users[session.phoneNumber] {
                 return .signedIn(phoneNumber: session.phoneNumber, localID: user.localID, isNewUser: false)
             }
             let user = FirebaseEmulatorState.User(
                 localID: Self.randomString(length: 28, alphanumeric: true), createdAt: now)
-            state.users[session.phoneNumber] = user
+            state.setUser(session.phoneNumber, user)
             return .signedIn(phoneNumber: session.phoneNumber, localID: user.localID, isNewUser: true)
         }
         switch outcome {

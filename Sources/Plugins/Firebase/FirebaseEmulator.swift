@@ -43,7 +43,8 @@ public final class FirebaseEmulator: VendorEmulator {
     let clock: any WallClock
     let outbox: SandboxOutbox
     let logger: Logger
-    let state = Mutex(FirebaseEmulatorState())
+    let state: Mutex<FirebaseEmulatorState>
+    let persistence: any EmulatorPersistence
     /// The ID-token key, made on first use (a sign-in or a key-set request): an RSA key takes a noticeable
     /// moment to make, and most sandboxes and tests never need one.
     private let signingKey = Mutex<FirebaseIDTokenSigner?>(nil)
@@ -79,6 +80,8 @@ public final class FirebaseEmulator: VendorEmulator {
         self.clock = context.clock
         self.outbox = context.outbox
         self.logger = context.logger
+        self.persistence = context.persistence
+        self.state = Mutex(FirebaseEmulatorState(restoring: context.persistence.load()))
         if rejected > 0 {
             logger.warning("firebase sandbox ignored test numbers", metadata: ["count": "\(rejected)"])
         }
@@ -98,8 +101,18 @@ public final class FirebaseEmulator: VendorEmulator {
         }
     }
 
-    /// Answers one request as Identity Toolkit (or the Auth Emulator's inspection API) would.
+    /// Answers one request as Identity Toolkit (or the Auth Emulator's inspection API) would, and saves
+    /// what it changed.
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
+        let response = await route(request)
+        state.withLock { state in
+            let changes = state.takeChanges()
+            if !changes.isEmpty { persistence.save(changes) }
+        }
+        return response
+    }
+
+    private func route(_ request: EmulatorRequest) async -> EmulatorResponse {
         let path = request.path.removingPercentEncoding ?? request.path
         let toolkit = "/" + FirebaseWire.identityToolkitHost
         switch path {
@@ -125,18 +138,6 @@ public final class FirebaseEmulator: VendorEmulator {
             }
             return .response(Self.notFound())
         }
-    }
-
-    /// The sessions, users and quota counters as JSON, for the sandbox's state file. The token signing
-    /// key is not saved: a restored sandbox signs with a new key.
-    public func snapshot() -> Data? {
-        try? JSONEncoder().encode(state.withLock { $0 })
-    }
-
-    /// Restores what ``snapshot()`` produced.
-    public func restore(_ data: Data) throws {
-        let restored = try JSONDecoder().decode(FirebaseEmulatorState.self, from: data)
-        state.withLock { $0 = restored }
     }
 
     // MARK: inspection

@@ -26,13 +26,13 @@ extension TwilioEmulator {
                 pending.sendAttempts.append(attempt)
                 pending.channel = channel
                 pending.updatedAt = now
-                state.verifications[pending.sid] = pending
+                state.put(pending)
                 return .success(pending)
             }
             let created = TwilioEmulatorState.Verification(
                 sid: "VE" + Self.randomHex(), to: to, channel: channel, code: Self.randomCode(), status: "pending",
                 checks: 0, sendAttempts: [attempt], createdAt: now, updatedAt: now, deleted: false)
-            state.verifications[created.sid] = created
+            state.put(created)
             return .success(created)
         }
         switch outcome {
@@ -75,7 +75,7 @@ extension TwilioEmulator {
             let live: Set<String> = ["pending", "max_attempts_reached"]
             let found: TwilioEmulatorState.Verification?
             if let sid {
-                found = state.verifications[sid].flatMap { !$0.deleted && live.contains($0.status) ? $0 : nil }
+                found = state.verification(sid).flatMap { !$0.deleted && live.contains($0.status) ? $0 : nil }
             } else {
                 found = to.flatMap { state.current(for: $0, statuses: live) }
             }
@@ -83,7 +83,7 @@ extension TwilioEmulator {
             guard verification.checks < TwilioWire.maxChecks else {
                 verification.status = "max_attempts_reached"
                 verification.updatedAt = now
-                state.verifications[verification.sid] = verification
+                state.put(verification)
                 return Self.error(429, code: 60202, message: "Max check attempts reached")
             }
             verification.checks += 1
@@ -92,7 +92,7 @@ extension TwilioEmulator {
                 verification.status = "approved"
                 verification.deleted = true
             }
-            state.verifications[verification.sid] = verification
+            state.put(verification)
             return Self.json(200, Self.checkResource(verification))
         }
     }
@@ -101,7 +101,7 @@ extension TwilioEmulator {
     func fetch(sid: String, now: Date) -> TransportResponse {
         state.withLock { state -> TransportResponse in
             state.sweep(now: now)
-            guard let verification = state.verifications[sid], !verification.deleted else { return Self.notFound() }
+            guard let verification = state.verification(sid), !verification.deleted else { return Self.notFound() }
             return Self.json(200, Self.resource(verification))
         }
     }
@@ -113,12 +113,12 @@ extension TwilioEmulator {
         }
         return state.withLock { state -> TransportResponse in
             state.sweep(now: now)
-            guard var verification = state.verifications[sid], !verification.deleted else { return Self.notFound() }
+            guard var verification = state.verification(sid), !verification.deleted else { return Self.notFound() }
             if verification.status == "pending" {
                 verification.status = status
                 verification.updatedAt = now
                 verification.deleted = status == "approved"
-                state.verifications[sid] = verification
+                state.put(verification)
             } else if verification.status != status {
                 return Self.notFound()
             }

@@ -20,29 +20,31 @@ public final class TwilioEmulator: VendorEmulator {
     let clock: any WallClock
     let outbox: SandboxOutbox
     let logger: Logger
-    let state = Mutex(TwilioEmulatorState())
+    let state: Mutex<TwilioEmulatorState>
+    let persistence: any EmulatorPersistence
 
-    /// Builds an emulator that reads time from `context.clock` and records sends in `context.outbox`.
+    /// Builds an emulator that reads time from `context.clock`, records sends in `context.outbox` and keeps
+    /// its verifications in `context.persistence`.
     public init(context: EmulatorContext = EmulatorContext()) {
         self.clock = context.clock
         self.outbox = context.outbox
         self.logger = context.logger
+        self.persistence = context.persistence
+        let decoder = JSONDecoder()
+        let saved = context.persistence.load().values.compactMap {
+            try? decoder.decode(TwilioEmulatorState.Verification.self, from: $0)
+        }
+        self.state = Mutex(TwilioEmulatorState(restoring: saved))
     }
 
-    /// Answers one request as Twilio would, after the fault switch had its say.
+    /// Answers one request as Twilio would, after the fault switch had its say, and saves what it changed.
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
-        await withFaults(serverError: Self.serverError) { .response(route(request)) }
-    }
-
-    /// The verifications as JSON, for the sandbox's state file.
-    public func snapshot() -> Data? {
-        try? JSONEncoder().encode(state.withLock { $0 })
-    }
-
-    /// Restores what ``snapshot()`` produced.
-    public func restore(_ data: Data) throws {
-        let restored = try JSONDecoder().decode(TwilioEmulatorState.self, from: data)
-        state.withLock { $0 = restored }
+        let response = await withFaults(serverError: Self.serverError) { .response(route(request)) }
+        state.withLock { state in
+            let changes = state.takeChanges()
+            if !changes.isEmpty { persistence.save(changes) }
+        }
+        return response
     }
 
     // MARK: routing

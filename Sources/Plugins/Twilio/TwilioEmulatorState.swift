@@ -1,7 +1,9 @@
 import Foundation
+import GatewayCore
 
-/// Everything the Twilio emulator remembers; `Codable` so the sandbox survives a restart.
-struct TwilioEmulatorState: Codable, Sendable, Equatable {
+/// Everything the Twilio emulator remembers, indexed so that a call costs the same however much it holds;
+/// each verification is saved through the emulator's persistence when it changes.
+struct TwilioEmulatorState: Sendable {
     /// One verification as the emulated Twilio keeps it.
     struct Verification: Codable, Sendable, Equatable {
         var sid: String
@@ -29,30 +31,88 @@ struct TwilioEmulatorState: Codable, Sendable, Equatable {
     }
 
     /// Verifications by SID.
-    var verifications: [String: Verification] = [:]
+    private(set) var verifications: [String: Verification] = [:]
+    /// SIDs per `To`, oldest first: the pending verification of a number is found without a scan.
+    private var byTo: [String: [String]] = [:]
+    /// SIDs by the end of their window, and by the time they are forgotten: sweeps take what is due.
+    private var expiring = DueQueue()
+    private var forgetting = DueQueue()
+    /// SIDs changed since the last ``takeChanges()``.
+    private var dirty: Set<String> = []
 
     /// How long a finished verification is kept before it is forgotten entirely.
     static let retention: TimeInterval = 24 * 3600
 
-    /// Expires pending verifications whose window has passed and forgets old ones.
+    init() {}
+
+    /// Rebuilds the state from saved verifications (the sandbox's persistence), oldest first.
+    init(restoring saved: [Verification]) {
+        for verification in saved.sorted(by: { ($0.createdAt, $0.sid) < ($1.createdAt, $1.sid) }) {
+            put(verification)
+        }
+        dirty = []
+    }
+
+    func verification(_ sid: String) -> Verification? { verifications[sid] }
+
+    /// Inserts or replaces a verification and marks it changed.
+    mutating func put(_ verification: Verification) {
+        if verifications[verification.sid] == nil {
+            byTo[verification.to, default: []].append(verification.sid)
+            expiring.append(verification.sid, due: verification.expiresAt)
+            forgetting.append(verification.sid, due: verification.expiresAt.addingTimeInterval(Self.retention))
+        }
+        verifications[verification.sid] = verification
+        dirty.insert(verification.sid)
+    }
+
+    private mutating func forget(_ sid: String) {
+        guard let verification = verifications.removeValue(forKey: sid) else { return }
+        byTo[verification.to]?.removeAll { $0 == sid }
+        if byTo[verification.to]?.isEmpty == true { byTo[verification.to] = nil }
+        dirty.insert(sid)
+    }
+
+    /// Expires pending verifications whose window has passed and forgets old ones; costs only what is due.
     mutating func sweep(now: Date) {
-        for (sid, verification) in verifications {
-            if verification.updatedAt.addingTimeInterval(Self.retention) < now
-                && verification.expiresAt.addingTimeInterval(Self.retention) < now
-            {
-                verifications[sid] = nil
-            } else if verification.status == "pending", now >= verification.expiresAt {
-                verifications[sid]?.status = "expired"
-                verifications[sid]?.deleted = true
-                verifications[sid]?.updatedAt = verification.expiresAt
+        for sid in expiring.popDue(now) {
+            guard var verification = verifications[sid], verification.status == "pending" else { continue }
+            verification.status = "expired"
+            verification.deleted = true
+            verification.updatedAt = verification.expiresAt
+            put(verification)
+        }
+        for sid in forgetting.popDue(now) {
+            guard let verification = verifications[sid] else { continue }
+            let forgetAt = verification.updatedAt.addingTimeInterval(Self.retention)
+            if forgetAt < now {
+                forget(sid)
+            } else {
+                forgetting.append(sid, due: forgetAt)
             }
         }
     }
 
     /// The newest live verification of `to` whose status is one of `statuses`.
     func current(for to: String, statuses: Set<String>) -> Verification? {
-        verifications.values
-            .filter { $0.to == to && !$0.deleted && statuses.contains($0.status) }
-            .max { $0.createdAt < $1.createdAt }
+        for sid in (byTo[to] ?? []).reversed() {
+            if let verification = verifications[sid], !verification.deleted, statuses.contains(verification.status) {
+                return verification
+            }
+        }
+        return nil
+    }
+
+    /// The verifications changed since the last call, as the persistence takes them (`nil`: forgotten).
+    mutating func takeChanges() -> [String: Data?] {
+        guard !dirty.isEmpty else { return [:] }
+        let encoder = JSONEncoder()
+        var changes: [String: Data?] = [:]
+        for sid in dirty {
+            // `updateValue`, not the subscript: assigning nil through it would drop the deletion.
+            changes.updateValue(verifications[sid].flatMap { try? encoder.encode($0) }, forKey: sid)
+        }
+        dirty = []
+        return changes
     }
 }

@@ -11,8 +11,6 @@ struct Sandbox: Sendable {
     struct Mount: Sendable {
         let pluginID: String
         let emulator: any VendorEmulator
-        /// Where the emulator's state is saved so the sandbox survives a restart (`nil`: not saved).
-        let stateFile: URL?
     }
 
     let mounts: [Mount]
@@ -21,28 +19,25 @@ struct Sandbox: Sendable {
     let journal: OutboxJournal?
     let logger: Logger
 
-    /// Builds and mounts an emulator for each plugin, restoring saved state from `stateDirectory`.
+    /// Builds and mounts an emulator for each plugin. With a `stateDirectory`, each emulator keeps its
+    /// state in `emulators.sqlite` there, written entity by entity, so the sandbox survives a restart.
     init(
         plugins: [GatewayPlugin], context: EmulatorContext, stateDirectory: URL?, journal: OutboxJournal? = nil,
-        callbackBaseURL: URL? = nil,
-        callbackTransport: (any HTTPTransport)? = nil, logger: Logger
+        callbackBaseURL: URL? = nil, callbackTransport: (any HTTPTransport)? = nil, logger: Logger
     ) {
+        let database = stateDirectory.flatMap {
+            SQLiteEmulatorPersistence.open($0.appendingPathComponent("emulators.sqlite"), logger: logger)
+        }
         var mounts: [Mount] = []
         for plugin in plugins {
             var context = context
             // In the sandbox each plugin serves one provider of the same id.
             context.callbacks = CallbackSender(
                 baseURL: callbackBaseURL?.appending(path: plugin.id), transport: callbackTransport)
-            let emulator = plugin.makeEmulator(context)
-            let file = stateDirectory?.appendingPathComponent("\(plugin.id).json")
-            if let file, let data = try? Data(contentsOf: file) {
-                do {
-                    try emulator.restore(data)
-                } catch {
-                    logger.warning("sandbox state not restored", metadata: ["plugin.id": "\(plugin.id)"])
-                }
+            if let database {
+                context.persistence = SQLiteEmulatorPersistence(database: database, pluginID: plugin.id, logger: logger)
             }
-            mounts.append(Mount(pluginID: plugin.id, emulator: emulator, stateFile: file))
+            mounts.append(Mount(pluginID: plugin.id, emulator: plugin.makeEmulator(context)))
         }
         self.mounts = mounts
         self.outbox = context.outbox
@@ -62,7 +57,6 @@ struct Sandbox: Sendable {
             method: request.method, path: path.isEmpty ? "/" : path, query: request.uri.query,
             headerFields: request.headers, body: Data(buffer.readableBytesView))
         let outcome = await mount.emulator.handle(emulatorRequest)
-        if request.method != .get { save(mount) }
         switch outcome {
         case .response(let response):
             return Response(
@@ -73,18 +67,6 @@ struct Sandbox: Sendable {
             return Response(
                 status: .ok, headers: [.contentType: "application/json"],
                 body: ResponseBody { _ in throw SandboxConnectionReset() })
-        }
-    }
-
-    /// Writes the emulator's state so the sandbox survives a restart, whichever way the request came in.
-    func save(_ mount: Mount) {
-        guard let file = mount.stateFile, let snapshot = mount.emulator.snapshot() else { return }
-        do {
-            try FileManager.default.createDirectory(
-                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try snapshot.write(to: file, options: .atomic)
-        } catch {
-            logger.warning("sandbox state not saved", metadata: ["plugin.id": "\(mount.pluginID)"])
         }
     }
 

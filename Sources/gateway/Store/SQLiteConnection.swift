@@ -6,6 +6,10 @@ import Foundation
 /// It is not thread-safe on its own; ``SQLiteDatabase`` owns it and serializes every call.
 final class SQLiteConnection {
     private var handle: OpaquePointer?
+    /// Prepared statements by SQL text, reset and reused: the store runs a handful of statements over and
+    /// over, and preparing one costs more than running it.
+    private var statements: [String: OpaquePointer] = [:]
+    static let statementCacheLimit = 64
 
     /// Opens (creating if needed) the database at `path`, creating its directory, and sets the pragmas the
     /// store relies on: WAL, a busy timeout for other processes' writes, foreign keys, `synchronous=NORMAL`.
@@ -50,6 +54,8 @@ final class SQLiteConnection {
     /// Closes the file; later calls fail with ``SQLiteError/closed``. Closing twice is harmless.
     func close() {
         guard let handle else { return }
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements = [:]
         sqlite3_close_v2(handle)
         self.handle = nil
     }
@@ -70,10 +76,28 @@ final class SQLiteConnection {
         _ sql: String, _ body: (SQLiteStatement) throws(SQLiteError) -> T
     ) throws(SQLiteError) -> T {
         let handle = try openHandle()
+        if let cached = statements[sql] {
+            defer {
+                sqlite3_reset(cached)
+                sqlite3_clear_bindings(cached)
+            }
+            return try body(SQLiteStatement(handle: cached, connection: handle))
+        }
         var prepared: OpaquePointer?
         let code = sqlite3_prepare_v2(handle, sql, -1, &prepared, nil)
-        defer { sqlite3_finalize(prepared) }
-        guard code == SQLITE_OK, let prepared else { throw Self.error(code, handle) }
+        guard code == SQLITE_OK, let prepared else {
+            sqlite3_finalize(prepared)
+            throw Self.error(code, handle)
+        }
+        guard statements.count < Self.statementCacheLimit else {
+            defer { sqlite3_finalize(prepared) }
+            return try body(SQLiteStatement(handle: prepared, connection: handle))
+        }
+        statements[sql] = prepared
+        defer {
+            sqlite3_reset(prepared)
+            sqlite3_clear_bindings(prepared)
+        }
         return try body(SQLiteStatement(handle: prepared, connection: handle))
     }
 
@@ -109,10 +133,10 @@ final class SQLiteConnection {
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so a read followed
     /// by a write cannot be overtaken by another connection. Any error rolls back.
     func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
-        try execute("BEGIN IMMEDIATE")
+        try run("BEGIN IMMEDIATE")
         do {
             let result = try body()
-            try execute("COMMIT")
+            try run("COMMIT")
             return result
         } catch {
             // The transaction may already be gone (SQLite rolls back on some errors); that is fine.

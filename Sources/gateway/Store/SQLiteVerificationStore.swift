@@ -30,16 +30,7 @@ final class SQLiteVerificationStore: VerificationStore {
     }
 
     func insert(_ record: VerificationRecord) async throws(GatewayError) {
-        do {
-            try await database.perform { (connection) throws(SQLiteError) in
-                try connection.run(
-                    "INSERT INTO verifications (\(Self.recordColumns)) VALUES (\(Self.recordPlaceholders))",
-                    try Self.values(of: record))
-            }
-        } catch {
-            let failure = Self.failure(error, operation: "insert", logger: logger)
-            throw error.isConstraintViolation ? GatewayError.internal("Duplicate verification id.") : failure
-        }
+        try await insert(record, events: [])
     }
 
     func record(id: String) async throws(GatewayError) -> VerificationRecord? {
@@ -64,23 +55,57 @@ final class SQLiteVerificationStore: VerificationStore {
     }
 
     func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool {
+        try await update(record, events: [])
+    }
+
+    func update(_ record: VerificationRecord, events: [VerificationEvent]) async throws(GatewayError) -> Bool {
         try await perform("update") { (connection) throws(SQLiteError) in
-            let changed = try connection.run(
-                "UPDATE verifications SET \(Self.recordAssignments) WHERE id = ?1 AND version = ?\(Self.recordColumnNames.count + 1)",
-                try Self.values(of: record) + [.int(record.version - 1)])
-            return changed == 1
+            let write = { () throws(SQLiteError) -> Bool in
+                let changed = try connection.run(
+                    "UPDATE verifications SET \(Self.recordAssignments) WHERE id = ?1 AND version = ?\(Self.recordColumnNames.count + 1)",
+                    try Self.values(of: record) + [.int(record.version - 1)])
+                guard changed == 1 else { return false }
+                for event in events { try Self.insertEvent(event, connection) }
+                return true
+            }
+            return events.isEmpty ? try write() : try connection.transaction(write)
         }
     }
 
     func append(_ event: VerificationEvent) async throws(GatewayError) {
+        try await append(contentsOf: [event])
+    }
+
+    func append(contentsOf events: [VerificationEvent]) async throws(GatewayError) {
+        guard !events.isEmpty else { return }
         try await perform("append") { (connection) throws(SQLiteError) in
-            try connection.run(
-                "INSERT INTO verification_events (verification_id, kind, at, detail) VALUES (?, ?, ?, ?)",
-                [
-                    .text(event.verificationID), .text(event.kind.rawValue), .date(event.at),
-                    .text(try Self.json(event.detail)),
-                ])
+            try connection.transaction { () throws(SQLiteError) in
+                for event in events { try Self.insertEvent(event, connection) }
+            }
         }
+    }
+
+    /// The record and its first events in one transaction: one commit per start instead of one per row.
+    func insert(_ record: VerificationRecord, events: [VerificationEvent]) async throws(GatewayError) {
+        do {
+            try await database.perform { (connection) throws(SQLiteError) in
+                try connection.transaction { () throws(SQLiteError) in
+                    try connection.run(
+                        "INSERT INTO verifications (\(Self.recordColumns)) VALUES (\(Self.recordPlaceholders))",
+                        try Self.values(of: record))
+                    for event in events { try Self.insertEvent(event, connection) }
+                }
+            }
+        } catch {
+            let failure = Self.failure(error, operation: "insert", logger: logger)
+            throw error.isConstraintViolation ? GatewayError.internal("Duplicate verification id.") : failure
+        }
+    }
+
+    private static func insertEvent(_ event: VerificationEvent, _ connection: SQLiteConnection) throws(SQLiteError) {
+        try connection.run(
+            "INSERT INTO verification_events (verification_id, kind, at, detail) VALUES (?, ?, ?, ?)",
+            [.text(event.verificationID), .text(event.kind.rawValue), .date(event.at), .text(try json(event.detail))])
     }
 
     func records(experiment: String, from: Date?, to: Date?) async throws(GatewayError) -> [VerificationRecord] {

@@ -1,0 +1,75 @@
+import Foundation
+import Synchronization
+
+/// Where an emulator keeps its state across restarts: one JSON value per key (a verification, a session),
+/// written when that entity changes, so a call costs the same whatever else the emulator holds
+/// (DESIGN.md §7). The sandbox backs it with rows in a SQLite file under the data directory; tests use
+/// ``InMemoryEmulatorPersistence`` or nothing at all.
+public protocol EmulatorPersistence: Sendable {
+    /// Every entity saved and not deleted: read once, when the emulator is built.
+    func load() -> [String: Data]
+
+    /// Saves the changed entities (`nil` deletes). Called in the order the changes happened, inside the
+    /// emulator's own lock, so a later change never lands before an earlier one.
+    func save(_ changes: [String: Data?])
+}
+
+/// Keeps nothing: an emulator that starts empty every time.
+public struct NoEmulatorPersistence: EmulatorPersistence {
+    public init() {}
+    public func load() -> [String: Data] { [:] }
+    public func save(_ changes: [String: Data?]) {}
+}
+
+/// Keeps the entities in memory, for tests that build a second emulator over the first one's state.
+public final class InMemoryEmulatorPersistence: EmulatorPersistence {
+    private let entities = Mutex<[String: Data]>([:])
+    private let writes = Mutex(0)
+
+    public init() {}
+
+    public func load() -> [String: Data] { entities.withLock { $0 } }
+
+    public func save(_ changes: [String: Data?]) {
+        entities.withLock { entities in
+            for (key, value) in changes {
+                if let value { entities[key] = value } else { entities.removeValue(forKey: key) }
+            }
+        }
+        writes.withLock { $0 += changes.count }
+    }
+
+    /// Entities written so far (a save of one entity counts one), to show a call writes only what it changed.
+    public var writeCount: Int { writes.withLock { $0 } }
+}
+
+/// Keys in the order they were queued with a due time, taken from the front once due: an emulator's
+/// expiry and retention sweeps cost the entities that are due, never a scan of everything it holds.
+/// Due times must not go backwards much (they follow creation order); a key queued with an earlier time
+/// than the one before waits behind it.
+public struct DueQueue: Sendable {
+    private var items: [(key: String, due: Date)] = []
+    private var head = 0
+
+    public init() {}
+
+    public var count: Int { items.count - head }
+
+    public mutating func append(_ key: String, due: Date) {
+        items.append((key, due))
+    }
+
+    /// Removes and returns the keys due at `now`, oldest first.
+    public mutating func popDue(_ now: Date) -> [String] {
+        var due: [String] = []
+        while head < items.count, items[head].due <= now {
+            due.append(items[head].key)
+            head += 1
+        }
+        if head > 1024, head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return due
+    }
+}

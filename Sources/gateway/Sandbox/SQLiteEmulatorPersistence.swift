@@ -1,0 +1,73 @@
+import Foundation
+import GatewayCore
+import Logging
+
+/// The sandbox emulators' state as rows of `sandbox/emulators.sqlite` (one per plugin and key): a call
+/// writes only the entities it changed, so it costs the same however many verifications the emulator
+/// holds, and the state survives a restart.
+struct SQLiteEmulatorPersistence: EmulatorPersistence {
+    let database: SQLiteDatabase
+    let pluginID: String
+    let logger: Logger
+
+    /// Opens (or creates) the file shared by every plugin's emulator.
+    static func open(_ file: URL, logger: Logger) -> SQLiteDatabase? {
+        do {
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let database = try SQLiteDatabase(path: file.path)
+            try database.performSync { (connection) throws(SQLiteError) in
+                try connection.execute(
+                    """
+                    CREATE TABLE IF NOT EXISTS emulator_state (
+                        plugin TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        value BLOB NOT NULL,
+                        PRIMARY KEY (plugin, key)
+                    ) WITHOUT ROWID
+                    """)
+            }
+            return database
+        } catch {
+            logger.warning("sandbox state file not opened; emulators start empty", metadata: ["file": "\(file.path)"])
+            return nil
+        }
+    }
+
+    func load() -> [String: Data] {
+        do {
+            let rows = try database.performSync { (connection) throws(SQLiteError) in
+                try connection.query(
+                    "SELECT key, value FROM emulator_state WHERE plugin = ?", [.text(pluginID)]
+                ) { (row) throws(SQLiteError) in (row.text(0) ?? "", row.blob(1) ?? Data()) }
+            }
+            return Dictionary(rows, uniquingKeysWith: { _, last in last })
+        } catch {
+            logger.warning("sandbox state not restored", metadata: ["plugin.id": "\(pluginID)"])
+            return [:]
+        }
+    }
+
+    func save(_ changes: [String: Data?]) {
+        let plugin = pluginID
+        do {
+            try database.performSync { (connection) throws(SQLiteError) in
+                try connection.transaction { () throws(SQLiteError) in
+                    for (key, value) in changes {
+                        if let value {
+                            try connection.run(
+                                "INSERT INTO emulator_state (plugin, key, value) VALUES (?, ?, ?) "
+                                    + "ON CONFLICT (plugin, key) DO UPDATE SET value = excluded.value",
+                                [.text(plugin), .text(key), .blob(value)])
+                        } else {
+                            try connection.run(
+                                "DELETE FROM emulator_state WHERE plugin = ? AND key = ?", [.text(plugin), .text(key)])
+                        }
+                    }
+                }
+            }
+        } catch {
+            logger.warning("sandbox state not saved", metadata: ["plugin.id": "\(pluginID)"])
+        }
+    }
+}
