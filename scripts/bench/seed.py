@@ -24,6 +24,7 @@ import sys
 import time
 
 TOKEN = re.compile(r"(?:vf_|[A-Z]{2})[0-9a-f]{32}")
+SHARED_SID_PREFIXES = {"AC", "VA", "SK", "MG"}
 
 
 def sqlite_files(root):
@@ -48,7 +49,7 @@ def text_of(value):
     return None
 
 
-def seed_file(path, count, anchors, prefix, report):
+def seed_file(path, count, anchors, prefix, report, root):
     connection = sqlite3.connect(path, isolation_level=None)
     connection.execute("PRAGMA synchronous=OFF")
     tables = [row[0] for row in connection.execute(
@@ -68,6 +69,9 @@ def seed_file(path, count, anchors, prefix, report):
         for row in rows:
             for value in row:
                 for token in TOKEN.findall(text_of(value) or ""):
+                    # Account, service and API-key SIDs are configuration every verification shares.
+                    if token[:2] in SHARED_SID_PREFIXES:
+                        continue
                     if token not in tokens:
                         tokens.append(token)
         connection.execute("BEGIN")
@@ -83,8 +87,10 @@ def seed_file(path, count, anchors, prefix, report):
                     parameters.append(value)
                     for index, token in enumerate(tokens):
                         if token in text:
-                            expression = "replace(%s, '%s', '%s' || printf('%%02x', %d) || printf('%%030x', n))" % (
-                                expression, token, token[:-32], index)
+                            # Copy n of a token is the same in every file and every run: prefix, the
+                            # template's first two hex digits, n in 30 more.
+                            expression = "replace(%s, '%s', '%s' || printf('%%030x', n))" % (
+                                expression, token, token[:-30])
                     for anchor in anchors:
                         if anchor.startswith("+") and anchor in text:
                             expression = "replace(%s, '%s', '%s' || printf('%%0%dd', n))" % (
@@ -103,7 +109,7 @@ def seed_file(path, count, anchors, prefix, report):
                 "INSERT INTO %s (%s) SELECT %s FROM c" % (count, quote(table), ", ".join(insert_names),
                                                           ", ".join(expressions)), parameters)
         connection.execute("COMMIT")
-        report.append({"file": os.path.relpath(path), "table": table, "template_rows": len(rows),
+        report.append({"file": os.path.relpath(path, root), "table": table, "template_rows": len(rows),
                        "rows_added": len(rows) * count, "seconds": round(time.perf_counter() - began, 1)})
     connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     connection.close()
@@ -120,19 +126,25 @@ def main():
     parser.add_argument("--anchor", action="append", required=True,
                         help="a value only the template's rows contain (its id, number, vendor SID)")
     parser.add_argument("--prefix", default="+44740", help="numbers of the copies: PREFIX + 7 digits")
+    parser.add_argument("--only", action="append",
+                        help="seed only these SQLite files (paths under DATA_DIR, e.g. gateway.sqlite)")
     args = parser.parse_args()
     if len(args.prefix) != 6:
         raise SystemExit("--prefix must be +44 and three digits, e.g. +44740")
     began = time.perf_counter()
     report = []
     for path in sqlite_files(args.data_dir):
-        seed_file(path, args.count, args.anchor, args.prefix, report)
+        if args.only and os.path.relpath(path, args.data_dir) not in args.only:
+            continue
+        seed_file(path, args.count, args.anchor, args.prefix, report, args.data_dir)
     snapshots = []
+    sandbox_files = [os.path.relpath(p, args.data_dir) for p in sqlite_files(args.data_dir)]
     sandbox = os.path.join(args.data_dir, "sandbox")
     if os.path.isdir(sandbox):
         snapshots = sorted(name for name in os.listdir(sandbox) if name.endswith(".json"))
     print("RESULT " + json.dumps({"count": args.count, "seconds": round(time.perf_counter() - began, 1),
-                                  "tables": report, "json_snapshots_not_seeded": snapshots}))
+                                  "tables": report, "json_snapshots_not_seeded": snapshots,
+                                  "sqlite_files": sandbox_files}))
     return 0
 
 
