@@ -112,6 +112,12 @@ class Gateway:
                 self.process.wait()
         self.process = None
 
+    def cpu_seconds(self):
+        """User + system CPU time the process has used so far."""
+        with open("/proc/%d/stat" % self.process.pid) as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def rss_mb(self):
         return rss_kb(self.process.pid) / 1024.0
 
@@ -168,8 +174,9 @@ class Suite:
 
     # Load tools --------------------------------------------------------------------------------------
 
-    def wrk(self, name, base, script, env=None, duration=None, threads=1, connections=32):
+    def wrk(self, name, base, script, env=None, duration=None, threads=1, connections=32, gateway=None):
         duration = duration or self.duration
+        cpu_before = gateway.cpu_seconds() if gateway else None
         env = dict(os.environ, BENCH_DIR=HERE, **(env or {}))
         command = ["wrk", "-t%d" % threads, "-c%d" % connections, "-d%ds" % duration, "--latency",
                    "-s", os.path.join(HERE, script), base]
@@ -181,6 +188,10 @@ class Suite:
         if not match:
             raise SystemExit("wrk gave no result for %s:\n%s%s" % (name, output.stdout, output.stderr))
         result = json.loads(match.group(1))
+        if gateway:
+            # Cores the gateway kept busy: about 1 of 2 with wrk and nothing else on the machine means the
+            # bound is not its CPU but something it waits for (a lock, a queue, the disk).
+            result["gateway_cores"] = (gateway.cpu_seconds() - cpu_before) / result["seconds"]
         result["command"] = "wrk -t%d -c%d -d%ds -s scripts/bench/%s" % (threads, connections, duration, script)
         self.record(name, result)
         return result
@@ -221,10 +232,11 @@ class Suite:
         base = gateway.base
         key_env = {"BENCH_KEY": KEY}
 
-        self.wrk("healthz", base, "healthz.lua")
-        self.wrk("start", base, "start.lua", dict(key_env, BENCH_PREFIX="+44741"))
+        self.wrk("healthz", base, "healthz.lua", gateway=gateway)
+        self.wrk("start", base, "start.lua", dict(key_env, BENCH_PREFIX="+44741"), gateway=gateway)
         self.wrk("direct", base, "direct.lua",
-                 {"BENCH_PREFIX": "+44742", "BENCH_BASIC": basic, "BENCH_SERVICE_SID": credentials["service_sid"]})
+                 {"BENCH_PREFIX": "+44742", "BENCH_BASIC": basic, "BENCH_SERVICE_SID": credentials["service_sid"]},
+                 gateway=gateway)
 
         # Checks: verifications prepared (started, code read) beforehand, enough for the check runs if the
         # time budget allows; each gets two wrong checks (of the five Twilio allows), then its right code.
@@ -237,8 +249,8 @@ class Suite:
                       "--max-seconds", budget, "--concurrency", 32, "--prefix", "+44743",
                       "--out", prepared)
         check_env = dict(key_env, BENCH_PREPARED=prepared, BENCH_THREADS="1")
-        self.wrk("check_wrong", base, "check.lua", dict(check_env, BENCH_MODE="wrong", BENCH_REPEAT="2"))
-        self.wrk("check_right", base, "check.lua", dict(check_env, BENCH_MODE="right"))
+        self.wrk("check_wrong", base, "check.lua", dict(check_env, BENCH_MODE="wrong", BENCH_REPEAT="2"), gateway=gateway)
+        self.wrk("check_right", base, "check.lua", dict(check_env, BENCH_MODE="right"), gateway=gateway)
 
         self.httpload("flow", "flow", "--target", "gateway", "--base", base, "--key", KEY,
                       "--seconds", self.duration, "--concurrency", 32, "--prefix", "+44744")
@@ -259,7 +271,48 @@ class Suite:
                               "--prefix", next(prefixes), "--account-sid", credentials["account_sid"],
                               "--auth-token", credentials["auth_token"], "--service-sid", credentials["service_sid"])
         self.record("after_load", {"rss_mb": gateway.rss_mb(), "stored": self.stored(gateway.data_dir)})
+        if not self.args.no_profile and shutil.which("perf"):
+            self.profile(gateway, key_env)
         gateway.stop()
+
+    def profile(self, gateway, key_env):
+        """A CPU profile of the gateway under the start load (perf, 499 Hz, 4 s), after the measured runs so
+        that it perturbs none of them: which code the CPU time of a start goes to."""
+        seconds = 5
+        env = dict(os.environ, BENCH_DIR=HERE, BENCH_PREFIX="+44752", **key_env)
+        log("profile: perf record during wrk start.lua")
+        data = os.path.join(self.out, "perf.data")
+        load = subprocess.Popen(["wrk", "-t1", "-c32", "-d%ds" % seconds, "-s", os.path.join(HERE, "start.lua"),
+                                 gateway.base], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.others.append(load)
+        time.sleep(0.5)
+        cpu_before, began = gateway.cpu_seconds(), time.perf_counter()
+        recorded = subprocess.run(["perf", "record", "-F", "499", "-g", "-p", str(gateway.process.pid), "-o", data,
+                                   "--", "sleep", "4"], capture_output=True, text=True, timeout=60)
+        cores = (gateway.cpu_seconds() - cpu_before) / (time.perf_counter() - began)
+        load.wait(timeout=60)
+        if recorded.returncode != 0:
+            self.record("profile", {"error": recorded.stderr[-500:]})
+            return
+
+        def table(sort):
+            output = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", sort, "-g", "none",
+                                     "--stdio"], capture_output=True, text=True, timeout=120).stdout
+            rows = []
+            for line in output.splitlines():
+                match = re.match(r"^\s+([\d.]+)%\s+(.*\S)\s*$", line)
+                if match:
+                    rows.append((float(match.group(1)), match.group(2)))
+            return rows
+
+        symbols = table("dso,sym")[:25]
+        if shutil.which("swift"):  # Swift symbols, readable
+            demangled = subprocess.run(["swift", "demangle", "--simplified", "--compact"],
+                                       input="\n".join(name for _, name in symbols), capture_output=True, text=True)
+            names = demangled.stdout.splitlines()
+            if demangled.returncode == 0 and len(names) == len(symbols):
+                symbols = [(pct, name) for (pct, _), name in zip(symbols, names)]
+        self.record("profile", {"cores": cores, "dso": table("dso")[:12], "symbols": symbols})
 
     def rate_of(self, name):
         result = self.results[name]
@@ -356,7 +409,7 @@ class Suite:
             time.sleep(1.0)
             idle = gateway.rss_mb()
             self.wrk("start_1m_" + step, gateway.base, "start.lua",
-                     {"BENCH_KEY": KEY, "BENCH_PREFIX": "+44747" if step == "store" else "+44749"})
+                     {"BENCH_KEY": KEY, "BENCH_PREFIX": "+44747" if step == "store" else "+44749"}, gateway=gateway)
             self.record("million_" + step, {"ready_s": ready, "rss_idle_mb": idle,
                                             "rss_after_load_mb": gateway.rss_mb(), "stored": seed["stored"]})
             gateway.stop()
@@ -423,6 +476,7 @@ def main():
     parser.add_argument("--skip-django", action="store_true")
     parser.add_argument("--skip-phone", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the temporary data directories")
+    parser.add_argument("--no-profile", action="store_true", help="skip the perf profile of a start")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     suite = Suite(args)

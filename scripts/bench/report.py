@@ -90,8 +90,11 @@ def build(out, command):
 
     add("### Throughput (closed loop, `wrk -t1 -c32`, or the Python client with 32 users)")
     add("")
-    add("| request | req/s | p50 ms | p90 ms | p99 ms | answers | note |")
-    add("|---|---:|---:|---:|---:|---|---|")
+    add("Gateway CPU: the cores the gateway process kept busy during the run (user + system time over wall "
+        "time; the machine has %s, and wrk or the Python client uses the rest)." % m["nproc"])
+    add("")
+    add("| request | req/s | p50 ms | p90 ms | p99 ms | gateway CPU | CPU µs per request | answers | note |")
+    add("|---|---:|---:|---:|---:|---:|---:|---|---|")
 
     def wrk_row(label, key, note=""):
         x = r.get(key)
@@ -99,8 +102,10 @@ def build(out, command):
             return
         rps = rate_of(x)
         statuses = ", ".join("%s×%s" % (n, s) for s, n in sorted(x["statuses"].items()) if s != "404")
-        add("| %s | %s | %s | %s | %s | %s | %s |" % (label, f(rps), ms(x["p50_ms"]), ms(x["p90_ms"]),
-                                                    ms(x["p99_ms"]), statuses, note))
+        cores = "%.2f" % x["gateway_cores"] if x.get("gateway_cores") is not None else "–"
+        per = f(x["gateway_cores"] / rps * 1e6) if x.get("gateway_cores") is not None and rps else "–"
+        add("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (label, f(rps), ms(x["p50_ms"]), ms(x["p90_ms"]),
+                                                              ms(x["p99_ms"]), cores, per, statuses, note))
 
     wrk_row("`GET /healthz` (the server's ceiling)", "healthz")
     wrk_row("`POST /v1/verifications` via the Twilio emulator, empty store", "start", "a new number per request")
@@ -115,7 +120,7 @@ def build(out, command):
                 "each prepared verification once; %.1f s of load" % cr["active_seconds"])
     fl = r.get("flow")
     if fl:
-        add("| start → read code (`GET /sandbox/outbox?to=`) → check, per flow | %s flows/s (%s req/s) | %s | %s | %s | %s flows%s | Python client, 32 users |" % (
+        add("| start → read code (`GET /sandbox/outbox?to=`) → check, per flow | %s flows/s (%s req/s) | %s | %s | %s | – | – | %s flows%s | Python client, 32 users |" % (
             f(fl["flows_per_s"]), f(fl["requests_per_s"]), ms(fl["flow"]["p50_ms"]), ms(fl["flow"]["p90_ms"]),
             ms(fl["flow"]["p99_ms"]), f(fl["flows"]), failures(fl)))
     add("")
@@ -188,6 +193,28 @@ def build(out, command):
                 label, f(stored), f(rate_of(x)), ms(x["p50_ms"]), ms(x["p99_ms"]),
                 ", ".join("%s×%s" % (n, s_) for s_, n in sorted(x["statuses"].items())),
                 ms(ready * 1000), idle, "%.1f MB" % later if later else "–"))
+        add("")
+
+    pr = r.get("profile")
+    if pr and "error" not in pr:
+        add("### Where a start's CPU time goes")
+        add("")
+        add("`perf record -F 499 -g` on the gateway for 4 s of `wrk -c32` starts, after the measured runs "
+            "(`perf.data` in the raw results). The gateway kept %.2f cores busy meanwhile." % pr["cores"])
+        add("")
+        add("| share | library |")
+        add("|---:|---|")
+        for pct, name in pr["dso"][:8]:
+            add("| %.1f%% | `%s` |" % (pct, name))
+        add("")
+        add("<details><summary>Top symbols</summary>")
+        add("")
+        add("| share | library, symbol |")
+        add("|---:|---|")
+        for pct, name in pr["symbols"][:20]:
+            add("| %.1f%% | `%s` |" % (pct, re.sub(r"\s+", " ", name).replace("|", "\\|")[:120]))
+        add("")
+        add("</details>")
         add("")
 
     add("### Memory and start-up")
@@ -308,7 +335,11 @@ def build(out, command):
         v = rd_["fresh_median_s"] * 1000
         add("| ready ≤ 0.5 s | %s ms (median, new data directory) | %s |" % (ms(v), verdict(v <= 500, "" if v <= 500 else "%.0f ms over" % (v - 500))))
     add("")
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    count = data.get("seeded", 1_000_000)
+    if count != 1_000_000:  # the labels say 1M; say what was seeded instead
+        text = text.replace("1M ", "%s " % f(count))
+    return text
 
 
 def rate_of(wrk_result):
