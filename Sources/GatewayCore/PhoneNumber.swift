@@ -35,6 +35,12 @@ public struct PhoneNumber: Sendable, Hashable, Codable, CustomStringConvertible 
     /// `is_valid_number`). It does not prove the line exists.
     public var isValid: Bool { type != .unknown }
 
+    /// ``region`` when the number has one, else the main region of its calling code (`GB` for an invalid
+    /// +44 number): where a policy for numbers the metadata does not know applies.
+    public var policyRegion: String {
+        region ?? PhoneMetadataStore.shared.mainRegion(forCallingCode: countryCode)
+    }
+
     /// Parses `input` as an international number (or one written with the `00` international prefix).
     /// - Throws: `invalid_phone_number` with a reason in the message: `no_digits`, `too_short`, `too_long`,
     ///   `invalid_country_code` or `not_a_number`.

@@ -253,6 +253,10 @@ public protocol VerificationProvider: Sendable {
     /// answers `false` for them, since they never reach the vendor.
     func requiresAppVerification(for request: StartVerification) -> Bool
 
+    /// Whether the request's destination is one of this provider's own fixed test numbers (Firebase's):
+    /// they may be fictional, so the engine does not refuse them as invalid. The default is `false`.
+    func isTestNumber(_ request: StartVerification) -> Bool
+
     /// Checks the code the user entered (for a flash call, the caller number the app intercepted).
     func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult
 
@@ -304,6 +308,8 @@ extension VerificationProvider {
     }
 
     public func prepare(_ request: StartVerification) async throws(GatewayError) -> ProviderChallenge? { nil }
+
+    public func isTestNumber(_ request: StartVerification) -> Bool { false }
 
     public func submitChallenge(_ verification: ProviderVerification, answer: ChallengeAnswer)
         async throws(GatewayError) -> ProviderStartResult

@@ -15,6 +15,10 @@ public struct VerificationPolicy: Sendable, Equatable {
     public var testNumbers: [String: String] = [:]
     /// Answers to challenges allowed per verification (each wrong one brings a fresh challenge).
     public var maxChallengeAttempts: Int = 10
+    /// Regions (ISO 3166) where a number the metadata calls invalid, but of a possible length, may still be
+    /// sent to: for teams whose users have ranges newer than the metadata. Elsewhere such a number is
+    /// refused with `invalid_phone_number` before any vendor is paid.
+    public var allowUnknownNumbers: Set<String> = []
     /// How long one check may hold a verification while its vendor call runs. Other checks of the same
     /// verification wait for it (at most this long); a lease left by a crashed instance lapses after it.
     public var checkLease: TimeInterval = 30
@@ -22,8 +26,9 @@ public struct VerificationPolicy: Sendable, Equatable {
     public init(
         codeValidity: TimeInterval = 600, maxAttempts: Int = 5, maxSends: Int = 5,
         startDeadline: Duration = .seconds(30), testNumbers: [String: String] = [:],
-        maxChallengeAttempts: Int = 10, checkLease: TimeInterval = 30
+        maxChallengeAttempts: Int = 10, checkLease: TimeInterval = 30, allowUnknownNumbers: Set<String> = []
     ) {
+        self.allowUnknownNumbers = allowUnknownNumbers
         self.maxChallengeAttempts = maxChallengeAttempts
         self.checkLease = checkLease
         self.codeValidity = codeValidity
@@ -90,12 +95,13 @@ public struct VerificationService: Sendable {
         if let forced = request.forcedProvider, registry.provider(forced) == nil {
             throw GatewayError(.invalidRequest, "`provider` names no configured provider.")
         }
-        try Self.checkDestination(request)
         if let number = request.destination.phoneNumber, policy.testNumbers[number.e164] != nil {
+            // A configured test number is the operator's choice, whatever the metadata says of it.
             return try await startTestNumber(request, apiKeyID: apiKeyID)
         }
         let decision = routing.decide(request, apiKey: apiKeyName, registry: registry)
         let candidates = decision.candidates
+        try checkDestination(request, candidates: candidates)
         guard !candidates.isEmpty else {
             let onlyUnknown =
                 !decision.skipped.isEmpty && decision.skipped.allSatisfy { $0.reason == "unknown_provider" }
@@ -246,18 +252,18 @@ public struct VerificationService: Sendable {
             throw GatewayError(.invalidRequest, "`provider` names no configured provider.")
         }
         let country = request.destination.phoneNumber?.region
-        var refusal: GatewayError?
-        do {
-            try Self.checkDestination(request)
-        } catch {
-            refusal = error
-        }
         if let number = request.destination.phoneNumber, policy.testNumbers[number.e164] != nil {
             return DryRun(
                 route: "test_number", country: country, provider: TestNumberProvider.providerID, isTestNumber: true,
-                failoverOnTimeout: false, candidates: [], skipped: [], error: refusal)
+                failoverOnTimeout: false, candidates: [], skipped: [], error: nil)
         }
         let decision = routing.decide(request, apiKey: apiKeyName, registry: registry)
+        var refusal: GatewayError?
+        do {
+            try checkDestination(request, candidates: decision.candidates)
+        } catch {
+            refusal = error
+        }
         var candidates: [DryRun.Candidate] = []
         for provider in decision.candidates {
             var reason: String?
@@ -296,11 +302,21 @@ public struct VerificationService: Sendable {
             skipped: [], decision: decision, failovers: [], isTestNumber: true)
     }
 
-    /// Refuses, before any vendor is paid, an SMS to a number that cannot take one (a fixed line).
-    static func checkDestination(_ request: StartVerification) throws(GatewayError) {
-        guard request.channel == .sms, let number = request.destination.phoneNumber, number.type.refusesSMS else {
-            return
+    /// Refuses, before any vendor is paid, a number the numbering plan does not know (unless the policy
+    /// allows its region) and an SMS to a number that cannot take one (a fixed line).
+    func checkDestination(
+        _ request: StartVerification, candidates: [any VerificationProvider] = []
+    ) throws(GatewayError) {
+        guard let number = request.destination.phoneNumber else { return }
+        if !number.isValid, !policy.allowUnknownNumbers.contains(number.policyRegion),
+            !candidates.contains(where: { $0.isTestNumber(request) })
+        {
+            throw GatewayError(
+                .invalidPhoneNumber,
+                "`to` is not a valid number in its region's numbering plan (it has a possible length, but no "
+                    + "range of the region matches it).")
         }
+        guard request.channel == .sms, number.type.refusesSMS else { return }
         throw GatewayError(
             .unsupportedDestination,
             "`to` is a \(number.type.rawValue) number, which cannot receive an SMS; use the voice channel.")

@@ -590,3 +590,64 @@ final class RecordingCallbacks: HTTPTransport {
         return TransportResponse(status: .ok)
     }
 }
+
+@Suite("numbers the numbering plan does not know")
+struct UnknownNumberTests {
+    static let unknown = "+44740090001"  // possible length for +44, but no GB range matches it
+
+    @Test("an invalid number is refused with invalid_phone_number before any vendor is called")
+    func refusedBeforeVendors() async throws {
+        let provider = ScriptedProvider(id: "alpha")
+        let h = try ServiceHarness([provider])
+        let number = try PhoneNumber(parsing: Self.unknown)
+        #expect(!number.isValid && number.isPossible)
+        #expect(number.policyRegion == "GB")
+        await expectAsyncGatewayError(.invalidPhoneNumber) { try await h.service.start(try .sms(Self.unknown)) }
+        #expect(provider.callCount(.start) == 0)
+        #expect(try h.service.dryRun(try .sms(Self.unknown)).error?.code == .invalidPhoneNumber)
+    }
+
+    @Test("a region the policy allows may still be sent to")
+    func allowedRegion() async throws {
+        let provider = ScriptedProvider(id: "alpha")
+        let h = try ServiceHarness([provider], policy: VerificationPolicy(allowUnknownNumbers: ["GB"]))
+        #expect(try await h.service.start(try .sms(Self.unknown)).status == .pending)
+        let other = try ServiceHarness([provider], policy: VerificationPolicy(allowUnknownNumbers: ["US"]))
+        await expectAsyncGatewayError(.invalidPhoneNumber) { try await other.service.start(try .sms(Self.unknown)) }
+    }
+
+    @Test("a provider's own test number and a gateway test number are not refused")
+    func testNumbersExempt() async throws {
+        let owner = TestNumberOwner(number: Self.unknown)
+        let h = try ServiceHarness([owner.provider])
+        #expect(try await h.service.start(try .sms(Self.unknown)).status == .pending)
+        let gateway = try ServiceHarness(
+            [ScriptedProvider(id: "beta")], policy: VerificationPolicy(testNumbers: [Self.unknown: "123456"]))
+        #expect(try await gateway.service.start(try .sms(Self.unknown)).isTestNumber)
+    }
+}
+
+/// A scripted provider that claims one number as its own test number (as Firebase's provider does).
+struct TestNumberOwner {
+    let provider: ClaimingProvider
+
+    init(number: String) { provider = ClaimingProvider(number: number) }
+
+    final class ClaimingProvider: VerificationProvider {
+        let id = "owner"
+        let number: String
+        let capabilities = ProviderCapabilities(channels: [.sms])
+
+        init(number: String) { self.number = number }
+
+        func isTestNumber(_ request: StartVerification) -> Bool { request.destination.value == number }
+
+        func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
+            ProviderStartResult(reference: "fixed", sentNothing: true)
+        }
+
+        func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult {
+            ProviderCheckResult(status: code == "123456" ? .approved : .pending)
+        }
+    }
+}

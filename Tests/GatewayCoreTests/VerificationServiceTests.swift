@@ -10,7 +10,7 @@ struct ServiceHarness {
     let service: VerificationService
 
     init(
-        _ providers: [ScriptedProvider], routes: [Channel: [String]] = [:], table: RoutingTable? = nil,
+        _ providers: [any VerificationProvider], routes: [Channel: [String]] = [:], table: RoutingTable? = nil,
         policy: VerificationPolicy = VerificationPolicy(), breakers: CircuitBreakers.Settings = .init(),
         store: any VerificationStore = InMemoryVerificationStore()
     ) throws {

@@ -29,6 +29,7 @@ struct BadInputTests {
         Case(name: "a channel no provider serves", body: #"{"to": "+14155550100", "channel": "flashcall"}"#, status: .badRequest, code: "unsupported_channel"),
         Case(name: "letters in the number", body: #"{"to": "+1415CALLME"}"#, status: .badRequest, code: "invalid_phone_number"),
         Case(name: "a national number without region", body: #"{"to": "4155550100"}"#, status: .badRequest, code: "invalid_phone_number"),
+        Case(name: "a number of possible length that no range matches", body: #"{"to": "+44740090001"}"#, status: .badRequest, code: "invalid_phone_number"),
         Case(name: "a too long number", body: #"{"to": "+1415555010012345678"}"#, status: .badRequest, code: "invalid_phone_number"),
         Case(name: "a bad email", body: #"{"to": "not-an-email", "channel": "email"}"#, status: .badRequest, code: "invalid_request"),
         Case(name: "a bad locale", body: #"{"to": "+14155550100", "locales": ["english please"]}"#, status: .badRequest, code: "invalid_request"),

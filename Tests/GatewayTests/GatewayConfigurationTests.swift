@@ -38,7 +38,8 @@ struct GatewayConfigurationTests {
           default: [twilio-us]
         api_keys:
           - {name: backend, key_env: GATEWAY_API_KEY, scopes: [verify, admin]}
-        policy: {code_validity_seconds: 300, max_attempts: 3}
+        policy: {code_validity_seconds: 300, max_attempts: 3, allow_unknown_numbers: [gb, US]}
+        public_base_url: https://verify.example.com/
         test_numbers: {"+15005550006": "424242"}
         """
 
@@ -53,6 +54,8 @@ struct GatewayConfigurationTests {
         #expect(config.apiKeys.first?.hash == APIKeyring.hash("sk_live_0123456789abcdef"))
         #expect(config.policy.codeValidity == 300 && config.policy.maxAttempts == 3)
         #expect(config.policy.testNumbers == ["+15005550006": "424242"])
+        #expect(config.policy.allowUnknownNumbers == ["GB", "US"])
+        #expect(config.publicBaseURL?.absoluteString == "https://verify.example.com")
         #expect(config.routing?.defaultOrder == ["twilio-us"])
         #expect(!config.sandbox)
     }
@@ -67,13 +70,15 @@ struct GatewayConfigurationTests {
                 settings: {account_sid: AC00000000000000000000000000000000, auth_token: in-clear}
             api_keys:
               - {name: backend, key: sk_in_clear}
-            policy: {max_attempts: 0}
+            policy: {max_attempts: 0, allow_unknown_numbers: [Atlantis]}
+            public_base_url: "ftp://example.com?x=1"
             routing: {default: twilio}
             """)
         let text = found.joined(separator: "\n")
         for expected in [
             "unknown top-level key `colour`", "`auth_token` is a secret", "api_keys[0]: unknown key `key`",
-            "policy.max_attempts", "routing.default must be a list",
+            "policy.max_attempts", "routing.default must be a list", "policy.allow_unknown_numbers",
+            "`public_base_url` must be an http(s) URL",
         ] {
             #expect(text.contains(expected), "missing: \(expected)\n\(text)")
         }

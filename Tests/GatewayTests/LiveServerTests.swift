@@ -31,10 +31,10 @@ struct LiveServerTests {
         let (options, _) = try liveOptions()
         let (app, runtime) = try await buildApplication(options)
         try await withLiveServer(app, port: options.port) { client in
-            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447700900123", "channel": "sms"}"#)
+            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447400900123", "channel": "sms"}"#)
             #expect(start.status == .created)
             let id = try #require(start.body["id"] as? String)
-            let code = try sandboxCode(runtime, to: "+447700900123")
+            let code = try sandboxCode(runtime, to: "+447400900123")
             let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
             #expect(check.status == .ok)
             #expect(check.body["status"] as? String == "approved")
@@ -47,7 +47,7 @@ struct LiveServerTests {
         let (app, runtime) = try await buildApplication(options)
         try await withLiveServer(app, port: options.port) { client in
             runtime.sandbox?.mount("twilio")?.emulator.faults.set(.init(connectionReset: true))
-            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447700900124"}"#)
+            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447400900124"}"#)
             #expect(start.status == .badGateway)
             #expect(start.body.errorCode == "provider_unavailable")
         }
@@ -60,7 +60,7 @@ struct LiveServerTests {
         let (app, runtime) = try await buildApplication(options)
         try await withLiveServer(app, port: options.port) { client in
             runtime.sandbox?.mount("twilio")?.emulator.faults.set(.init(latencyMilliseconds: 1500, remaining: 1))
-            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447700900125"}"#)
+            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447400900125"}"#)
             #expect(start.status == .gatewayTimeout)
             #expect(start.body.errorCode == "provider_timeout")
         }

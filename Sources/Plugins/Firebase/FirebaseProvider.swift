@@ -257,7 +257,7 @@ struct FirebaseProvider: VerificationProvider {
 
     // MARK: helpers
 
-    private func isTestNumber(_ request: StartVerification) -> Bool {
+    func isTestNumber(_ request: StartVerification) -> Bool {
         guard request.channel == .sms, let number = request.destination.phoneNumber else { return false }
         return configuration.testNumbers.contains(number)
     }

@@ -136,8 +136,11 @@ extension TwilioEmulator {
                 && !parts[1].hasSuffix(".") && !to.contains(where: \.isWhitespace)
         }
         let digits = to.dropFirst()
-        return to.first == "+" && (8...15).contains(digits.count) && digits.first != "0"
-            && digits.allSatisfy { $0.isASCII && $0.isNumber }
+        guard to.first == "+", (8...15).contains(digits.count), digits.first != "0",
+            digits.allSatisfy({ $0.isASCII && $0.isNumber })
+        else { return false }
+        // Twilio looks the number up and answers 60200 for one no numbering plan knows (+44740090001).
+        return (try? PhoneNumber(parsing: to))?.isValid == true
     }
 
     /// Six random digits, as a Verify service with the default code length sends.

@@ -17,7 +17,8 @@ import Yams
 /// api_keys:
 ///   - {name: backend, key_env: GATEWAY_API_KEY, scopes: [verify]}
 ///   - {name: ops, key_sha256: 9f86d0…, scopes: [verify, admin]}
-/// policy: {code_validity_seconds: 600, max_attempts: 5, max_sends: 5, start_deadline_seconds: 30}
+/// policy: {code_validity_seconds: 600, max_attempts: 5, max_sends: 5, start_deadline_seconds: 30,
+///          allow_unknown_numbers: [GB]}
 /// token: {signing_key_env: GATEWAY_TOKEN_SIGNING_KEY}
 /// ```
 struct GatewayConfiguration: Sendable {
@@ -234,8 +235,10 @@ struct GatewayConfiguration: Sendable {
                     }
                     return int
                 }
-                for key in policy.keys.sorted()
-                where !["code_validity_seconds", "max_attempts", "max_sends", "start_deadline_seconds"].contains(key) {
+                let known = [
+                    "code_validity_seconds", "max_attempts", "max_sends", "start_deadline_seconds", "allow_unknown_numbers",
+                ]
+                for key in policy.keys.sorted() where !known.contains(key) {
                     problems.append("policy: unknown key `\(key)`")
                 }
                 if let seconds = number("code_validity_seconds", 60...86_400) {
@@ -245,6 +248,14 @@ struct GatewayConfiguration: Sendable {
                 if let sends = number("max_sends", 1...20) { config.policy.maxSends = sends }
                 if let seconds = number("start_deadline_seconds", 1...300) {
                     config.policy.startDeadline = .seconds(seconds)
+                }
+                if let raw = policy["allow_unknown_numbers"] {
+                    let regions = raw.stringList ?? []
+                    if raw.stringList == nil || regions.contains(where: { PhoneRegion.named($0.uppercased()) == nil }) {
+                        problems.append("policy.allow_unknown_numbers must be a list of region codes such as [GB, US]")
+                    } else {
+                        config.policy.allowUnknownNumbers = Set(regions.map { $0.uppercased() })
+                    }
                 }
             } else {
                 problems.append("`policy` must be a mapping")
