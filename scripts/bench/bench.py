@@ -481,12 +481,16 @@ def main():
     args = parser.parse_args()
     suite = Suite(args)
     began = time.time()
+    git = lambda *a: subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    code = {"commit": git("rev-parse", "--short", "HEAD"), "branch": git("rev-parse", "--abbrev-ref", "HEAD"),
+            "dirty": git("status", "--porcelain", "--untracked-files=no").splitlines()}
     try:
         suite.run()
     finally:
         with open(os.path.join(args.out, "results.json"), "w") as handle:
             json.dump({"results": suite.results, "quick": args.quick, "seconds": suite.duration,
-                       "wall_s": time.time() - began, "rate": args.rate, "seeded": args.seeded}, handle, indent=1)
+                       "wall_s": time.time() - began, "rate": args.rate, "seeded": args.seeded, "code": code,
+                       "load_end": open("/proc/loadavg").read().split()[:3]}, handle, indent=1)
     return 0
 
 

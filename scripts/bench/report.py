@@ -64,13 +64,19 @@ def build(out, command):
     data = json.load(open(os.path.join(out, "results.json")))
     r = data["results"]
     m = machine()
+    # The code and the machine's load as they were during the run (bench.py records them).
+    if data.get("code"):
+        m.update(commit=data["code"]["commit"], branch=data["code"]["branch"], dirty=bool(data["code"]["dirty"]),
+                 dirty_files=[line[3:] for line in data["code"]["dirty"]])
+    if data.get("load_end"):
+        m["load"] = data["load_end"]
     seconds = data["seconds"]
     lines = []
     add = lines.append
     add("## Server benchmark suite (`scripts/bench/run.sh`)")
     add("")
     add("Run %s%s, %s s per load run, %d s wall time in all. Command:" % (
-        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), " (`--quick`)" if data["quick"] else "",
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(os.path.join(out, "results.json")))), " (`--quick`)" if data["quick"] else "",
         seconds, data.get("wall_s", 0)))
     add("")
     add("```")
@@ -83,7 +89,8 @@ def build(out, command):
     add("| memory (`free -h`) | %s |" % m["memory"])
     add("| kernel | Linux %s |" % m["kernel"])
     add("| Swift | %s, `swift build -c release` |" % m["swift"])
-    add("| code | `%s` (branch `%s`%s) |" % (m["commit"], m["branch"], ", uncommitted changes" if m["dirty"] else ""))
+    add("| code | `%s` (branch `%s`%s) |" % (m["commit"], m["branch"], (", uncommitted changes: " + ", ".join("`%s`" % n for n in m.get("dirty_files", [])) if m.get("dirty_files")
+                  else ", uncommitted changes") if m["dirty"] else ""))
     add("| tools | wrk %s, Python %s (uvloop) for the flow, fixed-rate and django runs |" % (m["wrk"], m["python"]))
     add("| load average at the end | %s (the machine is shared with other builds) |" % " ".join(m["load"]))
     add("")
@@ -175,8 +182,8 @@ def build(out, command):
         last = seed_emulator or seed_store
         add("Files after seeding: %s." % ", ".join("`%s` %s MB" % (n, v) for n, v in sorted(last["files_mb"].items()) if v >= 0.1))
         add("")
-        add("| start (`POST /v1/verifications`) | stored before | req/s | p50 ms | p99 ms | answers | launch → ready | RSS idle | RSS after |")
-        add("|---|---:|---:|---:|---:|---|---:|---:|---:|")
+        add("| start (`POST /v1/verifications`) | stored before | req/s | p50 ms | p99 ms | gateway CPU | CPU µs per request | answers | launch → ready | RSS idle | RSS after |")
+        add("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|")
         rows = [("empty store", r.get("start"), 0, r.get("idle"), r.get("after_load"))]
         rows.append(("1M in the gateway's store", r.get("start_1m_store"), m_store["stored"], m_store, None))
         if m_emulator:
@@ -189,8 +196,10 @@ def build(out, command):
                 ready, idle, later = mem["ready_s"], mem["rss_mb"], after and after["rss_mb"]
             else:
                 ready, idle, later = mem["ready_s"], mem["rss_idle_mb"], mem["rss_after_load_mb"]
-            add("| %s | %s | %s | %s | %s | %s | %s ms | %.1f MB | %s |" % (
+            cores = x.get("gateway_cores")
+            add("| %s | %s | %s | %s | %s | %s | %s | %s | %s ms | %.1f MB | %s |" % (
                 label, f(stored), f(rate_of(x)), ms(x["p50_ms"]), ms(x["p99_ms"]),
+                "%.2f" % cores if cores is not None else "–", f(cores / rate_of(x) * 1e6) if cores else "–",
                 ", ".join("%s×%s" % (n, s_) for s_, n in sorted(x["statuses"].items())),
                 ms(ready * 1000), idle, "%.1f MB" % later if later else "–"))
         add("")
