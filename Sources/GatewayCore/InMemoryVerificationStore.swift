@@ -8,6 +8,7 @@ public final class InMemoryVerificationStore: VerificationStore {
         var records: [String: VerificationRecord] = [:]
         var events: [String: [VerificationEvent]] = [:]
         var idempotency: [IdempotencyKey: (fingerprint: String, response: StoredResponse?)] = [:]
+        var counters: [String: (windowStart: Int64, count: Int)] = [:]
     }
 
     private let state = Mutex(State())
@@ -29,6 +30,20 @@ public final class InMemoryVerificationStore: VerificationStore {
         state.withLock { state in
             state.records.values.filter { $0.providerID == providerID && $0.providerReference == reference }
                 .max { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        }
+    }
+
+    public func hit(_ key: String, limit: Int, window: TimeInterval, at: Date) async throws(GatewayError)
+        -> RateDecision
+    {
+        let (start, retryAfter) = rateWindow(at: at, window: window)
+        return state.withLock { state in
+            var counter = state.counters[key] ?? (start, 0)
+            if counter.windowStart != start { counter = (start, 0) }
+            guard counter.count < limit else { return .refused(retryAfter: retryAfter) }
+            counter.count += 1
+            state.counters[key] = counter
+            return .allowed
         }
     }
 

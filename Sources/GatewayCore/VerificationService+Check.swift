@@ -10,8 +10,13 @@ extension VerificationService {
     /// compare-and-set, so it holds across gateway instances sharing a store) before it calls the vendor,
     /// and a concurrent check waits for it. So a double-submitted right code approves once and the other
     /// submission answers `already_approved`, whatever the vendor says to the second call.
-    public func check(_ request: CheckVerification) async throws(GatewayError) -> CheckOutcome {
-        let (record, provider) = try await acquireCheck(request.verificationID)
+    ///
+    /// `owner`: the API key id the caller authenticated with, when it may see only its own verifications.
+    public func check(_ request: CheckVerification, owner: String? = nil, apiKeyID: String? = nil)
+        async throws(GatewayError) -> CheckOutcome
+    {
+        try await countCheck(apiKeyID: apiKeyID ?? owner)
+        let (record, provider) = try await acquireCheck(request.verificationID, owner: owner)
         let began = ContinuousClock.now
         let result: ProviderCheckResult
         do {
@@ -75,10 +80,10 @@ extension VerificationService {
     }
 
     /// Waits until no other check holds the verification, then reserves an attempt and takes the lease.
-    private func acquireCheck(_ id: String) async throws(GatewayError)
+    private func acquireCheck(_ id: String, owner: String?) async throws(GatewayError)
         -> (VerificationRecord, any VerificationProvider)
     {
-        try await acquireLease(id) { (record, provider) throws(GatewayError) in
+        try await acquireLease(id, owner: owner) { (record, provider) throws(GatewayError) in
             if case .solveChallenge = record.nextAction {
                 throw GatewayError(
                     .invalidState,
@@ -105,14 +110,14 @@ extension VerificationService {
     /// it with compare-and-set. `validate` runs on each fresh read (a final status or a refusal ends the
     /// wait at once); `reserve` changes the record in the same write that takes the lease.
     func acquireLease(
-        _ id: String,
+        _ id: String, owner: String? = nil,
         validate: (VerificationRecord, any VerificationProvider) throws(GatewayError) -> Void,
         reserve: (inout VerificationRecord) -> Void = { _ in }
     ) async throws(GatewayError) -> (VerificationRecord, any VerificationProvider) {
         let waitLimit = ContinuousClock.now.advanced(by: .milliseconds(Int64(policy.checkLease * 1000)))
         var pause = Duration.milliseconds(1)
         while true {
-            let record = try await current(id)
+            let record = try await current(id, owner: owner)
             if let error = record.status.finalStateError { throw error }
             let provider = try provider(for: record)
             try validate(record, provider)

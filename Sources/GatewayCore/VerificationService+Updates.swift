@@ -8,12 +8,12 @@ extension VerificationService {
     /// With no channel named, a provider that does not run workflows itself moves to the next of the
     /// request's `fallback_channels`, if any are left. Like a check, a resend holds the verification's
     /// lease while it is at the vendor.
-    public func resend(id: String, request: ResendRequest = ResendRequest()) async throws(GatewayError)
-        -> VerificationRecord
+    public func resend(id: String, request: ResendRequest = ResendRequest(), owner: String? = nil)
+        async throws(GatewayError) -> VerificationRecord
     {
         var channel = request.channel
         var usesFallback = false
-        let (record, provider) = try await acquireLease(id) { (record, provider) throws(GatewayError) in
+        let (record, provider) = try await acquireLease(id, owner: owner) { (record, provider) throws(GatewayError) in
             if case .solveChallenge = record.nextAction {
                 throw GatewayError(.invalidState, "Nothing was sent yet: answer the challenge first.")
             }
@@ -89,13 +89,13 @@ extension VerificationService {
     /// holds the verification's lease while it is at the vendor, so a check and a cancel at once end one
     /// way: the check approved and the cancel answers `already_approved`, or the cancel won and the check
     /// answers `canceled`.
-    public func cancel(id: String) async throws(GatewayError) -> VerificationRecord {
+    public func cancel(id: String, owner: String? = nil) async throws(GatewayError) -> VerificationRecord {
         let record: VerificationRecord
         let provider: any VerificationProvider
         do {
-            (record, provider) = try await acquireLease(id) { _, _ in }
+            (record, provider) = try await acquireLease(id, owner: owner) { _, _ in }
         } catch where error.code == .canceled {
-            let stored = try await current(id)
+            let stored = try await current(id, owner: owner)
             if stored.status == .canceled { return stored }
             throw error
         }
@@ -128,8 +128,8 @@ extension VerificationService {
     // MARK: read and refresh
 
     /// The current record; a pending verification past its expiry is marked expired.
-    public func get(id: String) async throws(GatewayError) -> VerificationRecord {
-        try await current(id)
+    public func get(id: String, owner: String? = nil) async throws(GatewayError) -> VerificationRecord {
+        try await current(id, owner: owner)
     }
 
     public func events(id: String) async throws(GatewayError) -> [VerificationEvent] {
@@ -138,16 +138,18 @@ extension VerificationService {
 
     /// The current record, asking the vendor first when `refresh` is set. The first read after an approval
     /// that arrived outside a check (callback or refresh) carries the gateway's token, once.
-    public func read(id: String, refresh: Bool = false) async throws(GatewayError) -> CheckOutcome {
-        let record = refresh ? try await self.refresh(id: id) : try await current(id)
+    public func read(id: String, refresh: Bool = false, owner: String? = nil) async throws(GatewayError)
+        -> CheckOutcome
+    {
+        let record = refresh ? try await self.refresh(id: id, owner: owner) : try await current(id, owner: owner)
         return try await claimToken(record) ?? CheckOutcome(record: record, carriesToken: false)
     }
 
     /// Asks the vendor for the verification's state and applies what changed. Never spends an attempt.
     /// A provider with no status call, and a verification that is final or has sent nothing yet, are
     /// answered from the store.
-    public func refresh(id: String) async throws(GatewayError) -> VerificationRecord {
-        let record = try await current(id)
+    public func refresh(id: String, owner: String? = nil) async throws(GatewayError) -> VerificationRecord {
+        let record = try await current(id, owner: owner)
         guard record.status == .pending, record.sends > 0 else { return record }
         let provider = try provider(for: record)
         guard provider.capabilities.supportsStatus else { return record }
@@ -294,12 +296,14 @@ extension VerificationService {
 
     /// The app's answer to a `solve_challenge` next action. A right answer sends the code (what a start
     /// does); a wrong one throws `app_verification_failed` carrying a fresh challenge, and nothing is sent.
-    public func submitChallenge(id: String, answer: ChallengeAnswer) async throws(GatewayError) -> VerificationRecord {
+    public func submitChallenge(id: String, answer: ChallengeAnswer, owner: String? = nil) async throws(GatewayError)
+        -> VerificationRecord
+    {
         // Take the challenge with compare-and-set, so two answers at once never send twice.
         var record: VerificationRecord
         let challenge: NextAction
         while true {
-            record = try await current(id)
+            record = try await current(id, owner: owner)
             if let error = record.status.finalStateError { throw error }
             guard let action = record.nextAction, case .solveChallenge = action else {
                 throw GatewayError(.invalidState, "This verification has no challenge to answer.")

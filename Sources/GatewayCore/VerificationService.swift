@@ -19,6 +19,8 @@ public struct VerificationPolicy: Sendable, Equatable {
     /// sent to: for teams whose users have ranges newer than the metadata. Elsewhere such a number is
     /// refused with `invalid_phone_number` before any vendor is paid.
     public var allowUnknownNumbers: Set<String> = []
+    /// The gateway's own rate limits (none by default).
+    public var rateLimits = RateLimits()
     /// How long one check may hold a verification while its vendor call runs. Other checks of the same
     /// verification wait for it (at most this long); a lease left by a crashed instance lapses after it.
     public var checkLease: TimeInterval = 30
@@ -90,7 +92,7 @@ public struct VerificationService: Sendable {
     /// accepted the send (or after an ambiguous timeout, when the route allows it), and only within
     /// ``VerificationPolicy/startDeadline``. A candidate whose circuit breaker is open is skipped.
     public func start(
-        _ request: StartVerification, apiKeyID: String? = nil, apiKeyName: String? = nil
+        _ request: StartVerification, apiKeyID: String? = nil, apiKeyName: String? = nil, clientIP: String? = nil
     ) async throws(GatewayError) -> VerificationRecord {
         if let forced = request.forcedProvider, registry.provider(forced) == nil {
             throw GatewayError(.invalidRequest, "`provider` names no configured provider.")
@@ -102,6 +104,7 @@ public struct VerificationService: Sendable {
         let decision = routing.decide(request, apiKey: apiKeyName, registry: registry)
         let candidates = decision.candidates
         try checkDestination(request, candidates: candidates)
+        try await countStart(request, apiKeyID: apiKeyID, clientIP: clientIP)
         guard !candidates.isEmpty else {
             let onlyUnknown =
                 !decision.skipped.isEmpty && decision.skipped.allSatisfy { $0.reason == "unknown_provider" }
@@ -398,8 +401,12 @@ public struct VerificationService: Sendable {
 
     // MARK: helpers
 
-    func current(_ id: String) async throws(GatewayError) -> VerificationRecord {
-        guard Self.isWellFormedID(id), let record = try await store.record(id: id) else {
+    /// The record, when `owner` (an API key id; `nil` for any) may see it: a verification belongs to the key
+    /// that started it, and another key is told it does not exist.
+    func current(_ id: String, owner: String? = nil) async throws(GatewayError) -> VerificationRecord {
+        guard Self.isWellFormedID(id), let record = try await store.record(id: id),
+            owner == nil || record.apiKeyID == owner
+        else {
             throw GatewayError.notFound()
         }
         if record.effectiveStatus(at: clock.now) == .expired, record.status == .pending {

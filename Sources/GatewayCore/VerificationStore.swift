@@ -26,6 +26,10 @@ public protocol VerificationStore: Sendable {
     /// Appends several events, in one write where the store can.
     func append(contentsOf events: [VerificationEvent]) async throws(GatewayError)
 
+    /// Counts one hit of `key` in the fixed window of `window` seconds that `at` falls in, atomically:
+    /// allowed while the window has fewer than `limit` hits, refused (and not counted) after that.
+    func hit(_ key: String, limit: Int, window: TimeInterval, at: Date) async throws(GatewayError) -> RateDecision
+
     /// ``update(_:)`` and, only if it succeeded, the events, in one write where the store can.
     func update(_ record: VerificationRecord, events: [VerificationEvent]) async throws(GatewayError) -> Bool
 

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GatewayCore
+import HTTPTypes
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -185,7 +186,10 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         if let receiver { router.add(middleware: CallbacksMiddleware(receiver: receiver)) }
         OperationsController(service: service, signer: signer).addRoutes(to: router)
         let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .verify))
-        VerificationsController(service: service, signer: signer).addRoutes(to: v1)
+        VerificationsController(
+            service: service, signer: signer,
+            trustedProxyHeader: configuration.trustedProxyHeader.flatMap { HTTPField.Name($0) }
+        ).addRoutes(to: v1)
         PhoneNumbersController(registry: registry).addRoutes(to: v1)
         RoutingController(service: service, prices: configuration.prices).addRoutes(to: v1)
         let admin = router.group("v1/admin").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .admin))

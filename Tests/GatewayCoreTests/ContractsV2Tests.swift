@@ -651,3 +651,75 @@ struct TestNumberOwner {
         }
     }
 }
+
+@Suite("rate limits")
+struct RateLimitTests {
+    static func harness(_ limits: RateLimits, testNumbers: [String: String] = [:]) throws -> (ServiceHarness, ScriptedProvider) {
+        let provider = ScriptedProvider(id: "alpha")
+        provider.setFallbackCheck(.succeed(.wrongCode))
+        var policy = VerificationPolicy(testNumbers: testNumbers)
+        policy.rateLimits = limits
+        return (try ServiceHarness([provider], policy: policy), provider)
+    }
+
+    @Test("starts per destination: the last allowed start passes, the next is rate_limited with Retry-After")
+    func perDestination() async throws {
+        let (h, provider) = try Self.harness(RateLimits(startsPerDestination: RateLimit(limit: 2, window: 600)))
+        _ = try await h.service.start(try .sms("+447400123456"))
+        _ = try await h.service.start(try .sms("+447400123456"))
+        let error = await expectAsyncGatewayError(.rateLimited) { try await h.service.start(try .sms("+447400123456")) }
+        #expect(error?.retryAfter != nil && error!.retryAfter! > 0 && error!.retryAfter! <= 600)
+        #expect(error?.httpStatus == 429)
+        #expect(provider.callCount(.start) == 2, "the refused start reached no vendor")
+        _ = try await h.service.start(try .sms("+447400123457"))
+        h.clock.advance(by: 600)
+        _ = try await h.service.start(try .sms("+447400123456"))
+    }
+
+    @Test("starts per key, per IP, per country and per prefix each count their own key")
+    func otherStartLimits() async throws {
+        let one = RateLimit(limit: 1, window: 60)
+        let (byKey, _) = try Self.harness(RateLimits(startsPerAPIKey: one))
+        _ = try await byKey.service.start(try .sms("+447400123456"), apiKeyID: "key_a")
+        _ = try await byKey.service.start(try .sms("+447400123457"), apiKeyID: "key_b")
+        await expectAsyncGatewayError(.rateLimited) { try await byKey.service.start(try .sms("+447400123458"), apiKeyID: "key_a") }
+
+        let (byIP, _) = try Self.harness(RateLimits(startsPerIP: one))
+        _ = try await byIP.service.start(try .sms("+447400123456"), clientIP: "203.0.113.1")
+        _ = try await byIP.service.start(try .sms("+447400123457"), clientIP: "203.0.113.2")
+        await expectAsyncGatewayError(.rateLimited) { try await byIP.service.start(try .sms("+447400123458"), clientIP: "203.0.113.1") }
+
+        let (byCountry, _) = try Self.harness(RateLimits(startsPerCountry: one))
+        _ = try await byCountry.service.start(try .sms("+447400123456"))
+        _ = try await byCountry.service.start(try .sms("+16505553434"))
+        await expectAsyncGatewayError(.rateLimited) { try await byCountry.service.start(try .sms("+447400123457")) }
+
+        let (byPrefix, _) = try Self.harness(RateLimits(startsPerPrefix: one, prefixDigits: 8))
+        _ = try await byPrefix.service.start(try .sms("+447400123456"))
+        _ = try await byPrefix.service.start(try .sms("+447400223456"))
+        await expectAsyncGatewayError(.rateLimited) { try await byPrefix.service.start(try .sms("+447400123499")) }
+    }
+
+    @Test("test numbers are exempt")
+    func testNumbersExempt() async throws {
+        let (h, _) = try Self.harness(
+            RateLimits(startsPerDestination: RateLimit(limit: 1, window: 60)), testNumbers: ["+447400123456": "123456"])
+        for _ in 0..<5 { _ = try await h.service.start(try .sms("+447400123456")) }
+    }
+
+    @Test("checks per key: the last allowed check reaches the vendor, the next does not")
+    func checksPerKey() async throws {
+        let (h, provider) = try Self.harness(RateLimits(checksPerAPIKey: RateLimit(limit: 2, window: 60)))
+        let id = try await h.service.start(try .sms(), apiKeyID: "key_a").id
+        for _ in 0..<2 {
+            await expectAsyncGatewayError(.incorrectCode) {
+                try await h.service.check(CheckVerification(verificationID: id, code: "000000"), apiKeyID: "key_a")
+            }
+        }
+        await expectAsyncGatewayError(.rateLimited) {
+            try await h.service.check(CheckVerification(verificationID: id, code: "000000"), apiKeyID: "key_a")
+        }
+        #expect(provider.callCount(.check) == 2)
+        #expect(try await h.stored(id).attempts == 2, "a refused check spends no attempt")
+    }
+}

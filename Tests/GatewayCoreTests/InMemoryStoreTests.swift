@@ -15,6 +15,12 @@ struct InMemoryStoreTests {
     @Test("A record and its first events are written together")
     func together() async throws { try await conformance.recordAndEventsAreWrittenTogether() }
 
+    @Test("Rate counters count per fixed window")
+    func rateWindows() async throws { try await conformance.rateCountersCountPerWindow() }
+
+    @Test("Concurrent hits never pass the limit")
+    func rateRace() async throws { try await conformance.concurrentHitsNeverPassTheLimit() }
+
     @Test("Inserted records read back with every field")
     func roundTrip() async throws { try await conformance.insertedRecordsReadBackWithEveryField() }
 

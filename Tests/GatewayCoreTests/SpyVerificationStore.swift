@@ -28,6 +28,10 @@ final class SpyVerificationStore: VerificationStore {
         }
     }
 
+    func hit(_ key: String, limit: Int, window: TimeInterval, at: Date) async throws(GatewayError) -> RateDecision {
+        try await inner.hit(key, limit: limit, window: window, at: at)
+    }
+
     func record(providerID: String, reference: String) async throws(GatewayError) -> VerificationRecord? {
         counters.withLock { $0.reads += 1 }
         return try await inner.record(providerID: providerID, reference: reference)

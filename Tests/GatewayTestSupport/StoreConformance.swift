@@ -37,6 +37,33 @@ public struct StoreConformance: Sendable {
         try await recordsAreFoundByProviderReference()
         try await everyNextActionSurvivesARoundTrip()
         try await recordAndEventsAreWrittenTogether()
+        try await rateCountersCountPerWindow()
+        try await concurrentHitsNeverPassTheLimit()
+    }
+
+    /// The last allowed hit passes, the next is refused with the seconds left; the next window starts
+    /// again; keys count apart.
+    public func rateCountersCountPerWindow() async throws {
+        let store = try await makeStore()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)  // a multiple of 60
+        for second in 0..<3 {
+            #expect(try await store.hit("a", limit: 3, window: 60, at: start.addingTimeInterval(Double(second))) == .allowed)
+        }
+        #expect(try await store.hit("a", limit: 3, window: 60, at: start.addingTimeInterval(15)) == .refused(retryAfter: 45))
+        #expect(try await store.hit("a", limit: 3, window: 60, at: start.addingTimeInterval(59.5)) == .refused(retryAfter: 1))
+        #expect(try await store.hit("b", limit: 3, window: 60, at: start.addingTimeInterval(15)) == .allowed)
+        #expect(try await store.hit("a", limit: 3, window: 60, at: start.addingTimeInterval(60)) == .allowed)
+    }
+
+    /// Many hits at once: exactly `limit` are allowed.
+    public func concurrentHitsNeverPassTheLimit() async throws {
+        let store = try await makeStore()
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        let allowed = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<40 { group.addTask { try await store.hit("k", limit: 7, window: 3600, at: at) == .allowed } }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(allowed == 7)
     }
 
     /// A start writes its record with its first events; a duplicate id writes neither.

@@ -228,3 +228,82 @@ struct CallingBackEmulator: VendorEmulator {
         }
     }
 }
+
+@Suite("Verifications belong to the key that started them")
+struct VerificationOwnershipTests {
+    static let keyA = "sk_test_owner_a_0123456789"
+    static let keyB = "sk_test_owner_b_0123456789"
+
+    @Test("another verify key gets 404 for every operation; the owner and admin keys see it")
+    func otherKeyCannotSee() async throws {
+        let harness = GatewayHarness()
+        try FileManager.default.createDirectory(at: harness.dataDirectory, withIntermediateDirectories: true)
+        let config = harness.dataDirectory.appendingPathComponent("gateway.yaml")
+        try """
+            sandbox: true
+            api_keys:
+              - {name: app-a, key_env: KEY_A, scopes: [verify]}
+              - {name: app-b, key_env: KEY_B, scopes: [verify]}
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let (app, runtime) = try await buildApplication(
+            harness.options(configFile: config, environment: ["KEY_A": Self.keyA, "KEY_B": Self.keyB]))
+        try await app.test(.router) { client in
+            let started = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+447400123456", "provider": "twilio"}"#, key: Self.keyA)
+            #expect(started.status == .created)
+            let id = try #require(started.body["id"] as? String)
+            let code = try sandboxCode(runtime, to: "+447400123456")
+            for (method, path, body) in [
+                (HTTPRequest.Method.get, "/v1/verifications/\(id)", nil as String?),
+                (.get, "/v1/verifications/\(id)?include=timeline", nil),
+                (.post, "/v1/verifications/\(id)/check", #"{"code": "\#(code)"}"#),
+                (.post, "/v1/verifications/\(id)/resend", "{}"),
+                (.post, "/v1/verifications/\(id)/cancel", "{}"),
+                (.post, "/v1/verifications/\(id)/challenge", #"{"answer": {}}"#),
+            ] {
+                let response = try await client.call(method, path, json: body, key: Self.keyB)
+                #expect(response.status == .notFound, "\(method) \(path)")
+                #expect(response.body.errorCode == "not_found")
+            }
+            #expect(try await client.call(.get, "/v1/verifications/\(id)", key: Self.keyA).status == .ok)
+            #expect(try await client.call(.get, "/v1/verifications/\(id)", key: GatewayHarness.apiKey).status == .ok)
+            let check = try await client.call(
+                .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#, key: Self.keyA)
+            #expect(check.body["status"] as? String == "approved", "the other key's tries changed nothing")
+        }
+    }
+}
+
+@Suite("Rate limits through the API")
+struct RateLimitAPITests {
+    @Test("the start past the limit answers 429 with Retry-After in the error shape, and the limit survives a restart")
+    func tooManyStarts() async throws {
+        let harness = GatewayHarness()
+        try FileManager.default.createDirectory(at: harness.dataDirectory, withIntermediateDirectories: true)
+        let config = harness.dataDirectory.appendingPathComponent("gateway.yaml")
+        try """
+            sandbox: true
+            rate_limits:
+              starts_per_destination: {limit: 2, window_seconds: 3600}
+              trusted_proxy_header: X-Forwarded-For
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let body = #"{"to": "+447400123456", "provider": "twilio"}"#
+        let (app, _) = try await buildApplication(harness.options(configFile: config))
+        try await app.test(.router) { client in
+            for _ in 0..<2 {
+                let started = try await client.call(.post, "/v1/verifications", json: body)
+                #expect(started.status == .created)
+            }
+        }
+        let (again, _) = try await buildApplication(harness.options(configFile: config))
+        try await again.test(.router) { client in
+            let refused = try await client.call(.post, "/v1/verifications", json: body)
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.body.errorCode == "rate_limited")
+            #expect(refused.body.error?["retryable"] as? Bool == true)
+            let retryAfter = try #require(refused.headers[.retryAfter].flatMap { Int($0) })
+            #expect((1...3600).contains(retryAfter))
+            #expect(refused.body.error?["retry_after"] as? Int == retryAfter)
+        }
+    }
+}

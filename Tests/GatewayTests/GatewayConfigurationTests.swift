@@ -40,6 +40,11 @@ struct GatewayConfigurationTests {
           - {name: backend, key_env: GATEWAY_API_KEY, scopes: [verify, admin]}
         policy: {code_validity_seconds: 300, max_attempts: 3, allow_unknown_numbers: [gb, US]}
         public_base_url: https://verify.example.com/
+        rate_limits:
+          starts_per_destination: {limit: 5, window_seconds: 3600}
+          starts_per_prefix: {limit: 100, window_seconds: 600, digits: 7}
+          checks_per_api_key: {limit: 1000, window_seconds: 60}
+          trusted_proxy_header: X-Forwarded-For
         test_numbers: {"+15005550006": "424242"}
         """
 
@@ -55,6 +60,12 @@ struct GatewayConfigurationTests {
         #expect(config.policy.codeValidity == 300 && config.policy.maxAttempts == 3)
         #expect(config.policy.testNumbers == ["+15005550006": "424242"])
         #expect(config.policy.allowUnknownNumbers == ["GB", "US"])
+        #expect(config.policy.rateLimits.startsPerDestination == RateLimit(limit: 5, window: 3600))
+        #expect(config.policy.rateLimits.startsPerPrefix == RateLimit(limit: 100, window: 600))
+        #expect(config.policy.rateLimits.prefixDigits == 7)
+        #expect(config.policy.rateLimits.checksPerAPIKey == RateLimit(limit: 1000, window: 60))
+        #expect(config.policy.rateLimits.startsPerIP == nil)
+        #expect(config.trustedProxyHeader == "X-Forwarded-For")
         #expect(config.publicBaseURL?.absoluteString == "https://verify.example.com")
         #expect(config.routing?.defaultOrder == ["twilio-us"])
         #expect(!config.sandbox)
@@ -72,13 +83,15 @@ struct GatewayConfigurationTests {
               - {name: backend, key: sk_in_clear}
             policy: {max_attempts: 0, allow_unknown_numbers: [Atlantis]}
             public_base_url: "ftp://example.com?x=1"
+            rate_limits: {starts_per_ip: {limit: 0, window_seconds: 60}, per_moon: {}}
             routing: {default: twilio}
             """)
         let text = found.joined(separator: "\n")
         for expected in [
             "unknown top-level key `colour`", "`auth_token` is a secret", "api_keys[0]: unknown key `key`",
             "policy.max_attempts", "routing.default must be a list", "policy.allow_unknown_numbers",
-            "`public_base_url` must be an http(s) URL",
+            "`public_base_url` must be an http(s) URL", "rate_limits.starts_per_ip must be",
+            "rate_limits: unknown key `per_moon`",
         ] {
             #expect(text.contains(expected), "missing: \(expected)\n\(text)")
         }

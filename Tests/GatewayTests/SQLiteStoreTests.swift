@@ -31,6 +31,19 @@ final class SQLiteStoreTests: Sendable {
         directory.appendingPathComponent(name).path
     }
 
+    @Test("Rate counters survive closing and reopening the file")
+    func rateCountersSurviveRestart() async throws {
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        let first = try SQLiteVerificationStore(path: path("limits.sqlite"), logger: quietLogger)
+        #expect(try await first.hit("start:to:+447400123456", limit: 2, window: 3600, at: at) == .allowed)
+        #expect(try await first.hit("start:to:+447400123456", limit: 2, window: 3600, at: at) == .allowed)
+        first.close()
+        let second = try SQLiteVerificationStore(path: path("limits.sqlite"), logger: quietLogger)
+        #expect(
+            try await second.hit("start:to:+447400123456", limit: 2, window: 3600, at: at.addingTimeInterval(10))
+                == .refused(retryAfter: 3590))
+    }
+
     // MARK: - Conformance
 
     @Test("Records are found by provider and vendor reference")
@@ -41,6 +54,12 @@ final class SQLiteStoreTests: Sendable {
 
     @Test("A record and its first events are written together")
     func together() async throws { try await conformance.recordAndEventsAreWrittenTogether() }
+
+    @Test("Rate counters count per fixed window")
+    func rateWindows() async throws { try await conformance.rateCountersCountPerWindow() }
+
+    @Test("Concurrent hits never pass the limit")
+    func rateRace() async throws { try await conformance.concurrentHitsNeverPassTheLimit() }
 
     @Test("Inserted records read back with every field")
     func roundTrip() async throws { try await conformance.insertedRecordsReadBackWithEveryField() }

@@ -7,9 +7,12 @@ struct GatewayRequestContext: RequestContext {
     /// Set by ``APIKeyMiddleware`` on `/v1` routes.
     var apiKey: APIKey?
     var requestID: String = ""
+    /// The connection's peer address, for per-IP limits (nil in the socket-free test harness).
+    let remoteAddress: String?
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// Request bodies above this size are refused with 413 before they are read.

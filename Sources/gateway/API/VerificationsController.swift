@@ -10,6 +10,9 @@ import struct NIOCore.NIOTooManyBytesError
 struct VerificationsController: Sendable {
     let service: VerificationService
     let signer: VerificationTokenSigner
+    /// A header a trusted proxy sets to the client's address (`X-Forwarded-For`); without one, the
+    /// connection's own peer address is the client IP for per-IP limits.
+    var trustedProxyHeader: HTTPField.Name? = nil
 
     func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
         group.post("verifications", use: start)
@@ -31,9 +34,11 @@ struct VerificationsController: Sendable {
     @Sendable func start(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         var request = request
         let body = try await Self.body(of: &request, context: context)
+        let clientIP = clientIP(request, context: context)
         let idempotencyKey = try Self.idempotencyKey(request, context: context)
         guard let idempotencyKey else {
-            return JSONResponse.response(try await startBody(body: body, context: context), status: .created)
+            return JSONResponse.response(
+                try await startBody(body: body, clientIP: clientIP, context: context), status: .created)
         }
         let fingerprint = SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined()
         switch try await service.store.claimIdempotencyKey(
@@ -53,7 +58,7 @@ struct VerificationsController: Sendable {
                 .idempotencyConflict, "This Idempotency-Key was already used with a different request body.")
         case .claimed:
             do {
-                let data = JSONResponse.encode(try await startBody(body: body, context: context))
+                let data = JSONResponse.encode(try await startBody(body: body, clientIP: clientIP, context: context))
                 try await service.store.completeIdempotencyKey(
                     idempotencyKey, response: StoredResponse(status: 201, body: data))
                 return Response(
@@ -75,9 +80,10 @@ struct VerificationsController: Sendable {
         }
     }
 
-    private func startBody(body: Data, context: GatewayRequestContext) async throws -> JSONValue {
+    private func startBody(body: Data, clientIP: String?, context: GatewayRequestContext) async throws -> JSONValue {
         let start = try Self.parseStart(body)
-        let record = try await service.start(start, apiKeyID: context.apiKey?.id, apiKeyName: context.apiKey?.name)
+        let record = try await service.start(
+            start, apiKeyID: context.apiKey?.id, apiKeyName: context.apiKey?.name, clientIP: clientIP)
         return Self.render(record, now: service.clock.now)
     }
 
@@ -213,7 +219,8 @@ struct VerificationsController: Sendable {
             throw GatewayError.invalidRequest("`code` must be the code the user received, without spaces.")
         }
         let outcome = try await service.check(
-            CheckVerification(verificationID: id, code: code, clientContext: try Self.parseClientContext(reader)))
+            CheckVerification(verificationID: id, code: code, clientContext: try Self.parseClientContext(reader)),
+            owner: Self.owner(context), apiKeyID: context.apiKey?.id)
         return JSONResponse.response(render(outcome))
     }
 
@@ -238,7 +245,8 @@ struct VerificationsController: Sendable {
         }
         let record = try await service.submitChallenge(
             id: id,
-            answer: ChallengeAnswer(answer: .object(answer.fields), clientContext: try Self.parseClientContext(reader)))
+            answer: ChallengeAnswer(answer: .object(answer.fields), clientContext: try Self.parseClientContext(reader)),
+            owner: Self.owner(context))
         return JSONResponse.response(Self.render(record, now: service.clock.now))
     }
 
@@ -254,7 +262,8 @@ struct VerificationsController: Sendable {
         let record = try await service.resend(
             id: id,
             request: ResendRequest(
-                channel: channel, appVerification: proof, clientContext: try Self.parseClientContext(reader)))
+                channel: channel, appVerification: proof, clientContext: try Self.parseClientContext(reader)),
+            owner: Self.owner(context))
         return JSONResponse.response(Self.render(record, now: service.clock.now))
     }
 
@@ -263,7 +272,7 @@ struct VerificationsController: Sendable {
         let id = try context.parameters.require("id")
         let reader = try JSONObjectReader(data: try await Self.body(of: &request, context: context), allowEmpty: true)
         try reader.rejectUnknown(allowing: [])
-        let record = try await service.cancel(id: id)
+        let record = try await service.cancel(id: id, owner: Self.owner(context))
         return JSONResponse.response(Self.render(record, now: service.clock.now))
     }
 
@@ -276,7 +285,7 @@ struct VerificationsController: Sendable {
             }
             refresh = value == "true"
         }
-        var body = render(try await service.read(id: id, refresh: refresh))
+        var body = render(try await service.read(id: id, refresh: refresh, owner: Self.owner(context)))
         if let include = request.uri.queryParameters.get("include") {
             guard include == "events" || include == "timeline" else {
                 throw GatewayError.invalidRequest("`include` takes the value `timeline` (or its older name `events`).")
@@ -321,6 +330,23 @@ struct VerificationsController: Sendable {
     }
 
     // MARK: helpers
+
+    /// The client's address: the trusted proxy's header (its first, left-most entry) when one is
+    /// configured, else the connection's peer.
+    func clientIP(_ request: Request, context: GatewayRequestContext) -> String? {
+        if let trustedProxyHeader {
+            let forwarded = request.headers[trustedProxyHeader]?.split(separator: ",").first
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            return forwarded.flatMap { Self.isIPAddress($0) ? $0 : nil }
+        }
+        return context.remoteAddress
+    }
+
+    /// The key whose verifications the caller may see: its own, or every one with the admin scope.
+    static func owner(_ context: GatewayRequestContext) -> String? {
+        guard let key = context.apiKey, !key.scopes.contains(.admin) else { return nil }
+        return key.id
+    }
 
     static func render(_ record: VerificationRecord, now: Date) -> JSONValue {
         var fields: [String: JSONValue] = [

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import GatewayCore
 import Yams
 
@@ -37,12 +38,14 @@ struct GatewayConfiguration: Sendable {
     /// Where vendors reach the gateway (`https://verify.example.com`): callback URLs are
     /// `<public base URL>/callbacks/<provider id>`. The sandbox defaults it to its own address.
     var publicBaseURL: URL?
+    /// `rate_limits.trusted_proxy_header`: where the client IP comes from behind a trusted proxy.
+    var trustedProxyHeader: String?
     var breakers = CircuitBreakers.Settings()
     var prices = PriceTable()
 
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
-        "public_base_url",
+        "public_base_url", "rate_limits",
         "prices",
     ]
 
@@ -272,6 +275,10 @@ struct GatewayConfiguration: Sendable {
             }
         }
 
+        if let value = top["rate_limits"] {
+            parseRateLimits(value, into: &config, problems: &problems)
+        }
+
         // token
         if let value = top["token"] {
             if case .object(let token) = value {
@@ -344,4 +351,57 @@ extension JSONValue {
 struct YAMLShapeError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
+}
+
+extension GatewayConfiguration {
+    /// `rate_limits:` each limit `{limit: N, window_seconds: S}` (`starts_per_prefix` also takes `digits`),
+    /// and `trusted_proxy_header`.
+    static func parseRateLimits(_ value: JSONValue, into config: inout GatewayConfiguration, problems: inout [String]) {
+        guard case .object(let section) = value else {
+            problems.append("`rate_limits` must be a mapping")
+            return
+        }
+        let names = [
+            "starts_per_destination", "starts_per_api_key", "starts_per_ip", "starts_per_country",
+            "starts_per_prefix", "checks_per_api_key",
+        ]
+        for key in section.keys.sorted() where !names.contains(key) && key != "trusted_proxy_header" {
+            problems.append("rate_limits: unknown key `\(key)`")
+        }
+        func limit(_ name: String) -> RateLimit? {
+            guard let raw = section[name] else { return nil }
+            guard case .object(let fields) = raw,
+                case .number(let count)? = fields["limit"], let limit = Int(exactly: count), limit >= 1,
+                case .number(let seconds)? = fields["window_seconds"], let window = Int(exactly: seconds),
+                (1...86_400 * 31).contains(window)
+            else {
+                problems.append(
+                    "rate_limits.\(name) must be {limit: a whole number of at least 1, window_seconds: 1 to 2678400}")
+                return nil
+            }
+            for key in fields.keys.sorted() where !["limit", "window_seconds", "digits"].contains(key) {
+                problems.append("rate_limits.\(name): unknown key `\(key)`")
+            }
+            return RateLimit(limit: limit, window: TimeInterval(window))
+        }
+        var limits = RateLimits(
+            startsPerDestination: limit("starts_per_destination"), startsPerAPIKey: limit("starts_per_api_key"),
+            startsPerIP: limit("starts_per_ip"), startsPerCountry: limit("starts_per_country"),
+            startsPerPrefix: limit("starts_per_prefix"), checksPerAPIKey: limit("checks_per_api_key"))
+        if case .object(let prefix)? = section["starts_per_prefix"], let raw = prefix["digits"] {
+            if case .number(let digits) = raw, let count = Int(exactly: digits), (2...12).contains(count) {
+                limits.prefixDigits = count
+            } else {
+                problems.append("rate_limits.starts_per_prefix.digits must be a whole number from 2 to 12")
+            }
+        }
+        config.policy.rateLimits = limits
+        if let raw = section["trusted_proxy_header"] {
+            if case .string(let name) = raw, HTTPField.Name(name) != nil {
+                config.trustedProxyHeader = name
+            } else {
+                problems.append("rate_limits.trusted_proxy_header must be an HTTP header name")
+            }
+        }
+    }
 }

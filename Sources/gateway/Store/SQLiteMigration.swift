@@ -76,6 +76,17 @@ struct SQLiteMigration: Sendable {
                 ALTER TABLE verifications ADD COLUMN check_lease_until REAL;
                 ALTER TABLE verifications ADD COLUMN status_reason TEXT;
                 """),
+        SQLiteMigration(
+            version: 4, name: "rate-limit counters",
+            sql: """
+                CREATE TABLE rate_counters (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    window_start INTEGER NOT NULL,
+                    expires_at REAL NOT NULL,
+                    count INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX rate_counters_expires_at ON rate_counters (expires_at);
+                """),
     ]
 
     /// Brings the database up to the newest step in one `BEGIN IMMEDIATE` transaction, so two processes

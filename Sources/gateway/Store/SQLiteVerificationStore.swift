@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import Logging
+import Synchronization
 
 /// The embedded default store: one SQLite file (WAL) under the data directory (DESIGN.md §8).
 ///
@@ -10,6 +11,8 @@ import Logging
 final class SQLiteVerificationStore: VerificationStore {
     let database: SQLiteDatabase
     let logger: Logger
+    /// Hits since expired rate counters were last deleted.
+    private let hitsSincePurge = Mutex(0)
 
     /// Opens (or creates) the store at `path`, creating its directory and applying pending migrations.
     init(path: String, logger: Logger = Logger(label: "gateway.store.sqlite")) throws(GatewayError) {
@@ -52,6 +55,32 @@ final class SQLiteVerificationStore: VerificationStore {
                 [.text(providerID), .text(reference)], row: Self.record(from:)
             ).first
         }
+    }
+
+    func hit(_ key: String, limit: Int, window: TimeInterval, at: Date) async throws(GatewayError) -> RateDecision {
+        let (start, retryAfter) = rateWindow(at: at, window: window)
+        let purge = hitsSincePurge.withLock { count -> Bool in
+            count += 1
+            guard count >= 1000 else { return false }
+            count = 0
+            return true
+        }
+        let counted = try await perform("hit") { (connection) throws(SQLiteError) -> Bool in
+            if purge { try connection.run("DELETE FROM rate_counters WHERE expires_at < ?", [.date(at)]) }
+            // One statement: a new window starts at one, a full window changes nothing.
+            return try connection.run(
+                """
+                INSERT INTO rate_counters (key, window_start, expires_at, count) VALUES (?1, ?2, ?3, 1)
+                ON CONFLICT (key) DO UPDATE SET
+                    count = CASE WHEN rate_counters.window_start = excluded.window_start
+                        THEN rate_counters.count + 1 ELSE 1 END,
+                    window_start = excluded.window_start,
+                    expires_at = excluded.expires_at
+                WHERE rate_counters.window_start != excluded.window_start OR rate_counters.count < ?4
+                """,
+                [.text(key), .integer(start), .real(Double(start) + window), .int(limit)]) == 1
+        }
+        return counted ? .allowed : .refused(retryAfter: retryAfter)
     }
 
     func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool {
