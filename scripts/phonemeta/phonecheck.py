@@ -5,6 +5,8 @@
     phonecheck.py agree  [--size N] [--seed S] [--binary B]   corpus -> Swift results -> compare
     phonecheck.py bench  [--size N] [--seed S] [--binary B] [--seconds T]   throughput, both sides
     phonecheck.py fuzz   [--size N] [--seed S] [--binary B]   random strings of phone-ish pieces -> compare
+    phonecheck.py cpp    [--size N] [--seed S] [--binary B] --cpp-binary C [--seconds T]
+                         throughput beside Google's C++ libphonenumber, and agreement with it
 
 The corpus is drawn at random, with a fixed and recorded seed, from libphonenumber's example numbers of
 every type in every region and non-geographic calling code, written in the forms users type (E.164,
@@ -373,15 +375,74 @@ def bench(args):
     return 0
 
 
+def cpp(args):
+    """Throughput of the gateway beside Google's C++ libphonenumber (Debian's build, driven by
+    cpp_phonebench.cc) on the same corpus, single thread, then agreement with it, reported apart: the
+    Debian package carries older metadata than the gateway's (and phonenumbers') version."""
+    corpus, _ = make_corpus(args.size, args.seed)
+    with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as handle:
+        corpus_path = handle.name
+    write_corpus(corpus, corpus_path)
+
+    def timed(binary):
+        output = subprocess.run([binary, "bench", corpus_path, str(args.seconds)], check=True,
+                                capture_output=True, text=True).stdout
+        return dict(line.split("\t")[:2] for line in output.strip().split("\n"))
+
+    ours = float(timed(args.binary)["per_second"])
+    theirs = timed(args.cpp_binary)
+    full, pared = float(theirs["full_per_second"]), float(theirs["parse_type_per_second"])
+    swift = run_swift(args.binary, corpus_path)
+    cpp_results = run_swift(args.cpp_binary, corpus_path)  # same `results CORPUS OUT` protocol
+    os.unlink(corpus_path)
+    agreed, parsed_both, type_differs, valid_differs, error_differs = 0, 0, 0, 0, 0
+    examples = []
+    for (kind, region, text), a, b in zip(corpus, swift, cpp_results):
+        core_a = a[:5] if a[0] == "ok" else a[:2]
+        core_b = b[:5] if b[0] == "ok" else b[:2]
+        if core_a == core_b:
+            agreed += 1
+            continue
+        if a[0] == "ok" and b[0] == "ok":
+            parsed_both += 1
+            valid_differs += a[1] != b[1]
+            type_differs += a[4] != b[4]
+        else:
+            error_differs += 1
+        if len(examples) < args.show:
+            examples.append((kind, region, text, core_b, core_a))
+    total = len(corpus)
+    print("corpus: %d inputs, seed %d (the same corpus as `run.sh bench`)" % (total, args.seed))
+    print("RESULT phone_gateway_per_s %.0f" % ours)
+    print("RESULT phone_cpp_full_per_s %.0f" % full)
+    print("RESULT phone_cpp_parse_type_per_s %.0f" % pared)
+    print("RESULT phone_agree %d %d" % (agreed, total))
+    print("gateway (Swift, parse + region + type + validity): %.0f inputs/s (%.2f us each)" % (ours, 1e6 / ours))
+    print("C++ libphonenumber (Parse + IsValidNumber + GetNumberType): %.0f inputs/s (%.2f us each) -> gateway is %.2fx"
+          % (full, 1e6 / full, ours / full))
+    print("C++ libphonenumber (Parse + GetNumberType): %.0f inputs/s (%.2f us each) -> gateway is %.2fx"
+          % (pared, 1e6 / pared, ours / pared))
+    print("C++ metadata load: %s ms" % theirs["metadata_load_ms"])
+    print("agreement with C++ libphonenumber (parse outcome, validity, E.164, region, type): %d / %d = %.3f%%"
+          % (agreed, total, 100.0 * agreed / total))
+    print("  of the %d that differ: %d parsed by both (validity differs %d, type differs %d), %d differ in "
+          "parse outcome or error type" % (total - agreed, parsed_both, valid_differs, type_differs, error_differs))
+    for kind, region, text, theirs_fields, ours_fields in examples:
+        print("DIFF %s region=%r input=%r\n  C++ libphonenumber: %s\n  gateway:            %s"
+              % (kind, region, text, theirs_fields, ours_fields))
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["corpus", "agree", "bench", "fuzz"])
+    parser.add_argument("command", choices=["corpus", "agree", "bench", "fuzz", "cpp"])
     parser.add_argument("--size", type=int, default=DEFAULT_SIZE)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--binary", default=DEFAULT_BINARY)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--show", type=int, default=30, help="disagreements to print")
     parser.add_argument("--out", default="phone-corpus.tsv")
+    parser.add_argument("--cpp-binary", help="phonebench-cpp, built from cpp_phonebench.cc (run.sh cpp)")
     args = parser.parse_args()
     if args.command == "corpus":
         corpus, _ = make_corpus(args.size, args.seed)
@@ -392,6 +453,8 @@ def main():
         return agree(args)
     if args.command == "fuzz":
         return fuzz(args)
+    if args.command == "cpp":
+        return cpp(args)
     return bench(args)
 
 

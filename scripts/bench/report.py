@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+"""Turns a benchmark run (results.json from bench.py) into Markdown tables with the issue's targets
+flagged met or missed, prints them, and with --write puts them into BENCHMARKS.md between the
+`<!-- bench-suite:begin -->` and `<!-- bench-suite:end -->` markers (appended the first time).
+
+    report.py OUT_DIR [--write BENCHMARKS.md] [--command "scripts/bench/run.sh"]
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+
+BEGIN, END = "<!-- bench-suite:begin -->", "<!-- bench-suite:end -->"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def sh(*command):
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=30, cwd=ROOT).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+
+
+def machine():
+    cpu = "?"
+    with open("/proc/cpuinfo") as handle:
+        for line in handle:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    free = sh("free", "-h").splitlines()
+    memory = free[1].split()[1] if len(free) > 1 else "?"
+    swift = sh("swift", "--version").splitlines()
+    return {
+        "cpu": cpu, "nproc": sh("nproc"), "memory": memory, "kernel": platform.release(),
+        "swift": swift[0] if swift else "?", "load": open("/proc/loadavg").read().split()[:3],
+        "commit": sh("git", "rev-parse", "--short", "HEAD"), "branch": sh("git", "rev-parse", "--abbrev-ref", "HEAD"),
+        "dirty": bool(sh("git", "status", "--porcelain", "--untracked-files=no")),
+        "wrk": sh("dpkg-query", "-W", "-f=${Version}", "wrk"), "python": platform.python_version(),
+    }
+
+
+def f(value, digits=0):
+    if value is None:
+        return "–"
+    return "{:,.{}f}".format(value, digits)
+
+
+def ms(value):
+    if value is None:
+        return "–"
+    return "%.2f" % value if value < 10 else "%.1f" % value if value < 100 else "%.0f" % value
+
+
+def verdict(met, detail):
+    return ("**met**" if met else "**missed**") + (" (%s)" % detail if detail else "")
+
+
+def build(out, command):
+    data = json.load(open(os.path.join(out, "results.json")))
+    r = data["results"]
+    m = machine()
+    # The code and the machine's load as they were during the run (bench.py records them).
+    if data.get("code"):
+        m.update(commit=data["code"]["commit"], branch=data["code"]["branch"], dirty=bool(data["code"]["dirty"]),
+                 dirty_files=[line[3:] for line in data["code"]["dirty"]])
+    if data.get("load_end"):
+        m["load"] = data["load_end"]
+    seconds = data["seconds"]
+    lines = []
+    add = lines.append
+    add("## Server benchmark suite (`scripts/bench/run.sh`)")
+    add("")
+    add("Run %s%s, %s s per load run, %d s wall time in all. Command:" % (
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(os.path.join(out, "results.json")))), " (`--quick`)" if data["quick"] else "",
+        seconds, data.get("wall_s", 0)))
+    add("")
+    add("```")
+    add(command)
+    add("```")
+    add("")
+    add("| machine | |")
+    add("|---|---|")
+    add("| CPU | %s, `nproc` = %s |" % (m["cpu"], m["nproc"]))
+    add("| memory (`free -h`) | %s |" % m["memory"])
+    add("| kernel | Linux %s |" % m["kernel"])
+    add("| Swift | %s, `swift build -c release` |" % m["swift"])
+    add("| code | `%s` (branch `%s`%s) |" % (m["commit"], m["branch"], (", uncommitted changes: " + ", ".join("`%s`" % n for n in m.get("dirty_files", [])) if m.get("dirty_files")
+                  else ", uncommitted changes") if m["dirty"] else ""))
+    add("| tools | wrk %s, Python %s (uvloop) for the flow, fixed-rate and django runs |" % (m["wrk"], m["python"]))
+    add("| load average at the end | %s (the machine is shared with other builds) |" % " ".join(m["load"]))
+    add("")
+
+    add("### Throughput (closed loop, `wrk -t1 -c32`, or the Python client with 32 users)")
+    add("")
+    add("Gateway CPU: the cores the gateway process kept busy during the run (user + system time over wall "
+        "time; the machine has %s, and wrk or the Python client uses the rest)." % m["nproc"])
+    add("")
+    add("| request | req/s | p50 ms | p90 ms | p99 ms | gateway CPU | CPU µs per request | answers | note |")
+    add("|---|---:|---:|---:|---:|---:|---:|---|---|")
+
+    def wrk_row(label, key, note=""):
+        x = r.get(key)
+        if not x:
+            return
+        rps = rate_of(x)
+        statuses = ", ".join("%s×%s" % (n, s) for s, n in sorted(x["statuses"].items()) if s != "404")
+        cores = "%.2f" % x["gateway_cores"] if x.get("gateway_cores") is not None else "–"
+        per = f(x["gateway_cores"] / rps * 1e6) if x.get("gateway_cores") is not None and rps else "–"
+        add("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (label, f(rps), ms(x["p50_ms"]), ms(x["p90_ms"]),
+                                                              ms(x["p99_ms"]), cores, per, statuses, note))
+
+    wrk_row("`GET /healthz` (the server's ceiling)", "healthz")
+    wrk_row("`POST /v1/verifications` via the Twilio emulator, empty store", "start", "a new number per request")
+    wrk_row("`POST /sandbox/twilio/v2/Services/{sid}/Verifications` (the emulator alone)", "direct")
+    prep = r.get("prepare", {})
+    cw, cr = r.get("check_wrong"), r.get("check_right")
+    if cw:
+        wrk_row("`POST /v1/verifications/{id}/check`, wrong code", "check_wrong",
+                "%s prepared verifications, 2 wrong checks each; %.1f s of load" % (f(prep.get("prepared")), cw["active_seconds"]))
+    if cr:
+        wrk_row("`POST /v1/verifications/{id}/check`, right code", "check_right",
+                "each prepared verification once; %.1f s of load" % cr["active_seconds"])
+    fl = r.get("flow")
+    if fl:
+        add("| start → read code (`GET /sandbox/outbox?to=`) → check, per flow | %s flows/s (%s req/s) | %s | %s | %s | – | – | %s flows%s | Python client, 32 users |" % (
+            f(fl["flows_per_s"]), f(fl["requests_per_s"]), ms(fl["flow"]["p50_ms"]), ms(fl["flow"]["p90_ms"]),
+            ms(fl["flow"]["p99_ms"]), f(fl["flows"]), failures(fl)))
+    add("")
+
+    add("### Added latency of the gateway over the emulator alone, at %s starts/s (open loop)" % f(data["rate"]))
+    add("")
+    add("Requests are due at fixed times whatever happened to the ones before (wrk2's model; Debian has no "
+        "`wrk2` package, so `scripts/bench/httpload.py rate` does it); latency from the moment the request is "
+        "written, and in brackets from the moment it was due. The first second is a warm-up and not counted.")
+    add("")
+    add("| target | offered/s | achieved/s | p50 ms | p90 ms | p99 ms | p99.9 ms | failures |")
+    add("|---|---:|---:|---:|---:|---:|---:|---|")
+    rg, rd = r.get("rate_gateway"), r.get("rate_direct")
+    for suffix in ("", "_low"):
+        g, d_ = r.get("rate_gateway" + suffix), r.get("rate_direct" + suffix)
+        for label, x in (("`POST /v1/verifications`", g), ("emulator directly", d_)):
+            if x:
+                s, d = x["service"], x["from_due"]
+                add("| %s | %s | %s | %s (%s) | %s (%s) | %s (%s) | %s (%s) | %s |" % (
+                    label, f(x["rate"]), f(x["achieved_per_s"]), ms(s["p50_ms"]), ms(d["p50_ms"]), ms(s["p90_ms"]),
+                    ms(d["p90_ms"]), ms(s["p99_ms"]), ms(d["p99_ms"]), ms(s["p999_ms"]), ms(d["p999_ms"]),
+                    ", ".join("%s %s" % kv for kv in sorted(x["failures"].items())) or "none"))
+        if g and d_:
+            add("| **added by the gateway at %s/s** | | | **%s** | | **%s** | | |" % (
+                f(g["rate"]), signed(g["service"]["p50_ms"], d_["service"]["p50_ms"]),
+                signed(g["service"]["p99_ms"], d_["service"]["p99_ms"])))
+    if r.get("rate_gateway_low"):
+        add("")
+        add("The gateway's start or the emulator alone does not sustain %s/s on this build (see the closed-loop "
+            "runs), so the pair also ran at %s/s, half the lower of their closed-loop rates." % (
+                f(data["rate"]), f(r["rate_gateway_low"]["rate"])))
+    add("")
+
+    seed_store, seed_emulator = r.get("seed_store"), r.get("seed_emulator")
+    m_store, m_emulator = r.get("million_store"), r.get("million_emulator")
+    million = m_emulator or m_store
+    if seed_store and m_store:
+        add("### After %s stored verifications" % f(seed_store["count"]))
+        add("")
+        described = []
+        for seed in (seed_store, seed_emulator):
+            for t in (seed or {}).get("tables", []):
+                described.append("`%s` in `%s`: %s rows (%s s)" % (t["table"], t["file"], f(t["rows_added"]), t["seconds"]))
+        add("Seeded with `scripts/bench/seed.py` while the gateway was stopped: one real verification (started through "
+            "the Twilio emulator, its code read, checked: approved) copied inside SQLite with new ids, SIDs and numbers "
+            "(%s). First the gateway's store alone, then the Twilio emulator's rows as well, restarting and measuring "
+            "after each step, so that the gateway's own cost shows apart from the sandbox emulator's." % "; ".join(described))
+        snapshots = seed_store.get("json_snapshots_not_seeded") or []
+        if snapshots:
+            add("Not seeded: the emulators' JSON snapshots (%s): that state is one file rewritten on every "
+                "emulator call, so a million entries would make every call take seconds." % ", ".join("`sandbox/%s`" % n for n in snapshots))
+        last = seed_emulator or seed_store
+        add("Files after seeding: %s." % ", ".join("`%s` %s MB" % (n, v) for n, v in sorted(last["files_mb"].items()) if v >= 0.1))
+        add("")
+        add("| start (`POST /v1/verifications`) | stored before | req/s | p50 ms | p99 ms | gateway CPU | CPU µs per request | answers | launch → ready | RSS idle | RSS after |")
+        add("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|")
+        rows = [("empty store", r.get("start"), 0, r.get("idle"), r.get("after_load"))]
+        rows.append(("1M in the gateway's store", r.get("start_1m_store"), m_store["stored"], m_store, None))
+        if m_emulator:
+            rows.append(("1M in the store and 1M in the Twilio emulator", r.get("start_1m_emulator"), m_emulator["stored"],
+                         m_emulator, None))
+        for label, x, stored, mem, after in rows:
+            if not x:
+                continue
+            if mem is r.get("idle"):
+                ready, idle, later = mem["ready_s"], mem["rss_mb"], after and after["rss_mb"]
+            else:
+                ready, idle, later = mem["ready_s"], mem["rss_idle_mb"], mem["rss_after_load_mb"]
+            cores = x.get("gateway_cores")
+            add("| %s | %s | %s | %s | %s | %s | %s | %s | %s ms | %.1f MB | %s |" % (
+                label, f(stored), f(rate_of(x)), ms(x["p50_ms"]), ms(x["p99_ms"]),
+                "%.2f" % cores if cores is not None else "–", f(cores / rate_of(x) * 1e6) if cores else "–",
+                ", ".join("%s×%s" % (n, s_) for s_, n in sorted(x["statuses"].items())),
+                ms(ready * 1000), idle, "%.1f MB" % later if later else "–"))
+        add("")
+
+    pr = r.get("profile")
+    if pr and "error" not in pr:
+        add("### Where a start's CPU time goes")
+        add("")
+        add("`perf record -F 499 -g` on the gateway for 4 s of `wrk -c32` starts, after the measured runs "
+            "(`perf.data` in the raw results). The gateway kept %.2f cores busy meanwhile." % pr["cores"])
+        add("")
+        add("| share | library |")
+        add("|---:|---|")
+        for pct, name in pr["dso"][:8]:
+            add("| %.1f%% | `%s` |" % (pct, name))
+        add("")
+        add("<details><summary>Top symbols</summary>")
+        add("")
+        add("| share | library, symbol |")
+        add("|---:|---|")
+        for pct, name in pr["symbols"][:20]:
+            add("| %.1f%% | `%s` |" % (pct, re.sub(r"\s+", " ", name).replace("|", "\\|")[:120]))
+        add("")
+        add("</details>")
+        add("")
+
+    add("### Memory and start-up")
+    add("")
+    add("| measure | value |")
+    add("|---|---:|")
+    if r.get("idle"):
+        add("| RSS idle after start, empty store | %.1f MB |" % r["idle"]["rss_mb"])
+    if r.get("after_load"):
+        add("| RSS after the load above (%s stored) | %.1f MB |" % (f(r["after_load"]["stored"]), r["after_load"]["rss_mb"]))
+    for label, x in (("in the gateway's store", m_store), ("in the store and in the Twilio emulator", m_emulator)):
+        if x:
+            add("| RSS idle after restart, 1M %s | %.1f MB |" % (label, x["rss_idle_mb"]))
+            add("| RSS after %s s of starts, 1M %s | %.1f MB |" % (seconds, label, x["rss_after_load_mb"]))
+    rd_ = r.get("ready")
+    if rd_:
+        add("| launch → first 200 from `/healthz`, new data directory, median of %d | %s ms (%s) |" % (
+            len(rd_["fresh_s"]), ms(rd_["fresh_median_s"] * 1000), ", ".join(ms(v * 1000) for v in rd_["fresh_s"])))
+        add("| launch → ready, existing data directory, median of %d | %s ms |" % (len(rd_["reopen_s"]), ms(rd_["reopen_median_s"] * 1000)))
+    for label, x in (("in the gateway's store", m_store), ("in the store and in the Twilio emulator", m_emulator)):
+        if x:
+            add("| launch → ready, 1M %s | %s ms |" % (label, ms(x["ready_s"] * 1000)))
+    add("")
+
+    dj = r.get("django_flow")
+    if dj:
+        add("### The same flow against django-phone-verify")
+        add("")
+        add("django-phone-verify 3.3.0 (Django 5.2, DRF 3.18, `scripts/bench/requirements.txt`) in a throwaway "
+            "project (`scripts/bench/django_project.py`): SQLite in WAL mode, gunicorn with %d sync workers "
+            "(2 × cores + 1), DEBUG off, a sending backend that sends nothing; the code is read from its table. Same client, "
+            "32 users, %s s." % (dj.get("workers", 0), seconds))
+        add("")
+        add("| server | flows/s | req/s | flow p50 ms | flow p99 ms | failures |")
+        add("|---|---:|---:|---:|---:|---|")
+        if fl:
+            add("| gateway | %s | %s | %s | %s | %s |" % (f(fl["flows_per_s"]), f(fl["requests_per_s"]), ms(fl["flow"]["p50_ms"]),
+                                                   ms(fl["flow"]["p99_ms"]), failures(fl) or "none"))
+        add("| django-phone-verify | %s | %s | %s | %s | %s |" % (f(dj["flows_per_s"]), f(dj["requests_per_s"]), ms(dj["flow"]["p50_ms"]),
+                                                           ms(dj["flow"]["p99_ms"]), failures(dj) or "none"))
+        if fl and dj["flows_per_s"]:
+            add("| **ratio** | **%.1f×** | | | | |" % (fl["flows_per_s"] / dj["flows_per_s"]))
+        add("")
+
+    ph = r.get("phones")
+    if ph and "error" not in ph:
+        add("### Phone numbers beside Google's C++ libphonenumber")
+        add("")
+        add("`scripts/phonemeta/run.sh cpp --seconds %s`: the corpus of `run.sh bench` (100,000 inputs, seed 20261122), "
+            "single thread. C++: Debian's `libphonenumber-dev` %s (built with ICU regular expressions, no RE2), driven by "
+            "`scripts/phonemeta/cpp_phonebench.cc` (g++ -O2)." % (ph["seconds"], ph["cpp_version"]))
+        add("")
+        add("| implementation | inputs/s | µs each | gateway is |")
+        add("|---|---:|---:|---:|")
+        add("| gateway (Swift): parse + region + type + validity | %s | %.2f | |" % (f(ph["gateway_per_s"]), 1e6 / ph["gateway_per_s"]))
+        add("| C++ libphonenumber: Parse + IsValidNumber + GetNumberType | %s | %.2f | %.1f× |" % (
+            f(ph["cpp_full_per_s"]), 1e6 / ph["cpp_full_per_s"], ph["gateway_per_s"] / ph["cpp_full_per_s"]))
+        add("| C++ libphonenumber: Parse + GetNumberType | %s | %.2f | %.1f× |" % (
+            f(ph["cpp_parse_type_per_s"]), 1e6 / ph["cpp_parse_type_per_s"], ph["gateway_per_s"] / ph["cpp_parse_type_per_s"]))
+        add("")
+        add("Agreement, reported apart (the Debian package's metadata is older than the gateway's 9.0.43): %s of %s "
+            "inputs (%.3f%%) have the same parse outcome, validity, E.164, region and type. %s" % (
+                f(ph["agreed"]), f(ph["total"]), 100.0 * ph["agreed"] / ph["total"],
+                " ".join(s.strip()[0].upper() + s.strip()[1:] + "." for s in ph["summary"][1:])))
+        add("")
+    elif ph:
+        add("### Phone numbers beside C++ libphonenumber: not run")
+        add("")
+        add("```\n%s\n```" % ph["error"])
+        add("")
+
+    add("### Targets (issue 13)")
+    add("")
+    add("| target | measured | |")
+    add("|---|---|---|")
+    h = rate_of(r["healthz"]) if r.get("healthz") else None
+    for label, key in (("start", "start"), ("check, wrong code", "check_wrong"), ("check, right code", "check_right")):
+        x = r.get(key)
+        if h and x:
+            rps = rate_of(x)
+            share = rps / h
+            add("| %s ≥ 25%% of `/healthz` req/s | %s of %s = %.1f%% | %s |" % (
+                label, f(rps), f(h), 100 * share,
+                verdict(share >= 0.25, "" if share >= 0.25 else "%.1f× short; %s req/s needed" % (0.25 / share, f(0.25 * h)))))
+    s0 = r.get("start")
+    for label, key in (("1M in the gateway's store", "start_1m_store"), ("1M in the store and the emulator", "start_1m_emulator")):
+        s1 = r.get(key)
+        if s0 and s1:
+            change = rate_of(s1) / rate_of(s0) - 1
+            add("| start with %s within 10%% of the empty store | %s vs %s req/s: %+.1f%% | %s |" % (
+                label, f(rate_of(s1)), f(rate_of(s0)), 100 * change,
+                verdict(change >= -0.10, "" if change >= -0.10 else "%.0f points beyond" % (100 * (-change - 0.10)))))
+    if rg and rd:
+        p50 = rg["service"]["p50_ms"] - rd["service"]["p50_ms"]
+        p99 = rg["service"]["p99_ms"] - rd["service"]["p99_ms"]
+        reached = rg["achieved_per_s"] >= 0.95 * data["rate"] and rd["achieved_per_s"] >= 0.95 * data["rate"]
+        note = "" if reached else "; the rate was not sustained: %s and %s of %s/s completed" % (
+            f(rg["achieved_per_s"]), f(rd["achieved_per_s"]), f(data["rate"]))
+        add("| added latency p50 ≤ 0.3 ms at %s starts/s | %+.2f ms%s | %s |" % (f(data["rate"]), p50, note,
+            verdict(p50 <= 0.3 and reached, "" if p50 <= 0.3 else "%.2f ms over" % (p50 - 0.3))))
+        add("| added latency p99 ≤ 1 ms at %s starts/s | %+.2f ms%s | %s |" % (f(data["rate"]), p99, note,
+            verdict(p99 <= 1.0 and reached, "" if p99 <= 1.0 else "%.2f ms over" % (p99 - 1.0))))
+    if fl and dj and dj["flows_per_s"]:
+        ratio = fl["flows_per_s"] / dj["flows_per_s"]
+        add("| ≥ 10× django-phone-verify's flows/s | %.1f× | %s |" % (ratio, verdict(ratio >= 10, "" if ratio >= 10 else "%.1f× short" % (10 / ratio))))
+    if ph and "error" not in ph:
+        ratio = ph["gateway_per_s"] / ph["cpp_full_per_s"]
+        add("| phone numbers at least as fast as C++ libphonenumber | %.1f× its speed | %s |" % (ratio, verdict(ratio >= 1, "")))
+    if r.get("idle"):
+        v = r["idle"]["rss_mb"]
+        add("| RSS idle ≤ 64 MB | %.1f MB | %s |" % (v, verdict(v <= 64, "" if v <= 64 else "%.1f MB over" % (v - 64))))
+    for label, x in (("1M in the gateway's store", m_store), ("1M in the store and the emulator", m_emulator)):
+        if x:
+            v = max(x["rss_idle_mb"], x["rss_after_load_mb"])
+            add("| RSS ≤ 256 MB with %s | %.1f MB (the larger of idle and after load) | %s |" % (
+                label, v, verdict(v <= 256, "" if v <= 256 else "%.1f MB over" % (v - 256))))
+    if rd_:
+        v = rd_["fresh_median_s"] * 1000
+        add("| ready ≤ 0.5 s | %s ms (median, new data directory) | %s |" % (ms(v), verdict(v <= 500, "" if v <= 500 else "%.0f ms over" % (v - 500))))
+    add("")
+    text = "\n".join(lines)
+    count = data.get("seeded", 1_000_000)
+    if count != 1_000_000:  # the labels say 1M; say what was seeded instead
+        text = text.replace("1M ", "%s " % f(count))
+    return text
+
+
+def rate_of(wrk_result):
+    """Requests per second over the time the load ran (a check run stops when its list runs out)."""
+    return wrk_result.get("active_rps", wrk_result["rps"])
+
+
+def failures(x):
+    return ", ".join("%s %s" % (k, v) for k, v in sorted(x.get("failures", {}).items()))
+
+
+def signed(a, b):
+    return "%+.2f ms" % (a - b)
+
+
+def write(path, section):
+    text = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
+    block = BEGIN + "\n" + section.rstrip() + "\n" + END
+    if BEGIN in text and END in text:
+        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, text, flags=re.S)
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out")
+    parser.add_argument("--write")
+    parser.add_argument("--command", default="scripts/bench/run.sh")
+    args = parser.parse_args()
+    section = build(args.out, args.command)
+    print(section)
+    with open(os.path.join(args.out, "report.md"), "w") as handle:
+        handle.write(section + "\n")
+    if args.write:
+        write(args.write, section)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

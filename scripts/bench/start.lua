@@ -1,0 +1,18 @@
+-- POST /v1/verifications through the sandbox Twilio emulator, a different valid number per request:
+-- BENCH_PREFIX (a UK mobile range such as +44741), then the thread's digit and a 6-digit counter.
+dofile(os.getenv("BENCH_DIR") .. "/common.lua")
+local prefix = os.getenv("BENCH_PREFIX")
+local headers = {
+    ["Authorization"] = "Bearer " .. os.getenv("BENCH_KEY"),
+    ["Content-Type"] = "application/json",
+}
+local counter = 0
+
+function request()
+    counter = counter + 1
+    local to = string.format("%s%d%06d", prefix, tid or 0, counter)
+    local body = '{"to": "' .. to .. '", "channel": "sms", "provider": "twilio"}'
+    return wrk.format("POST", "/v1/verifications", headers, body)
+end
+
+function response(status, headers, body) count_status(status) end
