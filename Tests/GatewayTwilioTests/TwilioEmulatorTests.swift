@@ -212,7 +212,9 @@ struct TwilioEmulatorTests {
         let restored = TwilioWireClient(persistence: persistence)
         let response = try await restored.check([("VerificationSid", sid), ("Code", code)])
         #expect(try JSONDecoder().decode(TwilioWire.VerificationCheck.self, from: response.body).status == "approved")
-        // Approved verifications are soft-deleted: a third emulator knows this one answers 404.
+        // Approved verifications are soft-deleted: they answer as an unknown SID does, so nothing of them is
+        // kept, and a third emulator answers 404 for this one.
+        #expect(persistence.load()[sid] == nil)
         let third = TwilioWireClient(persistence: persistence)
         try expectEnvelope(
             try await third.check([("VerificationSid", sid), ("Code", code)]), status: 404, code: 20404)

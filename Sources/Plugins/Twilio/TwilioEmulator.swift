@@ -34,7 +34,10 @@ public final class TwilioEmulator: VendorEmulator {
         let saved = context.persistence.load().values.compactMap {
             try? decoder.decode(TwilioEmulatorState.Verification.self, from: $0)
         }
-        self.state = Mutex(TwilioEmulatorState(restoring: saved))
+        var restored = TwilioEmulatorState(restoring: saved)
+        let dropped = restored.takeChanges()
+        if !dropped.isEmpty { context.persistence.save(dropped) }
+        self.state = Mutex(restored)
     }
 
     /// Answers one request as Twilio would, after the fault switch had its say, and saves what it changed.

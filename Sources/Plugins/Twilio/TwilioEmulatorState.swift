@@ -46,17 +46,28 @@ struct TwilioEmulatorState: Sendable {
     init() {}
 
     /// Rebuilds the state from saved verifications (the sandbox's persistence), oldest first.
+    /// Soft-deleted verifications saved by an earlier version are dropped, and their rows deleted.
     init(restoring saved: [Verification]) {
         for verification in saved.sorted(by: { ($0.createdAt, $0.sid) < ($1.createdAt, $1.sid) }) {
-            put(verification)
+            if verification.deleted {
+                dirty.insert(verification.sid)
+            } else {
+                put(verification)
+            }
         }
-        dirty = []
+        dirty = dirty.filter { verifications[$0] == nil }
     }
 
     func verification(_ sid: String) -> Verification? { verifications[sid] }
 
-    /// Inserts or replaces a verification and marks it changed.
+    /// Inserts or replaces a verification and marks it changed. A soft-deleted one (approved, or expired)
+    /// answers exactly as an unknown SID does (404), so it is forgotten at once: what the emulator holds,
+    /// in memory and in its persistence, is bounded by the verifications still live, not by its history.
     mutating func put(_ verification: Verification) {
+        if verification.deleted {
+            forget(verification.sid)
+            return
+        }
         if verifications[verification.sid] == nil {
             byTo[verification.to, default: []].append(verification.sid)
             expiring.append(verification.sid, due: verification.expiresAt)
