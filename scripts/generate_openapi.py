@@ -9,12 +9,13 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 import re
 # The regions the server knows (PhoneRegion.named), from the generated libphonenumber metadata.
-REGIONS = sorted(set(re.findall(r"^R\t(\w+)", (ROOT / "Sources/GatewayCore/PhoneNumbers/GeneratedPhoneMetadata.swift").read_text(), re.M)))
+# `001` (non-geographic) is metadata, not a place: PhoneRegion.named refuses it as a region filter.
+REGIONS = sorted(set(re.findall(r"^R\t([A-Z]{2})\b", (ROOT / "Sources/GatewayCore/PhoneNumbers/GeneratedPhoneMetadata.swift").read_text(), re.M)))
 def region(**extra): return {"$ref": "#/components/schemas/Region", **extra}
 # VerificationsController.isLanguageTag: a 2-3 letter language, then subtags of 1-8 letters or digits.
 LANGUAGE_TAG = {"type": "string", "minLength": 2, "maxLength": 35, "pattern": "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$"}
-# PhoneNumbersController and AdminController.date: RFC 3339 in the form Foundation's ISO 8601 parser reads.
-DATE_TIME = {"type": "string", "format": "date-time", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2})$"}
+# AdminController.date: RFC 3339 in the form Foundation's ISO 8601 parser reads (no fractions, offsets up to 18 h).
+DATE_TIME = {"type": "string", "format": "date-time", "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$"}
 
 def ref(name): return {"$ref": f"#/components/schemas/{name}"}
 def err(desc): return {"description": desc, "content": {"application/json": {"schema": ref("Error")}}}
@@ -227,7 +228,7 @@ doc = {
     "schemas": {
       "StartRequest": {"type": "object", "additionalProperties": False, "required": ["to"], "properties": {
         "to": {"type": "string", "minLength": 1, "maxLength": 254, "description": "A phone number, international (`+14155550100`, `0044 7700 900123`, `+86-13800000000`) or national with `region`; an email address for `email`; a user identity for `push`. The verification always shows E.164. An SMS to a fixed-line, toll-free, premium, shared-cost, UAN or voicemail number is refused with `unsupported_destination`."},
-        "region": region(description="Where the user is (ISO 3166-1 alpha-2; `001` for non-geographic numbers), for a `to` in national form (`07700 900123` with `GB`)."),
+        "region": region(description="Where the user is (ISO 3166-1 alpha-2), for a `to` in national form (`07700 900123` with `GB`)."),
         "channel": channel(default="sms"),
         "fallback_channels": {"type": "array", "maxItems": 4, "uniqueItems": True, "items": channel(),
                               "description": "Channels to use after `channel`, in order; none may equal `channel`. A provider with native workflows runs them itself from one start; for the others a resend that names no channel moves to the next one. Providers that can do neither are skipped by routing."},
@@ -239,7 +240,7 @@ doc = {
         "provider": {"type": "string", "minLength": 1, "maxLength": 40, "description": "Force a provider, bypassing routing (tests, support)."},
         "client_context": ref("ClientContext"),
         "channel_options": ref("ChannelOptions")}},
-      "Region": {"type": "string", "enum": REGIONS, "description": "A region code libphonenumber knows (ISO 3166-1 alpha-2, or `001` for non-geographic numbers); the server also takes lower case."},
+      "Region": {"type": "string", "enum": REGIONS, "description": "A region code libphonenumber knows (ISO 3166-1 alpha-2); the server also takes lower case."},
       "AppVerification": {"type": "object", "additionalProperties": False, "required": ["type", "token"],
         "description": "A proof that the request comes from the customer's app.",
         "properties": {

@@ -1718,7 +1718,7 @@ enum OpenAPIDocument {
             "schema": {
               "type": "string",
               "format": "date-time",
-              "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2})$"
+              "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$"
             }
           },
           {
@@ -1728,7 +1728,7 @@ enum OpenAPIDocument {
             "schema": {
               "type": "string",
               "format": "date-time",
-              "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2})$"
+              "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$"
             }
           },
           {
@@ -2578,7 +2578,7 @@ enum OpenAPIDocument {
           },
           "region": {
             "$ref": "#/components/schemas/Region",
-            "description": "Where the user is (ISO 3166-1 alpha-2; `001` for non-geographic numbers), for a `to` in national form (`07700 900123` with `GB`)."
+            "description": "Where the user is (ISO 3166-1 alpha-2), for a `to` in national form (`07700 900123` with `GB`)."
           },
           "channel": {
             "type": "string",
@@ -2662,7 +2662,6 @@ enum OpenAPIDocument {
       "Region": {
         "type": "string",
         "enum": [
-          "001",
           "AC",
           "AD",
           "AE",
@@ -2909,7 +2908,7 @@ enum OpenAPIDocument {
           "ZM",
           "ZW"
         ],
-        "description": "A region code libphonenumber knows (ISO 3166-1 alpha-2, or `001` for non-geographic numbers); the server also takes lower case."
+        "description": "A region code libphonenumber knows (ISO 3166-1 alpha-2); the server also takes lower case."
       },
       "AppVerification": {
         "type": "object",
