@@ -7,6 +7,16 @@ import json, pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
+import re
+# The regions the server knows (PhoneRegion.named), from the generated libphonenumber metadata.
+# `001` (non-geographic) is metadata, not a place: PhoneRegion.named refuses it as a region filter.
+REGIONS = sorted(set(re.findall(r"^R\t([A-Z]{2})\b", (ROOT / "Sources/GatewayCore/PhoneNumbers/GeneratedPhoneMetadata.swift").read_text(), re.M)))
+def region(**extra): return {"$ref": "#/components/schemas/Region", **extra}
+# VerificationsController.isLanguageTag: a 2-3 letter language, then subtags of 1-8 letters or digits.
+LANGUAGE_TAG = {"type": "string", "minLength": 2, "maxLength": 35, "pattern": "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$"}
+# AdminController.date: RFC 3339 in the form Foundation's ISO 8601 parser reads (no fractions, offsets up to 18 h).
+DATE_TIME = {"type": "string", "format": "date-time", "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$"}
+
 def ref(name): return {"$ref": f"#/components/schemas/{name}"}
 def err(desc): return {"description": desc, "content": {"application/json": {"schema": ref("Error")}}}
 def ok(desc, schema, headers=None):
@@ -19,6 +29,9 @@ ERRORS = {
     "401": err("Missing or invalid API key."),
     "403": err("The API key lacks the scope, the destination is blocked, or app verification failed."),
     "413": err("The request body is too large."),
+    "414": err("The request URI is too long (over 8 KiB)."),
+    "415": err("The request body is not `application/json` (see the rule in the description above)."),
+    "431": err("The request's header fields are too large (one over 16 KiB, or over 32 KiB together)."),
     "502": err("The vendor failed (see error.provider)."),
     "503": err("No provider is available."),
     "504": err("The vendor did not answer in time."),
@@ -52,7 +65,9 @@ ANY_JSON = {"description": "Any JSON value."}
 doc = {
   "openapi": "3.1.0",
   "info": {"title": "Verification Gateway API", "version": "1.0.0",
-           "description": "One API in front of several phone-verification vendors. Every error has the shape of `Error`. Routes under `/callbacks/` are called by vendors, not by clients, and take no API key."},
+           "description": "One API in front of several phone-verification vendors. Every error has the shape of `Error`. Routes under `/callbacks/` are called by vendors, not by clients, and take no API key.\n\n"
+             "**Request bodies.** On `POST`, `PUT` and `PATCH` a `Content-Type`, when sent, must be `application/json` (parameters such as `charset=utf-8` are fine); without one the body must be empty. Otherwise the answer is `415`. So an empty-bodied resend, cancel or provider action needs no header. A JSON object that repeats a key, at any depth, is refused with `400 invalid_request` naming the key. Bodies over 64 KiB get `413`. The vendor callbacks under `/callbacks/` and the sandbox emulators under `/sandbox/<plugin>/` take what vendors send and are exempt.\n\n"
+             "**Methods and limits.** A method a path does not serve answers `405` with an `Allow` header listing the ones it does. A request URI over 8 KiB answers `414`; header fields over 16 KiB each or 32 KiB together answer `431` (a request line too long for the HTTP decoder, on a connection's later request, answers `431` too); a request that is not valid HTTP/1.1 answers `400`. All of these come in the `Error` shape and close nothing but that request (the decoder's refusals close the connection)."},
   "servers": [{"url": "http://127.0.0.1:8080"}],
   "security": [{"bearer": []}],
   "paths": {
@@ -60,7 +75,7 @@ doc = {
       "operationId": "startVerification", "summary": "Start a verification",
       "parameters": [{"name": "Idempotency-Key", "in": "header", "required": False,
                       "description": "Replays return the first response; the code is never sent twice.",
-                      "schema": {"type": "string", "minLength": 1, "maxLength": 255}}],
+                      "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"}}],
       "requestBody": {"required": True, "content": {"application/json": {"schema": ref("StartRequest")}}},
       "responses": {"201": ok("Started. A provider that sets a challenge answers `status: pending`, `sends: 0` and `next_action.type` `solve_challenge`: nothing has been sent yet; answer the challenge at `POST /v1/verifications/{id}/challenge`.", ref("Verification")),
                     **errors("400", "401", "403", "413"),
@@ -121,7 +136,9 @@ doc = {
       "responses": {"200": ok("Canceled", ref("Verification")), **errors("400", "401"),
                     "403": err("The verification ended `denied` or `blocked`."),
                     "404": err("No verification with this id."), "409": err("Already approved."),
-                    "410": err("Expired."), **errors("502", "504")}}},
+                    "410": err("Expired."),
+                    "429": err("`max_attempts_reached`: the verification already ended with no attempts left; it stays so."),
+                    **errors("502", "504")}}},
     "/v1/providers/{provider}/actions/{action}": {"post": {
       "operationId": "providerAction", "summary": "Run a vendor-specific action a plugin declares",
       "parameters": [PROVIDER,
@@ -136,16 +153,16 @@ doc = {
           **errors("400", "401"), "404": err("No such provider or action."), **errors("502", "504")}}},
     "/v1/phone-numbers/{number}": {"get": {
       "operationId": "lookupPhoneNumber", "summary": "Parse, validate and classify a phone number (libphonenumber's metadata)",
-      "parameters": [{"name": "number", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 64},
+      "parameters": [{"name": "number", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1, "maxLength": 64},
                       "description": "As the user typed it: `+442079460958`, `07700 900123` with `region`, `(650) 555-3434 ext. 12`. Percent-encode spaces; `+` may be sent literally or as `%2B`."},
-                     {"name": "region", "in": "query", "required": False, "schema": {"type": "string", "minLength": 2, "maxLength": 3},
+                     {"name": "region", "in": "query", "required": False, "schema": region(),
                       "description": "Where the user is (ISO 3166-1 alpha-2, any case), for national forms."}],
       "responses": {"200": ok("The parsed number; `valid` is false for a number that parses but matches no numbering plan", ref("PhoneNumber")),
                     "400": err("`invalid_phone_number` with a reason (no_digits, too_short, too_long, invalid_country_code, not_a_number), or an unknown region."),
                     **errors("401")}}},
     "/v1/countries": {"get": {
       "operationId": "listCountries", "summary": "Every region with its calling code, localized name, example mobile number and mobile pattern",
-      "parameters": [{"name": "lang", "in": "query", "required": False, "schema": {"type": "string", "default": "en"},
+      "parameters": [{"name": "lang", "in": "query", "required": False, "schema": {**LANGUAGE_TAG, "default": "en"},
                       "description": "Language of the names (en, zh-CN/zh-Hans, zh-TW/zh-Hant, es, fr, de, ja, pt, ar); other languages fall back to English."}],
       "responses": {"200": ok("The regions, by region code", ref("Countries")), **errors("400", "401")}}},
     "/v1/routing/dry-run": {"post": {
@@ -161,10 +178,10 @@ doc = {
     "/v1/admin/experiments/{name}": {"get": {
       "operationId": "experimentReport", "summary": "A/B report of an experiment, from the stored verifications (admin scope)",
       "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}},
-                     {"name": "from", "in": "query", "required": False, "schema": {"type": "string", "format": "date-time"}},
-                     {"name": "to", "in": "query", "required": False, "schema": {"type": "string", "format": "date-time"}},
-                     {"name": "country", "in": "query", "required": False, "schema": {"type": "string"}},
-                     {"name": "mde", "in": "query", "required": False, "schema": {"type": "number", "default": 0.05},
+                     {"name": "from", "in": "query", "required": False, "schema": DATE_TIME},
+                     {"name": "to", "in": "query", "required": False, "schema": DATE_TIME},
+                     {"name": "country", "in": "query", "required": False, "schema": region()},
+                     {"name": "mde", "in": "query", "required": False, "schema": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1, "default": 0.05},
                       "description": "Minimum absolute difference in conversion to size the sample for."}],
       "responses": {"200": ok("The report", ref("ExperimentReport")), **errors("400", "401"),
                     "403": err("The API key lacks the `admin` scope."), "404": err("No such experiment.")}}},
@@ -210,25 +227,31 @@ doc = {
     "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "An API key with the `verify` scope."}},
     "schemas": {
       "StartRequest": {"type": "object", "additionalProperties": False, "required": ["to"], "properties": {
-        "to": {"type": "string", "description": "A phone number, international (`+14155550100`, `0044 7700 900123`, `+86-13800000000`) or national with `region`; an email address for `email`; a user identity for `push`. The verification always shows E.164. An SMS to a fixed-line, toll-free, premium, shared-cost, UAN or voicemail number is refused with `unsupported_destination`."},
-        "region": {"type": "string", "minLength": 2, "maxLength": 3, "description": "Where the user is (ISO 3166-1 alpha-2), for a `to` in national form (`07700 900123` with `GB`)."},
+        "to": {"type": "string", "minLength": 1, "maxLength": 254, "description": "A phone number, international (`+14155550100`, `0044 7700 900123`, `+86-13800000000`) or national with `region`; an email address for `email`; a user identity for `push`. The verification always shows E.164. An SMS to a fixed-line, toll-free, premium, shared-cost, UAN or voicemail number is refused with `unsupported_destination`."},
+        "region": region(description="Where the user is (ISO 3166-1 alpha-2), for a `to` in national form (`07700 900123` with `GB`)."),
         "channel": channel(default="sms"),
         "fallback_channels": {"type": "array", "maxItems": 4, "uniqueItems": True, "items": channel(),
                               "description": "Channels to use after `channel`, in order; none may equal `channel`. A provider with native workflows runs them itself from one start; for the others a resend that names no channel moves to the next one. Providers that can do neither are skipped by routing."},
-        "locales": {"type": "array", "maxItems": 10, "items": {"type": "string"}, "description": "Preferred content languages, most preferred first (IETF tags)."},
-        "app_verification": {"type": "object", "additionalProperties": False, "required": ["type", "token"], "properties": {
-            "type": {"type": "string", "enum": ["recaptcha", "recaptcha_enterprise", "ios_receipt", "play_integrity", "safety_net", "captcha"]},
-            "token": {"type": "string"}, "secret": {"type": "string", "description": "Required with `ios_receipt`."}}},
+        "locales": {"type": "array", "maxItems": 10, "items": LANGUAGE_TAG, "description": "Preferred content languages, most preferred first (IETF tags)."},
+        "app_verification": ref("AppVerification"),
         "code_length": {"type": "integer", "minimum": 4, "maximum": 10},
         "client_ref": {"type": "string", "maxLength": 128},
-        "metadata": {"type": "object", "maxProperties": 20, "additionalProperties": {"type": "string", "maxLength": 512}},
-        "provider": {"type": "string", "description": "Force a provider, bypassing routing (tests, support)."},
+        "metadata": {"type": "object", "maxProperties": 20, "propertyNames": {"maxLength": 64}, "additionalProperties": {"type": "string", "maxLength": 512}},
+        "provider": {"type": "string", "minLength": 1, "maxLength": 40, "description": "Force a provider, bypassing routing (tests, support)."},
         "client_context": ref("ClientContext"),
         "channel_options": ref("ChannelOptions")}},
+      "Region": {"type": "string", "enum": REGIONS, "description": "A region code libphonenumber knows (ISO 3166-1 alpha-2); the server also takes lower case."},
+      "AppVerification": {"type": "object", "additionalProperties": False, "required": ["type", "token"],
+        "description": "A proof that the request comes from the customer's app.",
+        "properties": {
+            "type": {"type": "string", "enum": ["recaptcha", "recaptcha_enterprise", "ios_receipt", "play_integrity", "safety_net", "captcha"]},
+            "token": {"type": "string", "minLength": 1, "maxLength": 8192},
+            "secret": {"type": "string", "maxLength": 1024, "description": "Required with `ios_receipt`."}},
+        "if": {"properties": {"type": {"const": "ios_receipt"}}, "required": ["type"]}, "then": {"required": ["secret"]}},
       "ClientContext": {"type": "object", "additionalProperties": False,
         "description": "The end user's device as the customer's backend saw it, passed to plugins whose vendor wants it; never logged in full.",
         "properties": {
-          "ip": {"type": "string", "maxLength": 64, "description": "The end user's IPv4 or IPv6 address (not the backend's)."},
+          "ip": {"type": "string", "maxLength": 45, "anyOf": [{"format": "ipv4"}, {"format": "ipv6"}], "description": "The end user's IPv4 or IPv6 address (not the backend's)."},
           "user_agent": {"type": "string", "maxLength": 512},
           "device_id": {"type": "string", "maxLength": 128, "description": "A stable id of the app installation or device."}}},
       "ChannelOptions": {"type": "object", "additionalProperties": False,
@@ -252,7 +275,7 @@ doc = {
         "client_context": ref("ClientContext")}},
       "ResendRequest": {"type": "object", "additionalProperties": False, "properties": {
         "channel": channel(description="Another channel to send over. Without it the channel stays, except that a provider without native workflows moves to the next of `fallback_channels`, if any is left."),
-        "app_verification": {"type": "object", "description": "A fresh proof, for vendors that send a new code only with one (Firebase, once its resend wait has passed). Same shape as in StartRequest."},
+        "app_verification": {**ref("AppVerification"), "description": "A fresh proof, for vendors that send a new code only with one (Firebase, once its resend wait has passed)."},
         "client_context": ref("ClientContext")}},
       "NextAction": {"description": "What the app must do next. The client switches on `type` and reads the member named by it.",
         "oneOf": [
@@ -339,10 +362,11 @@ doc = {
               "providers": {"type": "array", "description": "Configured providers that serve the region, with the phone channels each can send.",
                             "items": {"type": "object", "properties": {"id": {"type": "string"}, "channels": {"type": "array", "items": {"type": "string"}}}}}}}}}},
       "DryRunRequest": {"type": "object", "additionalProperties": False, "required": ["to"], "properties": {
-          "to": {"type": "string"}, "channel": {"type": "string", "default": "sms"}, "region": {"type": "string"},
-          "provider": {"type": "string"},
-          "app_verification": {"type": "object", "description": "Only `type` is read: whether a proof would be sent."},
-          "api_key": {"type": "string", "description": "Route as if this API key name had asked (default: the caller's)."}}},
+          "to": {"type": "string", "minLength": 1, "maxLength": 254}, "channel": channel(default="sms"), "region": region(),
+          "provider": {"type": "string", "maxLength": 40},
+          "app_verification": {"type": "object", "required": ["type"], "description": "Only `type` is read: whether a proof would be sent.",
+                               "properties": {"type": {"type": "string", "enum": ["recaptcha", "recaptcha_enterprise", "ios_receipt", "play_integrity", "safety_net", "captcha"]}}},
+          "api_key": {"type": "string", "maxLength": 64, "description": "Route as if this API key name had asked (default: the caller's)."}}},
       "DryRun": {"type": "object", "required": ["route", "provider", "candidates", "skipped", "test_number"], "properties": {
           "route": {"type": "string"}, "experiment": {"type": ["string", "null"]}, "arm": {"type": ["string", "null"]},
           "country": {"type": ["string", "null"]}, "provider": {"type": ["string", "null"]},
@@ -389,17 +413,50 @@ doc = {
           "latency_ms": {"type": "integer", "minimum": 0, "maximum": 60000},
           "server_error_status": {"type": ["integer", "null"], "minimum": 500, "maximum": 599},
           "malformed_body": {"type": "boolean"}, "connection_reset": {"type": "boolean"},
-          "remaining": {"type": ["integer", "null"], "minimum": 1, "description": "How many requests the faults above affect; then they clear."},
+          "remaining": {"type": ["integer", "null"], "minimum": 1, "maximum": 1000000, "description": "How many requests the faults above affect; then they clear."},
           "delivery_rate": {"type": "number", "minimum": 0, "maximum": 1, "default": 1,
                             "description": "Share of accepted messages that reach the phone (the outbox); the rest are accepted by the vendor and lost, as a carrier may lose them. Persistent: not cleared by `remaining`."},
-          "delivery_seed": {"type": "integer", "minimum": 0, "default": 0,
+          "delivery_seed": {"type": "integer", "minimum": 0, "maximum": 2147483647, "default": 0,
                             "description": "Seeds which messages are lost, so a simulation can be repeated."}}},
     }},
 }
 
+# Statuses every operation can answer, listed on each so a client (and schemathesis) sees them all:
+# what a vendor's answer can map to (GatewayError.Code.httpStatus) on operations that call a vendor,
+# 401 where an API key is needed, 413 and 415 where a body is read, 414 and 431 everywhere (the HTTP
+# decoder's limits, before routing) and 400 (not valid HTTP).
+VENDOR_STATUSES = {
+    "400": "The vendor refused the request as invalid (`invalid_request`, `invalid_phone_number`, `unsupported_channel`, `unsupported_destination`, `app_verification_required`).",
+    "403": "`app_verification_failed`, `destination_blocked`, `denied`, `account_locked` or `forbidden`.",
+    "404": "No verification with this id, or the vendor no longer knows it.",
+    "409": "`already_approved`, `canceled`, `invalid_state` or `concurrent_verification`.",
+    "410": "`expired`.",
+    "422": "`incorrect_code`, `not_enrolled` or `invalid_token`.",
+    "429": "`rate_limited`, `max_sends_reached` or `max_attempts_reached`.",
+    "502": "The vendor failed (see error.provider).",
+    "503": "No provider is available.",
+    "504": "The vendor did not answer in time.",
+}
+VENDOR_OPERATIONS = {"startVerification", "getVerification", "checkVerification", "answerChallenge",
+                     "resendVerification", "cancelVerification", "providerAction"}
+for path, item in doc["paths"].items():
+    for method, op in item.items():
+        responses = op["responses"]
+        if op["operationId"] in VENDOR_OPERATIONS:
+            for status, description in VENDOR_STATUSES.items():
+                responses.setdefault(status, err(description))
+        if "requestBody" in op and not path.startswith("/callbacks/"):
+            responses.setdefault("413", ERRORS["413"])
+            responses.setdefault("415", ERRORS["415"])
+        if op.get("security") != []:
+            responses.setdefault("401", ERRORS["401"])
+        responses.setdefault("400", err("The request is not valid HTTP/1.1, or a parameter is invalid."))
+        responses.setdefault("414", ERRORS["414"])
+        responses.setdefault("431", ERRORS["431"])
+        op["responses"] = dict(sorted(responses.items()))
+
 # The error codes come from the Swift taxonomy, so the document cannot drift from it.
 src = (ROOT / "Sources/GatewayCore/GatewayError.swift").read_text()
-import re
 codes = []
 for m in re.finditer(r'^\s*case (`?\w+`?)(?: = "(\w+)")?\s*$', src, re.M):
     name, raw = m.group(1).strip("`"), m.group(2)

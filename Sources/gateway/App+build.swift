@@ -3,6 +3,7 @@ import Foundation
 import GatewayCore
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -176,8 +177,9 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             registry: registry, routing: routing, store: store, clock: options.clock, policy: configuration.policy,
             breakers: CircuitBreakers(settings: configuration.breakers, clock: options.clock), logger: logger)
 
-        let router = Router(context: GatewayRequestContext.self)
-        router.add(middleware: ErrorMiddleware())
+        let routes = RouteTable()
+        let router = RecordingRouter(router: Router(context: GatewayRequestContext.self), table: routes)
+        router.add(middleware: ErrorMiddleware(routes: routes))
         if let sandbox {
             router.add(middleware: SandboxMiddleware(sandbox: sandbox))
             sandbox.addRoutes(to: router)
@@ -186,6 +188,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         if let receiver { router.add(middleware: CallbacksMiddleware(receiver: receiver)) }
         OperationsController(service: service, signer: signer).addRoutes(to: router)
         let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .verify))
+            .add(middleware: JSONBodyMiddleware())
         VerificationsController(
             service: service, signer: signer,
             trustedProxyHeader: configuration.trustedProxyHeader.flatMap { HTTPField.Name($0) }
@@ -193,6 +196,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         PhoneNumbersController(registry: registry).addRoutes(to: v1)
         RoutingController(service: service, prices: configuration.prices).addRoutes(to: v1)
         let admin = router.group("v1/admin").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .admin))
+            .add(middleware: JSONBodyMiddleware())
         AdminController(service: service, prices: configuration.prices).addRoutes(to: admin)
 
         if let receiver { selfCalls.bind(InProcessCallbackTransport(receiver: receiver)) }
@@ -202,8 +206,14 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         }
         var services: [any Service] = []
         if let httpClient { services.append(HTTPClientService(client: httpClient)) }
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [HTTPParseErrorHandler()],
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: HTTPParseErrorHandler.maxHeaderFieldSize,
+                maxHeaderListSize: HTTPParseErrorHandler.maxHeaderListSize))
         let app = Application(
-            router: router,
+            router: router.router,
+            server: .http1(configuration: http1),
             configuration: ApplicationConfiguration(
                 address: .hostname(options.host, port: options.port), serverName: "verification-gateway"),
             services: services,

@@ -43,7 +43,7 @@ struct BadInputTests {
         Case(name: "a malformed verification id", uri: "/v1/verifications/xyz/check", body: #"{"code": "123456"}"#, status: .notFound, code: "not_found"),
         Case(name: "an unknown verification id", method: .get, uri: "/v1/verifications/vf_0123456789abcdef0123456789abcdef", status: .notFound, code: "not_found"),
         Case(name: "an unknown route", method: .get, uri: "/v1/nothing-here", status: .notFound, code: "not_found"),
-        Case(name: "a wrong method", method: .delete, uri: "/v1/verifications", status: .notFound, code: "not_found"),
+        Case(name: "a wrong method", method: .delete, uri: "/v1/verifications", status: .methodNotAllowed, code: "invalid_request"),
         Case(name: "an unknown provider action", uri: "/v1/providers/twilio/actions/launch", body: "{}", status: .notFound, code: "not_found"),
         Case(name: "a body over 64 KiB", body: #"{"to": "+14155550100", "client_ref": ""# + String(repeating: "a", count: 70_000) + #""}"#, status: .contentTooLarge, code: "invalid_request"),
     ]

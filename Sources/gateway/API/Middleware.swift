@@ -7,6 +7,8 @@ import Logging
 /// Gives every request an id and turns every error, from any layer, into the one error shape.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
+    /// The routes the router serves, to tell a wrong method (`405` with `Allow`) from a wrong path (`404`).
+    var routes = RouteTable()
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -19,6 +21,10 @@ struct ErrorMiddleware: RouterMiddleware {
         context.logger[metadataKey: "request.id"] = .string(context.requestID)
         let requestID = context.requestID
         let began = ContinuousClock.now
+        // Longer URIs than the decoder's field limit never get here (HTTPParseErrorHandler answers them).
+        if request.uri.description.utf8.count > HTTPParseErrorHandler.maxRequestLineLength {
+            return HTTPParseErrorHandler.uriTooLong.render(requestID: requestID)
+        }
         do {
             var response = try await next(request, context)
             response.headers[.requestID] = requestID
@@ -39,7 +45,15 @@ struct ErrorMiddleware: RouterMiddleware {
             let apiError: APIError
             switch error.status {
             case .notFound:
-                apiError = APIError(GatewayError(.notFound, "No such endpoint: \(request.method) \(request.uri.path)."))
+                if let allow = routes.allowHeader(forPath: request.uri.path) {
+                    var notAllowed = APIError(
+                        GatewayError(.invalidRequest, "Method \(request.method) is not allowed here; use \(allow)."),
+                        status: .methodNotAllowed)
+                    notAllowed.headers[.allow] = allow
+                    apiError = notAllowed
+                } else {
+                    apiError = APIError(GatewayError(.notFound, "No such endpoint: \(request.method) \(request.uri.path)."))
+                }
             case .methodNotAllowed:
                 apiError = APIError(
                     GatewayError(.invalidRequest, "Method \(request.method) is not allowed here."), status: .methodNotAllowed)

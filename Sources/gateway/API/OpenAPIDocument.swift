@@ -6,7 +6,7 @@ enum OpenAPIDocument {
   "info": {
     "title": "Verification Gateway API",
     "version": "1.0.0",
-    "description": "One API in front of several phone-verification vendors. Every error has the shape of `Error`. Routes under `/callbacks/` are called by vendors, not by clients, and take no API key."
+    "description": "One API in front of several phone-verification vendors. Every error has the shape of `Error`. Routes under `/callbacks/` are called by vendors, not by clients, and take no API key.\n\n**Request bodies.** On `POST`, `PUT` and `PATCH` a `Content-Type`, when sent, must be `application/json` (parameters such as `charset=utf-8` are fine); without one the body must be empty. Otherwise the answer is `415`. So an empty-bodied resend, cancel or provider action needs no header. A JSON object that repeats a key, at any depth, is refused with `400 invalid_request` naming the key. Bodies over 64 KiB get `413`. The vendor callbacks under `/callbacks/` and the sandbox emulators under `/sandbox/<plugin>/` take what vendors send and are exempt.\n\n**Methods and limits.** A method a path does not serve answers `405` with an `Allow` header listing the ones it does. A request URI over 8 KiB answers `414`; header fields over 16 KiB each or 32 KiB together answer `431` (a request line too long for the HTTP decoder, on a connection's later request, answers `431` too); a request that is not valid HTTP/1.1 answers `400`. All of these come in the `Error` shape and close nothing but that request (the decoder's refusals close the connection)."
   },
   "servers": [
     {
@@ -32,7 +32,8 @@ enum OpenAPIDocument {
             "schema": {
               "type": "string",
               "minLength": 1,
-              "maxLength": 255
+              "maxLength": 255,
+              "pattern": "^[!-~]+$"
             }
           }
         ],
@@ -87,8 +88,8 @@ enum OpenAPIDocument {
               }
             }
           },
-          "413": {
-            "description": "The request body is too large.",
+          "404": {
+            "description": "No verification with this id, or the vendor no longer knows it.",
             "content": {
               "application/json": {
                 "schema": {
@@ -107,8 +108,68 @@ enum OpenAPIDocument {
               }
             }
           },
+          "410": {
+            "description": "`expired`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "The request body is too large.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "The request body is not `application/json` (see the rule in the description above).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "422": {
+            "description": "`incorrect_code`, `not_enrolled` or `invalid_token`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "429": {
             "description": "Rate limited or too many sends.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
             "content": {
               "application/json": {
                 "schema": {
@@ -219,8 +280,78 @@ enum OpenAPIDocument {
               }
             }
           },
+          "403": {
+            "description": "`app_verification_failed`, `destination_blocked`, `denied`, `account_locked` or `forbidden`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "404": {
             "description": "No verification with this id.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "`already_approved`, `canceled`, `invalid_state` or `concurrent_verification`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "410": {
+            "description": "`expired`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "422": {
+            "description": "`incorrect_code`, `not_enrolled` or `invalid_token`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "`rate_limited`, `max_sends_reached` or `max_attempts_reached`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
             "content": {
               "application/json": {
                 "schema": {
@@ -359,6 +490,36 @@ enum OpenAPIDocument {
               }
             }
           },
+          "413": {
+            "description": "The request body is too large.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "The request body is not `application/json` (see the rule in the description above).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "422": {
             "description": "Incorrect code; `attempts_remaining` says how many tries are left.",
             "content": {
@@ -371,6 +532,16 @@ enum OpenAPIDocument {
           },
           "429": {
             "description": "No attempts left.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
             "content": {
               "application/json": {
                 "schema": {
@@ -518,8 +689,48 @@ enum OpenAPIDocument {
               }
             }
           },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "The request body is not `application/json` (see the rule in the description above).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "422": {
+            "description": "`incorrect_code`, `not_enrolled` or `invalid_token`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "429": {
             "description": "`max_attempts_reached`: too many answers to this verification's challenges; start a new one.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
             "content": {
               "application/json": {
                 "schema": {
@@ -657,8 +868,58 @@ enum OpenAPIDocument {
               }
             }
           },
+          "413": {
+            "description": "The request body is too large.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "The request body is not `application/json` (see the rule in the description above).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "422": {
+            "description": "`incorrect_code`, `not_enrolled` or `invalid_token`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "429": {
             "description": "Too many sends.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
             "content": {
               "application/json": {
                 "schema": {
@@ -797,8 +1058,78 @@ enum OpenAPIDocument {
               }
             }
           },
+          "413": {
+            "description": "The request body is too large.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "The request body is not `application/json` (see the rule in the description above).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "422": {
+            "description": "`incorrect_code`, `not_enrolled` or `invalid_token`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "`max_attempts_reached`: the verification already ended with no attempts left; it stays so.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "502": {
             "description": "The vendor failed (see error.provider).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "No provider is available.",
             "content": {
               "application/json": {
                 "schema": {
@@ -914,6 +1245,16 @@ enum OpenAPIDocument {
               }
             }
           },
+          "403": {
+            "description": "`app_verification_failed`, `destination_blocked`, `denied`, `account_locked` or `forbidden`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "404": {
             "description": "No such provider or action.",
             "content": {
@@ -924,8 +1265,98 @@ enum OpenAPIDocument {
               }
             }
           },
+          "409": {
+            "description": "`already_approved`, `canceled`, `invalid_state` or `concurrent_verification`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "410": {
+            "description": "`expired`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "The request body is too large.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "The request body is not `application/json` (see the rule in the description above).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "422": {
+            "description": "`incorrect_code`, `not_enrolled` or `invalid_token`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "`rate_limited`, `max_sends_reached` or `max_attempts_reached`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "502": {
             "description": "The vendor failed (see error.provider).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "No provider is available.",
             "content": {
               "application/json": {
                 "schema": {
@@ -958,6 +1389,7 @@ enum OpenAPIDocument {
             "required": true,
             "schema": {
               "type": "string",
+              "minLength": 1,
               "maxLength": 64
             },
             "description": "As the user typed it: `+442079460958`, `07700 900123` with `region`, `(650) 555-3434 ext. 12`. Percent-encode spaces; `+` may be sent literally or as `%2B`."
@@ -967,9 +1399,7 @@ enum OpenAPIDocument {
             "in": "query",
             "required": false,
             "schema": {
-              "type": "string",
-              "minLength": 2,
-              "maxLength": 3
+              "$ref": "#/components/schemas/Region"
             },
             "description": "Where the user is (ISO 3166-1 alpha-2, any case), for national forms."
           }
@@ -1004,6 +1434,26 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -1019,6 +1469,9 @@ enum OpenAPIDocument {
             "required": false,
             "schema": {
               "type": "string",
+              "minLength": 2,
+              "maxLength": 35,
+              "pattern": "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$",
               "default": "en"
             },
             "description": "Language of the names (en, zh-CN/zh-Hans, zh-TW/zh-Hant, es, fr, de, ja, pt, ar); other languages fall back to English."
@@ -1047,6 +1500,26 @@ enum OpenAPIDocument {
           },
           "401": {
             "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
             "content": {
               "application/json": {
                 "schema": {
@@ -1102,6 +1575,46 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "413": {
+            "description": "The request body is too large.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "The request body is not `application/json` (see the rule in the description above).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -1132,6 +1645,16 @@ enum OpenAPIDocument {
               }
             }
           },
+          "400": {
+            "description": "The request is not valid HTTP/1.1, or a parameter is invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "401": {
             "description": "Missing or invalid API key.",
             "content": {
@@ -1144,6 +1667,26 @@ enum OpenAPIDocument {
           },
           "403": {
             "description": "The API key lacks the `admin` scope.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
             "content": {
               "application/json": {
                 "schema": {
@@ -1174,7 +1717,8 @@ enum OpenAPIDocument {
             "required": false,
             "schema": {
               "type": "string",
-              "format": "date-time"
+              "format": "date-time",
+              "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$"
             }
           },
           {
@@ -1183,7 +1727,8 @@ enum OpenAPIDocument {
             "required": false,
             "schema": {
               "type": "string",
-              "format": "date-time"
+              "format": "date-time",
+              "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$"
             }
           },
           {
@@ -1191,7 +1736,7 @@ enum OpenAPIDocument {
             "in": "query",
             "required": false,
             "schema": {
-              "type": "string"
+              "$ref": "#/components/schemas/Region"
             }
           },
           {
@@ -1200,6 +1745,8 @@ enum OpenAPIDocument {
             "required": false,
             "schema": {
               "type": "number",
+              "exclusiveMinimum": 0,
+              "exclusiveMaximum": 1,
               "default": 0.05
             },
             "description": "Minimum absolute difference in conversion to size the sample for."
@@ -1255,6 +1802,26 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -1276,6 +1843,36 @@ enum OpenAPIDocument {
                       "const": "ok"
                     }
                   }
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request is not valid HTTP/1.1, or a parameter is invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
                 }
               }
             }
@@ -1310,6 +1907,36 @@ enum OpenAPIDocument {
               }
             }
           },
+          "400": {
+            "description": "The request is not valid HTTP/1.1, or a parameter is invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "503": {
             "description": "The store is not answering.",
             "content": {
@@ -1333,6 +1960,36 @@ enum OpenAPIDocument {
             "description": "OpenAPI 3.1 document",
             "content": {
               "application/json": {}
+            }
+          },
+          "400": {
+            "description": "The request is not valid HTTP/1.1, or a parameter is invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
             }
           }
         }
@@ -1361,6 +2018,36 @@ enum OpenAPIDocument {
                       }
                     }
                   }
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request is not valid HTTP/1.1, or a parameter is invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
                 }
               }
             }
@@ -1403,6 +2090,16 @@ enum OpenAPIDocument {
               }
             }
           },
+          "400": {
+            "description": "The request is not valid HTTP/1.1, or a parameter is invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "401": {
             "description": "`unauthorized`: the vendor's signature is missing or wrong; nothing changed.",
             "content": {
@@ -1425,6 +2122,26 @@ enum OpenAPIDocument {
           },
           "413": {
             "description": "The request body is too large.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
             "content": {
               "application/json": {
                 "schema": {
@@ -1480,6 +2197,16 @@ enum OpenAPIDocument {
               }
             }
           },
+          "400": {
+            "description": "The request is not valid HTTP/1.1, or a parameter is invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "401": {
             "description": "`unauthorized`: the vendor's signature is missing or wrong; nothing changed.",
             "content": {
@@ -1502,6 +2229,26 @@ enum OpenAPIDocument {
           },
           "413": {
             "description": "The request body is too large.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
             "content": {
               "application/json": {
                 "schema": {
@@ -1540,8 +2287,38 @@ enum OpenAPIDocument {
               }
             }
           },
+          "400": {
+            "description": "The request is not valid HTTP/1.1, or a parameter is invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "404": {
             "description": "Not in sandbox mode.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
             "content": {
               "application/json": {
                 "schema": {
@@ -1567,8 +2344,38 @@ enum OpenAPIDocument {
               }
             }
           },
+          "400": {
+            "description": "The request is not valid HTTP/1.1, or a parameter is invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "404": {
             "description": "Not in sandbox mode.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
             "content": {
               "application/json": {
                 "schema": {
@@ -1606,8 +2413,38 @@ enum OpenAPIDocument {
               }
             }
           },
+          "400": {
+            "description": "The request is not valid HTTP/1.1, or a parameter is invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "404": {
             "description": "No such emulator.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
             "content": {
               "application/json": {
                 "schema": {
@@ -1672,6 +2509,46 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "413": {
+            "description": "The request body is too large.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "The request body is not `application/json` (see the rule in the description above).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -1695,12 +2572,12 @@ enum OpenAPIDocument {
         "properties": {
           "to": {
             "type": "string",
+            "minLength": 1,
+            "maxLength": 254,
             "description": "A phone number, international (`+14155550100`, `0044 7700 900123`, `+86-13800000000`) or national with `region`; an email address for `email`; a user identity for `push`. The verification always shows E.164. An SMS to a fixed-line, toll-free, premium, shared-cost, UAN or voicemail number is refused with `unsupported_destination`."
           },
           "region": {
-            "type": "string",
-            "minLength": 2,
-            "maxLength": 3,
+            "$ref": "#/components/schemas/Region",
             "description": "Where the user is (ISO 3166-1 alpha-2), for a `to` in national form (`07700 900123` with `GB`)."
           },
           "channel": {
@@ -1738,37 +2615,15 @@ enum OpenAPIDocument {
             "type": "array",
             "maxItems": 10,
             "items": {
-              "type": "string"
+              "type": "string",
+              "minLength": 2,
+              "maxLength": 35,
+              "pattern": "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$"
             },
             "description": "Preferred content languages, most preferred first (IETF tags)."
           },
           "app_verification": {
-            "type": "object",
-            "additionalProperties": false,
-            "required": [
-              "type",
-              "token"
-            ],
-            "properties": {
-              "type": {
-                "type": "string",
-                "enum": [
-                  "recaptcha",
-                  "recaptcha_enterprise",
-                  "ios_receipt",
-                  "play_integrity",
-                  "safety_net",
-                  "captcha"
-                ]
-              },
-              "token": {
-                "type": "string"
-              },
-              "secret": {
-                "type": "string",
-                "description": "Required with `ios_receipt`."
-              }
-            }
+            "$ref": "#/components/schemas/AppVerification"
           },
           "code_length": {
             "type": "integer",
@@ -1782,6 +2637,9 @@ enum OpenAPIDocument {
           "metadata": {
             "type": "object",
             "maxProperties": 20,
+            "propertyNames": {
+              "maxLength": 64
+            },
             "additionalProperties": {
               "type": "string",
               "maxLength": 512
@@ -1789,6 +2647,8 @@ enum OpenAPIDocument {
           },
           "provider": {
             "type": "string",
+            "minLength": 1,
+            "maxLength": 40,
             "description": "Force a provider, bypassing routing (tests, support)."
           },
           "client_context": {
@@ -1799,6 +2659,304 @@ enum OpenAPIDocument {
           }
         }
       },
+      "Region": {
+        "type": "string",
+        "enum": [
+          "AC",
+          "AD",
+          "AE",
+          "AF",
+          "AG",
+          "AI",
+          "AL",
+          "AM",
+          "AO",
+          "AR",
+          "AS",
+          "AT",
+          "AU",
+          "AW",
+          "AX",
+          "AZ",
+          "BA",
+          "BB",
+          "BD",
+          "BE",
+          "BF",
+          "BG",
+          "BH",
+          "BI",
+          "BJ",
+          "BL",
+          "BM",
+          "BN",
+          "BO",
+          "BQ",
+          "BR",
+          "BS",
+          "BT",
+          "BW",
+          "BY",
+          "BZ",
+          "CA",
+          "CC",
+          "CD",
+          "CF",
+          "CG",
+          "CH",
+          "CI",
+          "CK",
+          "CL",
+          "CM",
+          "CN",
+          "CO",
+          "CR",
+          "CU",
+          "CV",
+          "CW",
+          "CX",
+          "CY",
+          "CZ",
+          "DE",
+          "DJ",
+          "DK",
+          "DM",
+          "DO",
+          "DZ",
+          "EC",
+          "EE",
+          "EG",
+          "EH",
+          "ER",
+          "ES",
+          "ET",
+          "FI",
+          "FJ",
+          "FK",
+          "FM",
+          "FO",
+          "FR",
+          "GA",
+          "GB",
+          "GD",
+          "GE",
+          "GF",
+          "GG",
+          "GH",
+          "GI",
+          "GL",
+          "GM",
+          "GN",
+          "GP",
+          "GQ",
+          "GR",
+          "GT",
+          "GU",
+          "GW",
+          "GY",
+          "HK",
+          "HN",
+          "HR",
+          "HT",
+          "HU",
+          "ID",
+          "IE",
+          "IL",
+          "IM",
+          "IN",
+          "IO",
+          "IQ",
+          "IR",
+          "IS",
+          "IT",
+          "JE",
+          "JM",
+          "JO",
+          "JP",
+          "KE",
+          "KG",
+          "KH",
+          "KI",
+          "KM",
+          "KN",
+          "KP",
+          "KR",
+          "KW",
+          "KY",
+          "KZ",
+          "LA",
+          "LB",
+          "LC",
+          "LI",
+          "LK",
+          "LR",
+          "LS",
+          "LT",
+          "LU",
+          "LV",
+          "LY",
+          "MA",
+          "MC",
+          "MD",
+          "ME",
+          "MF",
+          "MG",
+          "MH",
+          "MK",
+          "ML",
+          "MM",
+          "MN",
+          "MO",
+          "MP",
+          "MQ",
+          "MR",
+          "MS",
+          "MT",
+          "MU",
+          "MV",
+          "MW",
+          "MX",
+          "MY",
+          "MZ",
+          "NA",
+          "NC",
+          "NE",
+          "NF",
+          "NG",
+          "NI",
+          "NL",
+          "NO",
+          "NP",
+          "NR",
+          "NU",
+          "NZ",
+          "OM",
+          "PA",
+          "PE",
+          "PF",
+          "PG",
+          "PH",
+          "PK",
+          "PL",
+          "PM",
+          "PR",
+          "PS",
+          "PT",
+          "PW",
+          "PY",
+          "QA",
+          "RE",
+          "RO",
+          "RS",
+          "RU",
+          "RW",
+          "SA",
+          "SB",
+          "SC",
+          "SD",
+          "SE",
+          "SG",
+          "SH",
+          "SI",
+          "SJ",
+          "SK",
+          "SL",
+          "SM",
+          "SN",
+          "SO",
+          "SR",
+          "SS",
+          "ST",
+          "SV",
+          "SX",
+          "SY",
+          "SZ",
+          "TA",
+          "TC",
+          "TD",
+          "TG",
+          "TH",
+          "TJ",
+          "TK",
+          "TL",
+          "TM",
+          "TN",
+          "TO",
+          "TR",
+          "TT",
+          "TV",
+          "TW",
+          "TZ",
+          "UA",
+          "UG",
+          "US",
+          "UY",
+          "UZ",
+          "VA",
+          "VC",
+          "VE",
+          "VG",
+          "VI",
+          "VN",
+          "VU",
+          "WF",
+          "WS",
+          "XK",
+          "YE",
+          "YT",
+          "ZA",
+          "ZM",
+          "ZW"
+        ],
+        "description": "A region code libphonenumber knows (ISO 3166-1 alpha-2); the server also takes lower case."
+      },
+      "AppVerification": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "token"
+        ],
+        "description": "A proof that the request comes from the customer's app.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "recaptcha",
+              "recaptcha_enterprise",
+              "ios_receipt",
+              "play_integrity",
+              "safety_net",
+              "captcha"
+            ]
+          },
+          "token": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 8192
+          },
+          "secret": {
+            "type": "string",
+            "maxLength": 1024,
+            "description": "Required with `ios_receipt`."
+          }
+        },
+        "if": {
+          "properties": {
+            "type": {
+              "const": "ios_receipt"
+            }
+          },
+          "required": [
+            "type"
+          ]
+        },
+        "then": {
+          "required": [
+            "secret"
+          ]
+        }
+      },
       "ClientContext": {
         "type": "object",
         "additionalProperties": false,
@@ -1806,7 +2964,15 @@ enum OpenAPIDocument {
         "properties": {
           "ip": {
             "type": "string",
-            "maxLength": 64,
+            "maxLength": 45,
+            "anyOf": [
+              {
+                "format": "ipv4"
+              },
+              {
+                "format": "ipv6"
+              }
+            ],
             "description": "The end user's IPv4 or IPv6 address (not the backend's)."
           },
           "user_agent": {
@@ -1934,8 +3100,8 @@ enum OpenAPIDocument {
             "description": "Another channel to send over. Without it the channel stays, except that a provider without native workflows moves to the next of `fallback_channels`, if any is left."
           },
           "app_verification": {
-            "type": "object",
-            "description": "A fresh proof, for vendors that send a new code only with one (Firebase, once its resend wait has passed). Same shape as in StartRequest."
+            "$ref": "#/components/schemas/AppVerification",
+            "description": "A fresh proof, for vendors that send a new code only with one (Firebase, once its resend wait has passed)."
           },
           "client_context": {
             "$ref": "#/components/schemas/ClientContext"
@@ -2554,24 +3720,53 @@ enum OpenAPIDocument {
         ],
         "properties": {
           "to": {
-            "type": "string"
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 254
           },
           "channel": {
             "type": "string",
+            "enum": [
+              "sms",
+              "voice",
+              "whatsapp",
+              "email",
+              "push",
+              "flashcall",
+              "silent_auth"
+            ],
             "default": "sms"
           },
           "region": {
-            "type": "string"
+            "$ref": "#/components/schemas/Region"
           },
           "provider": {
-            "type": "string"
+            "type": "string",
+            "maxLength": 40
           },
           "app_verification": {
             "type": "object",
-            "description": "Only `type` is read: whether a proof would be sent."
+            "required": [
+              "type"
+            ],
+            "description": "Only `type` is read: whether a proof would be sent.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "recaptcha",
+                  "recaptcha_enterprise",
+                  "ios_receipt",
+                  "play_integrity",
+                  "safety_net",
+                  "captcha"
+                ]
+              }
+            }
           },
           "api_key": {
             "type": "string",
+            "maxLength": 64,
             "description": "Route as if this API key name had asked (default: the caller's)."
           }
         }
@@ -2996,6 +4191,7 @@ enum OpenAPIDocument {
               "null"
             ],
             "minimum": 1,
+            "maximum": 1000000,
             "description": "How many requests the faults above affect; then they clear."
           },
           "delivery_rate": {
@@ -3008,6 +4204,7 @@ enum OpenAPIDocument {
           "delivery_seed": {
             "type": "integer",
             "minimum": 0,
+            "maximum": 2147483647,
             "default": 0,
             "description": "Seeds which messages are lost, so a simulation can be repeated."
           }

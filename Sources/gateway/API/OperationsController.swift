@@ -7,7 +7,7 @@ struct OperationsController: Sendable {
     let service: VerificationService
     let signer: VerificationTokenSigner
 
-    func addRoutes(to router: Router<GatewayRequestContext>) {
+    func addRoutes(to router: some RouterMethods<GatewayRequestContext>) {
         router.get("healthz") { _, _ in JSONResponse.response(["status": "ok"]) }
         router.get("readyz") { _, _ in
             do {

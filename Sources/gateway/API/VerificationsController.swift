@@ -380,8 +380,12 @@ struct VerificationsController: Sendable {
     }
 
     static func body(of request: inout Request, context: GatewayRequestContext) async throws -> Data {
+        try await body(of: &request, upTo: context.maxUploadSize)
+    }
+
+    static func body(of request: inout Request, upTo limit: Int) async throws -> Data {
         do {
-            let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+            let buffer = try await request.collectBody(upTo: limit)
             return Data(buffer.readableBytesView)
         } catch is NIOTooManyBytesError {
             // Depending on how the body arrived, the limit surfaces as NIO's error or Hummingbird's 413.

@@ -110,7 +110,7 @@ struct SandboxMiddleware: RouterMiddleware {
 
 extension Sandbox {
     /// `GET /sandbox/outbox`, `DELETE /sandbox/outbox`, `GET|PUT /sandbox/faults/{plugin}`.
-    func addRoutes(to router: Router<GatewayRequestContext>) {
+    func addRoutes(to router: some RouterMethods<GatewayRequestContext>) {
         router.get("sandbox/outbox") { request, _ in
             // `?to=+E164` narrows the list to one recipient (a simulation reads thousands of codes).
             let to = request.uri.queryParameters.get("to").map { String($0) }
@@ -126,10 +126,11 @@ extension Sandbox {
             return try JSONResponse.response(
                 Self.faultsJSON(mount.emulator.faults.current, delivery: outbox.delivery(for: mount.pluginID)))
         }
-        router.put("sandbox/faults/{plugin}") { request, context in
+        // A fault switch is set with a JSON body like the API's; the emulators' own routes take any body.
+        router.group("sandbox/faults").add(middleware: JSONBodyMiddleware()).put("{plugin}") { request, context in
             var request = request
             let mount = try faultMount(context)
-            let data = Data(try await request.collectBody(upTo: 4096).readableBytesView)
+            let data = try await VerificationsController.body(of: &request, upTo: 4096)
             let reader = try JSONObjectReader(data: data, allowEmpty: true)
             try reader.rejectUnknown(allowing: [
                 "latency_ms", "server_error_status", "malformed_body", "connection_reset", "remaining",

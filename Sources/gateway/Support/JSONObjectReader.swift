@@ -26,6 +26,10 @@ struct JSONObjectReader {
         guard case .object(let fields) = value else {
             throw GatewayError.invalidRequest("The \(context) must be a JSON object, not \(value.typeName).")
         }
+        // The decoder keeps one of two equal keys silently; the client meant one of them, so ask which.
+        if let key = JSONDuplicateKeyScanner.firstDuplicate(in: data) {
+            throw GatewayError.invalidRequest("The \(context) repeats the key `\(key)`; send each key once.")
+        }
         self.fields = fields
     }
 
