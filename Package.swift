@@ -94,7 +94,7 @@ let package = Package(
         ),
         .target(
             name: "GatewayTestSupport",
-            dependencies: ["GatewayCore"],
+            dependencies: ["GatewayCore", .product(name: "Logging", package: "swift-log")],
             path: "Tests/GatewayTestSupport",
             swiftSettings: strict
         ),

@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayFirebase
 import GatewayTwilio
+import GatewayTestSupport
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -17,10 +18,10 @@ import Testing
 struct PrivacyLogTests {
     @Test("whole flows through both vendors log no number, code, token or secret at info and above")
     func logsKeepNothingPersonal() async throws {
-        let logs = KeptLogs()
+        let logs = CapturedLogs()
         let harness = GatewayHarness()
         var options = harness.options()
-        options.logger = logs.logger
+        options.logger = logs.logger(label: "gateway")
         let (app, runtime) = try await buildApplication(options)
         let (secrets, codes) = try await app.test(.router) { client in
             var secrets: [String: String] = [
@@ -80,34 +81,6 @@ struct PrivacyLogTests {
         for code in codes {
             let found = lines.filter { $0.contains(code) && !$0.hasPrefix("sandbox message sent") }
             #expect(found.isEmpty, "a code is in the log: \(found.first ?? "")")
-        }
-    }
-}
-
-/// Keeps every log line (message, then metadata) with its level.
-final class KeptLogs: Sendable {
-    private let entries = Mutex<[(Logger.Level, String)]>([])
-
-    func lines(atLeast level: Logger.Level) -> [String] {
-        entries.withLock { $0.filter { $0.0 >= level }.map(\.1) }
-    }
-
-    var logger: Logger { Logger(label: "gateway") { _ in Handler(logs: self) } }
-
-    private struct Handler: LogHandler {
-        let logs: KeptLogs
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let all = metadata.merging(event.metadata ?? [:]) { _, new in new }
-            let text = all.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-            logs.entries.withLock { $0.append((event.level, "\(event.message) \(text)")) }
         }
     }
 }

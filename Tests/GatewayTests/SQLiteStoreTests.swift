@@ -263,7 +263,7 @@ final class SQLiteStoreTests: Sendable {
         try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path()))
         let logs = CapturedLogs()
         let error = #expect(throws: GatewayError.self) {
-            try SQLiteVerificationStore(path: self.path(), logger: logs.logger)
+            try SQLiteVerificationStore(path: self.path(), logger: logs.logger())
         }
         #expect(error == GatewayError(.internal, "storage failure"))
         #expect(logs.messages.contains { $0.contains("not a database") })
@@ -284,7 +284,7 @@ final class SQLiteStoreTests: Sendable {
     @Test("A row the store cannot decode is a storage failure, logged with SQLite's side of the story")
     func undecodableRow() async throws {
         let logs = CapturedLogs()
-        let store = try SQLiteVerificationStore(path: path(), logger: logs.logger)
+        let store = try SQLiteVerificationStore(path: path(), logger: logs.logger())
         var record = StoreConformance.emailRecord()
         try await store.insert(record)
         let connection = try SQLiteConnection(path: path())
@@ -301,30 +301,3 @@ final class SQLiteStoreTests: Sendable {
 
 /// Storage failures the tests provoke on purpose need not reach the test output.
 private let quietLogger = Logger(label: "test.sqlite") { _ in SwiftLogNoOpLogHandler() }
-
-/// A log handler that keeps each entry's message and metadata as text, for assertions.
-private final class CapturedLogs: Sendable {
-    private let entries = Mutex<[String]>([])
-
-    var messages: [String] { entries.withLock { $0 } }
-
-    var logger: Logger {
-        Logger(label: "test.sqlite") { _ in Handler(logs: self) }
-    }
-
-    private struct Handler: LogHandler {
-        let logs: CapturedLogs
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let metadata = (event.metadata ?? [:]).map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-            logs.entries.withLock { $0.append("\(event.message) \(metadata)") }
-        }
-    }
-}
