@@ -185,6 +185,19 @@ doc = {
                       "description": "Minimum absolute difference in conversion to size the sample for."}],
       "responses": {"200": ok("The report", ref("ExperimentReport")), **errors("400", "401"),
                     "403": err("The API key lacks the `admin` scope."), "404": err("No such experiment.")}}},
+    "/v1/admin/blocks": {"get": {
+      "operationId": "listPrefixBlocks", "summary": "Number prefixes the SMS-pumping guard blocked, while the block lasts (admin scope)",
+      "responses": {"200": ok("The blocks in force", {"type": "object", "required": ["blocks"], "properties": {"blocks": {
+                        "type": "array", "items": ref("PrefixBlock")}}}), **errors("400", "401"),
+                    "403": err("The API key lacks the `admin` scope.")}}},
+    "/v1/admin/blocks/{prefix}": {"delete": {
+      "operationId": "liftPrefixBlock", "summary": "Lift a prefix block (admin scope)",
+      "parameters": [{"name": "prefix", "in": "path", "required": True,
+                      "schema": {"type": "string", "pattern": "^\\+[0-9]{1,15}$"},
+                      "description": "The blocked prefix, `+` and digits, URL-encoded (`%2B447400`)."}],
+      "responses": {"200": ok("Lifted", {"type": "object", "required": ["prefix", "lifted"], "properties": {
+                        "prefix": {"type": "string"}, "lifted": {"const": True}}}), **errors("400", "401"),
+                    "403": err("The API key lacks the `admin` scope."), "404": err("No block is in force for this prefix.")}}},
     "/healthz": {"get": {"operationId": "health", "security": [], "summary": "Liveness",
       "responses": {"200": ok("Alive", {"type": "object", "properties": {"status": {"const": "ok"}}})}}},
     "/readyz": {"get": {"operationId": "ready", "security": [], "summary": "Readiness: the store answers",
@@ -400,6 +413,11 @@ doc = {
               "cost": {"type": ["number", "null"]}, "cost_per_approval": {"type": ["number", "null"]},
               "z": {"type": ["number", "null"]}, "p_value": {"type": ["number", "null"], "description": "Two-sided pooled two-proportion z-test against the control."},
               "sample_size_per_arm": {"type": ["integer", "null"]}, "sample_still_needed": {"type": ["integer", "null"]}}}}}},
+      "PrefixBlock": {"type": "object", "required": ["prefix", "blocked_at", "until", "starts", "approvals"], "properties": {
+          "prefix": {"type": "string", "description": "`+` and the first digits of the numbers blocked."},
+          "blocked_at": {"type": "string", "format": "date-time"}, "until": {"type": "string", "format": "date-time"},
+          "starts": {"type": "integer", "minimum": 0, "description": "Starts to the prefix in the window when it was blocked."},
+          "approvals": {"type": "integer", "minimum": 0, "description": "Approvals among them."}}},
       "Outbox": {"type": "object", "required": ["messages"], "properties": {"messages": {"type": "array", "items": {
           "type": "object", "required": ["provider", "kind", "channel", "to", "code", "text", "language", "sent_at"], "properties": {
             "provider": {"type": "string"},

@@ -9,6 +9,7 @@ public final class InMemoryVerificationStore: VerificationStore {
         var events: [String: [VerificationEvent]] = [:]
         var idempotency: [IdempotencyKey: (fingerprint: String, response: StoredResponse?)] = [:]
         var counters: [String: (windowStart: Int64, count: Int)] = [:]
+        var blocks: [String: PrefixBlock] = [:]
     }
 
     private let state = Mutex(State())
@@ -44,6 +45,44 @@ public final class InMemoryVerificationStore: VerificationStore {
             counter.count += 1
             state.counters[key] = counter
             return .allowed
+        }
+    }
+
+    public func add(_ key: String, window: TimeInterval, at: Date) async throws(GatewayError) -> Int {
+        let (start, _) = rateWindow(at: at, window: window)
+        return state.withLock { state in
+            var counter = state.counters[key] ?? (start, 0)
+            if counter.windowStart != start { counter = (start, 0) }
+            counter.count += 1
+            state.counters[key] = counter
+            return counter.count
+        }
+    }
+
+    public func count(_ key: String, window: TimeInterval, at: Date) async throws(GatewayError) -> Int {
+        let (start, _) = rateWindow(at: at, window: window)
+        return state.withLock { state in
+            guard let counter = state.counters[key], counter.windowStart == start else { return 0 }
+            return counter.count
+        }
+    }
+
+    public func block(_ block: PrefixBlock) async throws(GatewayError) {
+        state.withLock { $0.blocks[block.prefix] = block }
+    }
+
+    public func activeBlock(prefix: String, at: Date) async throws(GatewayError) -> PrefixBlock? {
+        state.withLock { state in state.blocks[prefix].flatMap { $0.until > at ? $0 : nil } }
+    }
+
+    public func blocks(at: Date) async throws(GatewayError) -> [PrefixBlock] {
+        state.withLock { state in state.blocks.values.filter { $0.until > at }.sorted { $0.prefix < $1.prefix } }
+    }
+
+    public func liftBlock(prefix: String, at: Date) async throws(GatewayError) -> Bool {
+        state.withLock { state in
+            guard let block = state.blocks.removeValue(forKey: prefix) else { return false }
+            return block.until > at
         }
     }
 

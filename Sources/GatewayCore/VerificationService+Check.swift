@@ -44,6 +44,7 @@ extension VerificationService {
             // A cancel that won the race leaves the record canceled: never report success for it. An approval
             // that arrived by callback meanwhile is this check's approval too: its token is handed out here.
             guard settled.status == .approved else { throw settled.status.finalStateError ?? .internal() }
+            await countConversion(settled)
             if settled.tokenPending { return try await claimToken(settled) ?? CheckOutcome(record: settled, carriesToken: true) }
             return CheckOutcome(record: settled, providerTokens: result.tokens, carriesToken: true)
         case .pending:

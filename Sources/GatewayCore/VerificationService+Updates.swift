@@ -243,6 +243,7 @@ extension VerificationService {
                     VerificationEvent(
                         verificationID: id, kind: .statusChanged, at: next.updatedAt,
                         detail: ["status": next.status.rawValue]))
+                if next.status == .approved { await countConversion(next) }
             }
             if next.channel != record.channel {
                 logger.info(

@@ -23,6 +23,8 @@ public struct VerificationPolicy: Sendable, Equatable {
     public var rateLimits = RateLimits()
     /// The countries verifications may go to, for every API key.
     public var countries = CountryPermissions()
+    /// The SMS-pumping guard; off unless configured.
+    public var pumpingGuard: PumpingGuard?
     /// How long one check may hold a verification while its vendor call runs. Other checks of the same
     /// verification wait for it (at most this long); a lease left by a crashed instance lapses after it.
     public var checkLease: TimeInterval = 30
@@ -116,6 +118,7 @@ public struct VerificationService: Sendable {
         let candidates = decision.candidates
         try checkDestination(request, candidates: candidates)
         try await countStart(request, apiKeyID: apiKeyID, clientIP: clientIP)
+        try await guardPumping(request)
         guard !candidates.isEmpty else {
             let onlyUnknown =
                 !decision.skipped.isEmpty && decision.skipped.allSatisfy { $0.reason == "unknown_provider" }

@@ -747,3 +747,68 @@ struct GeoPermissionTests {
         #expect(provider.callCount(.start) == 2)
     }
 }
+
+@Suite("SMS-pumping guard")
+struct PumpingGuardTests {
+    static func harness(testNumbers: [String: String] = [:]) throws -> (ServiceHarness, ScriptedProvider) {
+        let provider = ScriptedProvider(id: "alpha")
+        provider.setFallbackCheck(.succeed(.approved))
+        var policy = VerificationPolicy(testNumbers: testNumbers)
+        policy.pumpingGuard = PumpingGuard(prefixDigits: 6, window: 3600, minStarts: 10, conversionFloor: 0.3, coolDown: 600)
+        return (try ServiceHarness([provider], policy: policy), provider)
+    }
+
+    @Test("starts to one prefix that never convert are blocked at the threshold; converting traffic is untouched")
+    func attackBlocked() async throws {
+        let (h, provider) = try Self.harness()
+        var normal = 0
+        var refusedAt: Int?
+        for n in 0..<40 {
+            // Normal users on +44 74 01…: each one checks the code.
+            let user = try await h.service.start(try .sms(String(format: "+44740100%04d", n)))
+            _ = try await h.check(user.id, "123456")
+            normal += 1
+            // The attack on +44 74 09…: starts only.
+            do {
+                _ = try await h.service.start(try .sms(String(format: "+44740900%04d", n)))
+            } catch {
+                #expect(error.code == .destinationBlocked)
+                #expect(error.errorClass == .blocked)
+                #expect(error.retryAfter.map { (1...600).contains($0) } == true)
+                if refusedAt == nil { refusedAt = n + 1 }
+            }
+        }
+        #expect(refusedAt == 10, "the tenth start to the prefix is the one refused")
+        #expect(normal == 40, "the converting prefix was never refused")
+        let blocks = try await h.service.prefixBlocks()
+        #expect(blocks.map(\.prefix) == ["+447409"])
+        #expect(blocks.first?.starts == 10 && blocks.first?.approvals == 0)
+        #expect(provider.calls(.start).filter { $0.destination.value.hasPrefix("+447409") }.count == 9)
+    }
+
+    @Test("a block ends after the cool-down, or when lifted")
+    func coolDownAndLift() async throws {
+        let (h, _) = try Self.harness()
+        for n in 0..<9 { _ = try await h.service.start(try .sms(String(format: "+44740900%04d", n))) }
+        await expectAsyncGatewayError(.destinationBlocked) { try await h.service.start(try .sms("+447409009999")) }
+        #expect(try await h.service.liftBlock(prefix: "+447409"))
+        #expect(try await h.service.prefixBlocks().isEmpty)
+        // Lifted, but the window still shows no conversion: the next start blocks it again.
+        await expectAsyncGatewayError(.destinationBlocked) { try await h.service.start(try .sms("+447409009998")) }
+        h.clock.advance(by: 601)
+        #expect(try await h.service.prefixBlocks().isEmpty, "the cool-down ended")
+        #expect(try await h.service.liftBlock(prefix: "+447409") == false)
+    }
+
+    @Test("test numbers are exempt, and an approval by callback counts as a conversion")
+    func exemptionsAndCallbacks() async throws {
+        let (h, _) = try Self.harness(testNumbers: ["+447409000001": "123456"])
+        for _ in 0..<20 { _ = try await h.service.start(try .sms("+447409000001")) }
+        #expect(try await h.service.prefixBlocks().isEmpty)
+        for n in 0..<12 {
+            let id = try await h.service.start(try .sms(String(format: "+44740100%04d", n))).id
+            _ = try await h.service.apply(VerificationChange(status: .approved), to: id, source: "callback")
+        }
+        #expect(try await h.service.prefixBlocks().isEmpty)
+    }
+}

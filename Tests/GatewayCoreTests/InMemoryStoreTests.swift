@@ -21,6 +21,12 @@ struct InMemoryStoreTests {
     @Test("Concurrent hits never pass the limit")
     func rateRace() async throws { try await conformance.concurrentHitsNeverPassTheLimit() }
 
+    @Test("Counters add and read per window")
+    func counters() async throws { try await conformance.countersAddAndReadPerWindow() }
+
+    @Test("Prefix blocks last until they end or are lifted")
+    func prefixBlocks() async throws { try await conformance.prefixBlocksLastUntilLifted() }
+
     @Test("Inserted records read back with every field")
     func roundTrip() async throws { try await conformance.insertedRecordsReadBackWithEveryField() }
 

@@ -28,6 +28,26 @@ final class SpyVerificationStore: VerificationStore {
         }
     }
 
+    func add(_ key: String, window: TimeInterval, at: Date) async throws(GatewayError) -> Int {
+        try await inner.add(key, window: window, at: at)
+    }
+
+    func count(_ key: String, window: TimeInterval, at: Date) async throws(GatewayError) -> Int {
+        try await inner.count(key, window: window, at: at)
+    }
+
+    func block(_ block: PrefixBlock) async throws(GatewayError) { try await inner.block(block) }
+
+    func activeBlock(prefix: String, at: Date) async throws(GatewayError) -> PrefixBlock? {
+        try await inner.activeBlock(prefix: prefix, at: at)
+    }
+
+    func blocks(at: Date) async throws(GatewayError) -> [PrefixBlock] { try await inner.blocks(at: at) }
+
+    func liftBlock(prefix: String, at: Date) async throws(GatewayError) -> Bool {
+        try await inner.liftBlock(prefix: prefix, at: at)
+    }
+
     func hit(_ key: String, limit: Int, window: TimeInterval, at: Date) async throws(GatewayError) -> RateDecision {
         try await inner.hit(key, limit: limit, window: window, at: at)
     }

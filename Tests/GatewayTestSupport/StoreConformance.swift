@@ -39,6 +39,41 @@ public struct StoreConformance: Sendable {
         try await recordAndEventsAreWrittenTogether()
         try await rateCountersCountPerWindow()
         try await concurrentHitsNeverPassTheLimit()
+        try await countersAddAndReadPerWindow()
+        try await prefixBlocksLastUntilLifted()
+    }
+
+    /// `add` returns each count once under concurrency; `count` reads without adding; a new window starts
+    /// again.
+    public func countersAddAndReadPerWindow() async throws {
+        let store = try await makeStore()
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(try await store.count("c", window: 60, at: at) == 0)
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<25 { group.addTask { try await store.add("c", window: 60, at: at) } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(counts.sorted() == Array(1...25))
+        #expect(try await store.count("c", window: 60, at: at.addingTimeInterval(30)) == 25)
+        #expect(try await store.count("c", window: 60, at: at.addingTimeInterval(60)) == 0)
+        #expect(try await store.add("c", window: 60, at: at.addingTimeInterval(60)) == 1)
+    }
+
+    /// A block is in force until its end or until lifted; listing shows only blocks in force.
+    public func prefixBlocksLastUntilLifted() async throws {
+        let store = try await makeStore()
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        let block = PrefixBlock(prefix: "+447400", blockedAt: at, until: at.addingTimeInterval(600), starts: 20, approvals: 1)
+        try await store.block(block)
+        try await store.block(
+            PrefixBlock(prefix: "+1900", blockedAt: at, until: at.addingTimeInterval(60), starts: 30, approvals: 0))
+        #expect(try await store.activeBlock(prefix: "+447400", at: at.addingTimeInterval(1)) == block)
+        #expect(try await store.blocks(at: at.addingTimeInterval(1)).map(\.prefix) == ["+1900", "+447400"])
+        #expect(try await store.blocks(at: at.addingTimeInterval(61)).map(\.prefix) == ["+447400"])
+        #expect(try await store.activeBlock(prefix: "+447400", at: at.addingTimeInterval(600)) == nil)
+        #expect(try await store.liftBlock(prefix: "+447400", at: at.addingTimeInterval(1)))
+        #expect(try await store.activeBlock(prefix: "+447400", at: at.addingTimeInterval(1)) == nil)
+        #expect(try await store.liftBlock(prefix: "+447400", at: at.addingTimeInterval(1)) == false)
     }
 
     /// The last allowed hit passes, the next is refused with the seconds left; the next window starts

@@ -307,3 +307,39 @@ struct RateLimitAPITests {
         }
     }
 }
+
+@Suite("The pumping guard through the API")
+struct PumpingGuardAPITests {
+    @Test("a blocked prefix answers 403 with Retry-After; the admin API lists and lifts the block")
+    func blockListLift() async throws {
+        let harness = GatewayHarness()
+        try FileManager.default.createDirectory(at: harness.dataDirectory, withIntermediateDirectories: true)
+        let config = harness.dataDirectory.appendingPathComponent("gateway.yaml")
+        try """
+            sandbox: true
+            pumping_guard: {min_starts: 3, conversion_floor: 0.5, cool_down_seconds: 600}
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let (app, _) = try await buildApplication(harness.options(configFile: config))
+        try await app.test(.router) { client in
+            var statuses: [HTTPResponse.Status] = []
+            for n in 0..<3 {
+                let started = try await client.call(
+                    .post, "/v1/verifications", json: #"{"to": "+44740900000\#(n)", "provider": "twilio"}"#)
+                statuses.append(started.status)
+                if started.status == .forbidden {
+                    #expect(started.body.errorCode == "destination_blocked")
+                    #expect(started.headers[.retryAfter] == "600")
+                }
+            }
+            #expect(statuses == [.created, .created, .forbidden])
+            let listed = try await client.call(.get, "/v1/admin/blocks")
+            let blocks = try #require(listed.body["blocks"] as? [[String: Any]])
+            #expect(blocks.first?["prefix"] as? String == "+447409")
+            #expect(blocks.first?["starts"] as? Int == 3)
+            #expect(try await client.call(.delete, "/v1/admin/blocks/447409").status == .badRequest)
+            #expect(try await client.call(.delete, "/v1/admin/blocks/%2B447409").status == .ok)
+            #expect(try await client.call(.delete, "/v1/admin/blocks/%2B447409").status == .notFound)
+            #expect((try await client.call(.get, "/v1/admin/blocks").body["blocks"] as? [Any])?.isEmpty == true)
+        }
+    }
+}

@@ -39,6 +39,7 @@ struct GatewayConfigurationTests {
         api_keys:
           - {name: backend, key_env: GATEWAY_API_KEY, scopes: [verify, admin], countries: [gb, fr]}
         countries: {deny: [KP]}
+        pumping_guard: {min_starts: 50, conversion_floor: 0.25}
         policy: {code_validity_seconds: 300, max_attempts: 3, allow_unknown_numbers: [gb, US]}
         public_base_url: https://verify.example.com/
         rate_limits:
@@ -59,6 +60,7 @@ struct GatewayConfigurationTests {
         #expect(config.apiKeys.first?.scopes == [.verify, .admin])
         #expect(config.apiKeys.first?.countries == ["GB", "FR"])
         #expect(config.policy.countries == CountryPermissions(deny: ["KP"]))
+        #expect(config.policy.pumpingGuard == PumpingGuard(minStarts: 50, conversionFloor: 0.25))
         #expect(config.apiKeys.first?.hash == APIKeyring.hash("sk_live_0123456789abcdef"))
         #expect(config.policy.codeValidity == 300 && config.policy.maxAttempts == 3)
         #expect(config.policy.testNumbers == ["+15005550006": "424242"])
@@ -88,6 +90,7 @@ struct GatewayConfigurationTests {
             public_base_url: "ftp://example.com?x=1"
             rate_limits: {starts_per_ip: {limit: 0, window_seconds: 60}, per_moon: {}}
             countries: {allow: [Narnia]}
+            pumping_guard: {conversion_floor: 2, tides: 1}
             routing: {default: twilio}
             """)
         let text = found.joined(separator: "\n")
@@ -96,6 +99,7 @@ struct GatewayConfigurationTests {
             "policy.max_attempts", "routing.default must be a list", "policy.allow_unknown_numbers",
             "`public_base_url` must be an http(s) URL", "rate_limits.starts_per_ip must be",
             "rate_limits: unknown key `per_moon`", "countries.allow must be a list of region codes",
+            "pumping_guard.conversion_floor must be a number from 0 to 1", "pumping_guard: unknown key `tides`",
         ] {
             #expect(text.contains(expected), "missing: \(expected)\n\(text)")
         }

@@ -23,10 +23,11 @@ struct OpenAPIDocumentTests {
                     .replacingOccurrences(of: "{number}", with: "%2B14155550100")
                     .replacingOccurrences(of: "{name}", with: "none")
                     .replacingOccurrences(of: "{path}", with: "status")
+                    .replacingOccurrences(of: "{prefix}", with: "%2B447400")
                 operations.append((HTTPRequest.Method(rawValue: method.uppercased())!, concrete))
             }
         }
-        #expect(operations.count == 22)
+        #expect(operations.count == 24)
         let all = operations
         try await GatewayHarness().run { client, _ in
             for (method, uri) in all {

@@ -10,6 +10,33 @@ struct AdminController: Sendable {
     func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
         group.get("providers", use: providers)
         group.get("experiments/{name}", use: experiment)
+        group.get("blocks", use: blocks)
+        group.delete("blocks/{prefix}", use: lift)
+    }
+
+    /// `GET /v1/admin/blocks`: the prefixes the pumping guard blocked, while the block lasts.
+    @Sendable func blocks(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let list = try await service.prefixBlocks().map { block -> JSONValue in
+            [
+                "prefix": .string(block.prefix),
+                "blocked_at": .string(VerificationsController.timestamp(block.blockedAt)),
+                "until": .string(VerificationsController.timestamp(block.until)),
+                "starts": .number(Double(block.starts)), "approvals": .number(Double(block.approvals)),
+            ]
+        }
+        return JSONResponse.response(["blocks": .array(list)])
+    }
+
+    /// `DELETE /v1/admin/blocks/{prefix}`: lifts a block (`+447400`, URL-encoded as `%2B447400`).
+    @Sendable func lift(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let raw = try context.parameters.require("prefix")
+        let prefix = raw.removingPercentEncoding ?? raw
+        guard prefix.hasPrefix("+"), (2...16).contains(prefix.count), prefix.dropFirst().allSatisfy(\.isWholeNumber)
+        else { throw GatewayError.invalidRequest("`prefix` must be `+` and 1 to 15 digits, such as `+447400`.") }
+        guard try await service.liftBlock(prefix: prefix) else {
+            throw GatewayError(.notFound, "No block is in force for \(prefix).")
+        }
+        return JSONResponse.response(["prefix": .string(prefix), "lifted": .bool(true)])
     }
 
     @Sendable func providers(_ request: Request, context: GatewayRequestContext) async throws -> Response {

@@ -1826,6 +1826,187 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/admin/blocks": {
+      "get": {
+        "operationId": "listPrefixBlocks",
+        "summary": "Number prefixes the SMS-pumping guard blocked, while the block lasts (admin scope)",
+        "responses": {
+          "200": {
+            "description": "The blocks in force",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "blocks"
+                  ],
+                  "properties": {
+                    "blocks": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/PrefixBlock"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The API key lacks the `admin` scope.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/admin/blocks/{prefix}": {
+      "delete": {
+        "operationId": "liftPrefixBlock",
+        "summary": "Lift a prefix block (admin scope)",
+        "parameters": [
+          {
+            "name": "prefix",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "pattern": "^\\+[0-9]{1,15}$"
+            },
+            "description": "The blocked prefix, `+` and digits, URL-encoded (`%2B447400`)."
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Lifted",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "prefix",
+                    "lifted"
+                  ],
+                  "properties": {
+                    "prefix": {
+                      "type": "string"
+                    },
+                    "lifted": {
+                      "const": true
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The API key lacks the `admin` scope.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No block is in force for this prefix.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/healthz": {
       "get": {
         "operationId": "health",
@@ -4089,6 +4270,40 @@ enum OpenAPIDocument {
                 }
               }
             }
+          }
+        }
+      },
+      "PrefixBlock": {
+        "type": "object",
+        "required": [
+          "prefix",
+          "blocked_at",
+          "until",
+          "starts",
+          "approvals"
+        ],
+        "properties": {
+          "prefix": {
+            "type": "string",
+            "description": "`+` and the first digits of the numbers blocked."
+          },
+          "blocked_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "until": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "starts": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Starts to the prefix in the window when it was blocked."
+          },
+          "approvals": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Approvals among them."
           }
         }
       },

@@ -46,7 +46,7 @@ struct GatewayConfiguration: Sendable {
 
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
-        "public_base_url", "rate_limits", "countries",
+        "public_base_url", "rate_limits", "countries", "pumping_guard",
         "prices",
     ]
 
@@ -294,6 +294,9 @@ struct GatewayConfiguration: Sendable {
         if let value = top["rate_limits"] {
             parseRateLimits(value, into: &config, problems: &problems)
         }
+        if let value = top["pumping_guard"] {
+            config.policy.pumpingGuard = parsePumpingGuard(value, problems: &problems)
+        }
 
         // token
         if let value = top["token"] {
@@ -429,4 +432,49 @@ func regionList(_ value: JSONValue, _ what: String, _ problems: inout [String]) 
         return nil
     }
     return Set(names.map { $0.uppercased() })
+}
+
+extension GatewayConfiguration {
+    /// `pumping_guard: {prefix_digits: 6, window_seconds: 3600, min_starts: 20, conversion_floor: 0.2,
+    /// cool_down_seconds: 3600}` (each optional, with these defaults), or `pumping_guard: true`.
+    static func parsePumpingGuard(_ value: JSONValue, problems: inout [String]) -> PumpingGuard? {
+        if case .bool(let on) = value { return on ? PumpingGuard() : nil }
+        guard case .object(let fields) = value else {
+            problems.append("`pumping_guard` must be true, false or a mapping")
+            return nil
+        }
+        var settings = PumpingGuard()
+        for key in fields.keys.sorted() {
+            let number = fields[key]?.numberValue
+            switch key {
+            case "prefix_digits":
+                guard let n = number.flatMap({ Int(exactly: $0) }), (2...12).contains(n) else {
+                    problems.append("pumping_guard.prefix_digits must be a whole number from 2 to 12")
+                    continue
+                }
+                settings.prefixDigits = n
+            case "window_seconds", "cool_down_seconds":
+                guard let n = number.flatMap({ Int(exactly: $0) }), (60...86_400 * 7).contains(n) else {
+                    problems.append("pumping_guard.\(key) must be a whole number from 60 to 604800")
+                    continue
+                }
+                if key == "window_seconds" { settings.window = TimeInterval(n) } else { settings.coolDown = TimeInterval(n) }
+            case "min_starts":
+                guard let n = number.flatMap({ Int(exactly: $0) }), n >= 1 else {
+                    problems.append("pumping_guard.min_starts must be a whole number of at least 1")
+                    continue
+                }
+                settings.minStarts = n
+            case "conversion_floor":
+                guard let floor = number, (0...1).contains(floor) else {
+                    problems.append("pumping_guard.conversion_floor must be a number from 0 to 1")
+                    continue
+                }
+                settings.conversionFloor = floor
+            default:
+                problems.append("pumping_guard: unknown key `\(key)`")
+            }
+        }
+        return settings
+    }
 }

@@ -87,6 +87,17 @@ struct SQLiteMigration: Sendable {
                 ) WITHOUT ROWID;
                 CREATE INDEX rate_counters_expires_at ON rate_counters (expires_at);
                 """),
+        SQLiteMigration(
+            version: 5, name: "pumping guard: prefix blocks",
+            sql: """
+                CREATE TABLE prefix_blocks (
+                    prefix TEXT PRIMARY KEY NOT NULL,
+                    blocked_at REAL NOT NULL,
+                    until REAL NOT NULL,
+                    starts INTEGER NOT NULL,
+                    approvals INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                """),
     ]
 
     /// Brings the database up to the newest step in one `BEGIN IMMEDIATE` transaction, so two processes

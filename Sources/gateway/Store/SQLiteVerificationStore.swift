@@ -83,6 +83,73 @@ final class SQLiteVerificationStore: VerificationStore {
         return counted ? .allowed : .refused(retryAfter: retryAfter)
     }
 
+    func add(_ key: String, window: TimeInterval, at: Date) async throws(GatewayError) -> Int {
+        let (start, _) = rateWindow(at: at, window: window)
+        return try await perform("add") { (connection) throws(SQLiteError) -> Int in
+            try connection.query(
+                """
+                INSERT INTO rate_counters (key, window_start, expires_at, count) VALUES (?1, ?2, ?3, 1)
+                ON CONFLICT (key) DO UPDATE SET
+                    count = CASE WHEN rate_counters.window_start = excluded.window_start
+                        THEN rate_counters.count + 1 ELSE 1 END,
+                    window_start = excluded.window_start,
+                    expires_at = excluded.expires_at
+                RETURNING count
+                """,
+                [.text(key), .integer(start), .real(Double(start) + window)]
+            ) { (row) throws(SQLiteError) in Int(row.int64(0) ?? 0) }.first ?? 0
+        }
+    }
+
+    func count(_ key: String, window: TimeInterval, at: Date) async throws(GatewayError) -> Int {
+        let (start, _) = rateWindow(at: at, window: window)
+        return try await perform("count") { (connection) throws(SQLiteError) -> Int in
+            try connection.query(
+                "SELECT count FROM rate_counters WHERE key = ? AND window_start = ?", [.text(key), .integer(start)]
+            ) { (row) throws(SQLiteError) in Int(row.int64(0) ?? 0) }.first ?? 0
+        }
+    }
+
+    func block(_ block: PrefixBlock) async throws(GatewayError) {
+        try await perform("block") { (connection) throws(SQLiteError) in
+            try connection.run(
+                """
+                INSERT INTO prefix_blocks (prefix, blocked_at, until, starts, approvals) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (prefix) DO UPDATE SET blocked_at = excluded.blocked_at, until = excluded.until,
+                    starts = excluded.starts, approvals = excluded.approvals
+                """,
+                [.text(block.prefix), .date(block.blockedAt), .date(block.until), .int(block.starts), .int(block.approvals)])
+        }
+    }
+
+    func activeBlock(prefix: String, at: Date) async throws(GatewayError) -> PrefixBlock? {
+        try await blocks(where: "prefix = ? AND until > ?", [.text(prefix), .date(at)]).first
+    }
+
+    func blocks(at: Date) async throws(GatewayError) -> [PrefixBlock] {
+        try await blocks(where: "until > ?", [.date(at)])
+    }
+
+    func liftBlock(prefix: String, at: Date) async throws(GatewayError) -> Bool {
+        try await perform("lift") { (connection) throws(SQLiteError) -> Bool in
+            try connection.run("DELETE FROM prefix_blocks WHERE prefix = ? AND until > ?", [.text(prefix), .date(at)]) == 1
+        }
+    }
+
+    private func blocks(where condition: String, _ values: [SQLiteValue]) async throws(GatewayError) -> [PrefixBlock] {
+        try await perform("blocks") { (connection) throws(SQLiteError) in
+            try connection.query(
+                "SELECT prefix, blocked_at, until, starts, approvals FROM prefix_blocks WHERE \(condition) ORDER BY prefix",
+                values
+            ) { (row) throws(SQLiteError) in
+                PrefixBlock(
+                    prefix: row.text(0) ?? "", blockedAt: Date(timeIntervalSince1970: row.double(1) ?? 0),
+                    until: Date(timeIntervalSince1970: row.double(2) ?? 0), starts: Int(row.int64(3) ?? 0),
+                    approvals: Int(row.int64(4) ?? 0))
+            }
+        }
+    }
+
     func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool {
         try await update(record, events: [])
     }
