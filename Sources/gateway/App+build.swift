@@ -187,7 +187,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         let receiver = publicBaseURL.map { CallbackReceiver(service: service, publicBaseURL: $0) }
         if let receiver { router.add(middleware: CallbacksMiddleware(receiver: receiver)) }
         OperationsController(service: service, signer: signer).addRoutes(to: router)
-        let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .verify))
+        let keyStore = store as? any APIKeyStore
+        let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .verify, store: keyStore))
             .add(middleware: JSONBodyMiddleware())
         VerificationsController(
             service: service, signer: signer,
@@ -195,7 +196,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         ).addRoutes(to: v1)
         PhoneNumbersController(registry: registry).addRoutes(to: v1)
         RoutingController(service: service, prices: configuration.prices).addRoutes(to: v1)
-        let admin = router.group("v1/admin").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .admin))
+        let admin = router.group("v1/admin").add(
+            middleware: APIKeyMiddleware(keyring: keyring, scope: .admin, store: keyStore))
             .add(middleware: JSONBodyMiddleware())
         AdminController(service: service, prices: configuration.prices).addRoutes(to: admin)
 

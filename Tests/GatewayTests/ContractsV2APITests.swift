@@ -343,3 +343,47 @@ struct PumpingGuardAPITests {
         }
     }
 }
+
+@Suite("API keys kept in the store")
+struct StoredAPIKeyTests {
+    @Test("a stored key works at once, a read key only reads, and a revoked key is refused without a restart")
+    func createReadRevoke() async throws {
+        let harness = GatewayHarness()
+        let (app, runtime) = try await buildApplication(harness.options())
+        let store = try #require(runtime.service.store as? SQLiteVerificationStore)
+        let writer = StoredAPIKey.make(name: "app", scopes: [.verify], countries: ["GB"], at: Date())
+        let reader = StoredAPIKey.make(name: "support", scopes: [.read], countries: nil, at: Date())
+        try await store.insertAPIKey(writer.stored)
+        try await store.insertAPIKey(reader.stored)
+        #expect(try await store.apiKeys().map(\.key.name) == ["app", "support"])
+        try await app.test(.router) { client in
+            let started = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+447400123456", "provider": "twilio"}"#, key: writer.secret)
+            #expect(started.status == .created)
+            let id = try #require(started.body["id"] as? String)
+            let france = try await client.call(.post, "/v1/verifications", json: #"{"to": "+33612345678"}"#, key: writer.secret)
+            #expect(france.body.errorCode == "destination_blocked", "the key's countries apply")
+
+            // The read key sees every verification and cannot write.
+            #expect(try await client.call(.get, "/v1/verifications/\(id)", key: reader.secret).status == .ok)
+            let write = try await client.call(.post, "/v1/verifications/\(id)/cancel", json: "{}", key: reader.secret)
+            #expect(write.status == .forbidden)
+            #expect(try await client.call(.get, "/v1/admin/providers", key: reader.secret).status == .forbidden)
+
+            #expect(try await store.revokeAPIKey(id: writer.stored.key.id, at: Date()))
+            #expect(try await store.revokeAPIKey(id: writer.stored.key.id, at: Date()) == false)
+            let refused = try await client.call(.get, "/v1/verifications/\(id)", key: writer.secret)
+            #expect(refused.status == .unauthorized)
+            #expect(try await store.apiKeys().first?.revokedAt != nil)
+        }
+    }
+
+    @Test("a new key's secret is shown once and only its SHA-256 is kept")
+    func onlyTheHash() {
+        let made = StoredAPIKey.make(name: "x", scopes: [.verify], countries: nil, at: Date())
+        #expect(made.secret.hasPrefix("sk_live_") && made.secret.count == 48)
+        #expect(made.stored.hash == APIKeyring.hash(made.secret))
+        #expect(made.stored.key.id == "key_" + made.stored.hash.prefix(12))
+        #expect(!String(describing: made.stored).contains(made.secret))
+    }
+}

@@ -5,8 +5,12 @@ import GatewayCore
 /// An API key as the gateway knows it: never the secret, only its SHA-256.
 struct APIKey: Sendable, Equatable {
     enum Scope: String, Sendable, CaseIterable {
+        /// Start, check, resend, cancel and read its own verifications.
         case verify
+        /// Every operation, every verification, and the admin API.
         case admin
+        /// Read every verification and the reference endpoints (`GET` only): for support tools and dashboards.
+        case read
     }
 
     var id: String

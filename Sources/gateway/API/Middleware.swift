@@ -104,6 +104,8 @@ struct APIKeyMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let keyring: APIKeyring
     let scope: APIKey.Scope
+    /// Keys made with `gateway keys create`, looked up when the configuration's keys do not match.
+    var store: (any APIKeyStore)? = nil
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -112,11 +114,18 @@ struct APIKeyMiddleware: RouterMiddleware {
             throw APIError(GatewayError(.unauthorized, "Send your API key as `Authorization: Bearer <key>`."))
         }
         let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", let key = keyring.key(forSecret: String(parts[1]))
-        else {
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw APIError(GatewayError(.unauthorized, "Missing or invalid API key."))
         }
-        guard key.scopes.contains(scope) else {
+        let secret = String(parts[1])
+        var found = keyring.key(forSecret: secret)
+        if found == nil, let store { found = try await store.apiKey(hash: APIKeyring.hash(secret)) }
+        guard let key = found else {
+            throw APIError(GatewayError(.unauthorized, "Missing or invalid API key."))
+        }
+        // A `read` key may read wherever the group needs `verify`; `admin` may do everything.
+        let readOnly = request.method == .get && scope == .verify && key.scopes.contains(.read)
+        guard key.scopes.contains(scope) || key.scopes.contains(.admin) || readOnly else {
             throw APIError(GatewayError(.forbidden, "This API key lacks the `\(scope.rawValue)` scope."))
         }
         var context = context

@@ -345,7 +345,7 @@ struct VerificationsController: Sendable {
 
     /// The key whose verifications the caller may see: its own, or every one with the admin scope.
     static func owner(_ context: GatewayRequestContext) -> String? {
-        guard let key = context.apiKey, !key.scopes.contains(.admin) else { return nil }
+        guard let key = context.apiKey, !key.scopes.contains(.admin), !key.scopes.contains(.read) else { return nil }
         return key.id
     }
 

@@ -213,7 +213,7 @@ struct GatewayConfiguration: Sendable {
                                 if let scope = APIKey.Scope(rawValue: scopeName) {
                                     scopes.insert(scope)
                                 } else {
-                                    problems.append("api key \(name): unknown scope `\(scopeName)` (verify, admin)")
+                                    problems.append("api key \(name): unknown scope `\(scopeName)` (verify, admin, read)")
                                 }
                             }
                         } else {

@@ -98,6 +98,19 @@ struct SQLiteMigration: Sendable {
                     approvals INTEGER NOT NULL
                 ) WITHOUT ROWID;
                 """),
+        SQLiteMigration(
+            version: 6, name: "API keys managed with gateway keys",
+            sql: """
+                CREATE TABLE api_keys (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    hash TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    scopes TEXT NOT NULL,
+                    countries TEXT,
+                    created_at REAL NOT NULL,
+                    revoked_at REAL
+                );
+                """),
     ]
 
     /// Brings the database up to the newest step in one `BEGIN IMMEDIATE` transaction, so two processes

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import GatewayCore
+import Logging
+
+/// `gateway keys create|list|revoke`: API keys kept in the data directory's store. A running gateway sees
+/// a new or revoked key on its next request; no restart.
+struct Keys: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Create, list and revoke API keys kept in the store.", subcommands: [Create.self, List.self, Revoke.self])
+
+    struct StoreOptions: ParsableArguments {
+        @Option(name: .customLong("data-dir"), help: "The gateway's data directory (its SQLite store).")
+        var dataDirectory = ".gateway"
+
+        func open() throws -> SQLiteVerificationStore {
+            let directory = URL(fileURLWithPath: dataDirectory, isDirectory: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            return try SQLiteVerificationStore(
+                path: directory.appendingPathComponent("gateway.sqlite").path,
+                logger: Logger(label: "gateway.keys") { _ in SwiftLogNoOpLogHandler() })
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a key and print its secret, once: only its SHA-256 is kept.")
+
+        @Option(help: "A name for the key (the application that uses it).") var name: String
+        @Option(help: "Comma-separated scopes: verify, read, admin.") var scopes = "verify"
+        @Option(help: "Comma-separated region codes the key may send to (all the policy allows when absent).")
+        var countries: String?
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            guard (1...64).contains(name.count) else { throw ValidationError("--name must be 1 to 64 characters.") }
+            _ = try Keys.parseScopes(scopes)
+            _ = try countries.map(Keys.parseCountries)
+        }
+
+        func run() async throws {
+            let made = StoredAPIKey.make(
+                name: name, scopes: try Keys.parseScopes(scopes), countries: try countries.map(Keys.parseCountries),
+                at: Date())
+            try await store.open().insertAPIKey(made.stored)
+            print("created \(made.stored.key.id) (\(name), scopes: \(made.stored.key.scopes.map(\.rawValue).sorted().joined(separator: ",")))")
+            print("secret (shown once; only its SHA-256 is kept): \(made.secret)")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the stored keys (never their secrets).")
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            for stored in try await store.open().apiKeys() {
+                let scopes = stored.key.scopes.map(\.rawValue).sorted().joined(separator: ",")
+                let countries = stored.key.countries.map { " countries=" + $0.sorted().joined(separator: ",") } ?? ""
+                let state = stored.revokedAt.map { " revoked " + VerificationsController.timestamp($0) } ?? ""
+                print("\(stored.key.id)  \(stored.key.name)  scopes=\(scopes)\(countries)  created \(VerificationsController.timestamp(stored.createdAt))\(state)")
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a key; a running gateway refuses it at once.")
+        @Argument(help: "The key's id (key_…).") var id: String
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            guard try await store.open().revokeAPIKey(id: id, at: Date()) else {
+                print("\(id): no such key, or already revoked")
+                throw ExitCode(1)
+            }
+            print("revoked \(id)")
+        }
+    }
+
+    static func parseScopes(_ text: String) throws -> Set<APIKey.Scope> {
+        let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let scopes = names.compactMap(APIKey.Scope.init(rawValue:))
+        guard !scopes.isEmpty, scopes.count == names.count else {
+            throw ValidationError("--scopes takes verify, read and admin, comma-separated.")
+        }
+        return Set(scopes)
+    }
+
+    static func parseCountries(_ text: String) throws -> Set<String> {
+        let codes = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
+        guard !codes.isEmpty, codes.allSatisfy({ PhoneRegion.named($0) != nil }) else {
+            throw ValidationError("--countries takes region codes such as GB,FR.")
+        }
+        return Set(codes)
+    }
+}
