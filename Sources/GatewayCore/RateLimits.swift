@@ -54,9 +54,12 @@ public enum RateDecision: Sendable, Equatable {
 extension VerificationService {
     /// Counts a start against every limit that applies to it; the first limit that is full refuses it with
     /// `rate_limited` and `Retry-After`.
-    func countStart(_ request: StartVerification, apiKeyID: String?, clientIP: String?) async throws(GatewayError) {
+    func countStart(
+        _ request: StartVerification, apiKeyID: String?, clientIP: String?, keyLimit: RateLimit? = nil
+    ) async throws(GatewayError) {
         let limits = policy.rateLimits
         var counters: [(String, RateLimit, String)] = []
+        if let keyLimit, let apiKeyID { counters.append(("start:own-key:" + apiKeyID, keyLimit, "API key's own limit")) }
         if let limit = limits.startsPerDestination {
             counters.append(("start:to:" + request.destination.value, limit, "destination"))
         }

@@ -96,10 +96,11 @@ public struct VerificationService: Sendable {
     /// accepted the send (or after an ambiguous timeout, when the route allows it), and only within
     /// ``VerificationPolicy/startDeadline``. A candidate whose circuit breaker is open is skipped.
     ///
-    /// `keyCountries` are the countries the calling API key may send to, when it is limited to some.
+    /// `keyCountries` are the countries the calling API key may send to, when it is limited to some, and
+    /// `keyLimit` the key's own limit on starts, on top of the policy's.
     public func start(
         _ request: StartVerification, apiKeyID: String? = nil, apiKeyName: String? = nil, clientIP: String? = nil,
-        keyCountries: Set<String>? = nil
+        keyCountries: Set<String>? = nil, keyLimit: RateLimit? = nil
     ) async throws(GatewayError) -> VerificationRecord {
         if let forced = request.forcedProvider, registry.provider(forced) == nil {
             throw GatewayError(.invalidRequest, "`provider` names no configured provider.")
@@ -117,7 +118,7 @@ public struct VerificationService: Sendable {
         let decision = routing.decide(request, apiKey: apiKeyName, registry: registry)
         let candidates = decision.candidates
         try checkDestination(request, candidates: candidates)
-        try await countStart(request, apiKeyID: apiKeyID, clientIP: clientIP)
+        try await countStart(request, apiKeyID: apiKeyID, clientIP: clientIP, keyLimit: keyLimit)
         try await guardPumping(request)
         guard !candidates.isEmpty else {
             let onlyUnknown =

@@ -118,7 +118,9 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         sandboxAPIKey = secret
     }
     for entry in configuration.apiKeys {
-        keyring.add(hash: entry.hash, name: entry.name, scopes: entry.scopes, countries: entry.countries)
+        keyring.add(
+            hash: entry.hash, name: entry.name, scopes: entry.scopes, countries: entry.countries,
+            startsPerHour: entry.startsPerHour)
     }
 
     // Outbound HTTP. In the sandbox, calls to the gateway's own emulators and callback route go over HTTP

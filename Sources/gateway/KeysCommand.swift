@@ -30,9 +30,14 @@ struct Keys: AsyncParsableCommand {
         @Option(help: "Comma-separated scopes: verify, read, admin.") var scopes = "verify"
         @Option(help: "Comma-separated region codes the key may send to (all the policy allows when absent).")
         var countries: String?
+        @Option(
+            name: .customLong("starts-per-hour"),
+            help: "Starts this key may make per hour, on top of the gateway's own rate limits.")
+        var startsPerHour: Int?
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
+            if let startsPerHour, startsPerHour < 1 { throw ValidationError("--starts-per-hour must be at least 1.") }
             guard (1...64).contains(name.count) else { throw ValidationError("--name must be 1 to 64 characters.") }
             _ = try Keys.parseScopes(scopes)
             _ = try countries.map(Keys.parseCountries)
@@ -41,7 +46,7 @@ struct Keys: AsyncParsableCommand {
         func run() async throws {
             let made = StoredAPIKey.make(
                 name: name, scopes: try Keys.parseScopes(scopes), countries: try countries.map(Keys.parseCountries),
-                at: Date())
+                startsPerHour: startsPerHour, at: Date())
             try await store.open().insertAPIKey(made.stored)
             print("created \(made.stored.key.id) (\(name), scopes: \(made.stored.key.scopes.map(\.rawValue).sorted().joined(separator: ",")))")
             print("secret (shown once; only its SHA-256 is kept): \(made.secret)")
@@ -55,7 +60,8 @@ struct Keys: AsyncParsableCommand {
         func run() async throws {
             for stored in try await store.open().apiKeys() {
                 let scopes = stored.key.scopes.map(\.rawValue).sorted().joined(separator: ",")
-                let countries = stored.key.countries.map { " countries=" + $0.sorted().joined(separator: ",") } ?? ""
+                var countries = stored.key.countries.map { " countries=" + $0.sorted().joined(separator: ",") } ?? ""
+                if let limit = stored.key.startsPerHour { countries += " starts_per_hour=\(limit)" }
                 let state = stored.revokedAt.map { " revoked " + VerificationsController.timestamp($0) } ?? ""
                 print("\(stored.key.id)  \(stored.key.name)  scopes=\(scopes)\(countries)  created \(VerificationsController.timestamp(stored.createdAt))\(state)")
             }

@@ -378,6 +378,29 @@ struct StoredAPIKeyTests {
         }
     }
 
+    @Test("a key's own start limit: the last allowed start passes, the next is 429; other keys are not affected")
+    func ownStartLimit() async throws {
+        let harness = GatewayHarness()
+        let (app, runtime) = try await buildApplication(harness.options())
+        let store = try #require(runtime.service.store as? SQLiteVerificationStore)
+        let limited = StoredAPIKey.make(name: "trial", scopes: [.verify], countries: nil, startsPerHour: 2, at: Date())
+        try await store.insertAPIKey(limited.stored)
+        #expect(try await store.apiKeys().first?.key.startsPerHour == 2)
+        try await app.test(.router) { client in
+            var statuses: [HTTPResponse.Status] = []
+            for n in 0..<3 {
+                let started = try await client.call(
+                    .post, "/v1/verifications", json: #"{"to": "+44740012345\#(n)", "provider": "twilio"}"#,
+                    key: limited.secret)
+                statuses.append(started.status)
+            }
+            #expect(statuses == [.created, .created, .tooManyRequests])
+            let other = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+447400123459", "provider": "twilio"}"#)
+            #expect(other.status == .created)
+        }
+    }
+
     @Test("a new key's secret is shown once and only its SHA-256 is kept")
     func onlyTheHash() {
         let made = StoredAPIKey.make(name: "x", scopes: [.verify], countries: nil, at: Date())

@@ -37,7 +37,7 @@ struct GatewayConfigurationTests {
         routing:
           default: [twilio-us]
         api_keys:
-          - {name: backend, key_env: GATEWAY_API_KEY, scopes: [verify, admin], countries: [gb, fr]}
+          - {name: backend, key_env: GATEWAY_API_KEY, scopes: [verify, admin], countries: [gb, fr], starts_per_hour: 500}
         countries: {deny: [KP]}
         pumping_guard: {min_starts: 50, conversion_floor: 0.25}
         policy: {code_validity_seconds: 300, max_attempts: 3, allow_unknown_numbers: [gb, US]}
@@ -59,6 +59,7 @@ struct GatewayConfigurationTests {
         #expect(config.providers.first?.id == "twilio-us")
         #expect(config.apiKeys.first?.scopes == [.verify, .admin])
         #expect(config.apiKeys.first?.countries == ["GB", "FR"])
+        #expect(config.apiKeys.first?.startsPerHour == 500)
         #expect(config.policy.countries == CountryPermissions(deny: ["KP"]))
         #expect(config.policy.pumpingGuard == PumpingGuard(minStarts: 50, conversionFloor: 0.25))
         #expect(config.apiKeys.first?.hash == APIKeyring.hash("sk_live_0123456789abcdef"))

@@ -18,6 +18,8 @@ struct APIKey: Sendable, Equatable {
     var scopes: Set<Scope>
     /// The countries this key may send verifications to (`nil`: those the policy allows).
     var countries: Set<String>? = nil
+    /// Starts this key may make per hour, on top of the gateway-wide limits (`nil`: no limit of its own).
+    var startsPerHour: Int? = nil
 }
 
 /// The configured API keys, looked up by the hash of the presented secret.
@@ -33,9 +35,11 @@ struct APIKeyring: Sendable {
         add(hash: Self.hash(secret), name: name, scopes: scopes)
     }
 
-    mutating func add(hash: String, name: String, scopes: Set<APIKey.Scope>, countries: Set<String>? = nil) {
+    mutating func add(
+        hash: String, name: String, scopes: Set<APIKey.Scope>, countries: Set<String>? = nil, startsPerHour: Int? = nil
+    ) {
         byHash[hash.lowercased()] = APIKey(
-            id: "key_" + hash.prefix(12), name: name, scopes: scopes, countries: countries)
+            id: "key_" + hash.prefix(12), name: name, scopes: scopes, countries: countries, startsPerHour: startsPerHour)
     }
 
     func key(forSecret secret: String) -> APIKey? { byHash[Self.hash(secret)] }

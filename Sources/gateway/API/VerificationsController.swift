@@ -84,7 +84,8 @@ struct VerificationsController: Sendable {
         let start = try Self.parseStart(body)
         let record = try await service.start(
             start, apiKeyID: context.apiKey?.id, apiKeyName: context.apiKey?.name, clientIP: clientIP,
-            keyCountries: context.apiKey?.countries)
+            keyCountries: context.apiKey?.countries,
+            keyLimit: context.apiKey?.startsPerHour.map { RateLimit(limit: $0, window: 3600) })
         return Self.render(record, now: service.clock.now)
     }
 

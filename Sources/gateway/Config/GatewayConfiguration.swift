@@ -28,6 +28,7 @@ struct GatewayConfiguration: Sendable {
         var hash: String
         var scopes: Set<APIKey.Scope>
         var countries: Set<String>? = nil
+        var startsPerHour: Int? = nil
     }
 
     var sandbox = false
@@ -175,7 +176,7 @@ struct GatewayConfiguration: Sendable {
                         problems.append("api_keys[\(index)] must be a mapping")
                         continue
                     }
-                    for key in entry.keys.sorted() where !["name", "key_env", "key_sha256", "scopes", "countries"].contains(key) {
+                    for key in entry.keys.sorted() where !["name", "key_env", "key_sha256", "scopes", "countries", "starts_per_hour"].contains(key) {
                         problems.append(
                             "api_keys[\(index)]: unknown key `\(key)`\(key == "key" ? " (give the key as key_env or key_sha256, never in clear)" : "")"
                         )
@@ -224,8 +225,19 @@ struct GatewayConfiguration: Sendable {
                     if let raw = entry["countries"] {
                         countries = regionList(raw, "api key \(name): `countries`", &problems)
                     }
+                    var startsPerHour: Int?
+                    if let raw = entry["starts_per_hour"] {
+                        if case .number(let n) = raw, let count = Int(exactly: n), count >= 1 {
+                            startsPerHour = count
+                        } else {
+                            problems.append("api key \(name): `starts_per_hour` must be a whole number of at least 1")
+                        }
+                    }
                     if let hash {
-                        config.apiKeys.append(KeyEntry(name: name, hash: hash, scopes: scopes, countries: countries))
+                        config.apiKeys.append(
+                            KeyEntry(
+                                name: name, hash: hash, scopes: scopes, countries: countries,
+                                startsPerHour: startsPerHour))
                     }
                 }
             } else {

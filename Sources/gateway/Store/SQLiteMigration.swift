@@ -111,6 +111,9 @@ struct SQLiteMigration: Sendable {
                     revoked_at REAL
                 );
                 """),
+        SQLiteMigration(
+            version: 7, name: "API keys: their own start limit",
+            sql: "ALTER TABLE api_keys ADD COLUMN starts_per_hour INTEGER;"),
     ]
 
     /// Brings the database up to the newest step in one `BEGIN IMMEDIATE` transaction, so two processes

@@ -12,12 +12,16 @@ extension SQLiteVerificationStore: APIKeyStore {
             var countries = SQLiteValue.null
             if let list = stored.key.countries { countries = .text(try Self.json(list.sorted())) }
             try connection.run(
-                "INSERT INTO api_keys (id, hash, name, scopes, countries, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                """
+                INSERT INTO api_keys (id, hash, name, scopes, countries, created_at, revoked_at, starts_per_hour)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
                 [
                     .text(stored.key.id), .text(stored.hash), .text(stored.key.name),
                     .text(try Self.json(stored.key.scopes.map(\.rawValue).sorted())),
                     countries,
                     .date(stored.createdAt), stored.revokedAt.map(SQLiteValue.date) ?? .null,
+                    stored.key.startsPerHour.map(SQLiteValue.int) ?? .null,
                 ])
         }
     }
@@ -39,7 +43,7 @@ extension SQLiteVerificationStore: APIKeyStore {
         try await perform("api keys") { (connection) throws(SQLiteError) in
             try connection.query(
                 """
-                SELECT id, hash, name, scopes, countries, created_at, revoked_at FROM api_keys
+                SELECT id, hash, name, scopes, countries, created_at, revoked_at, starts_per_hour FROM api_keys
                 WHERE \(condition) ORDER BY created_at, id
                 """, values
             ) { (row) throws(SQLiteError) -> StoredAPIKey in
@@ -49,7 +53,9 @@ extension SQLiteVerificationStore: APIKeyStore {
                     Set(try Self.decodeJSON([String].self, text, what: "api key countries"))
                 }
                 return StoredAPIKey(
-                    key: APIKey(id: row.text(0) ?? "", name: row.text(2) ?? "", scopes: Set(scopes), countries: countries),
+                    key: APIKey(
+                        id: row.text(0) ?? "", name: row.text(2) ?? "", scopes: Set(scopes), countries: countries,
+                        startsPerHour: row.int64(7).map { Int($0) }),
                     hash: row.text(1) ?? "", createdAt: Date(timeIntervalSince1970: row.double(5) ?? 0),
                     revokedAt: row.double(6).map(Date.init(timeIntervalSince1970:)))
             }
