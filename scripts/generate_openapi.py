@@ -413,11 +413,12 @@ doc = {
               "cost": {"type": ["number", "null"]}, "cost_per_approval": {"type": ["number", "null"]},
               "z": {"type": ["number", "null"]}, "p_value": {"type": ["number", "null"], "description": "Two-sided pooled two-proportion z-test against the control."},
               "sample_size_per_arm": {"type": ["integer", "null"]}, "sample_still_needed": {"type": ["integer", "null"]}}}}}},
-      "PrefixBlock": {"type": "object", "required": ["prefix", "blocked_at", "until", "starts", "approvals"], "properties": {
+      "PrefixBlock": {"type": "object", "required": ["prefix", "blocked_at", "until", "starts", "approvals", "verification_id"], "properties": {
           "prefix": {"type": "string", "description": "`+` and the first digits of the numbers blocked."},
           "blocked_at": {"type": "string", "format": "date-time"}, "until": {"type": "string", "format": "date-time"},
           "starts": {"type": "integer", "minimum": 0, "description": "Starts to the prefix in the window when it was blocked."},
-          "approvals": {"type": "integer", "minimum": 0, "description": "Approvals among them."}}},
+          "approvals": {"type": "integer", "minimum": 0, "description": "Approvals among them."},
+          "verification_id": {"type": ["string", "null"], "description": "The refused start that tripped the guard, kept as a `blocked` verification: `GET /v1/verifications/{id}?include=timeline` shows the block."}}},
       "Outbox": {"type": "object", "required": ["messages"], "properties": {"messages": {"type": "array", "items": {
           "type": "object", "required": ["provider", "kind", "channel", "to", "code", "text", "language", "sent_at"], "properties": {
             "provider": {"type": "string"},

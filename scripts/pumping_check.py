@@ -69,6 +69,8 @@ def main():
         failures.append("normal traffic was refused or did not complete")
     if [b.get("prefix") for b in blocks] != ["+447409"]:
         failures.append(f"the admin API does not list exactly the attacked prefix: {blocks}")
+    elif not blocks[0].get("verification_id"):
+        failures.append("the block names no verification whose timeline shows it")
     if failures:
         print("pumping check failed:\n  " + "\n  ".join(failures))
         return 1

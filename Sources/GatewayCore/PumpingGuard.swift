@@ -41,8 +41,13 @@ public struct PrefixBlock: Sendable, Equatable, Codable {
     /// Starts and approvals in the window when it was blocked.
     public var starts: Int
     public var approvals: Int
+    /// The refused start that tripped the guard, kept as a `blocked` verification whose timeline shows why.
+    public var verificationID: String?
 
-    public init(prefix: String, blockedAt: Date, until: Date, starts: Int, approvals: Int) {
+    public init(
+        prefix: String, blockedAt: Date, until: Date, starts: Int, approvals: Int, verificationID: String? = nil
+    ) {
+        self.verificationID = verificationID
         self.prefix = prefix
         self.blockedAt = blockedAt
         self.until = until
@@ -54,7 +59,7 @@ public struct PrefixBlock: Sendable, Equatable, Codable {
 extension VerificationService {
     /// Refuses a start to a blocked prefix, counts it, and blocks the prefix when its conversion has fallen
     /// below the floor. Runs after the other refusals, so only starts that would be sent are counted.
-    func guardPumping(_ request: StartVerification) async throws(GatewayError) {
+    func guardPumping(_ request: StartVerification, apiKeyID: String?) async throws(GatewayError) {
         guard let settings = policy.pumpingGuard, let number = request.destination.phoneNumber else { return }
         let prefix = settings.prefix(of: number)
         let now = clock.now
@@ -65,10 +70,27 @@ extension VerificationService {
         guard starts >= settings.minStarts else { return }
         let approvals = try await store.count("pump:approved:" + prefix, window: settings.window, at: now)
         guard Double(approvals) < settings.conversionFloor * Double(starts) else { return }
+        let id = Self.newID()
         let block = PrefixBlock(
             prefix: prefix, blockedAt: now, until: now.addingTimeInterval(settings.coolDown), starts: starts,
-            approvals: approvals)
+            approvals: approvals, verificationID: id)
         try await store.block(block)
+        // The start that tripped the guard is kept, blocked, so its timeline shows the block and why.
+        let record = VerificationRecord(
+            id: id, destination: request.destination, channel: request.channel, providerID: "-",
+            providerReference: nil, status: .blocked, maxAttempts: 0, sends: 0, createdAt: now, updatedAt: now,
+            expiresAt: now, locales: request.locales, route: "pumping_guard", clientReference: request.clientReference,
+            metadata: request.metadata, apiKeyID: apiKeyID, statusReason: "pumping_guard")
+        try await store.insert(
+            record,
+            events: [
+                VerificationEvent(
+                    verificationID: id, kind: .statusChanged, at: now,
+                    detail: [
+                        "status": "blocked", "reason": "pumping_guard", "prefix": prefix, "starts": String(starts),
+                        "approvals": String(approvals), "until": NextAction.timestamp(block.until),
+                    ])
+            ])
         logger.warning(
             "sms pumping suspected: prefix blocked",
             metadata: [

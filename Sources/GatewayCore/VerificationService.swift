@@ -119,7 +119,7 @@ public struct VerificationService: Sendable {
         let candidates = decision.candidates
         try checkDestination(request, candidates: candidates)
         try await countStart(request, apiKeyID: apiKeyID, clientIP: clientIP, keyLimit: keyLimit)
-        try await guardPumping(request)
+        try await guardPumping(request, apiKeyID: apiKeyID)
         guard !candidates.isEmpty else {
             let onlyUnknown =
                 !decision.skipped.isEmpty && decision.skipped.allSatisfy { $0.reason == "unknown_provider" }

@@ -783,6 +783,12 @@ struct PumpingGuardTests {
         let blocks = try await h.service.prefixBlocks()
         #expect(blocks.map(\.prefix) == ["+447409"])
         #expect(blocks.first?.starts == 10 && blocks.first?.approvals == 0)
+        // The start that tripped the guard is kept, blocked, with the block in its timeline.
+        let tripped = try #require(blocks.first?.verificationID)
+        let record = try await h.stored(tripped)
+        #expect(record.status == .blocked && record.sends == 0 && record.destination.value == "+447409000009")
+        let event = try #require(try await h.events(tripped, .statusChanged).first)
+        #expect(event.detail["reason"] == "pumping_guard" && event.detail["prefix"] == "+447409")
         #expect(provider.calls(.start).filter { $0.destination.value.hasPrefix("+447409") }.count == 9)
     }
 

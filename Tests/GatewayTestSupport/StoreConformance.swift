@@ -63,7 +63,9 @@ public struct StoreConformance: Sendable {
     public func prefixBlocksLastUntilLifted() async throws {
         let store = try await makeStore()
         let at = Date(timeIntervalSince1970: 1_800_000_000)
-        let block = PrefixBlock(prefix: "+447400", blockedAt: at, until: at.addingTimeInterval(600), starts: 20, approvals: 1)
+        let block = PrefixBlock(
+            prefix: "+447400", blockedAt: at, until: at.addingTimeInterval(600), starts: 20, approvals: 1,
+            verificationID: "vf_0123456789abcdef0123456789abcdef")
         try await store.block(block)
         try await store.block(
             PrefixBlock(prefix: "+1900", blockedAt: at, until: at.addingTimeInterval(60), starts: 30, approvals: 0))

@@ -22,6 +22,7 @@ struct AdminController: Sendable {
                 "blocked_at": .string(VerificationsController.timestamp(block.blockedAt)),
                 "until": .string(VerificationsController.timestamp(block.until)),
                 "starts": .number(Double(block.starts)), "approvals": .number(Double(block.approvals)),
+                "verification_id": block.verificationID.map(JSONValue.string) ?? .null,
             ]
         }
         return JSONResponse.response(["blocks": .array(list)])

@@ -4280,7 +4280,8 @@ enum OpenAPIDocument {
           "blocked_at",
           "until",
           "starts",
-          "approvals"
+          "approvals",
+          "verification_id"
         ],
         "properties": {
           "prefix": {
@@ -4304,6 +4305,13 @@ enum OpenAPIDocument {
             "type": "integer",
             "minimum": 0,
             "description": "Approvals among them."
+          },
+          "verification_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The refused start that tripped the guard, kept as a `blocked` verification: `GET /v1/verifications/{id}?include=timeline` shows the block."
           }
         }
       },

@@ -95,7 +95,8 @@ struct SQLiteMigration: Sendable {
                     blocked_at REAL NOT NULL,
                     until REAL NOT NULL,
                     starts INTEGER NOT NULL,
-                    approvals INTEGER NOT NULL
+                    approvals INTEGER NOT NULL,
+                    verification_id TEXT
                 ) WITHOUT ROWID;
                 """),
         SQLiteMigration(

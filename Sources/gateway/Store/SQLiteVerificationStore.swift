@@ -114,11 +114,15 @@ final class SQLiteVerificationStore: VerificationStore {
         try await perform("block") { (connection) throws(SQLiteError) in
             try connection.run(
                 """
-                INSERT INTO prefix_blocks (prefix, blocked_at, until, starts, approvals) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO prefix_blocks (prefix, blocked_at, until, starts, approvals, verification_id)
+                VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (prefix) DO UPDATE SET blocked_at = excluded.blocked_at, until = excluded.until,
-                    starts = excluded.starts, approvals = excluded.approvals
+                    starts = excluded.starts, approvals = excluded.approvals, verification_id = excluded.verification_id
                 """,
-                [.text(block.prefix), .date(block.blockedAt), .date(block.until), .int(block.starts), .int(block.approvals)])
+                [
+                    .text(block.prefix), .date(block.blockedAt), .date(block.until), .int(block.starts),
+                    .int(block.approvals), .optionalText(block.verificationID),
+                ])
         }
     }
 
@@ -139,13 +143,16 @@ final class SQLiteVerificationStore: VerificationStore {
     private func blocks(where condition: String, _ values: [SQLiteValue]) async throws(GatewayError) -> [PrefixBlock] {
         try await perform("blocks") { (connection) throws(SQLiteError) in
             try connection.query(
-                "SELECT prefix, blocked_at, until, starts, approvals FROM prefix_blocks WHERE \(condition) ORDER BY prefix",
+                """
+                SELECT prefix, blocked_at, until, starts, approvals, verification_id FROM prefix_blocks
+                WHERE \(condition) ORDER BY prefix
+                """,
                 values
             ) { (row) throws(SQLiteError) in
                 PrefixBlock(
                     prefix: row.text(0) ?? "", blockedAt: Date(timeIntervalSince1970: row.double(1) ?? 0),
                     until: Date(timeIntervalSince1970: row.double(2) ?? 0), starts: Int(row.int64(3) ?? 0),
-                    approvals: Int(row.int64(4) ?? 0))
+                    approvals: Int(row.int64(4) ?? 0), verificationID: row.text(5))
             }
         }
     }
