@@ -223,3 +223,21 @@ struct FirebaseEmulatorTests {
         #expect(response?.status == .ok)
     }
 }
+
+@Suite("Firebase emulator: number validity")
+struct FirebaseEmulatorValidityTests {
+    @Test("a number no numbering plan knows is INVALID_PHONE_NUMBER, unless it is a test number")
+    func unknownNumber() async throws {
+        let h = try FirebaseHarness(emulatorTestNumbers: ["+44740090001": "123456"])
+        let refused = try #require(
+            await h.raw(
+                .post, FirebaseEmulatorTests.send,
+                json: #"{"phoneNumber": "+44740090002", "recaptchaToken": "sandbox-token"}"#))
+        #expect(refused.status.code == 400)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("INVALID_PHONE_NUMBER"))
+        let test = try #require(
+            await h.raw(.post, FirebaseEmulatorTests.send, json: #"{"phoneNumber": "+44740090001"}"#))
+        #expect(test.status == .ok, "a fictional test number is the operator's choice")
+        #expect(h.outbox.all.isEmpty)
+    }
+}

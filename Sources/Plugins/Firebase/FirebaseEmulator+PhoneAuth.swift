@@ -17,7 +17,13 @@ extension FirebaseEmulator {
             number.e164 == raw
         else { return Self.refusal("INVALID_PHONE_NUMBER", detail: "Invalid format.") }
         let now = clock.now
-        if let fixed = testNumbers.code(for: number) {
+        let fixed = testNumbers.code(for: number)
+        // Production parses the number and refuses one no numbering plan knows; test numbers are fictional
+        // by design and exempt.
+        if fixed == nil, !number.isValid {
+            return Self.refusal("INVALID_PHONE_NUMBER", detail: "Invalid format.")
+        }
+        if let fixed {
             let sessionInfo = state.withLock { state in
                 state.prune(now: now)
                 return openSession(in: &state, phoneNumber: number.e164, code: fixed, now: now, isTestNumber: true)
