@@ -69,34 +69,29 @@ final class SQLiteVerificationStore: VerificationStore {
             if purge { try connection.run("DELETE FROM rate_counters WHERE expires_at < ?", [.date(at)]) }
             // One statement: a new window starts at one, a full window changes nothing.
             return try connection.run(
-                """
-                INSERT INTO rate_counters (key, window_start, expires_at, count) VALUES (?1, ?2, ?3, 1)
-                ON CONFLICT (key) DO UPDATE SET
-                    count = CASE WHEN rate_counters.window_start = excluded.window_start
-                        THEN rate_counters.count + 1 ELSE 1 END,
-                    window_start = excluded.window_start,
-                    expires_at = excluded.expires_at
-                WHERE rate_counters.window_start != excluded.window_start OR rate_counters.count < ?4
-                """,
+                Self.counterUpsert
+                    + " WHERE rate_counters.window_start != excluded.window_start OR rate_counters.count < ?4",
                 [.text(key), .integer(start), .real(Double(start) + window), .int(limit)]) == 1
         }
         return counted ? .allowed : .refused(retryAfter: retryAfter)
     }
 
+    /// Adds one to a counter in one statement: a new window starts at one. ``hit(_:limit:window:at:)`` adds
+    /// a condition (a full window changes nothing), ``add(_:window:at:)`` returns the count.
+    static let counterUpsert = """
+        INSERT INTO rate_counters (key, window_start, expires_at, count) VALUES (?1, ?2, ?3, 1)
+        ON CONFLICT (key) DO UPDATE SET
+            count = CASE WHEN rate_counters.window_start = excluded.window_start
+                THEN rate_counters.count + 1 ELSE 1 END,
+            window_start = excluded.window_start,
+            expires_at = excluded.expires_at
+        """
+
     func add(_ key: String, window: TimeInterval, at: Date) async throws(GatewayError) -> Int {
         let (start, _) = rateWindow(at: at, window: window)
         return try await perform("add") { (connection) throws(SQLiteError) -> Int in
             try connection.query(
-                """
-                INSERT INTO rate_counters (key, window_start, expires_at, count) VALUES (?1, ?2, ?3, 1)
-                ON CONFLICT (key) DO UPDATE SET
-                    count = CASE WHEN rate_counters.window_start = excluded.window_start
-                        THEN rate_counters.count + 1 ELSE 1 END,
-                    window_start = excluded.window_start,
-                    expires_at = excluded.expires_at
-                RETURNING count
-                """,
-                [.text(key), .integer(start), .real(Double(start) + window)]
+                Self.counterUpsert + " RETURNING count", [.text(key), .integer(start), .real(Double(start) + window)]
             ) { (row) throws(SQLiteError) in Int(row.int64(0) ?? 0) }.first ?? 0
         }
     }
