@@ -196,6 +196,31 @@ struct ContractsV2Tests {
             await expectAsyncGatewayError(.alreadyApproved) { try await h.check(record.id, "123456") }
         }
 
+        @Test("a callback that approves while a check is at the vendor: the check answers already_approved, the token waits for a read")
+        func callbackDuringCheck() async throws {
+            let provider = Self.signedProvider()
+            let gate = ScriptedGate()
+            provider.scriptCheck(
+                .run { () async throws(GatewayError) -> ProviderCheckResult in
+                    await gate.wait()
+                    return .wrongCode
+                })
+            let h = try ServiceHarness([provider])
+            let id = try await h.service.start(try .sms()).id
+            let check = inFlight { () async throws(GatewayError) -> CheckOutcome in try await h.check(id, "000000") }
+            #expect(await provider.waitForCalls(.check, count: 1))
+            _ = try await h.service.handleCallback(providerID: "alpha", Self.callback(signature: "good", body: "alpha-ref-1"))
+            gate.open()
+            guard case .failure(let error) = await check.value else {
+                Issue.record("the wrong code cannot succeed")
+                return
+            }
+            #expect(error.code == .alreadyApproved, "the verification was approved meanwhile")
+            let stored = try await h.stored(id)
+            #expect(stored.status == .approved && stored.checkLeaseUntil == nil)
+            #expect(try await h.service.read(id: id).carriesToken)
+        }
+
         @Test("a callback with a bad signature is unauthorized and changes nothing")
         func badSignature() async throws {
             let h = try ServiceHarness([Self.signedProvider()])
