@@ -15,8 +15,12 @@ own tally: starts, approvals and conversion per arm must be equal, and the repor
 p-value must match the one computed here from the tally (to 1e-6). The report is printed, with
 `gateway experiments report`. Exit status 0 when everything agrees; stdlib only.
 """
-import argparse, concurrent.futures, json, math, os, random, socket, subprocess, sys, tempfile, time
+import argparse, concurrent.futures, json, math, os, random, subprocess, sys, tempfile, time
 import urllib.error, urllib.parse, urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sandbox_gateway as gw
+from sandbox_gateway import free_port
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KEY = "sk_sandbox_simulation_key_0001"
@@ -44,23 +48,7 @@ prices:
 
 
 def call(base, method, path, body=None, key=KEY):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(base + path, data=data, method=method)
-    if key:
-        request.add_header("Authorization", f"Bearer {key}")
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.load(response)
-    except urllib.error.HTTPError as error:
-        return error.code, json.load(error)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return gw.call(base, method, path, body, key=key)
 
 
 def two_proportion_p(x1, n1, x2, n2):

@@ -237,16 +237,14 @@ struct VerificationOwnershipTests {
     @Test("another verify key gets 404 for every operation; the owner and admin keys see it")
     func otherKeyCannotSee() async throws {
         let harness = GatewayHarness()
-        try FileManager.default.createDirectory(at: harness.dataDirectory, withIntermediateDirectories: true)
-        let config = harness.dataDirectory.appendingPathComponent("gateway.yaml")
-        try """
+        let config = """
             sandbox: true
             api_keys:
               - {name: app-a, key_env: KEY_A, scopes: [verify]}
               - {name: app-b, key_env: KEY_B, scopes: [verify]}
-            """.write(to: config, atomically: true, encoding: .utf8)
+            """
         let (app, runtime) = try await buildApplication(
-            harness.options(configFile: config, environment: ["KEY_A": Self.keyA, "KEY_B": Self.keyB]))
+            try harness.options(config: config, environment: ["KEY_A": Self.keyA, "KEY_B": Self.keyB]))
         try await app.test(.router) { client in
             let started = try await client.call(
                 .post, "/v1/verifications", json: #"{"to": "+447400123456", "provider": "twilio"}"#, key: Self.keyA)
@@ -279,23 +277,21 @@ struct RateLimitAPITests {
     @Test("the start past the limit answers 429 with Retry-After in the error shape, and the limit survives a restart")
     func tooManyStarts() async throws {
         let harness = GatewayHarness()
-        try FileManager.default.createDirectory(at: harness.dataDirectory, withIntermediateDirectories: true)
-        let config = harness.dataDirectory.appendingPathComponent("gateway.yaml")
-        try """
+        let config = """
             sandbox: true
             rate_limits:
               starts_per_destination: {limit: 2, window_seconds: 3600}
               trusted_proxy_header: X-Forwarded-For
-            """.write(to: config, atomically: true, encoding: .utf8)
+            """
         let body = #"{"to": "+447400123456", "provider": "twilio"}"#
-        let (app, _) = try await buildApplication(harness.options(configFile: config))
+        let (app, _) = try await buildApplication(try harness.options(config: config))
         try await app.test(.router) { client in
             for _ in 0..<2 {
                 let started = try await client.call(.post, "/v1/verifications", json: body)
                 #expect(started.status == .created)
             }
         }
-        let (again, _) = try await buildApplication(harness.options(configFile: config))
+        let (again, _) = try await buildApplication(try harness.options(config: config))
         try await again.test(.router) { client in
             let refused = try await client.call(.post, "/v1/verifications", json: body)
             #expect(refused.status == .tooManyRequests)
@@ -313,13 +309,11 @@ struct PumpingGuardAPITests {
     @Test("a blocked prefix answers 403 with Retry-After; the admin API lists and lifts the block")
     func blockListLift() async throws {
         let harness = GatewayHarness()
-        try FileManager.default.createDirectory(at: harness.dataDirectory, withIntermediateDirectories: true)
-        let config = harness.dataDirectory.appendingPathComponent("gateway.yaml")
-        try """
+        let config = """
             sandbox: true
             pumping_guard: {min_starts: 3, conversion_floor: 0.5, cool_down_seconds: 600}
-            """.write(to: config, atomically: true, encoding: .utf8)
-        let (app, _) = try await buildApplication(harness.options(configFile: config))
+            """
+        let (app, _) = try await buildApplication(try harness.options(config: config))
         try await app.test(.router) { client in
             var statuses: [HTTPResponse.Status] = []
             for n in 0..<3 {

@@ -34,6 +34,14 @@ struct GatewayHarness {
         return options
     }
 
+    /// Writes `yaml` as the configuration file in the data directory and returns the options that load it.
+    func options(config yaml: String, environment: [String: String] = [:]) throws -> GatewayOptions {
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        let file = dataDirectory.appendingPathComponent("gateway.yaml")
+        try yaml.write(to: file, atomically: true, encoding: .utf8)
+        return options(configFile: file, environment: environment)
+    }
+
     func run(
         _ body: @Sendable (any TestClientProtocol, GatewayRuntime) async throws -> Void
     ) async throws {
