@@ -62,6 +62,13 @@ NULLABLE_NEXT_ACTION = {"oneOf": [ref("NextAction"), {"type": "null"}],
                         "description": "What the app must do next; present only while the verification is pending, null otherwise."}
 ANY_JSON = {"description": "Any JSON value."}
 
+IDENTITY_SCHEMA = {"type": "string", "minLength": 8, "maxLength": 64, "pattern": "^[A-Za-z0-9-]+$"}
+FACTOR_IDENTITY = {"name": "identity", "in": "query", "required": True, "schema": IDENTITY_SCHEMA,
+                   "description": "The user identity the factors were enrolled for."}
+FACTOR_PROVIDER = {"name": "provider", "in": "query", "required": False, "schema": {"type": "string"},
+                   "description": "The provider keeping the factors; every provider that keeps factors when absent."}
+FACTOR_ID = {"name": "factor_id", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z0-9]+$"}}
+
 doc = {
   "openapi": "3.1.0",
   "info": {"title": "Verification Gateway API", "version": "1.0.0",
@@ -151,6 +158,30 @@ doc = {
           "provider": {"type": "string"}, "action": {"type": "string"},
           "output": {"type": "object", "additionalProperties": ANY_JSON, "description": "Values may be any JSON."}}}),
           **errors("400", "401"), "404": err("No such provider or action."), **errors("502", "504")}}},
+    "/v1/factors/access-tokens": {"post": {
+      "operationId": "createFactorAccessToken", "summary": "Get the access token an app's SDK enrols a device factor (Verify Push) with, for a user identity",
+      "description": "The backend asks for it and hands it to the app; the app's SDK creates the factor at the vendor with it and verifies it with the device's key. Twilio: `details` carries `service_sid` and `base_url`, which the SDK needs.",
+      "requestBody": {"required": True, "content": {"application/json": {"schema": ref("FactorAccessTokenRequest")}}},
+      "responses": {"201": ok("The token", ref("FactorAccessToken")), **errors("400", "401"),
+                    "404": err("No such provider, or no configured provider keeps device factors."),
+                    **errors("413", "502", "504")}}},
+    "/v1/factors": {"get": {
+      "operationId": "listFactors", "summary": "The device factors enrolled for a user identity",
+      "parameters": [FACTOR_IDENTITY, FACTOR_PROVIDER],
+      "responses": {"200": ok("The factors, oldest first; none for an identity the vendor does not know", {"type": "object", "required": ["identity", "factors"], "properties": {
+          "identity": {"type": "string"}, "factors": {"type": "array", "items": ref("Factor")}}}),
+          **errors("400", "401"), "404": err("No such provider, or no configured provider keeps device factors."), **errors("502", "504")}}},
+    "/v1/factors/{factor_id}": {
+      "get": {
+        "operationId": "getFactor", "summary": "One device factor of a user identity",
+        "parameters": [FACTOR_ID, FACTOR_IDENTITY, FACTOR_PROVIDER],
+        "responses": {"200": ok("The factor", ref("Factor")), **errors("400", "401"),
+                      "404": err("No such factor for this identity, or no provider keeps device factors."), **errors("502", "504")}},
+      "delete": {
+        "operationId": "deleteFactor", "summary": "Remove a device factor of a user identity",
+        "parameters": [FACTOR_ID, FACTOR_IDENTITY, FACTOR_PROVIDER],
+        "responses": {"204": {"description": "Removed."}, **errors("400", "401"),
+                      "404": err("No such factor for this identity, or no provider keeps device factors."), **errors("502", "504")}}},
     "/v1/phone-numbers/{number}": {"get": {
       "operationId": "lookupPhoneNumber", "summary": "Parse, validate and classify a phone number (libphonenumber's metadata)",
       "parameters": [{"name": "number", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1, "maxLength": 64},
@@ -267,6 +298,22 @@ doc = {
           "ip": {"type": "string", "maxLength": 45, "anyOf": [{"format": "ipv4"}, {"format": "ipv6"}], "description": "The end user's IPv4 or IPv6 address (not the backend's)."},
           "user_agent": {"type": "string", "maxLength": 512},
           "device_id": {"type": "string", "maxLength": 128, "description": "A stable id of the app installation or device."}}},
+      "FactorAccessTokenRequest": {"type": "object", "additionalProperties": False, "required": ["identity"], "properties": {
+        "identity": {**IDENTITY_SCHEMA, "description": "Your immutable, non-personal user id."},
+        "provider": {"type": "string", "maxLength": 40, "description": "Required when several providers keep device factors."},
+        "friendly_name": {"type": "string", "maxLength": 64, "description": "A name for the device's factor."},
+        "ttl_seconds": {"type": "integer", "minimum": 1, "maximum": 3600, "description": "Lifetime within the vendor's range (Twilio: 60 to 300; default 60)."}}},
+      "FactorAccessToken": {"type": "object", "required": ["provider", "identity", "token", "factor_type", "expires_at", "details"], "properties": {
+        "provider": {"type": "string"}, "identity": {"type": "string"}, "token": {"type": "string"},
+        "factor_type": {"type": "string", "examples": ["push"]}, "expires_at": {"type": "string", "format": "date-time"},
+        "details": {"type": "object", "additionalProperties": ANY_JSON, "description": "What else the SDK needs (Twilio: `service_sid`, `base_url`, `access_token_sid`)."}}},
+      "Factor": {"type": "object", "required": ["id", "provider", "identity", "type", "friendly_name", "status", "created_at", "updated_at", "details"], "properties": {
+        "id": {"type": "string", "description": "The vendor's factor id (Twilio `YF…`): `channel_options.factor_id` of a push verification."},
+        "provider": {"type": "string"}, "identity": {"type": "string"}, "type": {"type": "string", "examples": ["push"]},
+        "friendly_name": {"type": ["string", "null"]},
+        "status": {"type": "string", "enum": ["unverified", "verified"], "description": "Only a verified factor can be challenged."},
+        "created_at": {"type": ["string", "null"], "format": "date-time"}, "updated_at": {"type": ["string", "null"], "format": "date-time"},
+        "details": {"type": "object", "additionalProperties": ANY_JSON, "description": "Vendor facts (app id, notification platform), never secrets."}}},
       "ChannelOptions": {"type": "object", "additionalProperties": False,
         "description": "Options for channels that need more than a destination (push). Plugins read the ones their vendor takes.",
         "properties": {

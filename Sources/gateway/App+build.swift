@@ -197,6 +197,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             trustedProxyHeader: configuration.trustedProxyHeader.flatMap { HTTPField.Name($0) }
         ).addRoutes(to: v1)
         PhoneNumbersController(registry: registry).addRoutes(to: v1)
+        FactorsController(service: service).addRoutes(to: v1)
         RoutingController(service: service, prices: configuration.prices).addRoutes(to: v1)
         let admin = router.group("v1/admin").add(
             middleware: APIKeyMiddleware(keyring: keyring, scope: .admin, store: keyStore))

@@ -24,10 +24,11 @@ struct OpenAPIDocumentTests {
                     .replacingOccurrences(of: "{name}", with: "none")
                     .replacingOccurrences(of: "{path}", with: "status")
                     .replacingOccurrences(of: "{prefix}", with: "%2B447400")
+                    .replacingOccurrences(of: "{factor_id}", with: "YF0")
                 operations.append((HTTPRequest.Method(rawValue: method.uppercased())!, concrete))
             }
         }
-        #expect(operations.count == 24)
+        #expect(operations.count == 28)
         let all = operations
         try await GatewayHarness().run { client, _ in
             for (method, uri) in all {

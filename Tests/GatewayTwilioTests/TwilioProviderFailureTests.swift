@@ -149,9 +149,9 @@ struct TwilioProviderFailureTests {
     }
 
     @Test(
-        "channels Twilio Verify OTP does not offer are unsupported_channel without a call",
+        "channels Twilio does not offer are unsupported_channel without a call",
         arguments: [
-            Channel.push, .flashcall,
+            Channel.flashcall, .silentAuth,
         ])
     func unsupportedChannel(channel: Channel) async throws {
         let harness = try TwilioHarness()

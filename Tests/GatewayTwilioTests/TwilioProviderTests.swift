@@ -146,7 +146,9 @@ struct TwilioProviderTests {
     @Test("the provider declares Twilio's capabilities")
     func capabilities() throws {
         let capabilities = try TwilioHarness().provider.capabilities
-        #expect(capabilities.channels == [.sms, .voice, .whatsapp, .email])
+        #expect(capabilities.channels == [.sms, .voice, .whatsapp, .email, .push])
+        #expect(capabilities.completesWithoutCode == [.push])
+        #expect(capabilities.acceptsCallbacks)
         #expect(capabilities.resendKeepsCode)
         #expect(capabilities.resendCanChangeChannel)
         #expect(capabilities.supportsResend && capabilities.supportsCancel && capabilities.supportsStatus)

@@ -2,7 +2,8 @@ import Foundation
 import GatewayCore
 import Logging
 
-/// Twilio Verify v2 (OTP over SMS, voice calls, WhatsApp and email) behind the gateway's provider contract.
+/// Twilio Verify v2 (OTP over SMS, voice calls, WhatsApp and email, and Verify Push challenges to an
+/// enrolled device, `TwilioProvider+Push.swift`) behind the gateway's provider contract.
 ///
 /// Speaks Twilio's own wire format: form-encoded PascalCase parameters, HTTP Basic auth with the
 /// account SID (or API key SID) and auth token, snake_case JSON answers. Every failure leaves as a
@@ -15,17 +16,20 @@ struct TwilioProvider: VerificationProvider {
     let logger: Logger
     let requestTimeout: Duration
 
-    /// What Twilio Verify v2 OTP offers: a resend is a start for the same `To`, which Twilio answers
-    /// with the same verification and code, on any of the four channels.
+    /// What Twilio Verify v2 offers: for OTP a resend is a start for the same `To`, which Twilio answers
+    /// with the same verification and code, on any of the four channels; a push completes without a code,
+    /// by the webhook at `/callbacks/<id>` or a refresh.
     static let declaredCapabilities = ProviderCapabilities(
-        channels: [.sms, .voice, .whatsapp, .email],
+        channels: [.sms, .voice, .whatsapp, .email, .push],
         requiresAppVerification: false,
         issuesTokens: false,
         resendKeepsCode: true,
         supportsResend: true,
         supportsCancel: true,
         supportsStatus: true,
-        resendCanChangeChannel: true)
+        resendCanChangeChannel: true,
+        completesWithoutCode: [.push],
+        acceptsCallbacks: true)
 
     var capabilities: ProviderCapabilities { Self.declaredCapabilities }
 
@@ -41,6 +45,7 @@ struct TwilioProvider: VerificationProvider {
     // MARK: operations
 
     func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
+        if request.channel == .push { return try await startPush(request) }
         let channelName = try Self.twilioChannel(for: request.channel, destination: request.destination)
         return try await createVerification(
             destination: request.destination, channel: request.channel, channelName: channelName,
@@ -52,6 +57,7 @@ struct TwilioProvider: VerificationProvider {
     func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult
     {
+        if verification.channel == .push { return try await resendPush(verification, request: request) }
         let channel = request.channel ?? verification.channel
         let channelName = try Self.twilioChannel(for: channel, destination: verification.destination)
         return try await createVerification(
@@ -60,6 +66,9 @@ struct TwilioProvider: VerificationProvider {
     }
 
     func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult {
+        guard verification.channel != .push else {
+            throw GatewayError(.invalidState, "A push completes on the device, never with a code; read it with ?refresh=true.")
+        }
         guard Self.isWellFormed(code: code) else {
             throw GatewayError.invalidRequest("The code must be 4 to 10 letters or digits.")
         }
@@ -75,12 +84,15 @@ struct TwilioProvider: VerificationProvider {
     }
 
     func cancel(_ verification: ProviderVerification) async throws(GatewayError) {
+        // Twilio has no backend cancel for a challenge: it is canceled in the gateway only, and expires.
+        guard verification.channel != .push else { return }
         let sid = try reference(of: verification)
         _ = try await call(
             .post, path: verificationsPath + "/" + sid, form: [("Status", "canceled")], operation: "cancel")
     }
 
     func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange {
+        if verification.channel == .push { return try await pushStatus(verification) }
         let sid = try reference(of: verification)
         let response = try await call(.get, path: verificationsPath + "/" + sid, form: nil, operation: "status")
         let resource = try decode(response, operation: "status", sendMayHaveHappened: false)

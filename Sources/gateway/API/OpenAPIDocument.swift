@@ -1378,6 +1378,486 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/factors/access-tokens": {
+      "post": {
+        "operationId": "createFactorAccessToken",
+        "summary": "Get the access token an app's SDK enrols a device factor (Verify Push) with, for a user identity",
+        "description": "The backend asks for it and hands it to the app; the app's SDK creates the factor at the vendor with it and verifies it with the device's key. Twilio: `details` carries `service_sid` and `base_url`, which the SDK needs.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/FactorAccessTokenRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The token",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FactorAccessToken"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No such provider, or no configured provider keeps device factors.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "The request body is too large.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "The request body is not `application/json` (see the rule in the description above).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "502": {
+            "description": "The vendor failed (see error.provider).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "504": {
+            "description": "The vendor did not answer in time.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/factors": {
+      "get": {
+        "operationId": "listFactors",
+        "summary": "The device factors enrolled for a user identity",
+        "parameters": [
+          {
+            "name": "identity",
+            "in": "query",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 8,
+              "maxLength": 64,
+              "pattern": "^[A-Za-z0-9-]+$"
+            },
+            "description": "The user identity the factors were enrolled for."
+          },
+          {
+            "name": "provider",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The provider keeping the factors; every provider that keeps factors when absent."
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The factors, oldest first; none for an identity the vendor does not know",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "identity",
+                    "factors"
+                  ],
+                  "properties": {
+                    "identity": {
+                      "type": "string"
+                    },
+                    "factors": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/Factor"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No such provider, or no configured provider keeps device factors.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "502": {
+            "description": "The vendor failed (see error.provider).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "504": {
+            "description": "The vendor did not answer in time.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/factors/{factor_id}": {
+      "get": {
+        "operationId": "getFactor",
+        "summary": "One device factor of a user identity",
+        "parameters": [
+          {
+            "name": "factor_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 64,
+              "pattern": "^[A-Za-z0-9]+$"
+            }
+          },
+          {
+            "name": "identity",
+            "in": "query",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 8,
+              "maxLength": 64,
+              "pattern": "^[A-Za-z0-9-]+$"
+            },
+            "description": "The user identity the factors were enrolled for."
+          },
+          {
+            "name": "provider",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The provider keeping the factors; every provider that keeps factors when absent."
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The factor",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Factor"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No such factor for this identity, or no provider keeps device factors.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "502": {
+            "description": "The vendor failed (see error.provider).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "504": {
+            "description": "The vendor did not answer in time.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteFactor",
+        "summary": "Remove a device factor of a user identity",
+        "parameters": [
+          {
+            "name": "factor_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 64,
+              "pattern": "^[A-Za-z0-9]+$"
+            }
+          },
+          {
+            "name": "identity",
+            "in": "query",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 8,
+              "maxLength": 64,
+              "pattern": "^[A-Za-z0-9-]+$"
+            },
+            "description": "The user identity the factors were enrolled for."
+          },
+          {
+            "name": "provider",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The provider keeping the factors; every provider that keeps factors when absent."
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Removed."
+          },
+          "400": {
+            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No such factor for this identity, or no provider keeps device factors.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "502": {
+            "description": "The vendor failed (see error.provider).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "504": {
+            "description": "The vendor did not answer in time.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v1/phone-numbers/{number}": {
       "get": {
         "operationId": "lookupPhoneNumber",
@@ -3164,6 +3644,144 @@ enum OpenAPIDocument {
             "type": "string",
             "maxLength": 128,
             "description": "A stable id of the app installation or device."
+          }
+        }
+      },
+      "FactorAccessTokenRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "identity"
+        ],
+        "properties": {
+          "identity": {
+            "type": "string",
+            "minLength": 8,
+            "maxLength": 64,
+            "pattern": "^[A-Za-z0-9-]+$",
+            "description": "Your immutable, non-personal user id."
+          },
+          "provider": {
+            "type": "string",
+            "maxLength": 40,
+            "description": "Required when several providers keep device factors."
+          },
+          "friendly_name": {
+            "type": "string",
+            "maxLength": 64,
+            "description": "A name for the device's factor."
+          },
+          "ttl_seconds": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 3600,
+            "description": "Lifetime within the vendor's range (Twilio: 60 to 300; default 60)."
+          }
+        }
+      },
+      "FactorAccessToken": {
+        "type": "object",
+        "required": [
+          "provider",
+          "identity",
+          "token",
+          "factor_type",
+          "expires_at",
+          "details"
+        ],
+        "properties": {
+          "provider": {
+            "type": "string"
+          },
+          "identity": {
+            "type": "string"
+          },
+          "token": {
+            "type": "string"
+          },
+          "factor_type": {
+            "type": "string",
+            "examples": [
+              "push"
+            ]
+          },
+          "expires_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "details": {
+            "type": "object",
+            "additionalProperties": {
+              "description": "Any JSON value."
+            },
+            "description": "What else the SDK needs (Twilio: `service_sid`, `base_url`, `access_token_sid`)."
+          }
+        }
+      },
+      "Factor": {
+        "type": "object",
+        "required": [
+          "id",
+          "provider",
+          "identity",
+          "type",
+          "friendly_name",
+          "status",
+          "created_at",
+          "updated_at",
+          "details"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "The vendor's factor id (Twilio `YF\u2026`): `channel_options.factor_id` of a push verification."
+          },
+          "provider": {
+            "type": "string"
+          },
+          "identity": {
+            "type": "string"
+          },
+          "type": {
+            "type": "string",
+            "examples": [
+              "push"
+            ]
+          },
+          "friendly_name": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "unverified",
+              "verified"
+            ],
+            "description": "Only a verified factor can be challenged."
+          },
+          "created_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "updated_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "details": {
+            "type": "object",
+            "additionalProperties": {
+              "description": "Any JSON value."
+            },
+            "description": "Vendor facts (app id, notification platform), never secrets."
           }
         }
       },
