@@ -110,6 +110,25 @@ struct TwilioPushProviderTests {
         #expect(try await provider.status(verification).status == .expired)
     }
 
+    @Test("push_challenge_seconds sets the challenge's expiration date")
+    func challengeLifetime() async throws {
+        _ = try await enrolled()
+        var settings = TwilioPlugin.plugin.sandboxSettings(try #require(URL(string: TwilioHarness.baseURL)))
+        settings["push_challenge_seconds"] = "3"
+        let short = try TwilioProvider(
+            context: ProviderContext(providerID: "twilio", settings: settings, transport: recorder, clock: clock, logger: .quiet))
+        let result = try await short.start(Self.pushStart())
+        #expect(result.expiresAt == clock.now.addingTimeInterval(3))
+        let verification = ProviderVerification(
+            destination: .identity(Self.identity), channel: .push, reference: result.reference, state: result.state)
+        clock.advance(by: 4)
+        #expect(try await short.status(verification).status == .expired)
+        settings["push_challenge_seconds"] = "0"
+        #expect(throws: ConfigurationError.self) {
+            try TwilioProvider(context: ProviderContext(providerID: "twilio", settings: settings, transport: recorder))
+        }
+    }
+
     @Test("a webhook with a bad or missing signature is unauthorized; one for a changed URL too")
     func badSignature() async throws {
         let device = try await enrolled()

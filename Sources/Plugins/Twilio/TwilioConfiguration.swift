@@ -10,6 +10,8 @@ struct TwilioConfiguration: Sendable, Equatable {
     var serviceSID: String
     /// Where the Verify API lives, without a trailing slash (`https://verify.twilio.com`).
     var baseURL: String
+    /// How long a push challenge lives; `nil` leaves Twilio's default (5 minutes).
+    var pushChallengeSeconds: Int?
 
     static let defaultBaseURL = "https://verify.twilio.com"
 
@@ -37,6 +39,11 @@ struct TwilioConfiguration: Sendable, Equatable {
             summary: "Verify API base URL; defaults to https://verify.twilio.com.",
             isRequired: false,
             validate: { TwilioConfiguration.isHTTPURL($0) ? nil : "must be an http or https URL" }),
+        SettingSpec(
+            name: "push_challenge_seconds",
+            summary: "Lifetime of a push challenge (ExpirationDate), 1 to 3600 seconds; defaults to Twilio's 5 minutes.",
+            isRequired: false,
+            validate: { Int($0).map { (1...3600).contains($0) } == true ? nil : "must be 1 to 3600 seconds" }),
     ]
 
     /// Reads and checks `settings`, reporting every problem at once.
@@ -58,6 +65,7 @@ struct TwilioConfiguration: Sendable, Equatable {
         var base = settings["base_url"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultBaseURL
         while base.hasSuffix("/") { base.removeLast() }
         baseURL = base
+        pushChallengeSeconds = settings["push_challenge_seconds"].flatMap { Int($0) }
     }
 
     /// Whether `value` is one of `prefixes` followed by exactly 32 hex digits (Twilio's SID shape).

@@ -28,6 +28,9 @@ extension TwilioProvider: FactorProvider {
         let message = prompt?.message ?? Self.defaultPushMessage
         var form = [("FactorSid", try await factorToChallenge(identity, named: request.channelOptions.factorID))]
         form.append(("Details.Message", message))
+        if let seconds = configuration.pushChallengeSeconds {
+            form.append(("ExpirationDate", TwilioWire.format(clock.now.addingTimeInterval(TimeInterval(seconds)))))
+        }
         for detail in prompt?.details ?? [] {
             guard detail.label.count <= 36, detail.value.count <= 128 else {
                 throw GatewayError.invalidRequest(
