@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
         .library(name: "GatewayTwilio", targets: ["GatewayTwilio"]),
         .library(name: "GatewayFirebase", targets: ["GatewayFirebase"]),
+        .library(name: "GatewayIDaaS", targets: ["GatewayIDaaS"]),
     ],
     dependencies: [
         // API packages only for the core (DESIGN.md §2).
@@ -55,6 +56,18 @@ let package = Package(
             path: "Sources/Plugins/Firebase",
             swiftSettings: strict
         ),
+        .target(
+            name: "GatewayIDaaS",
+            dependencies: [
+                "GatewayCore",
+                // The provider verifies IDaaS ID tokens (JWT, RS256, keys from the tenant's JWKS); the emulator
+                // signs its sandbox tokens with a sandbox key.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Sources/Plugins/IDaaS",
+            swiftSettings: strict
+        ),
         // The system SQLite library (Debian's libsqlite3-dev): the embedded default store needs
         // nothing more than its C API, so no Swift driver package is pulled in.
         .systemLibrary(
@@ -66,6 +79,7 @@ let package = Package(
                 "GatewayCore",
                 "GatewayTwilio",
                 "GatewayFirebase",
+                "GatewayIDaaS",
                 "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // HTTP1Channel's decoder limits and extra handlers (HTTPParseErrorHandler).
@@ -119,12 +133,18 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "GatewayIDaaSTests",
+            dependencies: ["GatewayCore", "GatewayIDaaS", "GatewayTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "GatewayTests",
             dependencies: [
                 "gateway",
                 "GatewayCore",
                 "GatewayTwilio",
                 "GatewayFirebase",
+                "GatewayIDaaS",
                 "GatewayTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
