@@ -139,7 +139,7 @@ struct PhoneNumbersAPITests {
             let pattern = try #require(china["mobile_pattern"] as? String)
             #expect(String(example.dropFirst(3)).wholeMatch(of: try Regex(pattern)) != nil)
             let servers = try #require(china["providers"] as? [[String: Any]])
-            #expect(servers.map { $0["id"] as? String } == ["twilio", "firebase"])
+            #expect(servers.map { $0["id"] as? String } == ["twilio", "firebase", "idaas"])
             #expect(servers.last?["channels"] as? [String] == ["sms"])
             #expect((servers.first?["channels"] as? [String])?.contains("voice") == true)
             let english = try await client.call(.get, "/v1/countries")
