@@ -64,7 +64,8 @@ struct IDaaSEmulatorTests {
         let right = try await h.answer(next)
         let response = try #require(await h.verify(token: next, x: right + Double(IDaaSEmulator.defaultTolerance)))
         #expect(response.status == .ok)
-        let captchaToken = try JSONDecoder().decode(IDaaSWire.CaptchaVerifyResponse.self, from: response.body).captchaToken
+        let captchaToken = try JSONDecoder().decode(IDaaSWire.CaptchaVerifyResponse.self, from: response.body)
+            .captchaToken
         #expect(captchaToken?.hasPrefix(next + "---{") == true)
         // An expired slider.
         let late = try #require(try await h.captcha().token)
@@ -129,7 +130,9 @@ struct IDaaSEmulatorTests {
         #expect(errorCode(await h.login(last)) == "IDAAS.SDK.CAPTCHA.0008")
     }
 
-    @Test("numbers configured with another status answer it without tokens", arguments: IDaaSSandbox.statuses.sorted { $0.key < $1.key })
+    @Test(
+        "numbers configured with another status answer it without tokens",
+        arguments: IDaaSSandbox.statuses.sorted { $0.key < $1.key })
     func statuses(_ entry: (key: String, value: String)) async throws {
         let h = H()
         let mobile = "+86-" + entry.key.dropFirst(3)

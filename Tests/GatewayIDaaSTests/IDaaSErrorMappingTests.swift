@@ -16,7 +16,8 @@ struct IDaaSErrorMappingTests {
             operation: "sms_login")
     }
 
-    @Test("every row maps its code (a prefix row, a code in its group) and keeps the vendor code, never the text",
+    @Test(
+        "every row maps its code (a prefix row, a code in its group) and keeps the vendor code, never the text",
         arguments: IDaaSErrorMapping.rows)
     func everyRow(_ row: IDaaSErrorMapping.Row) {
         let code = row.match == .exact ? row.value : row.value + "9999"

@@ -103,7 +103,10 @@ struct IDaaSProviderTests {
         let piece = try #require(Data(base64Encoded: pieceText))
         let decodedBackground = try DecodedPNG(background)
         let decodedPiece = try DecodedPNG(piece)
-        #expect(abs(Double(DecodedPNG.solve(background: decodedBackground, piece: decodedPiece)) - (try await h.answer(verification))) <= 1)
+        #expect(
+            abs(
+                Double(DecodedPNG.solve(background: decodedBackground, piece: decodedPiece))
+                    - (try await h.answer(verification))) <= 1)
         #expect(challenge.expiresAt != nil)
         #expect(h.transport.paths == [H.mount + IDaaSWire.areaCodesPath, H.mount + IDaaSWire.captchaPath])
         #expect(h.outbox.messages(to: H.number).isEmpty)
@@ -130,7 +133,9 @@ struct IDaaSProviderTests {
         #expect(try h.state(singapore).mobile == "+65-91234567")
     }
 
-    @Test("the full flow: slider verified with the verification's own number, SMS with the captcha token, login, verified tokens")
+    @Test(
+        "the full flow: slider verified with the verification's own number, SMS with the captcha token, login, verified tokens"
+    )
     func fullFlow() async throws {
         let h = try H()
         let (verification, code) = try await h.sent()
@@ -148,7 +153,9 @@ struct IDaaSProviderTests {
         #expect(result.tokens["expire"] == .number(Double(IDaaSEmulator.sessionLifetime)))
         #expect(result.tokens["id_token"]?.stringValue?.split(separator: ".").count == 3)
         // The same device headers on every call, taken from the client context.
-        let sdk = h.transport.requests.filter { $0.url.path().contains("/api/v2/sdk/") && !$0.url.path().hasSuffix("country-codes") }
+        let sdk = h.transport.requests.filter {
+            $0.url.path().contains("/api/v2/sdk/") && !$0.url.path().hasSuffix("country-codes")
+        }
         #expect(sdk.count == 4)
         for request in sdk {
             #expect(h.header(request, "X-client-id") == IDaaSSandbox.clientID)
@@ -233,7 +240,8 @@ struct IDaaSProviderTests {
         #expect(expired?.vendor?.code == "IDAAS.SDK.CAPTCHA.0008")
     }
 
-    @Test("MFA_AUTH, PASSWORD_EXPIRED and ACCESS_DENIED end as denied; PASSWORD_WARN approves",
+    @Test(
+        "MFA_AUTH, PASSWORD_EXPIRED and ACCESS_DENIED end as denied; PASSWORD_WARN approves",
         arguments: IDaaSSandbox.statuses.sorted { $0.key < $1.key })
     func statuses(_ entry: (key: String, value: String)) async throws {
         let h = try H()
@@ -267,23 +275,33 @@ struct IDaaSProviderTests {
         let verified = try await good.provider.perform(action: "verify_id_token", input: ["id_token": .string(token)])
         #expect(verified["valid"] == true)
         #expect(verified["phone_number"] == .string(H.number))
-        let refused = await gatewayError { try await h.provider.perform(action: "verify_id_token", input: ["id_token": .string(token)]) }
+        let refused = await gatewayError {
+            try await h.provider.perform(action: "verify_id_token", input: ["id_token": .string(token)])
+        }
         #expect(refused?.code == .invalidToken)
         var tampered = token.split(separator: ".").map(String.init)
         tampered[1] = IDaaSWire.base64URL(Data(#"{"aud":"sandbox-idaas-client-0001","exp":9999999999}"#.utf8))
         let forged = await gatewayError {
-            try await good.provider.perform(action: "verify_id_token", input: ["id_token": .string(tampered.joined(separator: "."))])
+            try await good.provider.perform(
+                action: "verify_id_token", input: ["id_token": .string(tampered.joined(separator: "."))])
         }
         #expect(forged?.code == .invalidToken)
         #expect(forged?.message.contains("signature does not verify") == true)
-        #expect(await gatewayError { try await good.provider.perform(action: "verify_id_token", input: ["id_token": "abc"]) }?.code == .invalidToken)
+        #expect(
+            await gatewayError {
+                try await good.provider.perform(action: "verify_id_token", input: ["id_token": "abc"])
+            }?.code == .invalidToken)
         // Expired, and for another audience.
         good.clock.advance(by: TimeInterval(IDaaSEmulator.idTokenLifetime + 120))
-        let expired = await gatewayError { try await good.provider.perform(action: "verify_id_token", input: ["id_token": .string(token)]) }
+        let expired = await gatewayError {
+            try await good.provider.perform(action: "verify_id_token", input: ["id_token": .string(token)])
+        }
         #expect(expired?.message.contains("expired") == true)
         let otherAudience = try H(settings: ["client_id": "another-app"], base: good.base)
         good.clock.advance(by: -TimeInterval(IDaaSEmulator.idTokenLifetime + 120))
-        let audience = await gatewayError { try await otherAudience.provider.perform(action: "verify_id_token", input: ["id_token": .string(token)]) }
+        let audience = await gatewayError {
+            try await otherAudience.provider.perform(action: "verify_id_token", input: ["id_token": .string(token)])
+        }
         #expect(audience?.message.contains("audience") == true)
     }
 
@@ -297,10 +315,14 @@ struct IDaaSProviderTests {
         #expect(refreshed["session_token"] != nil && refreshed["session_token"] != session)
         #expect(refreshed["expire"]?.numberValue == Double(IDaaSEmulator.sessionLifetime))
         #expect(refreshed["id_token"]?.stringValue != nil)
-        let old = await gatewayError { try await h.provider.perform(action: "refresh_id_token", input: ["session_token": session]) }
+        let old = await gatewayError {
+            try await h.provider.perform(action: "refresh_id_token", input: ["session_token": session])
+        }
         #expect(old?.code == .invalidToken)
         #expect(old?.vendor?.code == "IDAAS.SDK.PARAM.0023")
-        #expect(await gatewayError { try await h.provider.perform(action: "refresh_id_token", input: [:]) }?.code == .invalidRequest)
+        #expect(
+            await gatewayError { try await h.provider.perform(action: "refresh_id_token", input: [:]) }?.code
+                == .invalidRequest)
         #expect(await gatewayError { try await h.provider.perform(action: "nothing", input: [:]) }?.code == .notFound)
     }
 
@@ -323,7 +345,9 @@ struct IDaaSProviderTests {
         let second = try #require(h.outbox.last(to: H.number)?.code)
         if first != second { #expect(try await h.provider.check(verification, code: first).status == .pending) }
         #expect(try await h.provider.check(verification, code: second).status == .approved)
-        let voice = await gatewayError { try await h.provider.resend(verification, request: ResendRequest(channel: .voice)) }
+        let voice = await gatewayError {
+            try await h.provider.resend(verification, request: ResendRequest(channel: .voice))
+        }
         #expect(voice?.code == .unsupportedChannel)
     }
 
@@ -368,7 +392,8 @@ struct IDaaSProviderTests {
     @Test("settings: every problem at once, paths and formats honoured")
     func settings() async throws {
         let problems = IDaaSPlugin.plugin.problems(
-            in: ["base_url": "ftp://x", "mobile_format": "odd", "captcha_path": "api", "language": "fr"], providerID: "idaas")
+            in: ["base_url": "ftp://x", "mobile_format": "odd", "captcha_path": "api", "language": "fr"],
+            providerID: "idaas")
         #expect(problems.count == 5)
         let moved = try H(settings: ["captcha_path": "/api/v2/sdk/other-captcha"])
         let error = await gatewayError { try await moved.provider.prepare(try H.request()) }

@@ -54,7 +54,8 @@ struct IDaaSEmulatorHarness {
     func raw(
         _ method: HTTPRequest.Method, _ path: String, json: String = "", headers: HTTPFields = device
     ) async -> TransportResponse? {
-        let request = EmulatorRequest(method: method, path: path, query: nil, headerFields: headers, body: Data(json.utf8))
+        let request = EmulatorRequest(
+            method: method, path: path, query: nil, headerFields: headers, body: Data(json.utf8))
         guard case .response(let response) = await emulator.handle(request) else { return nil }
         return response
     }
@@ -73,7 +74,8 @@ struct IDaaSEmulatorHarness {
     func verify(token: String, x: Double, sender: String = mobile) async -> TransportResponse? {
         let point = #"{\"x\":\#(x),\"y\":5.0}"#
         return await raw(
-            .post, IDaaSWire.captchaVerifyPath, json: #"{"point_json":"\#(point)","token":"\#(token)","sender":"\#(sender)"}"#)
+            .post, IDaaSWire.captchaVerifyPath,
+            json: #"{"point_json":"\#(point)","token":"\#(token)","sender":"\#(sender)"}"#)
     }
 
     /// A captcha token for `sender`, from a slider solved with the sandbox's answer.
@@ -82,13 +84,16 @@ struct IDaaSEmulatorHarness {
         let token = try #require(captcha.token)
         let response = try #require(await verify(token: token, x: try await answer(token), sender: sender))
         #expect(response.status == .ok)
-        return try #require(try JSONDecoder().decode(IDaaSWire.CaptchaVerifyResponse.self, from: response.body).captchaToken)
+        return try #require(
+            try JSONDecoder().decode(IDaaSWire.CaptchaVerifyResponse.self, from: response.body).captchaToken)
     }
 
     func send(_ captchaToken: String, mobile: String = mobile) async -> TransportResponse? {
         await raw(
             .post, IDaaSWire.smsSendPath,
-            json: #"{"mobile":"\#(mobile)","type":"LOGIN_SMS","captcha_token":"\#(captchaToken.replacingOccurrences(of: "\"", with: "\\\""))"}"#)
+            json:
+                #"{"mobile":"\#(mobile)","type":"LOGIN_SMS","captcha_token":"\#(captchaToken.replacingOccurrences(of: "\"", with: "\\\""))"}"#
+        )
     }
 
     func login(_ code: String, mobile: String = mobile) async -> TransportResponse? {
@@ -138,7 +143,8 @@ struct DecodedPNG {
             let length = u32(offset)
             let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
             let body = Array(bytes[(offset + 8)..<(offset + 8 + length)])
-            #expect(UInt32(u32(offset + 8 + length)) == IDaaSPNG.crc32(Array(bytes[(offset + 4)..<(offset + 8)]) + body))
+            #expect(
+                UInt32(u32(offset + 8 + length)) == IDaaSPNG.crc32(Array(bytes[(offset + 4)..<(offset + 8)]) + body))
             if type == "IHDR" {
                 width = (Int(body[0]) << 24) | (Int(body[1]) << 16) | (Int(body[2]) << 8) | Int(body[3])
                 height = (Int(body[4]) << 24) | (Int(body[5]) << 16) | (Int(body[6]) << 8) | Int(body[7])
@@ -184,7 +190,9 @@ struct DecodedPNG {
             var sum = 0
             for (column, row) in mask {
                 let index = (row * background.width + x + column) * background.channels
-                sum += Int(background.pixels[index]) + Int(background.pixels[index + 1]) + Int(background.pixels[index + 2])
+                sum +=
+                    Int(background.pixels[index]) + Int(background.pixels[index + 1])
+                    + Int(background.pixels[index + 2])
             }
             if sum < best.score { best = (x, sum) }
         }

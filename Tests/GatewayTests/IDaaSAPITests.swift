@@ -29,7 +29,8 @@ struct IDaaSAPITests {
         for left in 0...(background.width - piece.width) {
             let sum = mask.reduce(0) { total, point in
                 let index = (point.1 * background.width + left + point.0) * background.channels
-                return total + Int(background.bytes[index]) + Int(background.bytes[index + 1]) + Int(background.bytes[index + 2])
+                return total + Int(background.bytes[index]) + Int(background.bytes[index + 1])
+                    + Int(background.bytes[index + 2])
             }
             if sum < best.sum { best = (left, sum) }
         }
@@ -85,7 +86,9 @@ struct IDaaSAPITests {
 
             let start = try await client.call(
                 .post, "/v1/verifications",
-                json: #"{"to": "\#(Self.number)", "provider": "idaas", "client_context": {"ip": "203.0.113.9", "user_agent": "Android 14 app", "device_id": "d-1"}}"#)
+                json:
+                    #"{"to": "\#(Self.number)", "provider": "idaas", "client_context": {"ip": "203.0.113.9", "user_agent": "Android 14 app", "device_id": "d-1"}}"#
+            )
             #expect(start.status == .created)
             #expect(start.body["sends"] as? Int == 0)
             let id = try #require(start.body["id"] as? String)
@@ -103,7 +106,8 @@ struct IDaaSAPITests {
             #expect(wrong.status == .forbidden)
             #expect(wrong.body.errorCode == "app_verification_failed")
             #expect(runtime.sandbox?.outbox.last(to: Self.number) == nil)
-            let fresh = try #require((wrong.body.error?["next_action"] as? [String: Any])?["solve_challenge"] as? [String: Any])
+            let fresh = try #require(
+                (wrong.body.error?["next_action"] as? [String: Any])?["solve_challenge"] as? [String: Any])
 
             let solved = try await client.call(
                 .post, "/v1/verifications/\(id)/challenge", json: #"{"answer": {"x": \#(try Self.solve(fresh))}}"#)
@@ -112,7 +116,8 @@ struct IDaaSAPITests {
             let code = try #require(runtime.sandbox?.outbox.last(to: Self.number)?.code)
 
             let bad = try await client.call(
-                .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code == "000000" ? "111111" : "000000")"}"#)
+                .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code == "000000" ? "111111" : "000000")"}"#
+            )
             #expect(bad.body.errorCode == "incorrect_code")
             let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
             #expect(check.body["status"] as? String == "approved")
@@ -122,12 +127,14 @@ struct IDaaSAPITests {
             let session = try #require(tokens["session_token"] as? String)
 
             let refresh = try await client.call(
-                .post, "/v1/providers/idaas/actions/refresh_id_token", json: #"{"input": {"session_token": "\#(session)"}}"#)
+                .post, "/v1/providers/idaas/actions/refresh_id_token",
+                json: #"{"input": {"session_token": "\#(session)"}}"#)
             #expect(refresh.status == .ok)
             let output = try #require(refresh.body["output"] as? [String: Any])
             #expect(output["session_token"] as? String != session)
             let old = try await client.call(
-                .post, "/v1/providers/idaas/actions/refresh_id_token", json: #"{"input": {"session_token": "\#(session)"}}"#)
+                .post, "/v1/providers/idaas/actions/refresh_id_token",
+                json: #"{"input": {"session_token": "\#(session)"}}"#)
             #expect(old.status.code == 422)
             #expect(old.body.errorCode == "invalid_token")
             let verify = try await client.call(
@@ -140,20 +147,25 @@ struct IDaaSAPITests {
     @Test("a resend needs a new slider; a number outside the tenant's area codes never reaches IDaaS")
     func resendAndRegions() async throws {
         try await GatewayHarness().run { client, runtime in
-            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "\#(Self.number)", "provider": "idaas"}"#)
+            let start = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "\#(Self.number)", "provider": "idaas"}"#)
             let id = try #require(start.body["id"] as? String)
-            let first = try #require((start.body["next_action"] as? [String: Any])?["solve_challenge"] as? [String: Any])
-            _ = try await client.call(.post, "/v1/verifications/\(id)/challenge", json: #"{"answer": {"x": \#(try Self.solve(first))}}"#)
+            let first = try #require(
+                (start.body["next_action"] as? [String: Any])?["solve_challenge"] as? [String: Any])
+            _ = try await client.call(
+                .post, "/v1/verifications/\(id)/challenge", json: #"{"answer": {"x": \#(try Self.solve(first))}}"#)
             let resend = try await client.call(.post, "/v1/verifications/\(id)/resend", json: "{}")
             #expect(resend.status == .ok)
-            let next = try #require((resend.body["next_action"] as? [String: Any])?["solve_challenge"] as? [String: Any])
+            let next = try #require(
+                (resend.body["next_action"] as? [String: Any])?["solve_challenge"] as? [String: Any])
             #expect(runtime.sandbox?.outbox.messages(to: Self.number).count == 1)
             let solved = try await client.call(
                 .post, "/v1/verifications/\(id)/challenge", json: #"{"answer": {"x": \#(try Self.solve(next))}}"#)
             #expect(solved.body["sends"] as? Int == 2)
             #expect(runtime.sandbox?.outbox.messages(to: Self.number).count == 2)
 
-            let us = try await client.call(.post, "/v1/verifications", json: #"{"to": "+16505553434", "provider": "idaas"}"#)
+            let us = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+16505553434", "provider": "idaas"}"#)
             // Routing already skips IDaaS for a region its area codes lack (`country_not_served`); the
             // provider's own refusal (`unsupported_destination`) is tested in the plugin's tests.
             #expect(us.status.code == 503)

@@ -66,25 +66,29 @@ struct IDaaSConfiguration: Sendable, Equatable {
         }
     }
 
-    static var pathSettings: [(String, WritableKeyPath<Paths, String>, String)] {[
-        ("area_codes_path", \.areaCodes, IDaaSWire.areaCodesPath),
-        ("captcha_path", \.captcha, IDaaSWire.captchaPath),
-        ("captcha_verify_path", \.captchaVerify, IDaaSWire.captchaVerifyPath),
-        ("sms_send_path", \.smsSend, IDaaSWire.smsSendPath),
-        ("sms_login_path", \.smsLogin, IDaaSWire.smsLoginPath),
-        ("refresh_path", \.refresh, IDaaSWire.refreshPath),
-        ("jwks_path", \.jwks, IDaaSWire.jwksPath),
-    ]}
+    static var pathSettings: [(String, WritableKeyPath<Paths, String>, String)] {
+        [
+            ("area_codes_path", \.areaCodes, IDaaSWire.areaCodesPath),
+            ("captcha_path", \.captcha, IDaaSWire.captchaPath),
+            ("captcha_verify_path", \.captchaVerify, IDaaSWire.captchaVerifyPath),
+            ("sms_send_path", \.smsSend, IDaaSWire.smsSendPath),
+            ("sms_login_path", \.smsLogin, IDaaSWire.smsLoginPath),
+            ("refresh_path", \.refresh, IDaaSWire.refreshPath),
+            ("jwks_path", \.jwks, IDaaSWire.jwksPath),
+        ]
+    }
 
-    static var headerSettings: [(String, WritableKeyPath<Headers, String>, String)] {[
-        ("client_id_header", \.clientID, IDaaSWire.clientIDHeader),
-        ("os_header", \.os, IDaaSWire.osHeader),
-        ("fingerprint_header", \.fingerprint, IDaaSWire.fingerprintHeader),
-        ("ip_header", \.ip, IDaaSWire.ipHeader),
-        ("agent_header", \.agent, IDaaSWire.agentHeader),
-        ("language_header", \.language, IDaaSWire.languageHeader),
-        ("session_token_header", \.sessionToken, IDaaSWire.sessionTokenHeader),
-    ]}
+    static var headerSettings: [(String, WritableKeyPath<Headers, String>, String)] {
+        [
+            ("client_id_header", \.clientID, IDaaSWire.clientIDHeader),
+            ("os_header", \.os, IDaaSWire.osHeader),
+            ("fingerprint_header", \.fingerprint, IDaaSWire.fingerprintHeader),
+            ("ip_header", \.ip, IDaaSWire.ipHeader),
+            ("agent_header", \.agent, IDaaSWire.agentHeader),
+            ("language_header", \.language, IDaaSWire.languageHeader),
+            ("session_token_header", \.sessionToken, IDaaSWire.sessionTokenHeader),
+        ]
+    }
 
     static let defaultOSValue = "gateway/1.0"
     static let defaultAgentValue = "verification-gateway/1.0"
@@ -102,7 +106,9 @@ struct IDaaSConfiguration: Sendable, Equatable {
             specs.append(
                 SettingSpec(
                     name: name, summary: "Path of the call; default \(value).", isRequired: false,
-                    validate: { $0.hasPrefix("/") && isPrintable($0, max: 300) ? nil : "must be a path starting with /" }))
+                    validate: {
+                        $0.hasPrefix("/") && isPrintable($0, max: 300) ? nil : "must be a path starting with /"
+                    }))
         }
         for (name, _, value) in headerSettings {
             specs.append(
@@ -129,7 +135,8 @@ struct IDaaSConfiguration: Sendable, Equatable {
                 name: "language", summary: "X-L: zh or en (default en).", isRequired: false,
                 validate: { ["zh", "en"].contains($0) ? nil : "must be zh or en" }),
             SettingSpec(
-                name: "area_codes_cache_seconds", summary: "How long the tenant's area codes are cached (default 3600).",
+                name: "area_codes_cache_seconds",
+                summary: "How long the tenant's area codes are cached (default 3600).",
                 isRequired: false, validate: { seconds($0) }),
             SettingSpec(
                 name: "area_codes_preload", summary: "Read the area codes when the provider is built (default true).",

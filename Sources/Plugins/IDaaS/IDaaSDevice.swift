@@ -53,7 +53,14 @@ struct IDaaSDevice: Codable, Sendable, Equatable {
     static func operatingSystem(in agent: String) -> String? {
         let patterns: [(String, (String) -> String)] = [
             (#"Android [0-9.]+"#, { $0 }),
-            (#"(?:iPhone|CPU) OS [0-9_]+"#, { "iOS " + ($0.split(separator: " ").last.map(String.init) ?? "").replacingOccurrences(of: "_", with: ".") }),
+            (
+                #"(?:iPhone|CPU) OS [0-9_]+"#,
+                {
+                    "iOS "
+                        + ($0.split(separator: " ").last.map(String.init) ?? "").replacingOccurrences(
+                            of: "_", with: ".")
+                }
+            ),
             (#"Windows NT [0-9.]+"#, { $0 }),
             (#"Mac OS X [0-9_.]+"#, { $0.replacingOccurrences(of: "_", with: ".") }),
         ]
@@ -65,7 +72,9 @@ struct IDaaSDevice: Codable, Sendable, Equatable {
 
     /// Printable ASCII only, at most 256 characters: safe as an HTTP header value.
     static func clean(_ value: String) -> String {
-        String(String.UnicodeScalarView(value.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F }).prefix(256))
-            .trimmingCharacters(in: .whitespaces)
+        String(
+            String.UnicodeScalarView(value.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F }).prefix(256)
+        )
+        .trimmingCharacters(in: .whitespaces)
     }
 }

@@ -155,7 +155,9 @@ public final class IDaaSEmulator: VendorEmulator {
             state.prune(now: now)
             state.setCaptcha(
                 token,
-                .init(answerX: puzzle.x, answerY: puzzle.y, expiresAt: now.addingTimeInterval(Self.defaultCaptchaLifetime)))
+                .init(
+                    answerX: puzzle.x, answerY: puzzle.y, expiresAt: now.addingTimeInterval(Self.defaultCaptchaLifetime)
+                ))
         }
         return Self.json(
             IDaaSWire.CaptchaResponse(
@@ -287,7 +289,9 @@ public final class IDaaSEmulator: VendorEmulator {
             user.lockedUntil = nil
             state.setUser(number, user)
             let status = statuses[number] ?? IDaaSWire.LoginStatus.success.rawValue
-            guard status == IDaaSWire.LoginStatus.success.rawValue || status == IDaaSWire.LoginStatus.passwordWarn.rawValue
+            guard
+                status == IDaaSWire.LoginStatus.success.rawValue
+                    || status == IDaaSWire.LoginStatus.passwordWarn.rawValue
             else { return .status(status) }
             let sessionToken = Self.randomHex(24)
             state.setSession(

@@ -99,7 +99,8 @@ enum IDaaSErrorMapping {
         Row(
             "IDAAS.SDK.PARAM.", .invalidRequest, .prefix, "idaas.md §3.1",
             "a parameter IDaaS refused (device information and the like)"),
-        Row("IDAAS.SDK.COMMON.", .invalidRequest, .prefix, "idaas.md §3.1 (seed SDK group)", "a common request problem"),
+        Row(
+            "IDAAS.SDK.COMMON.", .invalidRequest, .prefix, "idaas.md §3.1 (seed SDK group)", "a common request problem"),
         Row(
             "IDAAS.SDK.CAPTCHA.", .appVerificationFailed, .prefix, "idaas.md §3.1",
             "a captcha problem (exact rows cover the code errors 0006/0007)"),
@@ -138,7 +139,8 @@ enum IDaaSErrorMapping {
     }
 
     /// Maps an error answer. `body` is the decoded error body (nil when unreadable).
-    static func map(body: IDaaSWire.ErrorBody?, httpStatus: Int, providerID: String, operation: String) -> GatewayError {
+    static func map(body: IDaaSWire.ErrorBody?, httpStatus: Int, providerID: String, operation: String) -> GatewayError
+    {
         let code = body?.code.flatMap { IDaaSWire.isBoundedCode($0) ? $0 : nil }
         let mapped: GatewayError.Code
         var message: String

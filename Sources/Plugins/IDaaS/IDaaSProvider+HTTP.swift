@@ -81,12 +81,15 @@ extension IDaaSProvider {
     }
 
     /// A GET without a body.
-    func get(_ path: String, device: IDaaSDevice?, operation: Operation) async throws(GatewayError) -> TransportResponse {
+    func get(_ path: String, device: IDaaSDevice?, operation: Operation) async throws(GatewayError) -> TransportResponse
+    {
         try await call(.get, path, body: Optional<String>.none, device: device, operation: operation)
     }
 
     /// Decodes a 2xx answer, or throws `provider_error` for a body the gateway cannot read.
-    func decode<T: Decodable>(_ type: T.Type, _ response: TransportResponse, operation: Operation) throws(GatewayError) -> T {
+    func decode<T: Decodable>(_ type: T.Type, _ response: TransportResponse, operation: Operation) throws(GatewayError)
+        -> T
+    {
         guard let value = try? JSONDecoder().decode(type, from: response.body) else {
             throw malformed(operation: operation, httpStatus: response.status.code)
         }

@@ -26,7 +26,8 @@ extension IDaaSProvider {
             keys = try await signingKeys(refresh: true)
             key = Self.key(in: keys, kid: header.kid)
         }
-        guard let key, let n = key.n.flatMap(IDaaSWire.base64URLDecode), let e = key.e.flatMap(IDaaSWire.base64URLDecode),
+        guard let key, let n = key.n.flatMap(IDaaSWire.base64URLDecode),
+            let e = key.e.flatMap(IDaaSWire.base64URLDecode),
             let publicKey = try? _RSA.Signing.PublicKey(n: n, e: e)
         else { return .failure(TokenProblem(reason: "no tenant key matches the token")) }
         let input = Data((parts[0] + "." + parts[1]).utf8)
@@ -78,7 +79,9 @@ extension IDaaSProvider {
         if case .failure(let problem) = try await verifyIDToken(idToken) {
             logger.warning(
                 "idaas id token did not verify",
-                metadata: ["provider.id": "\(id)", "idaas.operation": "\(operation.rawValue)", "reason": "\(problem.reason)"])
+                metadata: [
+                    "provider.id": "\(id)", "idaas.operation": "\(operation.rawValue)", "reason": "\(problem.reason)",
+                ])
             throw GatewayError(
                 .providerError, "The ID token IDaaS returned did not verify (\(problem.reason)); nothing was approved.",
                 vendor: GatewayError.VendorDetail(providerID: id, code: nil, httpStatus: 200))

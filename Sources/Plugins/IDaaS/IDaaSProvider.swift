@@ -29,7 +29,8 @@ struct IDaaSProvider: VerificationProvider {
 
     var capabilities: ProviderCapabilities {
         ProviderCapabilities(
-            channels: [.sms], servedRegions: cache.servedRegions ?? configuration.defaultRegions, issuesTokens: true, resendKeepsCode: false,
+            channels: [.sms], servedRegions: cache.servedRegions ?? configuration.defaultRegions, issuesTokens: true,
+            resendKeepsCode: false,
             supportsResend: true, supportsCancel: false, supportsStatus: false)
     }
 
@@ -74,7 +75,8 @@ struct IDaaSProvider: VerificationProvider {
             configuration: configuration)
         let challenge = try await newChallenge(mobile: mobile, device: device, sentAt: nil)
         logger.info(
-            "idaas slider issued", metadata: ["provider.id": "\(id)", "to": "\(number.masked)", "device": "\(device.masked)"])
+            "idaas slider issued",
+            metadata: ["provider.id": "\(id)", "to": "\(number.masked)", "device": "\(device.masked)"])
         return challenge
     }
 
@@ -109,15 +111,16 @@ struct IDaaSProvider: VerificationProvider {
                 throw malformed(operation: .captchaVerify, httpStatus: response.status.code)
             }
             captchaToken = value
-        } catch where error.code == .appVerificationFailed {
+        } catch  where error.code == .appVerificationFailed {
             return try await freshChallenge(state, verification: verification)
         }
         do {
             _ = try await call(
                 .post, configuration.paths.smsSend,
-                body: IDaaSWire.SMSSendRequest(mobile: state.mobile, type: configuration.smsType, captchaToken: captchaToken),
+                body: IDaaSWire.SMSSendRequest(
+                    mobile: state.mobile, type: configuration.smsType, captchaToken: captchaToken),
                 device: state.device, operation: .smsSend)
-        } catch where error.code == .appVerificationFailed {
+        } catch  where error.code == .appVerificationFailed {
             // The captcha token was refused (expired, used): a new slider, never a send without one.
             return try await freshChallenge(state, verification: verification)
         }
@@ -140,7 +143,9 @@ struct IDaaSProvider: VerificationProvider {
     }
 
     /// `GET /api/v2/sdk/captcha` as a `slider_captcha` challenge: the background and the piece as base64 PNG.
-    func newChallenge(mobile: String, device: IDaaSDevice, sentAt: Date?) async throws(GatewayError) -> ProviderChallenge {
+    func newChallenge(mobile: String, device: IDaaSDevice, sentAt: Date?) async throws(GatewayError)
+        -> ProviderChallenge
+    {
         let response = try await get(configuration.paths.captcha, device: device, operation: .captcha)
         let captcha = try decode(IDaaSWire.CaptchaResponse.self, response, operation: .captcha)
         guard let token = captcha.token, !token.isEmpty, let background = captcha.originalImageBase64,
@@ -173,7 +178,7 @@ struct IDaaSProvider: VerificationProvider {
                 .post, configuration.paths.smsLogin,
                 body: IDaaSWire.SMSLoginRequest(mobile: state.mobile, verifyCode: code), device: state.device,
                 operation: .smsLogin)
-        } catch where error.code == .incorrectCode {
+        } catch  where error.code == .incorrectCode {
             return ProviderCheckResult(status: .pending)
         }
         let answer = try decode(IDaaSWire.TokenResponse.self, response, operation: .smsLogin)
@@ -314,7 +319,9 @@ struct IDaaSProvider: VerificationProvider {
             if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
             if (try? await areaCodes()) != nil { return }
         }
-        logger.warning("idaas area codes could not be read; they will be read on the next start", metadata: ["provider.id": "\(id)"])
+        logger.warning(
+            "idaas area codes could not be read; they will be read on the next start",
+            metadata: ["provider.id": "\(id)"])
     }
 
     // MARK: helpers
