@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
         .library(name: "GatewayTwilio", targets: ["GatewayTwilio"]),
         .library(name: "GatewayFirebase", targets: ["GatewayFirebase"]),
+        .library(name: "GatewaySinch", targets: ["GatewaySinch"]),
     ],
     dependencies: [
         // API packages only for the core (DESIGN.md §2).
@@ -55,6 +56,17 @@ let package = Package(
             path: "Sources/Plugins/Firebase",
             swiftSettings: strict
         ),
+        .target(
+            name: "GatewaySinch",
+            dependencies: [
+                "GatewayCore",
+                // Application-signed requests: MD5 of the body and HMAC-SHA256 (sinch.md §1.1).
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Sources/Plugins/Sinch",
+            swiftSettings: strict
+        ),
         // The system SQLite library (Debian's libsqlite3-dev): the embedded default store needs
         // nothing more than its C API, so no Swift driver package is pulled in.
         .systemLibrary(
@@ -66,6 +78,7 @@ let package = Package(
                 "GatewayCore",
                 "GatewayTwilio",
                 "GatewayFirebase",
+                "GatewaySinch",
                 "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // HTTP1Channel's decoder limits and extra handlers (HTTPParseErrorHandler).
@@ -115,6 +128,14 @@ let package = Package(
                 // Verifies the emulator's RS256 ID tokens with swift-crypto, independently of its signing code.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewaySinchTests",
+            dependencies: [
+                "GatewayCore", "GatewaySinch", "GatewayTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strict
         ),
