@@ -57,7 +57,7 @@ struct SinchCallbackTests {
 
     @Test("a request event is denied for a verification the gateway did not start, a final one, or another number")
     func denyOthers() async throws {
-        let harness = try SinchHarness(callbacks: false)
+        let harness = try SinchHarness(settings: ["foreign_request_events": "deny"], callbacks: false)
         let now = harness.clock.now
         let lookupOf = harness.gateway.lookup
         let noReference = try await harness.provider.handleCallback(
@@ -85,6 +85,19 @@ struct SinchCallbackTests {
             try Self.callback(Self.requestEvent(id: "3", reference: "vf_bb", to: "+46701234999"), at: now),
             lookup: harness.gateway.lookup)
         #expect(Self.action(otherNumber) == "deny")
+    }
+
+    @Test("with foreign_request_events: allow (the sandbox), a verification the gateway did not start is allowed, unless the country is blocked")
+    func allowForeign() async throws {
+        let harness = try SinchHarness(callbacks: false)
+        let now = harness.clock.now
+        let foreign = try await harness.provider.handleCallback(
+            try Self.callback(Self.requestEvent(reference: "order-42"), at: now), lookup: harness.gateway.lookup)
+        #expect(Self.action(foreign) == "allow")
+        harness.gateway.permits.withLock { $0 = { _ in false } }
+        let blocked = try await harness.provider.handleCallback(
+            try Self.callback(Self.requestEvent(reference: nil), at: now), lookup: harness.gateway.lookup)
+        #expect(Self.action(blocked) == "deny")
     }
 
     @Test("a result event with a good signature updates the verification it names by Sinch id")

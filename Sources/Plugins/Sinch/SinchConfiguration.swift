@@ -25,6 +25,10 @@ struct SinchConfiguration: Sendable, Equatable {
     /// How far a callback's `x-timestamp` may be from the gateway's clock. sinch.md does not state Sinch's
     /// own skew (§8, uncertain): a setting, 10 minutes by default.
     var callbackTolerance: TimeInterval
+    /// Whether a request event for a verification the gateway did not start (no reference of its own: the
+    /// mobile SDK or another backend sharing the application) is allowed. Denied by default; the sandbox
+    /// allows it so the vendor's own clients work against the emulator. The country policy applies either way.
+    var allowsForeignVerifications: Bool
 
     static let defaultBaseURL = "https://verification.api.sinch.com"
 
@@ -56,6 +60,11 @@ struct SinchConfiguration: Sendable, Equatable {
             name: "callback_tolerance_seconds",
             summary: "Allowed clock skew of a callback's x-timestamp; default 600.", isRequired: false,
             validate: { Int($0).map { (1...86_400).contains($0) } == true ? nil : "must be 1 to 86400 seconds" }),
+        SettingSpec(
+            name: "foreign_request_events",
+            summary: "`deny` (default) or `allow`: the answer to a request event for a verification the gateway did not start.",
+            isRequired: false,
+            validate: { ["deny", "allow"].contains($0) ? nil : "must be `deny` or `allow`" }),
     ]
 
     init(settings: [String: String], providerID: String) throws(ConfigurationError) {
@@ -82,6 +91,7 @@ struct SinchConfiguration: Sendable, Equatable {
         smsExpiry = settings["sms_expiry_seconds"].flatMap { Int($0) }
         flashCallInterceptionTimeout = settings["flash_call_interception_timeout"].flatMap { Int($0) }
         callbackTolerance = TimeInterval(settings["callback_tolerance_seconds"].flatMap { Int($0) } ?? 600)
+        allowsForeignVerifications = settings["foreign_request_events"] == "allow"
     }
 
     static func isHTTPURL(_ value: String) -> Bool {

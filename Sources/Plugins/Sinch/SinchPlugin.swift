@@ -5,7 +5,7 @@ import GatewayCore
 ///
 /// Settings: `application_key`, `application_secret` (secret, base64), and optionally `base_url` (default
 /// `https://verification.api.sinch.com`), `auth` (`signed`, the default, or `basic`), `sms_expiry_seconds`,
-/// `flash_call_interception_timeout` and `callback_tolerance_seconds`. Channels: `sms`, `voice` (callout),
+/// `flash_call_interception_timeout`, `callback_tolerance_seconds` and `foreign_request_events`. Channels: `sms`, `voice` (callout),
 /// `flashcall`, `silent_auth` (seamless) and `whatsapp`. Sinch's callbacks arrive at
 /// `/callbacks/<provider id>`. The sandbox points it at a ``SinchEmulator`` with the ``SinchSandbox`` values.
 public enum SinchPlugin {
@@ -24,6 +24,8 @@ public enum SinchPlugin {
                 "application_key": SinchSandbox.applicationKey,
                 "application_secret": SinchSandbox.applicationSecret,
                 "base_url": base,
+                // So the official SDKs, which start verifications without the gateway, work against the sandbox.
+                "foreign_request_events": "allow",
             ]
         })
 }

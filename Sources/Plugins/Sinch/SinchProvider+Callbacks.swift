@@ -8,8 +8,9 @@ extension SinchProvider {
     ///
     /// - `VerificationRequestEvent` is answered on the spot, `{"action": "allow"}` or `{"action": "deny"}`,
     ///   from the gateway's own policy: a destination the gateway's country permissions block is denied; so
-    ///   is a verification the gateway did not start (no reference of its own), one that is no longer
-    ///   pending, or one whose number is not the event's.
+    ///   is a verification the gateway did not start (no reference of its own) unless the
+    ///   `foreign_request_events` setting allows it, one that is no longer pending, or one whose number is
+    ///   not the event's.
     /// - `VerificationResultEvent` updates the verification named by its Sinch id (an event for an id a
     ///   resend replaced is ignored).
     /// - `VerificationSmsDeliveredEvent` with `smsResult: Failed` ends it as failed.
@@ -65,7 +66,8 @@ extension SinchProvider {
         }
         guard lookup.permits(.phone(number)) else { return false }
         guard let reference = event.reference, let gatewayID = Self.gatewayID(fromReference: reference) else {
-            return false
+            // Not started by the gateway: the mobile SDK or another backend on the same application.
+            return configuration.allowsForeignVerifications
         }
         let known: ProviderVerification?
         do {

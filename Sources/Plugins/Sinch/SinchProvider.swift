@@ -248,6 +248,7 @@ struct SinchProvider: VerificationProvider {
             throw GatewayError(.providerError, "Sinch reported a status the gateway does not know.")
         }
         guard mapped != .pending else { return VerificationChange() }
+        guard mapped != .approved else { return VerificationChange(status: .approved, nextAction: .clear) }
         let reason = status.reason.map { name + ": " + $0 } ?? name
         return VerificationChange(status: mapped, nextAction: .clear, reason: reason)
     }
