@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "GatewayTwilio", targets: ["GatewayTwilio"]),
         .library(name: "GatewayFirebase", targets: ["GatewayFirebase"]),
         .library(name: "GatewayIDaaS", targets: ["GatewayIDaaS"]),
+        .library(name: "GatewaySinch", targets: ["GatewaySinch"]),
     ],
     dependencies: [
         // API packages only for the core (DESIGN.md §2).
@@ -68,6 +69,17 @@ let package = Package(
             path: "Sources/Plugins/IDaaS",
             swiftSettings: strict
         ),
+        .target(
+            name: "GatewaySinch",
+            dependencies: [
+                "GatewayCore",
+                // Application-signed requests: MD5 of the body and HMAC-SHA256 (sinch.md §1.1).
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Sources/Plugins/Sinch",
+            swiftSettings: strict
+        ),
         // The system SQLite library (Debian's libsqlite3-dev): the embedded default store needs
         // nothing more than its C API, so no Swift driver package is pulled in.
         .systemLibrary(
@@ -80,6 +92,7 @@ let package = Package(
                 "GatewayTwilio",
                 "GatewayFirebase",
                 "GatewayIDaaS",
+                "GatewaySinch",
                 "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // HTTP1Channel's decoder limits and extra handlers (HTTPParseErrorHandler).
@@ -135,6 +148,14 @@ let package = Package(
         .testTarget(
             name: "GatewayIDaaSTests",
             dependencies: ["GatewayCore", "GatewayIDaaS", "GatewayTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewaySinchTests",
+            dependencies: [
+                "GatewayCore", "GatewaySinch", "GatewayTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -266,9 +266,12 @@ extension VerificationService {
         guard provider.capabilities.acceptsCallbacks else {
             throw GatewayError(.notFound, "Provider `\(providerID)` takes no callbacks.")
         }
-        let lookup = VerificationLookup { (target) throws(GatewayError) in
-            try await self.record(for: target, providerID: providerID).map { ProviderVerification($0) }
-        }
+        let countries = policy.countries
+        let lookup = VerificationLookup(
+            { (target) throws(GatewayError) in
+                try await self.record(for: target, providerID: providerID).map { ProviderVerification($0) }
+            },
+            permits: { destination in destination.phoneNumber.map { countries.permits($0.policyRegion) } ?? true })
         let reply = try await provider.handleCallback(callback, lookup: lookup)
         for update in reply.updates {
             guard let record = try await record(for: update.target, providerID: providerID) else {
