@@ -30,6 +30,8 @@ struct GatewayOptions: Sendable {
     var logger = Logger(label: "gateway")
     /// Deadline for one vendor call.
     var vendorTimeout: Duration = .seconds(10)
+    /// Where status webhooks go instead of the outbound HTTP client (tests).
+    var webhookTransport: (any HTTPTransport)?
 }
 
 /// What a built gateway exposes besides the application: for the startup banner and for tests.
@@ -42,6 +44,8 @@ struct GatewayRuntime: Sendable {
     let baseURL: String
     /// Set when graceful shutdown begins: the sandbox's self-calls stop using the closing port.
     let shutdown: ShutdownFlag
+    /// The status-webhook sender, when endpoints are configured (it runs as a service of the application).
+    var webhooks: WebhookDispatcher? = nil
 }
 
 /// Builds the gateway: configuration, store, providers, routes. `@main` and the tests both call it.
@@ -175,12 +179,18 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         let signer = try VerificationTokenSigner.load(
             pem: configuration.tokenSigningKeyPEM,
             file: options.dataDirectory.appendingPathComponent("token-signing-key.pem"))
+        let metrics = MetricsRegistry()
         let service = VerificationService(
             registry: registry, routing: routing, store: store, clock: options.clock, policy: configuration.policy,
-            breakers: CircuitBreakers(settings: configuration.breakers, clock: options.clock), logger: logger)
+            breakers: CircuitBreakers(settings: configuration.breakers, clock: options.clock), logger: logger,
+            metrics: GatewayMetrics(factory: metrics.factory))
 
         let routes = RouteTable()
         let router = RecordingRouter(router: Router(context: GatewayRequestContext.self), table: routes)
+        router.add(
+            middleware: HTTPMetricsMiddleware(
+                factory: metrics.factory,
+                knownIDs: Set(registry.providerIDs + options.plugins.map(\.id))))
         router.add(middleware: ErrorMiddleware(routes: routes))
         if let sandbox {
             router.add(middleware: SandboxMiddleware(sandbox: sandbox))
@@ -189,6 +199,10 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         let receiver = publicBaseURL.map { CallbackReceiver(service: service, publicBaseURL: $0) }
         if let receiver { router.add(middleware: CallbacksMiddleware(receiver: receiver)) }
         OperationsController(service: service, signer: signer).addRoutes(to: router)
+        MetricsController(
+            metrics: metrics, service: service, access: configuration.metricsAccess,
+            keys: APIKeyMiddleware(keyring: keyring, scope: .admin, store: store as? any APIKeyStore)
+        ).addRoutes(to: router)
         let keyStore = store as? any APIKeyStore
         let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .verify, store: keyStore))
             .add(middleware: JSONBodyMiddleware())
@@ -202,6 +216,10 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             middleware: APIKeyMiddleware(keyring: keyring, scope: .admin, store: keyStore))
             .add(middleware: JSONBodyMiddleware())
         AdminController(service: service, prices: configuration.prices).addRoutes(to: admin)
+        let webhookQueue = store as? any VerificationStore & WebhookQueueStore
+        if let webhookQueue {
+            WebhooksAdminController(queue: webhookQueue, clock: options.clock).addRoutes(to: admin)
+        }
 
         if let receiver { selfCalls.bind(InProcessCallbackTransport(receiver: receiver)) }
         switch (options.sandboxTransport, receiver) {
@@ -210,6 +228,20 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         }
         var services: [any Service] = []
         if let httpClient { services.append(HTTPClientService(client: httpClient)) }
+        var webhooks: WebhookDispatcher?
+        if !configuration.webhooks.endpoints.isEmpty {
+            guard let webhookQueue else {
+                throw ConfigurationError(problems: ["webhooks: this store keeps no webhook queue"])
+            }
+            // The cursor starts now, when webhooks are turned on: every change from here on is delivered,
+            // none from before is replayed.
+            _ = try await webhookQueue.webhookCursor()
+            let dispatcher = WebhookDispatcher(
+                store: webhookQueue, settings: configuration.webhooks,
+                transport: options.webhookTransport ?? transport, clock: options.clock, logger: logger)
+            services.append(dispatcher)
+            webhooks = dispatcher
+        }
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [HTTPParseErrorHandler()],
             httpDecoderConfiguration: .init(
@@ -224,7 +256,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             logger: logger)
         let runtime = GatewayRuntime(
             service: service, sandbox: sandbox, sandboxAPIKey: sandboxAPIKey, signer: signer, baseURL: baseURL,
-            shutdown: shutdown)
+            shutdown: shutdown, webhooks: webhooks)
         return (app, runtime)
     } catch {
         try? await httpClient?.shutdown()

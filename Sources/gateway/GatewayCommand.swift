@@ -31,17 +31,23 @@ struct Serve: AsyncParsableCommand {
     var shutdownGrace = 10.0
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
+    @Option(name: .customLong("log-format"), help: "text (the default) or json: one JSON object per line.")
+    var logFormat = "text"
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        guard LoggingBootstrap.Format(rawValue: logFormat) != nil else {
+            throw ValidationError("--log-format must be text or json")
+        }
         guard shutdownGrace.isFinite, (0...600).contains(shutdownGrace) else {
             throw ValidationError("--shutdown-grace must be from 0 to 600 seconds.")
         }
     }
 
     func run() async throws {
-        LoggingBootstrap.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .info)
+        LoggingBootstrap.bootstrap(
+            level: Logger.Level(rawValue: logLevel) ?? .info, format: LoggingBootstrap.Format(rawValue: logFormat) ?? .text)
         var options = GatewayOptions()
         options.host = host
         options.port = port
@@ -161,14 +167,27 @@ enum SandboxBanner {
     }
 }
 
-/// Logging goes to standard error, once, here.
+/// Logging goes to standard error, once, here. Every line written while a request is served carries its
+/// `request.id`, whichever logger wrote it (``RequestScope``).
 enum LoggingBootstrap {
-    static func bootstrap(level: Logger.Level) {
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+    enum Format: String {
+        case text, json
+    }
+
+    static func bootstrap(level: Logger.Level, format: Format = .text) {
+        LoggingSystem.bootstrap(
+            { label, provider in
+                switch format {
+                case .text:
+                    var handler = StreamLogHandler.standardError(label: label, metadataProvider: provider)
+                    handler.logLevel = level
+                    return handler
+                case .json:
+                    var handler = JSONLogHandler(label: label, metadataProvider: provider)
+                    handler.logLevel = level
+                    return handler
+                }
+            }, metadataProvider: RequestScope.metadataProvider)
     }
 }
 

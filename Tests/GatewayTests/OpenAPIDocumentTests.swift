@@ -27,7 +27,7 @@ struct OpenAPIDocumentTests {
                 operations.append((HTTPRequest.Method(rawValue: method.uppercased())!, concrete))
             }
         }
-        #expect(operations.count == 24)
+        #expect(operations.count == 27)
         let all = operations
         try await GatewayHarness().run { client, _ in
             for (method, uri) in all {

@@ -44,11 +44,15 @@ struct GatewayConfiguration: Sendable {
     var trustedProxyHeader: String?
     var breakers = CircuitBreakers.Settings()
     var prices = PriceTable()
+    /// `metrics: {access: loopback_or_admin | admin | open}`: who may read `GET /metrics`.
+    var metricsAccess = MetricsAccess.loopbackOrAdmin
+    /// `webhooks`: status webhooks to the application (none by default).
+    var webhooks = WebhookSettings()
 
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
         "public_base_url", "rate_limits", "countries", "pumping_guard",
-        "prices",
+        "prices", "metrics", "webhooks",
     ]
 
     /// Reads and checks a configuration file; every problem is listed in one error.
@@ -281,6 +285,14 @@ struct GatewayConfiguration: Sendable {
             }
         }
 
+        if let value = top["webhooks"] {
+            config.webhooks = parseWebhooks(value, environment: environment, problems: &problems)
+        }
+
+        if let value = top["metrics"] {
+            config.metricsAccess = parseMetrics(value, problems: &problems) ?? config.metricsAccess
+        }
+
         if let value = top["public_base_url"] {
             if case .string(let text) = value, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
                 ["http", "https"].contains(scheme), url.host?.isEmpty == false, url.query == nil, url.fragment == nil
@@ -488,5 +500,25 @@ extension GatewayConfiguration {
             }
         }
         return settings
+    }
+}
+
+extension GatewayConfiguration {
+    /// `metrics: {access: loopback_or_admin}` (the default), `admin` or `open`.
+    static func parseMetrics(_ value: JSONValue, problems: inout [String]) -> MetricsAccess? {
+        guard case .object(let fields) = value else {
+            problems.append("`metrics` must be a mapping such as {access: loopback_or_admin}")
+            return nil
+        }
+        for key in fields.keys.sorted() where key != "access" {
+            problems.append("metrics: unknown key `\(key)`")
+        }
+        guard let raw = fields["access"] else { return nil }
+        guard case .string(let name) = raw, let access = MetricsAccess(rawValue: name) else {
+            let names = MetricsAccess.allCases.map(\.rawValue).joined(separator: ", ")
+            problems.append("metrics.access must be one of \(names)")
+            return nil
+        }
+        return access
     }
 }
