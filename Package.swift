@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
         .library(name: "GatewayTwilio", targets: ["GatewayTwilio"]),
         .library(name: "GatewayFirebase", targets: ["GatewayFirebase"]),
+        .library(name: "GatewayNexmo", targets: ["GatewayNexmo"]),
     ],
     dependencies: [
         // API packages only for the core (DESIGN.md §2).
@@ -55,6 +56,17 @@ let package = Package(
             path: "Sources/Plugins/Firebase",
             swiftSettings: strict
         ),
+        .target(
+            name: "GatewayNexmo",
+            dependencies: [
+                "GatewayCore",
+                // Application JWTs (RS256) for Verify v2, and the HS256 signatures of Vonage's callbacks.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Sources/Plugins/Nexmo",
+            swiftSettings: strict
+        ),
         // The system SQLite library (Debian's libsqlite3-dev): the embedded default store needs
         // nothing more than its C API, so no Swift driver package is pulled in.
         .systemLibrary(
@@ -66,6 +78,7 @@ let package = Package(
                 "GatewayCore",
                 "GatewayTwilio",
                 "GatewayFirebase",
+                "GatewayNexmo",
                 "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // HTTP1Channel's decoder limits and extra handlers (HTTPParseErrorHandler).
@@ -119,12 +132,21 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "GatewayNexmoTests",
+            dependencies: [
+                "GatewayCore", "GatewayNexmo", "GatewayTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "GatewayTests",
             dependencies: [
                 "gateway",
                 "GatewayCore",
                 "GatewayTwilio",
                 "GatewayFirebase",
+                "GatewayNexmo",
                 "GatewayTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -107,10 +107,12 @@ struct GatewayConfiguration: Sendable {
                     for key in entry.keys.sorted() where !["id", "plugin", "settings"].contains(key) {
                         problems.append("providers[\(index)]: unknown key `\(key)`")
                     }
-                    guard case .string(let plugin)? = entry["plugin"] else {
+                    guard case .string(let named)? = entry["plugin"] else {
                         problems.append("providers[\(index)]: `plugin` is required")
                         continue
                     }
+                    // A former name of an installed plugin (`nexmo`) is that plugin.
+                    let plugin = pluginsByID[named] == nil ? InstalledPlugins.aliases[named] ?? named : named
                     var id = plugin
                     if let raw = entry["id"] {
                         if case .string(let text) = raw {
