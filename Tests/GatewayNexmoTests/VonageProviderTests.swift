@@ -18,7 +18,7 @@ struct VonageV2ProviderTests {
         #expect(body.brand == VonageSandbox.brand && body.codeLength == 6 && body.locale == "de-de")
         #expect(body.workflow.map(\.channel) == ["sms", "voice"] && body.workflow[0].to == "14155550100")
         #expect(sent.headerFields[.authorization]?.hasPrefix("Basic ") == true)
-        let message = try #require(harness.outbox.last(to: "14155550100"))
+        let message = try #require(harness.outbox.last(to: "+14155550100"))
         #expect(message.channel == "sms" && message.code?.count == 6)
         let verification = VonageHarness.stored(request, result)
         let wrong = try await harness.provider.check(verification, code: VonageHarness.wrong(message.code))
@@ -58,7 +58,7 @@ struct VonageV2ProviderTests {
         let (verification, smsCode) = try await harness.start(request)
         let result = try await harness.provider.resend(verification, request: ResendRequest())
         #expect(result.channel == .voice)
-        let voice = try #require(harness.outbox.last(to: "14155550100"))
+        let voice = try #require(harness.outbox.last(to: "+14155550100"))
         #expect(voice.channel == "voice" && voice.kind == .voice)
         var moved = verification
         moved.channel = .voice
@@ -96,7 +96,7 @@ struct VonageV2ProviderTests {
         let (verification, _) = try await harness.start(request)
         harness.clock.advance(by: 61)
         await harness.emulator.tick()
-        let voice = try #require(harness.outbox.last(to: "14155550100"))
+        let voice = try #require(harness.outbox.last(to: "+14155550100"))
         #expect(voice.channel == "voice")
         let callback = try #require(harness.callbacks.vendorCallbacks.first)
         let lookup = VerificationLookup { _ in verification }
@@ -181,7 +181,7 @@ struct VonageV2ProviderTests {
         let withFrom = try VonageHarness(settings: ["whatsapp_from": "447700900999"])
         let result = try await withFrom.provider.start(try VonageHarness.request(.whatsapp, fallbacks: [.sms, .voice]))
         #expect(result.channel == .whatsapp)
-        #expect(withFrom.outbox.last(to: "14155550100")?.channel == "whatsapp")
+        #expect(withFrom.outbox.last(to: "+14155550100")?.channel == "whatsapp")
         #expect(harness.recorder.requests.isEmpty)
     }
 

@@ -45,8 +45,8 @@ struct VonageV1ProviderTests {
         let (verification, code) = try await harness.start(try VonageHarness.request(.sms, fallbacks: [.voice]))
         let result = try await harness.provider.resend(verification, request: ResendRequest())
         #expect(result.channel == .voice)
-        #expect(harness.outbox.last(to: "14155550100")?.channel == "voice")
-        #expect(harness.outbox.last(to: "14155550100")?.code == code)
+        #expect(harness.outbox.last(to: "+14155550100")?.channel == "voice")
+        #expect(harness.outbox.last(to: "+14155550100")?.code == code)
         var moved = verification
         moved.channel = .voice
         moved.state = result.state

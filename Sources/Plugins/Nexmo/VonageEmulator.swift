@@ -227,11 +227,13 @@ public final class VonageEmulator: VendorEmulator {
         request.steps[index].initiatedAt = now
         if request.api == "v2", index > 0 { request.code = Self.randomCode(length: request.codeLength) }
         let step = request.steps[index]
+        // The outbox lists phone numbers in E.164, as the other emulators do.
+        let recipient = step.channel == "email" ? step.to : "+" + step.to
         if step.channel == "silent_auth" {
             request.steps[index].status = "action_pending"
             outbox.record(
                 SandboxOutbox.Message(
-                    provider: "vonage", kind: .silentAuth, channel: "silent_auth", to: step.to, code: nil,
+                    provider: "vonage", kind: .silentAuth, channel: "silent_auth", to: recipient, code: nil,
                     text: "Silent authentication: the device opens \(checkURL(request.id))", sentAt: now))
             return
         }
@@ -241,7 +243,7 @@ public final class VonageEmulator: VendorEmulator {
         outbox.record(
             SandboxOutbox.Message(
                 provider: "vonage", kind: Channel(rawValue: channel).map(SandboxOutbox.Message.Kind.init) ?? .sms,
-                channel: channel, to: step.to, code: request.code, text: "\(request.brand): " + message.text,
+                channel: channel, to: recipient, code: request.code, text: "\(request.brand): " + message.text,
                 language: message.language, sentAt: now))
     }
 

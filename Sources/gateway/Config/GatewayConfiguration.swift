@@ -44,11 +44,14 @@ struct GatewayConfiguration: Sendable {
     var trustedProxyHeader: String?
     var breakers = CircuitBreakers.Settings()
     var prices = PriceTable()
+    /// `tls: {cert_file: PATH, key_file: PATH}`: serve HTTPS (the `--tls-cert`/`--tls-key` flags win).
+    var tlsCertificate: URL?
+    var tlsKey: URL?
 
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
         "public_base_url", "rate_limits", "countries", "pumping_guard",
-        "prices",
+        "prices", "tls",
     ]
 
     /// Reads and checks a configuration file; every problem is listed in one error.
@@ -310,6 +313,24 @@ struct GatewayConfiguration: Sendable {
         }
         if let value = top["pumping_guard"] {
             config.policy.pumpingGuard = parsePumpingGuard(value, problems: &problems)
+        }
+
+        if let value = top["tls"] {
+            if case .object(let section) = value {
+                for key in section.keys.sorted() where !["cert_file", "key_file"].contains(key) {
+                    problems.append("tls: unknown key `\(key)`")
+                }
+                if case .string(let cert)? = section["cert_file"], case .string(let key)? = section["key_file"],
+                    !cert.isEmpty, !key.isEmpty
+                {
+                    config.tlsCertificate = URL(fileURLWithPath: cert)
+                    config.tlsKey = URL(fileURLWithPath: key)
+                } else {
+                    problems.append("`tls` needs `cert_file` and `key_file` (paths to PEM files)")
+                }
+            } else {
+                problems.append("`tls` must be a mapping with `cert_file` and `key_file`")
+            }
         }
 
         // token
