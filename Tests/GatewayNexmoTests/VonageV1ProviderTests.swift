@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import HTTPTypes
 import Testing
 
 @testable import GatewayNexmo
@@ -119,5 +120,27 @@ struct VonageV1ProviderTests {
             let answer = try JSONDecoder().decode(VonageWire.V1Response.self, from: response.body)
             #expect(answer.code != 0 && answer.errorText != nil)
         }
+    }
+
+    @Test("v1 takes Basic auth instead of body credentials, and a form body labelled JSON, as vonage-verify-legacy 1.1 sends")
+    func pythonClientShape() async throws {
+        let emulator = VonageEmulator(settings: .init(autoAdvance: false))
+        var headers = HTTPFields()
+        headers[.authorization] = "Basic " + Data("\(VonageSandbox.apiKey):\(VonageSandbox.apiSecret)".utf8).base64EncodedString()
+        headers[.contentType] = "application/json"
+        let outcome = await emulator.handle(
+            EmulatorRequest(
+                method: .post, path: "/verify/json", query: nil, headerFields: headers,
+                body: Data("number=14155550100&brand=Gateway".utf8)))
+        guard case .response(let response) = outcome else { throw VonageTestFailure.reset }
+        let answer = try JSONDecoder().decode(VonageWire.V1Response.self, from: response.body)
+        #expect(answer.status == "0" && answer.requestID != nil)
+        headers[.authorization] = "Basic " + Data("\(VonageSandbox.apiKey):wrong".utf8).base64EncodedString()
+        let refused = await emulator.handle(
+            EmulatorRequest(
+                method: .post, path: "/verify/json", query: nil, headerFields: headers,
+                body: Data("number=14155550101&brand=Gateway".utf8)))
+        guard case .response(let denied) = refused else { throw VonageTestFailure.reset }
+        #expect(try JSONDecoder().decode(VonageWire.V1Response.self, from: denied.body).status == "4")
     }
 }

@@ -148,14 +148,29 @@ public final class VonageEmulator: VendorEmulator {
         if parts.first == "verify", parts.last == "json", request.method == .get || request.method == .post {
             var fields = request.queryItems
             if request.method == .post {
-                for (key, value) in FormEncoding.decode(String(decoding: request.body, as: UTF8.self)) {
-                    fields[key] = value
+                // A form body, as the spec says; the Python client may label it JSON, so the body decides.
+                if let object = try? JSONDecoder().decode([String: JSONValue].self, from: request.body) {
+                    for (key, value) in object {
+                        if let text = value.stringValue { fields[key] = text }
+                        if let number = value.numberValue { fields[key] = String(Int(number)) }
+                    }
+                } else {
+                    for (key, value) in FormEncoding.decode(String(decoding: request.body, as: UTF8.self)) {
+                        fields[key] = value
+                    }
                 }
             }
-            guard fields["api_key"] == VonageSandbox.apiKey,
-                ConstantTime.equals(fields["api_secret"] ?? "", VonageSandbox.apiSecret)
+            // Key and secret in the parameters (the spec), or as Basic auth: vonage-verify-legacy 1.1 sends
+            // the header instead of the body parameters.
+            let basic = fields["api_key"] == nil && isAuthorizedV2(request.headerFields[.authorization], now: now)
+                && request.headerFields[.authorization]?.lowercased().hasPrefix("basic ") == true
+            guard basic
+                || (fields["api_key"] == VonageSandbox.apiKey
+                    && ConstantTime.equals(fields["api_secret"] ?? "", VonageSandbox.apiSecret))
             else {
-                if fields["api_key"] == nil { return (Self.v1(status: "2", "Missing api_key"), []) }
+                if fields["api_key"] == nil, request.headerFields[.authorization] == nil {
+                    return (Self.v1(status: "2", "Missing api_key"), [])
+                }
                 return (Self.v1(status: "4", "Invalid credentials were provided"), [])
             }
             switch Array(parts.dropFirst()) {
