@@ -144,3 +144,35 @@ struct VonageV1ProviderTests {
         #expect(try JSONDecoder().decode(VonageWire.V1Response.self, from: denied.body).status == "4")
     }
 }
+
+@Suite("Vonage emulator state")
+struct VonageEmulatorStateTests {
+    @Test("a restarted emulator keeps its live requests, their step timing and the one-per-number rule")
+    func persistence() async throws {
+        let persistence = InMemoryEmulatorPersistence()
+        let clock = ManualClock()
+        let outbox = SandboxOutbox()
+        let settings = VonageEmulator.Settings(channelTimeout: 60, autoAdvance: false)
+        let first = VonageEmulator(context: EmulatorContext(clock: clock, outbox: outbox, persistence: persistence), settings: settings)
+        let transport = InProcessTransport(emulator: first)
+        let provider = try VonageProvider(
+            context: ProviderContext(
+                providerID: "vonage",
+                settings: VonagePlugin.plugin.sandboxSettings(try #require(URL(string: "http://localhost"))),
+                transport: transport, clock: clock, logger: .quiet))
+        let request = try VonageHarness.request(.sms, fallbacks: [.voice])
+        _ = try await provider.start(request)
+        let writes = persistence.writeCount
+        #expect(writes == 1)
+        let second = VonageEmulator(context: EmulatorContext(clock: clock, outbox: outbox, persistence: persistence), settings: settings)
+        let again = try VonageProvider(
+            context: ProviderContext(
+                providerID: "vonage",
+                settings: VonagePlugin.plugin.sandboxSettings(try #require(URL(string: "http://localhost"))),
+                transport: InProcessTransport(emulator: second), clock: clock, logger: .quiet))
+        await expectGatewayError(.concurrentVerification) { try await again.start(request) }
+        clock.advance(by: 61)
+        await second.tick()
+        #expect(outbox.last(to: "+14155550100")?.channel == "voice")
+    }
+}

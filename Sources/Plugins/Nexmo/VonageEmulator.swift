@@ -213,7 +213,7 @@ public final class VonageEmulator: VendorEmulator {
         return state.withLock { state -> [Data] in
             state.forgetOld(now: now)
             var bodies: [Data] = []
-            for var request in state.requests.values where request.isLive {
+            for var request in state.dueSteps(now) {
                 var changed = false
                 while request.isLive, now >= request.stepStartedAt.addingTimeInterval(request.channelTimeout) {
                     let endedAt = request.stepStartedAt.addingTimeInterval(request.channelTimeout)

@@ -41,32 +41,62 @@ struct VonageEmulatorState: Sendable {
     }
 
     private(set) var requests: [String: Request] = [:]
+    /// The live request of each number: Vonage allows one at a time.
+    private var liveByNumber: [String: String] = [:]
+    /// Requests by the end of their current step, and finished ones by when they are forgotten: the sweeps
+    /// take what is due, never a scan.
+    private var stepEnds = DueQueue()
+    private var forgetting = DueQueue()
     private var dirty: Set<String> = []
 
+    /// How long a finished request is kept (search answers about it, checks answer "not found").
+    static let retention: TimeInterval = 86_400
+
     init(restoring saved: [Request] = []) {
-        for request in saved { requests[request.id] = request }
+        for request in saved.sorted(by: { ($0.stepStartedAt, $0.id) < ($1.stepStartedAt, $1.id) }) { put(request) }
+        dirty = []
     }
 
     func request(_ id: String) -> Request? { requests[id] }
 
-    func live(number: String) -> Request? {
-        requests.values.first { $0.number == number && $0.isLive }
-    }
+    func live(number: String) -> Request? { liveByNumber[number].flatMap { requests[$0] } }
 
-    var hasLive: Bool { requests.values.contains { $0.isLive } }
+    var hasLive: Bool { !liveByNumber.isEmpty }
 
     mutating func put(_ request: Request) {
+        let previous = requests[request.id]
         requests[request.id] = request
         dirty.insert(request.id)
+        if request.isLive {
+            liveByNumber[request.number] = request.id
+            if previous?.stepStartedAt != request.stepStartedAt || previous?.isLive != true {
+                stepEnds.append(request.id, due: request.stepStartedAt.addingTimeInterval(request.channelTimeout))
+            }
+        } else {
+            if liveByNumber[request.number] == request.id { liveByNumber[request.number] = nil }
+            if previous?.isLive != false {
+                forgetting.append(request.id, due: (request.finalizedAt ?? request.createdAt).addingTimeInterval(Self.retention))
+            }
+        }
     }
 
-    /// Forgets requests finished more than a day ago.
+    /// The live requests whose current step has ended by `now` (each once, however often it was queued).
+    mutating func dueSteps(_ now: Date) -> [Request] {
+        var seen: Set<String> = []
+        return stepEnds.popDue(now).compactMap { id in
+            guard seen.insert(id).inserted, let request = requests[id], request.isLive,
+                request.stepStartedAt.addingTimeInterval(request.channelTimeout) <= now
+            else { return nil }
+            return request
+        }
+    }
+
+    /// Forgets requests finished more than ``retention`` ago.
     mutating func forgetOld(now: Date) {
-        for (id, request) in requests where !request.isLive {
-            if let finalized = request.finalizedAt, now.timeIntervalSince(finalized) > 86_400 {
-                requests[id] = nil
-                dirty.insert(id)
-            }
+        for id in forgetting.popDue(now) {
+            guard let request = requests[id], !request.isLive else { continue }
+            requests[id] = nil
+            dirty.insert(id)
         }
     }
 
