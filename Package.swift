@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "GatewayFirebase", targets: ["GatewayFirebase"]),
         .library(name: "GatewayIDaaS", targets: ["GatewayIDaaS"]),
         .library(name: "GatewaySinch", targets: ["GatewaySinch"]),
+        .library(name: "GatewayNexmo", targets: ["GatewayNexmo"]),
     ],
     dependencies: [
         // API packages only for the core (DESIGN.md §2).
@@ -33,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // `GET /metrics`: the engine's swift-metrics figures in the Prometheus text format.
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // HTTPS serving (--tls-cert/--tls-key) and trusting that certificate on the sandbox's self-calls.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         .target(
@@ -84,6 +87,17 @@ let package = Package(
             path: "Sources/Plugins/Sinch",
             swiftSettings: strict
         ),
+        .target(
+            name: "GatewayNexmo",
+            dependencies: [
+                "GatewayCore",
+                // Application JWTs (RS256) for Verify v2, and the HS256 signatures of Vonage's callbacks.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Sources/Plugins/Nexmo",
+            swiftSettings: strict
+        ),
         // The system SQLite library (Debian's libsqlite3-dev): the embedded default store needs
         // nothing more than its C API, so no Swift driver package is pulled in.
         .systemLibrary(
@@ -97,10 +111,13 @@ let package = Package(
                 "GatewayFirebase",
                 "GatewayIDaaS",
                 "GatewaySinch",
+                "GatewayNexmo",
                 "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // HTTP1Channel's decoder limits and extra handlers (HTTPParseErrorHandler).
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -165,6 +182,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "GatewayNexmoTests",
+            dependencies: [
+                "GatewayCore", "GatewayNexmo", "GatewayTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "GatewayTests",
             dependencies: [
                 "gateway",
@@ -172,13 +197,16 @@ let package = Package(
                 "GatewayTwilio",
                 "GatewayFirebase",
                 "GatewayIDaaS",
+                "GatewayNexmo",
                 "GatewayTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strict

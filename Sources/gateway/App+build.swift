@@ -4,7 +4,9 @@ import GatewayCore
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import Logging
+import NIOSSL
 import ServiceLifecycle
 import Synchronization
 
@@ -32,6 +34,10 @@ struct GatewayOptions: Sendable {
     var vendorTimeout: Duration = .seconds(10)
     /// Where status webhooks go instead of the outbound HTTP client (tests).
     var webhookTransport: (any HTTPTransport)?
+    /// Serve HTTPS with this certificate chain and private key (PEM files); the configuration file's
+    /// `tls` section is used when these are not set.
+    var tlsCertificate: URL?
+    var tlsKey: URL?
 }
 
 /// What a built gateway exposes besides the application: for the startup banner and for tests.
@@ -59,8 +65,11 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         configuration = GatewayConfiguration()
         configuration.sandbox = true
     }
+    let tls = try ServerTLS.load(
+        certificate: options.tlsCertificate ?? configuration.tlsCertificate,
+        key: options.tlsKey ?? configuration.tlsKey)
     let selfHost = ["0.0.0.0", "::", ""].contains(options.host) ? "127.0.0.1" : options.host
-    let baseURL = "http://\(selfHost.contains(":") ? "[\(selfHost)]" : selfHost):\(options.port)"
+    let baseURL = "\(tls == nil ? "http" : "https")://\(selfHost.contains(":") ? "[\(selfHost)]" : selfHost):\(options.port)"
 
     // Emulators call the gateway back as their vendors would. Over HTTP to the gateway's own port by
     // default; in process (the router test harness has no socket) through the application's own router,
@@ -138,7 +147,14 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
     if configuration.sandbox, options.sandboxTransport == .inProcess, let sandbox {
         transport = SandboxInProcessTransport(sandbox: sandbox)
     } else {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        // Serving HTTPS with its own (often self-signed) certificate, the gateway trusts it on its self-calls.
+        var clientConfiguration = HTTPClient.Configuration()
+        if let tls {
+            var trust = TLSConfiguration.makeClientConfiguration()
+            trust.additionalTrustRoots = [.certificates(tls.chain)]
+            clientConfiguration.tlsConfiguration = trust
+        }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         httpClient = client
         let http = AsyncHTTPClientTransport(client: client)
         if let sandbox, let base = URL(string: baseURL) {
@@ -247,9 +263,12 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: HTTPParseErrorHandler.maxHeaderFieldSize,
                 maxHeaderListSize: HTTPParseErrorHandler.maxHeaderListSize))
+        let server: HTTPServerBuilder =
+            try tls.map { try .tls(.http1(configuration: http1), tlsConfiguration: $0.serverConfiguration) }
+            ?? .http1(configuration: http1)
         let app = Application(
             router: router.router,
-            server: .http1(configuration: http1),
+            server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname(options.host, port: options.port), serverName: "verification-gateway"),
             services: services,
@@ -345,4 +364,33 @@ final class LateBound<Value: Sendable>: Sendable {
     func bind(_ value: Value) { stored.withLock { $0 = value } }
 
     var value: Value? { stored.withLock { $0 } }
+}
+
+/// The certificate chain and key the gateway serves HTTPS with.
+struct ServerTLS: Sendable {
+    let chain: [NIOSSLCertificate]
+    let key: NIOSSLPrivateKey
+
+    var serverConfiguration: TLSConfiguration {
+        TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+    }
+
+    /// Reads both PEM files, or returns `nil` when neither is given; one without the other, or a file that
+    /// does not hold a certificate or a key, is a configuration error.
+    static func load(certificate: URL?, key: URL?) throws(ConfigurationError) -> ServerTLS? {
+        switch (certificate, key) {
+        case (nil, nil):
+            return nil
+        case (let certificate?, let key?):
+            var problems: [String] = []
+            let chain = try? NIOSSLCertificate.fromPEMFile(certificate.path)
+            if chain?.isEmpty != false { problems.append("TLS certificate \(certificate.path) is not a readable PEM certificate") }
+            let privateKey = try? NIOSSLPrivateKey(file: key.path, format: .pem)
+            if privateKey == nil { problems.append("TLS key \(key.path) is not a readable PEM private key") }
+            guard let chain, let privateKey, problems.isEmpty else { throw ConfigurationError(problems: problems) }
+            return ServerTLS(chain: chain, key: privateKey)
+        default:
+            throw ConfigurationError(problems: ["give both a TLS certificate and a TLS key (--tls-cert and --tls-key), or neither"])
+        }
+    }
 }

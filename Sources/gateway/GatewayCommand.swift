@@ -33,12 +33,19 @@ struct Serve: AsyncParsableCommand {
     var logLevel = "info"
     @Option(name: .customLong("log-format"), help: "text (the default) or json: one JSON object per line.")
     var logFormat = "text"
+    @Option(name: .customLong("tls-cert"), help: "Serve HTTPS with this PEM certificate (chain); needs --tls-key.")
+    var tlsCertificate: String?
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard LoggingBootstrap.Format(rawValue: logFormat) != nil else {
             throw ValidationError("--log-format must be text or json")
+        }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together.")
         }
         guard shutdownGrace.isFinite, (0...600).contains(shutdownGrace) else {
             throw ValidationError("--shutdown-grace must be from 0 to 600 seconds.")
@@ -53,6 +60,8 @@ struct Serve: AsyncParsableCommand {
         options.port = port
         options.dataDirectory = URL(fileURLWithPath: dataDirectory, isDirectory: true)
         options.configFile = config.map { URL(fileURLWithPath: $0) }
+        options.tlsCertificate = tlsCertificate.map { URL(fileURLWithPath: $0) }
+        options.tlsKey = tlsKey.map { URL(fileURLWithPath: $0) }
         options.logger = Logger(label: "gateway")
         let app: any ApplicationProtocol
         let runtime: GatewayRuntime
@@ -81,7 +90,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     private func printBanner(_ runtime: GatewayRuntime) {
-        var lines = ["verification gateway listening on http://\(host):\(port)"]
+        var lines = ["verification gateway listening on \(runtime.baseURL.hasPrefix("https") ? "https" : "http")://\(host):\(port)"]
         lines.append("providers: \(runtime.service.registry.providerIDs.joined(separator: ", "))")
         if let sandbox = runtime.sandbox {
             lines.append(

@@ -149,6 +149,7 @@ struct VerificationAPITests {
     func vendorOutage() async throws {
         try await GatewayHarness().run { client, runtime in
             runtime.sandbox?.mount("twilio")?.emulator.faults.set(.init(serverErrorStatus: 503))
+            // Pinned to Twilio: the plugins installed after it (Vonage) would otherwise take the failover.
             let start = try await client.call(
                 .post, "/v1/verifications", json: #"{"to": "+14155550106", "provider": "twilio"}"#)
             #expect(start.status == .badGateway)

@@ -48,11 +48,14 @@ struct GatewayConfiguration: Sendable {
     var metricsAccess = MetricsAccess.loopbackOrAdmin
     /// `webhooks`: status webhooks to the application (none by default).
     var webhooks = WebhookSettings()
+    /// `tls: {cert_file: PATH, key_file: PATH}`: serve HTTPS (the `--tls-cert`/`--tls-key` flags win).
+    var tlsCertificate: URL?
+    var tlsKey: URL?
 
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
         "public_base_url", "rate_limits", "countries", "pumping_guard",
-        "prices", "metrics", "webhooks",
+        "prices", "metrics", "webhooks", "tls",
     ]
 
     /// Reads and checks a configuration file; every problem is listed in one error.
@@ -111,10 +114,12 @@ struct GatewayConfiguration: Sendable {
                     for key in entry.keys.sorted() where !["id", "plugin", "settings"].contains(key) {
                         problems.append("providers[\(index)]: unknown key `\(key)`")
                     }
-                    guard case .string(let plugin)? = entry["plugin"] else {
+                    guard case .string(let named)? = entry["plugin"] else {
                         problems.append("providers[\(index)]: `plugin` is required")
                         continue
                     }
+                    // A former name of an installed plugin (`nexmo`) is that plugin.
+                    let plugin = pluginsByID[named] == nil ? InstalledPlugins.aliases[named] ?? named : named
                     var id = plugin
                     if let raw = entry["id"] {
                         if case .string(let text) = raw {
@@ -320,6 +325,24 @@ struct GatewayConfiguration: Sendable {
         }
         if let value = top["pumping_guard"] {
             config.policy.pumpingGuard = parsePumpingGuard(value, problems: &problems)
+        }
+
+        if let value = top["tls"] {
+            if case .object(let section) = value {
+                for key in section.keys.sorted() where !["cert_file", "key_file"].contains(key) {
+                    problems.append("tls: unknown key `\(key)`")
+                }
+                if case .string(let cert)? = section["cert_file"], case .string(let key)? = section["key_file"],
+                    !cert.isEmpty, !key.isEmpty
+                {
+                    config.tlsCertificate = URL(fileURLWithPath: cert)
+                    config.tlsKey = URL(fileURLWithPath: key)
+                } else {
+                    problems.append("`tls` needs `cert_file` and `key_file` (paths to PEM files)")
+                }
+            } else {
+                problems.append("`tls` must be a mapping with `cert_file` and `key_file`")
+            }
         }
 
         // token
