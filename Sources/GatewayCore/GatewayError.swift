@@ -200,3 +200,43 @@ extension GatewayError {
         GatewayError(.internal, message)
     }
 }
+
+extension GatewayError {
+    /// A vendor call that got no HTTP answer, named for the vendor (`"Sinch"`). Only a refused connection
+    /// proves the vendor never saw the request; after a timeout or a reset the send may have happened, as
+    /// `sendMayHaveHappened` says for the operation.
+    public static func transport(
+        _ error: TransportError, vendor name: String, providerID: String, sendMayHaveHappened: Bool
+    ) -> GatewayError {
+        let vendor = VendorDetail(providerID: providerID, code: nil, httpStatus: nil)
+        switch error {
+        case .timeout:
+            return GatewayError(
+                .providerTimeout, "\(name) did not answer within the deadline.", vendor: vendor,
+                sendMayHaveHappened: sendMayHaveHappened)
+        case .connectFailed:
+            return GatewayError(.providerUnavailable, "\(name) could not be reached.", vendor: vendor)
+        case .connectionReset:
+            return GatewayError(
+                .providerUnavailable, "The connection to \(name) broke before it answered.", vendor: vendor,
+                sendMayHaveHappened: sendMayHaveHappened)
+        }
+    }
+}
+
+extension GatewayError.Code {
+    /// The code for a vendor error answer whose own code no mapping row knows: by HTTP status alone
+    /// (401/403 → `provider_auth_failed`, 404 → `not_found`, 429 → `provider_rate_limited`, 5xx →
+    /// `provider_unavailable`, other 4xx → `provider_rejected`, anything else → `provider_error`).
+    /// Plugins whose vendor gives a status its own meaning (Vonage's 402) decide that first.
+    public static func forVendorStatus(_ httpStatus: Int) -> GatewayError.Code {
+        switch httpStatus {
+        case 401, 403: return .providerAuthFailed
+        case 404: return .notFound
+        case 429: return .providerRateLimited
+        case 500...599: return .providerUnavailable
+        case 400...499: return .providerRejected
+        default: return .providerError
+        }
+    }
+}

@@ -161,12 +161,12 @@ enum IDaaSErrorMapping {
 
     /// Without a code: the status decides.
     static func fallback(httpStatus: Int) -> GatewayError.Code {
+        // IDaaS answers unknown paths with 404 too: not a verification that is gone, so not `not_found`;
+        // and every IDaaS error is a 400 whose body decides, so other 4xx stay `provider_error`.
         switch httpStatus {
-        case 401, 403: return .providerAuthFailed
         case 404: return .providerRejected
-        case 429: return .providerRateLimited
-        case 500...599: return .providerUnavailable
-        default: return .providerError
+        case 400...499 where ![401, 403, 429].contains(httpStatus): return .providerError
+        default: return .forVendorStatus(httpStatus)
         }
     }
 

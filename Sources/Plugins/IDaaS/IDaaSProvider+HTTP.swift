@@ -118,18 +118,6 @@ extension IDaaSProvider {
 
     /// A call that got no HTTP answer. Only a refused connection proves IDaaS never saw the request.
     func transportFailure(_ error: TransportError, operation: Operation) -> GatewayError {
-        let vendor = GatewayError.VendorDetail(providerID: id, code: nil, httpStatus: nil)
-        switch error {
-        case .timeout:
-            return GatewayError(
-                .providerTimeout, "IDaaS did not answer \(operation.rawValue) within the deadline.", vendor: vendor,
-                sendMayHaveHappened: operation.sendMayHaveHappened)
-        case .connectFailed:
-            return GatewayError(.providerUnavailable, "IDaaS could not be reached.", vendor: vendor)
-        case .connectionReset:
-            return GatewayError(
-                .providerUnavailable, "The connection to IDaaS broke before it answered.", vendor: vendor,
-                sendMayHaveHappened: operation.sendMayHaveHappened)
-        }
+        .transport(error, vendor: "IDaaS", providerID: id, sendMayHaveHappened: operation.sendMayHaveHappened)
     }
 }

@@ -213,15 +213,7 @@ enum VonageErrorMapping {
 
     /// The code for an HTTP status no row covers.
     static func fallback(httpStatus: Int) -> GatewayError.Code {
-        switch httpStatus {
-        case 401, 403: return .providerAuthFailed
-        case 402: return .providerInsufficientFunds
-        case 404: return .notFound
-        case 429: return .providerRateLimited
-        case 500...599: return .providerUnavailable
-        case 400...499: return .providerRejected
-        default: return .providerError
-        }
+        httpStatus == 402 ? .providerInsufficientFunds : .forVendorStatus(httpStatus)
     }
 
     /// A message that names the situation, never Vonage's own text.

@@ -105,20 +105,9 @@ extension VonageProvider {
             logger.warning(
                 "vonage call failed without an answer",
                 metadata: ["provider.id": "\(id)", "vonage.operation": "\(endpoint.rawValue)", "error": "\(error)"])
-            let vendor = GatewayError.VendorDetail(providerID: id, code: nil, httpStatus: nil)
-            let mayHaveSent = endpoint == .start || endpoint == .nextWorkflow
-            switch error {
-            case .timeout:
-                throw GatewayError(
-                    .providerTimeout, "Vonage did not answer within the deadline.", vendor: vendor,
-                    sendMayHaveHappened: mayHaveSent)
-            case .connectFailed:
-                throw GatewayError(.providerUnavailable, "Vonage could not be reached.", vendor: vendor)
-            case .connectionReset:
-                throw GatewayError(
-                    .providerUnavailable, "The connection to Vonage broke before it answered.", vendor: vendor,
-                    sendMayHaveHappened: mayHaveSent)
-            }
+            throw GatewayError.transport(
+                error, vendor: "Vonage", providerID: id,
+                sendMayHaveHappened: endpoint == .start || endpoint == .nextWorkflow)
         }
     }
 

@@ -105,14 +105,7 @@ enum SinchErrorMapping {
     }
 
     static func fallback(httpStatus: Int) -> GatewayError.Code {
-        switch httpStatus {
-        case 401, 403: return .providerAuthFailed
-        case 404: return .notFound
-        case 429: return .providerRateLimited
-        case 500...599: return .providerUnavailable
-        case 400...499: return .providerRejected
-        default: return .providerError
-        }
+        .forVendorStatus(httpStatus)
     }
 
     static func summary(of code: GatewayError.Code) -> String {

@@ -91,18 +91,6 @@ extension SinchProvider {
 
     /// A call that got no answer. Only a refused connection proves Sinch never saw the request.
     func transportFailure(_ error: TransportError, sendMayHaveHappened: Bool) -> GatewayError {
-        let vendor = GatewayError.VendorDetail(providerID: id, code: nil, httpStatus: nil)
-        switch error {
-        case .timeout:
-            return GatewayError(
-                .providerTimeout, "Sinch did not answer within the deadline.", vendor: vendor,
-                sendMayHaveHappened: sendMayHaveHappened)
-        case .connectFailed:
-            return GatewayError(.providerUnavailable, "Sinch could not be reached.", vendor: vendor)
-        case .connectionReset:
-            return GatewayError(
-                .providerUnavailable, "The connection to Sinch broke before it answered.", vendor: vendor,
-                sendMayHaveHappened: sendMayHaveHappened)
-        }
+        .transport(error, vendor: "Sinch", providerID: id, sendMayHaveHappened: sendMayHaveHappened)
     }
 }
