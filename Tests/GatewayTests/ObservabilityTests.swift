@@ -117,6 +117,10 @@ struct ObservabilityTests {
                 samples.value(
                     "gateway_http_requests_total",
                     ["method": "POST", "route": "/v1/verifications/{id}/check", "status": "200"]) == 1)
+            #expect(
+                samples.value(
+                    "gateway_http_request_duration_seconds_count",
+                    ["method": "POST", "route": "/v1/verifications", "status": "201"]) == 1)
             // Bounded labels: no number, no verification id, anywhere in the exposition.
             #expect(!text.contains("4155550100"))
             #expect(!text.contains(id))

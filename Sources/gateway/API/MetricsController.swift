@@ -109,7 +109,8 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
         ).increment()
         let elapsed = ContinuousClock.now - began
         CoreMetrics.Timer(
-            label: "gateway_http_request_duration_seconds", dimensions: [("method", method), ("route", route)],
+            label: "gateway_http_request_duration_seconds",
+            dimensions: [("method", method), ("route", route), ("status", String(response.status.code))],
             factory: factory
         ).recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
         return response
