@@ -408,6 +408,12 @@ final class PostgresVerificationStore: VerificationStore {
     /// (503, retryable) when the server is unreachable or slow, `internal` for anything else.
     static func failure(_ error: any Error, operation: String, logger: Logger) -> GatewayError {
         if let error = error as? GatewayError { return error }
+        // withTransaction wraps what failed (BEGIN, the body, COMMIT or ROLLBACK): judge the first cause.
+        if let wrapped = error as? PostgresTransactionError,
+            let cause = wrapped.beginError ?? wrapped.closureError ?? wrapped.commitError ?? wrapped.rollbackError
+        {
+            return failure(cause, operation: operation, logger: logger)
+        }
         var unavailable = true
         var detail = String(describing: type(of: error))
         if let error = error as? PSQLError {
