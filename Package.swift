@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // HTTPS serving (--tls-cert/--tls-key) and trusting that certificate on the sandbox's self-calls.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // The shared store for several instances (`store: postgres://…`): the field's PostgreSQL driver.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -132,6 +134,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
         ),

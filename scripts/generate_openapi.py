@@ -33,7 +33,7 @@ ERRORS = {
     "415": err("The request body is not `application/json` (see the rule in the description above)."),
     "431": err("The request's header fields are too large (one over 16 KiB, or over 32 KiB together)."),
     "502": err("The vendor failed (see error.provider)."),
-    "503": err("No provider is available."),
+    "503": err("No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`)."),
     "504": err("The vendor did not answer in time."),
 }
 def errors(*codes): return {c: ERRORS[c] for c in codes}
@@ -485,7 +485,7 @@ VENDOR_STATUSES = {
     "422": "`incorrect_code`, `not_enrolled` or `invalid_token`.",
     "429": "`rate_limited`, `max_sends_reached` or `max_attempts_reached`.",
     "502": "The vendor failed (see error.provider).",
-    "503": "No provider is available.",
+    "503": "No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`).",
     "504": "The vendor did not answer in time.",
 }
 VENDOR_OPERATIONS = {"startVerification", "getVerification", "checkVerification", "answerChallenge",
@@ -501,6 +501,8 @@ for path, item in doc["paths"].items():
             responses.setdefault("415", ERRORS["415"])
         if op.get("security") != []:
             responses.setdefault("401", ERRORS["401"])
+            # Keys and state live in the store: a shared PostgreSQL that is down answers 503 on every API call.
+            responses.setdefault("503", err("The store is unavailable (`store_unavailable`); retry shortly."))
         responses.setdefault("400", err("The request is not valid HTTP/1.1, or a parameter is invalid."))
         responses.setdefault("414", ERRORS["414"])
         responses.setdefault("431", ERRORS["431"])

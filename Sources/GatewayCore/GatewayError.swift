@@ -51,6 +51,8 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         case providerError = "provider_error"
         // gateway
         case noProviderAvailable = "no_provider_available"
+        /// The store (a shared PostgreSQL) cannot be reached or did not answer in time; retry shortly.
+        case storeUnavailable = "store_unavailable"
         case `internal`
 
         /// The routing class of the code: what the router may do after seeing it.
@@ -69,7 +71,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
                 return .providerTransient
             case .providerAuthFailed, .providerInsufficientFunds, .providerRejected:
                 return .providerPermanent
-            case .noProviderAvailable, .internal:
+            case .noProviderAvailable, .storeUnavailable, .internal:
                 return .gateway
             }
         }
@@ -94,7 +96,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
                 .providerRejected, .deliveryFailed, .providerError:
                 return 502
             case .providerTimeout: return 504
-            case .noProviderAvailable: return 503
+            case .noProviderAvailable, .storeUnavailable: return 503
             case .internal: return 500
             }
         }
@@ -103,7 +105,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         public var isRetryable: Bool {
             switch self {
             case .rateLimited, .providerUnavailable, .providerTimeout, .providerRateLimited, .deliveryFailed,
-                .providerError, .noProviderAvailable, .concurrentVerification, .idempotencyConflict:
+                .providerError, .noProviderAvailable, .storeUnavailable, .concurrentVerification, .idempotencyConflict:
                 return true
             default:
                 return false

@@ -29,6 +29,8 @@ struct GatewayOptions: Sendable {
     var clock: any WallClock = SystemClock()
     /// A store to use instead of the SQLite file (tests).
     var store: (any VerificationStore)?
+    /// `--store postgres://…`: the shared PostgreSQL store (wins over the configuration file's `store`).
+    var storeURL: String?
     var logger = Logger(label: "gateway")
     /// Deadline for one vendor call.
     var vendorTimeout: Duration = .seconds(10)
@@ -185,8 +187,14 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         if !routingProblems.isEmpty { throw ConfigurationError(problems: routingProblems) }
 
         let store: any VerificationStore
+        var postgres: PostgresVerificationStore?
         if let injected = options.store {
             store = injected
+        } else if let settings = try storeSettings(options, configuration) {
+            let opened = try await PostgresVerificationStore(settings: settings, logger: logger)
+            logger.notice("store: PostgreSQL", metadata: ["store": "\(settings.displayURL)"])
+            postgres = opened
+            store = opened
         } else {
             try FileManager.default.createDirectory(at: options.dataDirectory, withIntermediateDirectories: true)
             store = try SQLiteVerificationStore(
@@ -244,6 +252,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         }
         var services: [any Service] = []
         if let httpClient { services.append(HTTPClientService(client: httpClient)) }
+        if let postgres { services.append(PostgresStoreService(store: postgres)) }
         var webhooks: WebhookDispatcher?
         if !configuration.webhooks.endpoints.isEmpty {
             guard let webhookQueue else {
@@ -280,6 +289,31 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
     } catch {
         try? await httpClient?.shutdown()
         throw error
+    }
+}
+
+/// The PostgreSQL settings to use: `--store` (with the file's pool and timeout settings) or the file's `store`.
+private func storeSettings(
+    _ options: GatewayOptions, _ configuration: GatewayConfiguration
+) throws(ConfigurationError) -> PostgresStoreSettings? {
+    guard let url = options.storeURL else { return configuration.store }
+    var settings = try PostgresStoreSettings.parse(url, passwordVariable: nil, environment: options.environment)
+    if let file = configuration.store {
+        settings.password = settings.password ?? file.password
+        settings.poolSize = file.poolSize
+        settings.timeout = file.timeout
+    }
+    return settings
+}
+
+/// Closes the PostgreSQL pool once the server has stopped (the pool itself started with the store, so
+/// migrations could run before the application).
+struct PostgresStoreService: Service {
+    let store: PostgresVerificationStore
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        store.close()
     }
 }
 

@@ -10,7 +10,7 @@ struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
         abstract: "A multi-provider phone verification gateway.",
-        subcommands: [Serve.self, CheckConfig.self, Experiments.self, Keys.self],
+        subcommands: [Serve.self, CheckConfig.self, Experiments.self, Keys.self, Migrate.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -37,6 +37,9 @@ struct Serve: AsyncParsableCommand {
     var tlsCertificate: String?
     @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.")
     var tlsKey: String?
+    @Option(
+        help: "Shared PostgreSQL store, postgres://user@host:port/database (password in PGPASSWORD); SQLite under --data-dir without it.")
+    var store: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
@@ -62,6 +65,7 @@ struct Serve: AsyncParsableCommand {
         options.configFile = config.map { URL(fileURLWithPath: $0) }
         options.tlsCertificate = tlsCertificate.map { URL(fileURLWithPath: $0) }
         options.tlsKey = tlsKey.map { URL(fileURLWithPath: $0) }
+        options.storeURL = store
         options.logger = Logger(label: "gateway")
         let app: any ApplicationProtocol
         let runtime: GatewayRuntime
@@ -102,6 +106,9 @@ struct Serve: AsyncParsableCommand {
             {
                 lines.append(line)
             }
+        }
+        if let store {
+            lines.append("store: \((try? PostgresStoreSettings.parse(store, passwordVariable: nil, environment: [:]))?.displayURL ?? "postgres")")
         }
         if let key = runtime.sandboxAPIKey {
             lines.append("sandbox API key: \(key)")

@@ -189,7 +189,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "No provider is available.",
+            "description": "No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`).",
             "content": {
               "application/json": {
                 "schema": {
@@ -561,7 +561,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "No provider is available.",
+            "description": "No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`).",
             "content": {
               "application/json": {
                 "schema": {
@@ -750,7 +750,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "No provider is available.",
+            "description": "No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`).",
             "content": {
               "application/json": {
                 "schema": {
@@ -939,7 +939,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "No provider is available.",
+            "description": "No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`).",
             "content": {
               "application/json": {
                 "schema": {
@@ -1129,7 +1129,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "No provider is available.",
+            "description": "No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`).",
             "content": {
               "application/json": {
                 "schema": {
@@ -1356,7 +1356,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "No provider is available.",
+            "description": "No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`).",
             "content": {
               "application/json": {
                 "schema": {
@@ -1454,6 +1454,16 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -1520,6 +1530,16 @@ enum OpenAPIDocument {
           },
           "431": {
             "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
             "content": {
               "application/json": {
                 "schema": {
@@ -1615,6 +1635,16 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -1687,6 +1717,16 @@ enum OpenAPIDocument {
           },
           "431": {
             "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
             "content": {
               "application/json": {
                 "schema": {
@@ -1822,6 +1862,16 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -1894,6 +1944,16 @@ enum OpenAPIDocument {
           },
           "431": {
             "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
             "content": {
               "application/json": {
                 "schema": {
@@ -1996,6 +2056,16 @@ enum OpenAPIDocument {
           },
           "431": {
             "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
             "content": {
               "application/json": {
                 "schema": {
@@ -2109,6 +2179,16 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -2207,6 +2287,16 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -2275,6 +2365,16 @@ enum OpenAPIDocument {
           },
           "431": {
             "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
             "content": {
               "application/json": {
                 "schema": {
@@ -3973,6 +4073,7 @@ enum OpenAPIDocument {
                   "delivery_failed",
                   "provider_error",
                   "no_provider_available",
+                  "store_unavailable",
                   "internal"
                 ]
               },

@@ -51,11 +51,14 @@ struct GatewayConfiguration: Sendable {
     /// `tls: {cert_file: PATH, key_file: PATH}`: serve HTTPS (the `--tls-cert`/`--tls-key` flags win).
     var tlsCertificate: URL?
     var tlsKey: URL?
+    /// `store: postgres://user@host:port/db` (with `store_password_env`, `store_pool_size`, `store_timeout`):
+    /// the shared PostgreSQL store instead of the embedded SQLite file.
+    var store: PostgresStoreSettings?
 
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
         "public_base_url", "rate_limits", "countries", "pumping_guard",
-        "prices", "metrics", "webhooks", "tls",
+        "prices", "metrics", "webhooks", "tls", "store", "store_password_env", "store_pool_size", "store_timeout",
     ]
 
     /// Reads and checks a configuration file; every problem is listed in one error.
@@ -345,6 +348,8 @@ struct GatewayConfiguration: Sendable {
             }
         }
 
+        parseStore(top, environment: environment, into: &config, problems: &problems)
+
         // token
         if let value = top["token"] {
             if case .object(let token) = value {
@@ -371,6 +376,52 @@ struct GatewayConfiguration: Sendable {
         }
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return config
+    }
+}
+
+extension GatewayConfiguration {
+    /// `store`, `store_password_env`, `store_pool_size` (connections per instance) and `store_timeout`
+    /// (seconds per store operation).
+    static func parseStore(
+        _ top: [String: JSONValue], environment: [String: String], into config: inout GatewayConfiguration,
+        problems: inout [String]
+    ) {
+        var passwordVariable: String?
+        if let value = top["store_password_env"] {
+            if case .string(let name) = value, !name.isEmpty { passwordVariable = name } else {
+                problems.append("`store_password_env` must name an environment variable")
+            }
+        }
+        guard let value = top["store"] else {
+            for key in ["store_password_env", "store_pool_size", "store_timeout"] where top[key] != nil {
+                problems.append("`\(key)` needs `store: postgres://…`")
+            }
+            return
+        }
+        guard case .string(let url) = value, PostgresStoreSettings.isPostgresURL(url) else {
+            problems.append("`store` must be a postgres://user@host:port/database URL (SQLite is the default without it)")
+            return
+        }
+        do {
+            var settings = try PostgresStoreSettings.parse(url, passwordVariable: passwordVariable, environment: environment)
+            if let raw = top["store_pool_size"] {
+                if case .number(let size) = raw, size.rounded() == size, (1...200).contains(size) {
+                    settings.poolSize = Int(size)
+                } else {
+                    problems.append("`store_pool_size` must be a whole number from 1 to 200")
+                }
+            }
+            if let raw = top["store_timeout"] {
+                if case .number(let seconds) = raw, seconds.isFinite, (0.1...120).contains(seconds) {
+                    settings.timeout = .milliseconds(Int64(seconds * 1000))
+                } else {
+                    problems.append("`store_timeout` must be a number of seconds from 0.1 to 120")
+                }
+            }
+            config.store = settings
+        } catch {
+            problems.append(contentsOf: error.problems)
+        }
     }
 }
 

@@ -124,7 +124,7 @@ extension SQLiteVerificationStore: WebhookQueueStore {
         ]
     }
 
-    static func delivery(from row: SQLiteStatement) throws(SQLiteError) -> WebhookDelivery {
+    static func delivery(from row: some StoreRow) throws(SQLiteError) -> WebhookDelivery {
         guard let type = row.text(3).flatMap(WebhookEventType.init(rawValue:)),
             let state = row.text(6).flatMap(WebhookDelivery.State.init(rawValue:))
         else { throw SQLiteError.undecodableRow("webhook delivery \(row.text(0) ?? "?") has an unknown type or state") }
