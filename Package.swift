@@ -51,7 +51,11 @@ let package = Package(
         ),
         .target(
             name: "GatewayTwilio",
-            dependencies: ["GatewayCore"],
+            dependencies: [
+                "GatewayCore",
+                // Verify Push: ES256 (P-256) device signatures and the HMAC-SHA1 of Twilio's webhook signature.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Sources/Plugins/Twilio",
             swiftSettings: strict
         ),
@@ -158,7 +162,11 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayTwilioTests",
-            dependencies: ["GatewayCore", "GatewayTwilio", "GatewayTestSupport"],
+            dependencies: [
+                "GatewayCore", "GatewayTwilio", "GatewayTestSupport",
+                // The simulated device's P-256 key, independent of the plugin's signing code.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -21,6 +21,10 @@ public final class TwilioEmulator: VendorEmulator {
     let outbox: SandboxOutbox
     let logger: Logger
     let state: Mutex<TwilioEmulatorState>
+    /// Verify Push: entities, factors, challenges and access tokens.
+    let push: Mutex<TwilioPushState>
+    /// Where Verify Push webhooks go: the gateway's callback route.
+    let callbacks: CallbackSender
     let persistence: any EmulatorPersistence
 
     /// Builds an emulator that reads time from `context.clock`, records sends in `context.outbox` and keeps
@@ -30,8 +34,11 @@ public final class TwilioEmulator: VendorEmulator {
         self.outbox = context.outbox
         self.logger = context.logger
         self.persistence = context.persistence
+        self.callbacks = context.callbacks
         let decoder = JSONDecoder()
-        let saved = context.persistence.load().values.compactMap {
+        let loaded = context.persistence.load()
+        self.push = Mutex(TwilioPushState(restoring: loaded.filter { !$0.key.hasPrefix("VE") }))
+        let saved = loaded.filter { $0.key.hasPrefix("VE") }.values.compactMap {
             try? decoder.decode(TwilioEmulatorState.Verification.self, from: $0)
         }
         var restored = TwilioEmulatorState(restoring: saved)
@@ -42,8 +49,12 @@ public final class TwilioEmulator: VendorEmulator {
 
     /// Answers one request as Twilio would, after the fault switch had its say, and saves what it changed.
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
-        let response = await withFaults(serverError: Self.serverError) { .response(route(request)) }
+        let response = await withFaults(serverError: Self.serverError) { .response(await route(request)) }
         state.withLock { state in
+            let changes = state.takeChanges()
+            if !changes.isEmpty { persistence.save(changes) }
+        }
+        push.withLock { state in
             let changes = state.takeChanges()
             if !changes.isEmpty { persistence.save(changes) }
         }
@@ -52,15 +63,24 @@ public final class TwilioEmulator: VendorEmulator {
 
     // MARK: routing
 
-    private func route(_ request: EmulatorRequest) -> TransportResponse {
-        guard Self.isAuthorized(request.headerFields[.authorization]) else {
+    private func route(_ request: EmulatorRequest) async -> TransportResponse {
+        let now = clock.now
+        let caller: Caller
+        if Self.isAuthorized(request.headerFields[.authorization]) {
+            caller = .account
+        } else if let device = deviceCaller(request.headerFields[.authorization], now: now) {
+            caller = device
+        } else {
             return Self.error(401, code: 20003, message: "Authenticate")
         }
         let parts = request.path.split(separator: "/").map(String.init)
         guard parts.count >= 4, parts[0] == "v2", parts[1] == "Services" else { return Self.notFound() }
         guard parts[2] == TwilioSandbox.serviceSID else { return Self.notFound() }
+        if parts[3] == "Entities" || parts[3] == "AccessTokens" {
+            return await pushRoute(Array(parts[3...]), request: request, caller: caller, now: now)
+        }
+        guard case .account = caller else { return Self.error(401, code: 20003, message: "Authenticate") }
         let form = FormEncoding.decode(String(decoding: request.body, as: UTF8.self))
-        let now = clock.now
         switch (Array(parts[3...]), request.method) {
         case (["Verifications"], .post):
             return start(form, now: now)

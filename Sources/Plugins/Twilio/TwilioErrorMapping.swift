@@ -196,6 +196,27 @@ enum TwilioErrorMapping {
             "another vendor may serve WhatsApp"),
     ]
 
+    /// Who can meet a code: the gateway's own calls to Twilio (`backend`), only the device (`app`: the push
+    /// SDK's client-side codes, and Twilio's answers to the device's own calls that create or verify a
+    /// factor or answer a challenge), or both.
+    enum Audience: String, Sendable {
+        case backend, app, both
+    }
+
+    /// Codes only an app sees: the gateway never creates or verifies a factor, nor answers a challenge.
+    static let appOnlyCodes: Set<Int> = [
+        60302, 60308, 60310, 60311, 60313, 60314, 60315, 60317, 60322, 60324, 60326, 60383,
+        60401, 60402, 60403, 60404, 60405, 60406, 60407,
+    ]
+    /// Codes both see: authentication, platform faults, unknown resources, bad parameters, expiry.
+    static let sharedCodes: Set<Int> = [20003, 20404, 20429, 20500, 20503, 60300, 60306, 60323, 60390]
+
+    static func audience(of code: Int) -> Audience {
+        if appOnlyCodes.contains(code) { return .app }
+        if sharedCodes.contains(code) { return .both }
+        return .backend
+    }
+
     private static let byCode: [Int: Row] = Dictionary(
         rows.map { ($0.code, $0) }, uniquingKeysWith: { first, _ in first })
 
@@ -260,6 +281,8 @@ enum TwilioErrorMapping {
             return "Twilio refused the request because of its account or service configuration"
         case .deliveryFailed: return "Twilio could not deliver the code"
         case .providerError: return "Twilio answered in an unexpected way"
+        case .notEnrolled: return "No enrolled push factor can take this verification"
+        case .denied: return "The user denied the request on their device"
         default: return "Twilio returned an error"
         }
     }
