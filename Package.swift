@@ -13,11 +13,15 @@ let package = Package(
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
         .library(name: "GatewayTwilio", targets: ["GatewayTwilio"]),
         .library(name: "GatewayFirebase", targets: ["GatewayFirebase"]),
+        .library(name: "GatewayIDaaS", targets: ["GatewayIDaaS"]),
+        .library(name: "GatewaySinch", targets: ["GatewaySinch"]),
+        .library(name: "GatewayNexmo", targets: ["GatewayNexmo"]),
     ],
     dependencies: [
         // API packages only for the core (DESIGN.md §2).
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         // The executable: HTTP server, outbound client, CLI, signatures, YAML configuration.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -28,6 +32,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // `GET /metrics`: the engine's swift-metrics figures in the Prometheus text format.
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // HTTPS serving (--tls-cert/--tls-key) and trusting that certificate on the sandbox's self-calls.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // The shared store for several instances (`store: postgres://…`): the field's PostgreSQL driver.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -35,6 +45,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),
@@ -59,6 +70,40 @@ let package = Package(
             path: "Sources/Plugins/Firebase",
             swiftSettings: strict
         ),
+        .target(
+            name: "GatewayIDaaS",
+            dependencies: [
+                "GatewayCore",
+                // The provider verifies IDaaS ID tokens (JWT, RS256, keys from the tenant's JWKS); the emulator
+                // signs its sandbox tokens with a sandbox key.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Sources/Plugins/IDaaS",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "GatewaySinch",
+            dependencies: [
+                "GatewayCore",
+                // Application-signed requests: MD5 of the body and HMAC-SHA256 (sinch.md §1.1).
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Sources/Plugins/Sinch",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "GatewayNexmo",
+            dependencies: [
+                "GatewayCore",
+                // Application JWTs (RS256) for Verify v2, and the HS256 signatures of Vonage's callbacks.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Sources/Plugins/Nexmo",
+            swiftSettings: strict
+        ),
         // The system SQLite library (Debian's libsqlite3-dev): the embedded default store needs
         // nothing more than its C API, so no Swift driver package is pulled in.
         .systemLibrary(
@@ -70,10 +115,15 @@ let package = Package(
                 "GatewayCore",
                 "GatewayTwilio",
                 "GatewayFirebase",
+                "GatewayIDaaS",
+                "GatewaySinch",
+                "GatewayNexmo",
                 "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // HTTP1Channel's decoder limits and extra handlers (HTTPParseErrorHandler).
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -86,6 +136,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
         ),
@@ -127,19 +180,44 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "GatewayIDaaSTests",
+            dependencies: ["GatewayCore", "GatewayIDaaS", "GatewayTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewaySinchTests",
+            dependencies: [
+                "GatewayCore", "GatewaySinch", "GatewayTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewayNexmoTests",
+            dependencies: [
+                "GatewayCore", "GatewayNexmo", "GatewayTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "GatewayTests",
             dependencies: [
                 "gateway",
                 "GatewayCore",
                 "GatewayTwilio",
                 "GatewayFirebase",
+                "GatewayIDaaS",
+                "GatewayNexmo",
                 "GatewayTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strict

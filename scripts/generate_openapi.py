@@ -33,7 +33,7 @@ ERRORS = {
     "415": err("The request body is not `application/json` (see the rule in the description above)."),
     "431": err("The request's header fields are too large (one over 16 KiB, or over 32 KiB together)."),
     "502": err("The vendor failed (see error.provider)."),
-    "503": err("No provider is available."),
+    "503": err("No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`)."),
     "504": err("The vendor did not answer in time."),
 }
 def errors(*codes): return {c: ERRORS[c] for c in codes}
@@ -229,6 +229,25 @@ doc = {
       "responses": {"200": ok("Lifted", {"type": "object", "required": ["prefix", "lifted"], "properties": {
                         "prefix": {"type": "string"}, "lifted": {"const": True}}}), **errors("400", "401"),
                     "403": err("The API key lacks the `admin` scope."), "404": err("No block is in force for this prefix.")}}},
+    "/v1/admin/webhooks/deliveries": {"get": {
+      "operationId": "listWebhookDeliveries", "summary": "Status-webhook deliveries, newest first (admin scope)",
+      "description": "Every delivery of a status webhook to a configured endpoint. A `parked` delivery failed every attempt and waits to be replayed.",
+      "parameters": [{"name": "state", "in": "query", "required": False, "schema": {"type": "string", "enum": ["pending", "delivered", "parked"]}},
+                     {"name": "limit", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50}}],
+      "responses": {"200": ok("The deliveries", {"type": "object", "required": ["deliveries"], "properties": {"deliveries": {
+                        "type": "array", "items": ref("WebhookDelivery")}}}), **errors("400", "401"),
+                    "403": err("The API key lacks the `admin` scope.")}}},
+    "/v1/admin/webhooks/deliveries/{id}/replay": {"post": {
+      "operationId": "replayWebhookDelivery", "summary": "Send a parked or delivered webhook again, with a fresh attempt count (admin scope)",
+      "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
+      "responses": {"202": ok("Queued again", ref("WebhookDelivery")), **errors("400", "401"),
+                    "403": err("The API key lacks the `admin` scope."), "404": err("No delivery has this id."),
+                    "409": err("The delivery is still queued (`invalid_state`).")}}},
+    "/metrics": {"get": {"operationId": "metrics", "security": [{}, {"bearer": []}],
+      "summary": "Prometheus metrics (open on loopback, an admin key otherwise, per `metrics.access`)",
+      "description": "The Prometheus text exposition format. The metrics and their labels are listed in docs/operations.md.",
+      "responses": {"200": {"description": "Metrics", "content": {"text/plain": {"schema": {"type": "string"}}}},
+                    "401": err("Not from loopback and no API key."), "403": err("The API key lacks the `admin` scope.")}}},
     "/healthz": {"get": {"operationId": "health", "security": [], "summary": "Liveness",
       "responses": {"200": ok("Alive", {"type": "object", "properties": {"status": {"const": "ok"}}})}}},
     "/readyz": {"get": {"operationId": "ready", "security": [], "summary": "Readiness: the store answers",
@@ -460,6 +479,19 @@ doc = {
               "cost": {"type": ["number", "null"]}, "cost_per_approval": {"type": ["number", "null"]},
               "z": {"type": ["number", "null"]}, "p_value": {"type": ["number", "null"], "description": "Two-sided pooled two-proportion z-test against the control."},
               "sample_size_per_arm": {"type": ["integer", "null"]}, "sample_still_needed": {"type": ["integer", "null"]}}}}}},
+      "WebhookDelivery": {"type": "object", "required": ["id", "event_id", "endpoint", "type", "verification_id", "state", "attempts",
+                                                       "next_attempt_at", "last_error", "created_at", "delivered_at", "payload"], "properties": {
+        "id": {"type": "string"}, "event_id": {"type": "string", "description": "`evt_…`: the same for every endpoint and attempt."},
+        "endpoint": {"type": "string"},
+        "type": {"type": "string", "enum": ["verification.approved", "verification.denied", "verification.expired", "verification.failed",
+                                            "verification.canceled", "verification.channel_changed"]},
+        "verification_id": {"type": "string"}, "state": {"type": "string", "enum": ["pending", "delivered", "parked"]},
+        "attempts": {"type": "integer", "minimum": 0},
+        "next_attempt_at": {"type": ["string", "null"], "format": "date-time"},
+        "last_error": {"type": ["string", "null"]},
+        "created_at": {"type": "string", "format": "date-time"},
+        "delivered_at": {"type": ["string", "null"], "format": "date-time"},
+        "payload": {"type": "object", "description": "The body as sent: `{id, type, created_at, data}`."}}},
       "PrefixBlock": {"type": "object", "required": ["prefix", "blocked_at", "until", "starts", "approvals", "verification_id"], "properties": {
           "prefix": {"type": "string", "description": "`+` and the first digits of the numbers blocked."},
           "blocked_at": {"type": "string", "format": "date-time"}, "until": {"type": "string", "format": "date-time"},
@@ -500,7 +532,7 @@ VENDOR_STATUSES = {
     "422": "`incorrect_code`, `not_enrolled` or `invalid_token`.",
     "429": "`rate_limited`, `max_sends_reached` or `max_attempts_reached`.",
     "502": "The vendor failed (see error.provider).",
-    "503": "No provider is available.",
+    "503": "No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`).",
     "504": "The vendor did not answer in time.",
 }
 VENDOR_OPERATIONS = {"startVerification", "getVerification", "checkVerification", "answerChallenge",
@@ -516,6 +548,8 @@ for path, item in doc["paths"].items():
             responses.setdefault("415", ERRORS["415"])
         if op.get("security") != []:
             responses.setdefault("401", ERRORS["401"])
+            # Keys and state live in the store: a shared PostgreSQL that is down answers 503 on every API call.
+            responses.setdefault("503", err("The store is unavailable (`store_unavailable`); retry shortly."))
         responses.setdefault("400", err("The request is not valid HTTP/1.1, or a parameter is invalid."))
         responses.setdefault("414", ERRORS["414"])
         responses.setdefault("431", ERRORS["431"])

@@ -36,6 +36,11 @@ cat > "$config" <<TOML
 [checks.positive_data_acceptance]
 expected-statuses = ["2xx", "401", "403", "404", "409", "429"]
 
+# Invalid data must be refused; 413 is a refusal too (bodies over 64 KiB are refused before they are read,
+# which is how a generated multi-kilobyte token in a schema-violating body was answered).
+[checks.negative_data_rejection]
+expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx"]
+
 [[operations]]
 include-operation-id = ["startVerification", "routingDryRun", "lookupPhoneNumber", "checkVerification",
     "resendVerification", "cancelVerification", "answerChallenge", "providerAction", "getVerification"]

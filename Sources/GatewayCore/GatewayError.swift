@@ -51,6 +51,8 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         case providerError = "provider_error"
         // gateway
         case noProviderAvailable = "no_provider_available"
+        /// The store (a shared PostgreSQL) cannot be reached or did not answer in time; retry shortly.
+        case storeUnavailable = "store_unavailable"
         case `internal`
 
         /// The routing class of the code: what the router may do after seeing it.
@@ -69,7 +71,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
                 return .providerTransient
             case .providerAuthFailed, .providerInsufficientFunds, .providerRejected:
                 return .providerPermanent
-            case .noProviderAvailable, .internal:
+            case .noProviderAvailable, .storeUnavailable, .internal:
                 return .gateway
             }
         }
@@ -94,7 +96,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
                 .providerRejected, .deliveryFailed, .providerError:
                 return 502
             case .providerTimeout: return 504
-            case .noProviderAvailable: return 503
+            case .noProviderAvailable, .storeUnavailable: return 503
             case .internal: return 500
             }
         }
@@ -103,7 +105,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         public var isRetryable: Bool {
             switch self {
             case .rateLimited, .providerUnavailable, .providerTimeout, .providerRateLimited, .deliveryFailed,
-                .providerError, .noProviderAvailable, .concurrentVerification, .idempotencyConflict:
+                .providerError, .noProviderAvailable, .storeUnavailable, .concurrentVerification, .idempotencyConflict:
                 return true
             default:
                 return false
@@ -198,5 +200,45 @@ extension GatewayError {
     }
     public static func `internal`(_ message: String = "The gateway failed to handle the request.") -> GatewayError {
         GatewayError(.internal, message)
+    }
+}
+
+extension GatewayError {
+    /// A vendor call that got no HTTP answer, named for the vendor (`"Sinch"`). Only a refused connection
+    /// proves the vendor never saw the request; after a timeout or a reset the send may have happened, as
+    /// `sendMayHaveHappened` says for the operation.
+    public static func transport(
+        _ error: TransportError, vendor name: String, providerID: String, sendMayHaveHappened: Bool
+    ) -> GatewayError {
+        let vendor = VendorDetail(providerID: providerID, code: nil, httpStatus: nil)
+        switch error {
+        case .timeout:
+            return GatewayError(
+                .providerTimeout, "\(name) did not answer within the deadline.", vendor: vendor,
+                sendMayHaveHappened: sendMayHaveHappened)
+        case .connectFailed:
+            return GatewayError(.providerUnavailable, "\(name) could not be reached.", vendor: vendor)
+        case .connectionReset:
+            return GatewayError(
+                .providerUnavailable, "The connection to \(name) broke before it answered.", vendor: vendor,
+                sendMayHaveHappened: sendMayHaveHappened)
+        }
+    }
+}
+
+extension GatewayError.Code {
+    /// The code for a vendor error answer whose own code no mapping row knows: by HTTP status alone
+    /// (401/403 → `provider_auth_failed`, 404 → `not_found`, 429 → `provider_rate_limited`, 5xx →
+    /// `provider_unavailable`, other 4xx → `provider_rejected`, anything else → `provider_error`).
+    /// Plugins whose vendor gives a status its own meaning (Vonage's 402) decide that first.
+    public static func forVendorStatus(_ httpStatus: Int) -> GatewayError.Code {
+        switch httpStatus {
+        case 401, 403: return .providerAuthFailed
+        case 404: return .notFound
+        case 429: return .providerRateLimited
+        case 500...599: return .providerUnavailable
+        case 400...499: return .providerRejected
+        default: return .providerError
+        }
     }
 }

@@ -10,6 +10,10 @@ public final class InMemoryVerificationStore: VerificationStore {
         var idempotency: [IdempotencyKey: (fingerprint: String, response: StoredResponse?)] = [:]
         var counters: [String: (windowStart: Int64, count: Int)] = [:]
         var blocks: [String: PrefixBlock] = [:]
+        /// Every event in append order, numbered from 1: what the webhook feeder reads.
+        var log: [SequencedEvent] = []
+        var webhookCursor: Int64?
+        var deliveries: [String: WebhookDelivery] = [:]
     }
 
     private let state = Mutex(State())
@@ -95,7 +99,10 @@ public final class InMemoryVerificationStore: VerificationStore {
     }
 
     public func append(_ event: VerificationEvent) async throws(GatewayError) {
-        state.withLock { $0.events[event.verificationID, default: []].append(event) }
+        state.withLock { state in
+            state.events[event.verificationID, default: []].append(event)
+            state.log.append(SequencedEvent(sequence: Int64(state.log.count + 1), event: event))
+        }
     }
 
     public func events(verificationID: String) async throws(GatewayError) -> [VerificationEvent] {
@@ -136,5 +143,69 @@ public final class InMemoryVerificationStore: VerificationStore {
 
     public func releaseIdempotencyKey(_ key: IdempotencyKey) async throws(GatewayError) {
         _ = state.withLock { $0.idempotency.removeValue(forKey: key) }
+    }
+}
+
+extension InMemoryVerificationStore: WebhookQueueStore {
+    public func webhookCursor() async throws(GatewayError) -> Int64 {
+        state.withLock { state in
+            if state.webhookCursor == nil { state.webhookCursor = Int64(state.log.count) }
+            return state.webhookCursor ?? 0
+        }
+    }
+
+    public func events(after sequence: Int64, limit: Int) async throws(GatewayError) -> [SequencedEvent] {
+        state.withLock { state in
+            let start = Int(max(0, min(sequence, Int64(state.log.count))))
+            return Array(state.log[start...].prefix(limit))
+        }
+    }
+
+    public func enqueue(_ deliveries: [WebhookDelivery], cursorFrom from: Int64, to: Int64) async throws(GatewayError)
+        -> Bool
+    {
+        state.withLock { state in
+            guard state.webhookCursor == from else { return false }
+            state.webhookCursor = to
+            for delivery in deliveries
+            where !state.deliveries.values.contains(where: {
+                $0.endpoint == delivery.endpoint && $0.eventID == delivery.eventID
+            }) {
+                state.deliveries[delivery.id] = delivery
+            }
+            return true
+        }
+    }
+
+    public func claimDueWebhooks(at: Date, limit: Int, lease: TimeInterval) async throws(GatewayError)
+        -> [WebhookDelivery]
+    {
+        state.withLock { state in
+            let due = state.deliveries.values.filter { $0.state == .pending && $0.nextAttemptAt <= at }
+                .sorted { ($0.nextAttemptAt, $0.createdAt) < ($1.nextAttemptAt, $1.createdAt) }.prefix(limit)
+            for delivery in due { state.deliveries[delivery.id]?.nextAttemptAt = at.addingTimeInterval(lease) }
+            return Array(due)
+        }
+    }
+
+    public func saveWebhook(_ delivery: WebhookDelivery) async throws(GatewayError) {
+        state.withLock { state in
+            guard state.deliveries[delivery.id] != nil else { return }
+            state.deliveries[delivery.id] = delivery
+        }
+    }
+
+    public func webhookDeliveries(state wanted: WebhookDelivery.State?, limit: Int) async throws(GatewayError)
+        -> [WebhookDelivery]
+    {
+        state.withLock { state in
+            Array(
+                state.deliveries.values.filter { wanted == nil || $0.state == wanted }
+                    .sorted { ($1.createdAt, $0.id) < ($0.createdAt, $1.id) }.prefix(limit))
+        }
+    }
+
+    public func webhookDelivery(id: String) async throws(GatewayError) -> WebhookDelivery? {
+        state.withLock { $0.deliveries[id] }
     }
 }

@@ -64,6 +64,7 @@ extension VerificationService {
         let prefix = settings.prefix(of: number)
         let now = clock.now
         if let block = try await store.activeBlock(prefix: prefix, at: now) {
+            metrics.pumpingRefused(country: number.region ?? "unknown", tripped: false)
             throw Self.blockedError(block, now: now)
         }
         let starts = try await store.add("pump:starts:" + prefix, window: settings.window, at: now)
@@ -97,6 +98,8 @@ extension VerificationService {
                 "prefix": "\(prefix)", "starts": "\(starts)", "approvals": "\(approvals)",
                 "until": "\(block.until.timeIntervalSince1970)",
             ])
+        metrics.pumpingRefused(country: number.region ?? "unknown", tripped: true)
+        metrics.finished(record)
         throw Self.blockedError(block, now: now)
     }
 

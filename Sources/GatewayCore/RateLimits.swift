@@ -91,6 +91,7 @@ extension VerificationService {
             return
         case .refused(let retryAfter):
             logger.notice("rate limit reached", metadata: ["limit": "\(operation) per \(name)"])
+            metrics.rateLimited(operation: operation, limit: name)
             throw GatewayError(
                 .rateLimited, "Too many \(operation) for this \(name); retry after \(retryAfter) seconds.",
                 retryAfter: retryAfter)

@@ -17,6 +17,20 @@ extension VerificationService {
     {
         try await countCheck(apiKeyID: apiKeyID ?? owner)
         let (record, provider) = try await acquireCheck(request.verificationID, owner: owner)
+        do {
+            let outcome = try await checkLeased(request, record: record, provider: provider)
+            metrics.checked(record, outcome: outcome.record.status.rawValue)
+            return outcome
+        } catch {
+            metrics.checked(record, outcome: error.code.rawValue)
+            throw error
+        }
+    }
+
+    /// The check itself, once the lease is held.
+    private func checkLeased(
+        _ request: CheckVerification, record: VerificationRecord, provider: any VerificationProvider
+    ) async throws(GatewayError) -> CheckOutcome {
         let began = ContinuousClock.now
         let result: ProviderCheckResult
         do {
@@ -178,7 +192,10 @@ extension VerificationService {
                         verificationID: id, kind: .statusChanged, at: next.updatedAt,
                         detail: ["status": next.status.rawValue]))
             }
-            if try await store.update(next, events: written) { return next }
+            if try await store.update(next, events: written) {
+                if next.status != record.status { metrics.finished(next) }
+                return next
+            }
         }
     }
 

@@ -60,10 +60,17 @@ extension VerificationService {
             if let truth = settled.status.finalStateError, !forgot || settled.status != .expired { throw truth }
             throw error
         }
-        let settled = try await finishCheck(id) { record in
+        let newChannel = result.channel ?? channel ?? record.channel
+        var detail = [
+            "channel": newChannel.rawValue, "sends": String(record.sends + (result.sentNothing ? 0 : 1)),
+            "sent": result.sentNothing ? "false" : "true",
+        ]
+        if newChannel != record.channel { detail["previous_channel"] = record.channel.rawValue }
+        // Written with the change, in one transaction (the webhook queue reads the event log).
+        let resent = VerificationEvent(verificationID: id, kind: .resent, at: clock.now, detail: detail)
+        let settled = try await finishCheck(id, known: record, events: [resent]) { record in
             // A vendor that only re-armed a code still valid (Firebase's reentrant start) sent nothing.
             if !result.sentNothing { record.sends += 1 }
-            let newChannel = result.channel ?? channel ?? record.channel
             if usesFallback || newChannel != record.channel {
                 record.fallbackChannels.removeAll { $0 == newChannel }
             }
@@ -75,13 +82,6 @@ extension VerificationService {
             record.nextAction = result.nextAction
         }
         if let error = settled.status.finalStateError { throw error }
-        try await store.append(
-            VerificationEvent(
-                verificationID: id, kind: .resent, at: clock.now,
-                detail: [
-                    "channel": settled.channel.rawValue, "sends": String(settled.sends),
-                    "sent": result.sentNothing ? "false" : "true",
-                ]))
         return settled
     }
 
@@ -233,16 +233,22 @@ extension VerificationService {
             if next == record { return record }
             next.updatedAt = clock.now
             next.version += 1
-            guard try await store.update(next) else { continue }
             var detail = ["source": source, "status": next.status.rawValue, "channel": next.channel.rawValue]
             if let reason = change.reason { detail["reason"] = String(reason.prefix(64)) }
             if let action = next.nextAction { detail["next_action"] = action.type }
-            try await store.append(VerificationEvent(verificationID: id, kind: .providerUpdate, at: next.updatedAt, detail: detail))
+            // The vendor moved to another channel by itself (Vonage's workflow): status webhooks say so.
+            if next.channel != record.channel { detail["previous_channel"] = record.channel.rawValue }
+            var events = [VerificationEvent(verificationID: id, kind: .providerUpdate, at: next.updatedAt, detail: detail)]
             if next.status != record.status {
-                try await store.append(
+                events.append(
                     VerificationEvent(
                         verificationID: id, kind: .statusChanged, at: next.updatedAt,
                         detail: ["status": next.status.rawValue]))
+            }
+            // The change and its events in one write: the webhook queue is read from the event log.
+            guard try await store.update(next, events: events) else { continue }
+            if next.status != record.status {
+                metrics.finished(next)
                 if next.status == .approved { await countConversion(next) }
             }
             if next.channel != record.channel {
@@ -266,9 +272,12 @@ extension VerificationService {
         guard provider.capabilities.acceptsCallbacks else {
             throw GatewayError(.notFound, "Provider `\(providerID)` takes no callbacks.")
         }
-        let lookup = VerificationLookup { (target) throws(GatewayError) in
-            try await self.record(for: target, providerID: providerID).map { ProviderVerification($0) }
-        }
+        let countries = policy.countries
+        let lookup = VerificationLookup(
+            { (target) throws(GatewayError) in
+                try await self.record(for: target, providerID: providerID).map { ProviderVerification($0) }
+            },
+            permits: { destination in destination.phoneNumber.map { countries.permits($0.policyRegion) } ?? true })
         let reply = try await provider.handleCallback(callback, lookup: lookup)
         for update in reply.updates {
             guard let record = try await record(for: update.target, providerID: providerID) else {

@@ -72,12 +72,16 @@ public struct VerificationService: Sendable {
     public let logger: Logger
     /// Per provider and country; shared by every start this service makes.
     public let breakers: CircuitBreakers
+    /// Starts, checks, outcomes, vendor latency, failovers and refusals (`docs/operations.md`).
+    public let metrics: GatewayMetrics
 
     public init(
         registry: ProviderRegistry, routing: RoutingTable, store: any VerificationStore,
         clock: any WallClock = SystemClock(), policy: VerificationPolicy = VerificationPolicy(),
-        breakers: CircuitBreakers? = nil, logger: Logger = Logger(label: "gateway.verifications")
+        breakers: CircuitBreakers? = nil, logger: Logger = Logger(label: "gateway.verifications"),
+        metrics: GatewayMetrics = .disabled
     ) {
+        self.metrics = metrics
         self.registry = registry
         self.routing = routing
         self.store = store
@@ -101,6 +105,22 @@ public struct VerificationService: Sendable {
     public func start(
         _ request: StartVerification, apiKeyID: String? = nil, apiKeyName: String? = nil, clientIP: String? = nil,
         keyCountries: Set<String>? = nil, keyLimit: RateLimit? = nil
+    ) async throws(GatewayError) -> VerificationRecord {
+        do {
+            let record = try await routeStart(
+                request, apiKeyID: apiKeyID, apiKeyName: apiKeyName, clientIP: clientIP, keyCountries: keyCountries,
+                keyLimit: keyLimit)
+            metrics.started(record)
+            return record
+        } catch {
+            metrics.startFailed(request, code: error.code)
+            throw error
+        }
+    }
+
+    private func routeStart(
+        _ request: StartVerification, apiKeyID: String?, apiKeyName: String?, clientIP: String?,
+        keyCountries: Set<String>?, keyLimit: RateLimit?
     ) async throws(GatewayError) -> VerificationRecord {
         if let forced = request.forcedProvider, registry.provider(forced) == nil {
             throw GatewayError(.invalidRequest, "`provider` names no configured provider.")
@@ -190,6 +210,7 @@ public struct VerificationService: Sendable {
                 lastError = error
                 failovers.append("\(provider.id):\(error.code.rawValue)")
                 let failOver = vendorFailed && (!error.sendMayHaveHappened || decision.failoverOnTimeout)
+                if failOver { metrics.failover(provider: provider.id, country: decision.country, code: error.code) }
                 if !failOver {
                     await recordFailedStart(
                         id: id, request: request, decision: decision, failovers: failovers,
@@ -235,6 +256,7 @@ public struct VerificationService: Sendable {
                     verificationID: id, kind: .statusChanged, at: now,
                     detail: ["status": "failed", "error": error.code.rawValue, "route": decision.route, "arm": arm]))
             for event in events { try await store.append(event) }
+            metrics.finished(record)
         } catch {
             logger.error("failed start not recorded", metadata: ["verification.id": "\(id)"])
         }
@@ -443,11 +465,10 @@ public struct VerificationService: Sendable {
             next.nextAction = nil
             next.updatedAt = clock.now
             next.version += 1
-            if try await store.update(next) {
-                try await store.append(
-                    VerificationEvent(
-                        verificationID: next.id, kind: event, at: next.updatedAt,
-                        detail: ["status": status.rawValue]))
+            let written = VerificationEvent(
+                verificationID: next.id, kind: event, at: next.updatedAt, detail: ["status": status.rawValue])
+            if try await store.update(next, events: [written]) {
+                metrics.finished(next)
                 return next
             }
             guard let reloaded = try await store.record(id: record.id) else { throw GatewayError.notFound() }
@@ -480,6 +501,9 @@ public struct VerificationService: Sendable {
     ) -> VerificationEvent {
         let elapsed = ContinuousClock.now - since
         let ms = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        metrics.providerCall(
+            provider: provider, operation: operation, outcome: outcome,
+            nanoseconds: elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
         return VerificationEvent(
             verificationID: id, kind: .providerCall, at: clock.now,
             detail: ["provider": provider, "operation": operation, "outcome": outcome, "latency_ms": String(ms)])

@@ -4,7 +4,9 @@ import GatewayCore
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import Logging
+import NIOSSL
 import ServiceLifecycle
 import Synchronization
 
@@ -27,9 +29,17 @@ struct GatewayOptions: Sendable {
     var clock: any WallClock = SystemClock()
     /// A store to use instead of the SQLite file (tests).
     var store: (any VerificationStore)?
+    /// `--store postgres://…`: the shared PostgreSQL store (wins over the configuration file's `store`).
+    var storeURL: String?
     var logger = Logger(label: "gateway")
     /// Deadline for one vendor call.
     var vendorTimeout: Duration = .seconds(10)
+    /// Where status webhooks go instead of the outbound HTTP client (tests).
+    var webhookTransport: (any HTTPTransport)?
+    /// Serve HTTPS with this certificate chain and private key (PEM files); the configuration file's
+    /// `tls` section is used when these are not set.
+    var tlsCertificate: URL?
+    var tlsKey: URL?
 }
 
 /// What a built gateway exposes besides the application: for the startup banner and for tests.
@@ -42,6 +52,8 @@ struct GatewayRuntime: Sendable {
     let baseURL: String
     /// Set when graceful shutdown begins: the sandbox's self-calls stop using the closing port.
     let shutdown: ShutdownFlag
+    /// The status-webhook sender, when endpoints are configured (it runs as a service of the application).
+    var webhooks: WebhookDispatcher? = nil
 }
 
 /// Builds the gateway: configuration, store, providers, routes. `@main` and the tests both call it.
@@ -55,8 +67,11 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         configuration = GatewayConfiguration()
         configuration.sandbox = true
     }
+    let tls = try ServerTLS.load(
+        certificate: options.tlsCertificate ?? configuration.tlsCertificate,
+        key: options.tlsKey ?? configuration.tlsKey)
     let selfHost = ["0.0.0.0", "::", ""].contains(options.host) ? "127.0.0.1" : options.host
-    let baseURL = "http://\(selfHost.contains(":") ? "[\(selfHost)]" : selfHost):\(options.port)"
+    let baseURL = "\(tls == nil ? "http" : "https")://\(selfHost.contains(":") ? "[\(selfHost)]" : selfHost):\(options.port)"
 
     // Emulators call the gateway back as their vendors would. Over HTTP to the gateway's own port by
     // default; in process (the router test harness has no socket) through the application's own router,
@@ -134,7 +149,14 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
     if configuration.sandbox, options.sandboxTransport == .inProcess, let sandbox {
         transport = SandboxInProcessTransport(sandbox: sandbox)
     } else {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        // Serving HTTPS with its own (often self-signed) certificate, the gateway trusts it on its self-calls.
+        var clientConfiguration = HTTPClient.Configuration()
+        if let tls {
+            var trust = TLSConfiguration.makeClientConfiguration()
+            trust.additionalTrustRoots = [.certificates(tls.chain)]
+            clientConfiguration.tlsConfiguration = trust
+        }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         httpClient = client
         let http = AsyncHTTPClientTransport(client: client)
         if let sandbox, let base = URL(string: baseURL) {
@@ -165,8 +187,14 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         if !routingProblems.isEmpty { throw ConfigurationError(problems: routingProblems) }
 
         let store: any VerificationStore
+        var postgres: PostgresVerificationStore?
         if let injected = options.store {
             store = injected
+        } else if let settings = try storeSettings(options, configuration) {
+            let opened = try await PostgresVerificationStore(settings: settings, logger: logger)
+            logger.notice("store: PostgreSQL", metadata: ["store": "\(settings.displayURL)"])
+            postgres = opened
+            store = opened
         } else {
             try FileManager.default.createDirectory(at: options.dataDirectory, withIntermediateDirectories: true)
             store = try SQLiteVerificationStore(
@@ -175,12 +203,18 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         let signer = try VerificationTokenSigner.load(
             pem: configuration.tokenSigningKeyPEM,
             file: options.dataDirectory.appendingPathComponent("token-signing-key.pem"))
+        let metrics = MetricsRegistry()
         let service = VerificationService(
             registry: registry, routing: routing, store: store, clock: options.clock, policy: configuration.policy,
-            breakers: CircuitBreakers(settings: configuration.breakers, clock: options.clock), logger: logger)
+            breakers: CircuitBreakers(settings: configuration.breakers, clock: options.clock), logger: logger,
+            metrics: GatewayMetrics(factory: metrics.factory))
 
         let routes = RouteTable()
         let router = RecordingRouter(router: Router(context: GatewayRequestContext.self), table: routes)
+        router.add(
+            middleware: HTTPMetricsMiddleware(
+                factory: metrics.factory,
+                knownIDs: Set(registry.providerIDs + options.plugins.map(\.id))))
         router.add(middleware: ErrorMiddleware(routes: routes))
         if let sandbox {
             router.add(middleware: SandboxMiddleware(sandbox: sandbox))
@@ -189,6 +223,10 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         let receiver = publicBaseURL.map { CallbackReceiver(service: service, publicBaseURL: $0) }
         if let receiver { router.add(middleware: CallbacksMiddleware(receiver: receiver)) }
         OperationsController(service: service, signer: signer).addRoutes(to: router)
+        MetricsController(
+            metrics: metrics, service: service, access: configuration.metricsAccess,
+            keys: APIKeyMiddleware(keyring: keyring, scope: .admin, store: store as? any APIKeyStore)
+        ).addRoutes(to: router)
         let keyStore = store as? any APIKeyStore
         let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .verify, store: keyStore))
             .add(middleware: JSONBodyMiddleware())
@@ -203,6 +241,10 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             middleware: APIKeyMiddleware(keyring: keyring, scope: .admin, store: keyStore))
             .add(middleware: JSONBodyMiddleware())
         AdminController(service: service, prices: configuration.prices).addRoutes(to: admin)
+        let webhookQueue = store as? any VerificationStore & WebhookQueueStore
+        if let webhookQueue {
+            WebhooksAdminController(queue: webhookQueue, clock: options.clock).addRoutes(to: admin)
+        }
 
         if let receiver { selfCalls.bind(InProcessCallbackTransport(receiver: receiver)) }
         switch (options.sandboxTransport, receiver) {
@@ -211,25 +253,68 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         }
         var services: [any Service] = []
         if let httpClient { services.append(HTTPClientService(client: httpClient)) }
+        if let postgres { services.append(PostgresStoreService(store: postgres)) }
+        var webhooks: WebhookDispatcher?
+        if !configuration.webhooks.endpoints.isEmpty {
+            guard let webhookQueue else {
+                throw ConfigurationError(problems: ["webhooks: this store keeps no webhook queue"])
+            }
+            // The cursor starts now, when webhooks are turned on: every change from here on is delivered,
+            // none from before is replayed.
+            _ = try await webhookQueue.webhookCursor()
+            let dispatcher = WebhookDispatcher(
+                store: webhookQueue, settings: configuration.webhooks,
+                transport: options.webhookTransport ?? transport, clock: options.clock, logger: logger)
+            services.append(dispatcher)
+            webhooks = dispatcher
+        }
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [HTTPParseErrorHandler()],
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: HTTPParseErrorHandler.maxHeaderFieldSize,
                 maxHeaderListSize: HTTPParseErrorHandler.maxHeaderListSize))
+        let server: HTTPServerBuilder =
+            try tls.map { try .tls(.http1(configuration: http1), tlsConfiguration: $0.serverConfiguration) }
+            ?? .http1(configuration: http1)
         let app = Application(
             router: router.router,
-            server: .http1(configuration: http1),
+            server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname(options.host, port: options.port), serverName: "verification-gateway"),
             services: services,
             logger: logger)
         let runtime = GatewayRuntime(
             service: service, sandbox: sandbox, sandboxAPIKey: sandboxAPIKey, signer: signer, baseURL: baseURL,
-            shutdown: shutdown)
+            shutdown: shutdown, webhooks: webhooks)
         return (app, runtime)
     } catch {
         try? await httpClient?.shutdown()
         throw error
+    }
+}
+
+/// The PostgreSQL settings to use: `--store` (with the file's pool and timeout settings) or the file's `store`.
+private func storeSettings(
+    _ options: GatewayOptions, _ configuration: GatewayConfiguration
+) throws(ConfigurationError) -> PostgresStoreSettings? {
+    guard let url = options.storeURL else { return configuration.store }
+    var settings = try PostgresStoreSettings.parse(url, passwordVariable: nil, environment: options.environment)
+    if let file = configuration.store {
+        settings.password = settings.password ?? file.password
+        settings.poolSize = file.poolSize
+        settings.timeout = file.timeout
+    }
+    return settings
+}
+
+/// Closes the PostgreSQL pool once the server has stopped (the pool itself started with the store, so
+/// migrations could run before the application).
+struct PostgresStoreService: Service {
+    let store: PostgresVerificationStore
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        store.close()
     }
 }
 
@@ -314,4 +399,33 @@ final class LateBound<Value: Sendable>: Sendable {
     func bind(_ value: Value) { stored.withLock { $0 = value } }
 
     var value: Value? { stored.withLock { $0 } }
+}
+
+/// The certificate chain and key the gateway serves HTTPS with.
+struct ServerTLS: Sendable {
+    let chain: [NIOSSLCertificate]
+    let key: NIOSSLPrivateKey
+
+    var serverConfiguration: TLSConfiguration {
+        TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+    }
+
+    /// Reads both PEM files, or returns `nil` when neither is given; one without the other, or a file that
+    /// does not hold a certificate or a key, is a configuration error.
+    static func load(certificate: URL?, key: URL?) throws(ConfigurationError) -> ServerTLS? {
+        switch (certificate, key) {
+        case (nil, nil):
+            return nil
+        case (let certificate?, let key?):
+            var problems: [String] = []
+            let chain = try? NIOSSLCertificate.fromPEMFile(certificate.path)
+            if chain?.isEmpty != false { problems.append("TLS certificate \(certificate.path) is not a readable PEM certificate") }
+            let privateKey = try? NIOSSLPrivateKey(file: key.path, format: .pem)
+            if privateKey == nil { problems.append("TLS key \(key.path) is not a readable PEM private key") }
+            guard let chain, let privateKey, problems.isEmpty else { throw ConfigurationError(problems: problems) }
+            return ServerTLS(chain: chain, key: privateKey)
+        default:
+            throw ConfigurationError(problems: ["give both a TLS certificate and a TLS key (--tls-cert and --tls-key), or neither"])
+        }
+    }
 }

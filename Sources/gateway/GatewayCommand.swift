@@ -10,7 +10,7 @@ struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
         abstract: "A multi-provider phone verification gateway.",
-        subcommands: [Serve.self, CheckConfig.self, Experiments.self, Keys.self],
+        subcommands: [Serve.self, CheckConfig.self, Experiments.self, Keys.self, Migrate.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -31,22 +31,41 @@ struct Serve: AsyncParsableCommand {
     var shutdownGrace = 10.0
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
+    @Option(name: .customLong("log-format"), help: "text (the default) or json: one JSON object per line.")
+    var logFormat = "text"
+    @Option(name: .customLong("tls-cert"), help: "Serve HTTPS with this PEM certificate (chain); needs --tls-key.")
+    var tlsCertificate: String?
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
+    @Option(
+        help: "Shared PostgreSQL store, postgres://user@host:port/database (password in PGPASSWORD); SQLite under --data-dir without it.")
+    var store: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        guard LoggingBootstrap.Format(rawValue: logFormat) != nil else {
+            throw ValidationError("--log-format must be text or json")
+        }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together.")
+        }
         guard shutdownGrace.isFinite, (0...600).contains(shutdownGrace) else {
             throw ValidationError("--shutdown-grace must be from 0 to 600 seconds.")
         }
     }
 
     func run() async throws {
-        LoggingBootstrap.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .info)
+        LoggingBootstrap.bootstrap(
+            level: Logger.Level(rawValue: logLevel) ?? .info, format: LoggingBootstrap.Format(rawValue: logFormat) ?? .text)
         var options = GatewayOptions()
         options.host = host
         options.port = port
         options.dataDirectory = URL(fileURLWithPath: dataDirectory, isDirectory: true)
         options.configFile = config.map { URL(fileURLWithPath: $0) }
+        options.tlsCertificate = tlsCertificate.map { URL(fileURLWithPath: $0) }
+        options.tlsKey = tlsKey.map { URL(fileURLWithPath: $0) }
+        options.storeURL = store
         options.logger = Logger(label: "gateway")
         let app: any ApplicationProtocol
         let runtime: GatewayRuntime
@@ -75,7 +94,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     private func printBanner(_ runtime: GatewayRuntime) {
-        var lines = ["verification gateway listening on http://\(host):\(port)"]
+        var lines = ["verification gateway listening on \(runtime.baseURL.hasPrefix("https") ? "https" : "http")://\(host):\(port)"]
         lines.append("providers: \(runtime.service.registry.providerIDs.joined(separator: ", "))")
         if let sandbox = runtime.sandbox {
             lines.append(
@@ -87,6 +106,9 @@ struct Serve: AsyncParsableCommand {
             {
                 lines.append(line)
             }
+        }
+        if let store {
+            lines.append("store: \((try? PostgresStoreSettings.parse(store, passwordVariable: nil, environment: [:]))?.displayURL ?? "postgres")")
         }
         if let key = runtime.sandboxAPIKey {
             lines.append("sandbox API key: \(key)")
@@ -161,14 +183,27 @@ enum SandboxBanner {
     }
 }
 
-/// Logging goes to standard error, once, here.
+/// Logging goes to standard error, once, here. Every line written while a request is served carries its
+/// `request.id`, whichever logger wrote it (``RequestScope``).
 enum LoggingBootstrap {
-    static func bootstrap(level: Logger.Level) {
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+    enum Format: String {
+        case text, json
+    }
+
+    static func bootstrap(level: Logger.Level, format: Format = .text) {
+        LoggingSystem.bootstrap(
+            { label, provider in
+                switch format {
+                case .text:
+                    var handler = StreamLogHandler.standardError(label: label, metadataProvider: provider)
+                    handler.logLevel = level
+                    return handler
+                case .json:
+                    var handler = JSONLogHandler(label: label, metadataProvider: provider)
+                    handler.logLevel = level
+                    return handler
+                }
+            }, metadataProvider: RequestScope.metadataProvider)
     }
 }
 

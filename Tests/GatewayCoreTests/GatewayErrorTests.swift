@@ -65,6 +65,7 @@ struct GatewayErrorTests {
         Documented(.invalidState, "invalid_state", 409, .verification, retryable: false),
         // gateway
         Documented(.noProviderAvailable, "no_provider_available", 503, .gateway, retryable: true),
+        Documented(.storeUnavailable, "store_unavailable", 503, .gateway, retryable: true),
         Documented(.internal, "internal", 500, .gateway, retryable: false),
     ]
 

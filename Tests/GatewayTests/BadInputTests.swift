@@ -26,7 +26,7 @@ struct BadInputTests {
         Case(name: "a missing to", body: #"{"channel": "sms"}"#, status: .badRequest, code: "invalid_request"),
         Case(name: "to as a number", body: #"{"to": 14155550100}"#, status: .badRequest, code: "invalid_request"),
         Case(name: "an unknown channel", body: #"{"to": "+14155550100", "channel": "pigeon"}"#, status: .badRequest, code: "unsupported_channel"),
-        Case(name: "a channel no provider serves", body: #"{"to": "+14155550100", "channel": "flashcall"}"#, status: .badRequest, code: "unsupported_channel"),
+        Case(name: "a push to an identity with no factor", body: #"{"to": "user-identity-0001", "channel": "push"}"#, status: .unprocessableContent, code: "not_enrolled"),
         Case(name: "letters in the number", body: #"{"to": "+1415CALLME"}"#, status: .badRequest, code: "invalid_phone_number"),
         Case(name: "a national number without region", body: #"{"to": "4155550100"}"#, status: .badRequest, code: "invalid_phone_number"),
         Case(name: "a number of possible length that no range matches", body: #"{"to": "+44740090001"}"#, status: .badRequest, code: "invalid_phone_number"),

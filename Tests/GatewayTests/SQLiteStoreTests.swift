@@ -115,6 +115,25 @@ final class SQLiteStoreTests: Sendable {
     @Test("Concurrent claims of one key have one winner")
     func claimRace() async throws { try await conformance.concurrentClaimsOfOneKeyHaveOneWinner() }
 
+    // MARK: - Webhook queue conformance
+
+    private var webhooks: WebhookQueueConformance {
+        let directory = directory
+        return WebhookQueueConformance {
+            try SQLiteVerificationStore(
+                path: directory.appendingPathComponent("\(UUID().uuidString).sqlite").path, logger: quietLogger)
+        }
+    }
+
+    @Test("Webhook cursor starts at the newest event and moves by compare-and-set")
+    func webhookCursor() async throws { try await webhooks.cursorStartsAtTheNewestEventAndMovesByCompareAndSet() }
+
+    @Test("Webhook deliveries are unique per endpoint and event")
+    func webhookUnique() async throws { try await webhooks.deliveriesAreUniquePerEndpointAndEvent() }
+
+    @Test("Webhook claims are exclusive until the lease runs out")
+    func webhookClaims() async throws { try await webhooks.claimsAreExclusiveUntilTheLeaseRunsOut() }
+
     // MARK: - Durability
 
     @Test("A record, its events and a completed key survive closing and reopening the file")

@@ -149,7 +149,9 @@ struct VerificationAPITests {
     func vendorOutage() async throws {
         try await GatewayHarness().run { client, runtime in
             runtime.sandbox?.mount("twilio")?.emulator.faults.set(.init(serverErrorStatus: 503))
-            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+14155550106"}"#)
+            // Pinned to Twilio: the plugins installed after it (Vonage) would otherwise take the failover.
+            let start = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+14155550106", "provider": "twilio"}"#)
             #expect(start.status == .badGateway)
             #expect(start.body.errorCode == "provider_unavailable")
             #expect(start.body.error?["retryable"] as? Bool == true)
@@ -165,7 +167,8 @@ struct VerificationAPITests {
             let set = try await client.call(
                 .put, "/sandbox/faults/twilio", json: #"{"server_error_status": 500, "remaining": 1}"#, key: nil)
             #expect(set.status == .ok)
-            let failed = try await client.call(.post, "/v1/verifications", json: #"{"to": "+14155550107"}"#)
+            let failed = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+14155550107", "provider": "twilio"}"#)
             #expect(failed.body.errorCode == "provider_unavailable")
             let next = try await client.call(.post, "/v1/verifications", json: #"{"to": "+14155550107"}"#)
             #expect(next.status == .created)

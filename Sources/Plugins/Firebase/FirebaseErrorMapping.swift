@@ -255,14 +255,7 @@ enum FirebaseErrorMapping {
 
     /// The code for an HTTP status when no structured field is known.
     static func fallback(httpStatus: Int) -> GatewayError.Code {
-        switch httpStatus {
-        case 401, 403: return .providerAuthFailed
-        case 404: return .notFound
-        case 429: return .providerRateLimited
-        case 500...599: return .providerUnavailable
-        case 400...499: return .providerRejected
-        default: return .providerError
-        }
+        .forVendorStatus(httpStatus)
     }
 
     /// Whether a Google `reason` is short, plain ASCII: safe to keep as the vendor code.

@@ -86,18 +86,6 @@ extension FirebaseProvider {
 
     /// A call that got no HTTP answer. Only a refused connection proves Firebase never saw the request.
     func transportFailure(_ error: TransportError, operation: Operation) -> GatewayError {
-        let vendor = GatewayError.VendorDetail(providerID: id, code: nil, httpStatus: nil)
-        switch error {
-        case .timeout:
-            return GatewayError(
-                .providerTimeout, "Firebase did not answer within the deadline.", vendor: vendor,
-                sendMayHaveHappened: operation.sendMayHaveHappened)
-        case .connectFailed:
-            return GatewayError(.providerUnavailable, "Firebase could not be reached.", vendor: vendor)
-        case .connectionReset:
-            return GatewayError(
-                .providerUnavailable, "The connection to Firebase broke before it answered.", vendor: vendor,
-                sendMayHaveHappened: operation.sendMayHaveHappened)
-        }
+        .transport(error, vendor: "Firebase", providerID: id, sendMayHaveHappened: operation.sendMayHaveHappened)
     }
 }

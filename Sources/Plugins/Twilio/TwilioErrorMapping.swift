@@ -250,14 +250,7 @@ enum TwilioErrorMapping {
 
     /// The code for an HTTP status when the Twilio code is missing or unknown.
     static func fallback(httpStatus: Int) -> GatewayError.Code {
-        switch httpStatus {
-        case 401, 403: return .providerAuthFailed
-        case 404: return .notFound
-        case 429: return .providerRateLimited
-        case 500...599: return .providerUnavailable
-        case 400...499: return .providerRejected
-        default: return .providerError
-        }
+        .forVendorStatus(httpStatus)
     }
 
     /// A message for the caller that names the situation, never Twilio's own text.

@@ -75,18 +75,6 @@ extension TwilioProvider {
 
     /// A call that got no HTTP answer. Only a refused connection proves Twilio never saw the request.
     func transportFailure(_ error: TransportError) -> GatewayError {
-        let vendor = GatewayError.VendorDetail(providerID: id, code: nil, httpStatus: nil)
-        switch error {
-        case .timeout:
-            return GatewayError(
-                .providerTimeout, "Twilio did not answer within the deadline.", vendor: vendor,
-                sendMayHaveHappened: true)
-        case .connectFailed:
-            return GatewayError(.providerUnavailable, "Twilio could not be reached.", vendor: vendor)
-        case .connectionReset:
-            return GatewayError(
-                .providerUnavailable, "The connection to Twilio broke before it answered.", vendor: vendor,
-                sendMayHaveHappened: true)
-        }
+        .transport(error, vendor: "Twilio", providerID: id, sendMayHaveHappened: true)
     }
 }

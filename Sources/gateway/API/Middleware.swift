@@ -26,7 +26,7 @@ struct ErrorMiddleware: RouterMiddleware {
             return HTTPParseErrorHandler.uriTooLong.render(requestID: requestID)
         }
         do {
-            var response = try await next(request, context)
+            var response = try await RequestScope.$requestID.withValue(requestID) { try await next(request, context) }
             response.headers[.requestID] = requestID
             context.logger.info(
                 "request",

@@ -189,7 +189,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "No provider is available.",
+            "description": "No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`).",
             "content": {
               "application/json": {
                 "schema": {
@@ -561,7 +561,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "No provider is available.",
+            "description": "No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`).",
             "content": {
               "application/json": {
                 "schema": {
@@ -750,7 +750,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "No provider is available.",
+            "description": "No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`).",
             "content": {
               "application/json": {
                 "schema": {
@@ -939,7 +939,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "No provider is available.",
+            "description": "No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`).",
             "content": {
               "application/json": {
                 "schema": {
@@ -1129,7 +1129,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "No provider is available.",
+            "description": "No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`).",
             "content": {
               "application/json": {
                 "schema": {
@@ -1356,7 +1356,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "No provider is available.",
+            "description": "No provider is available (`no_provider_available`), or the store is unavailable (`store_unavailable`).",
             "content": {
               "application/json": {
                 "schema": {
@@ -1476,6 +1476,16 @@ enum OpenAPIDocument {
           },
           "502": {
             "description": "The vendor failed (see error.provider).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
             "content": {
               "application/json": {
                 "schema": {
@@ -1610,6 +1620,16 @@ enum OpenAPIDocument {
               }
             }
           },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "504": {
             "description": "The vendor did not answer in time.",
             "content": {
@@ -1732,6 +1752,16 @@ enum OpenAPIDocument {
               }
             }
           },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "504": {
             "description": "The vendor did not answer in time.",
             "content": {
@@ -1845,6 +1875,16 @@ enum OpenAPIDocument {
               }
             }
           },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "504": {
             "description": "The vendor did not answer in time.",
             "content": {
@@ -1934,6 +1974,16 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -2000,6 +2050,16 @@ enum OpenAPIDocument {
           },
           "431": {
             "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
             "content": {
               "application/json": {
                 "schema": {
@@ -2095,6 +2155,16 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -2167,6 +2237,16 @@ enum OpenAPIDocument {
           },
           "431": {
             "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
             "content": {
               "application/json": {
                 "schema": {
@@ -2302,6 +2382,16 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           }
         }
       }
@@ -2374,6 +2464,16 @@ enum OpenAPIDocument {
           },
           "431": {
             "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
             "content": {
               "application/json": {
                 "schema": {
@@ -2476,6 +2576,325 @@ enum OpenAPIDocument {
           },
           "431": {
             "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/admin/webhooks/deliveries": {
+      "get": {
+        "operationId": "listWebhookDeliveries",
+        "summary": "Status-webhook deliveries, newest first (admin scope)",
+        "description": "Every delivery of a status webhook to a configured endpoint. A `parked` delivery failed every attempt and waits to be replayed.",
+        "parameters": [
+          {
+            "name": "state",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "enum": [
+                "pending",
+                "delivered",
+                "parked"
+              ]
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 500,
+              "default": 50
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The deliveries",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "deliveries"
+                  ],
+                  "properties": {
+                    "deliveries": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/WebhookDelivery"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The API key lacks the `admin` scope.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/admin/webhooks/deliveries/{id}/replay": {
+      "post": {
+        "operationId": "replayWebhookDelivery",
+        "summary": "Send a parked or delivered webhook again, with a fresh attempt count (admin scope)",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "202": {
+            "description": "Queued again",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookDelivery"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The API key lacks the `admin` scope.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No delivery has this id.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "The delivery is still queued (`invalid_state`).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/metrics": {
+      "get": {
+        "operationId": "metrics",
+        "security": [
+          {},
+          {
+            "bearer": []
+          }
+        ],
+        "summary": "Prometheus metrics (open on loopback, an admin key otherwise, per `metrics.access`)",
+        "description": "The Prometheus text exposition format. The metrics and their labels are listed in docs/operations.md.",
+        "responses": {
+          "200": {
+            "description": "Metrics",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request is not valid HTTP/1.1, or a parameter is invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Not from loopback and no API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The API key lacks the `admin` scope.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
             "content": {
               "application/json": {
                 "schema": {
@@ -4312,6 +4731,7 @@ enum OpenAPIDocument {
                   "delivery_failed",
                   "provider_error",
                   "no_provider_available",
+                  "store_unavailable",
                   "internal"
                 ]
               },
@@ -4888,6 +5308,89 @@ enum OpenAPIDocument {
                 }
               }
             }
+          }
+        }
+      },
+      "WebhookDelivery": {
+        "type": "object",
+        "required": [
+          "id",
+          "event_id",
+          "endpoint",
+          "type",
+          "verification_id",
+          "state",
+          "attempts",
+          "next_attempt_at",
+          "last_error",
+          "created_at",
+          "delivered_at",
+          "payload"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "event_id": {
+            "type": "string",
+            "description": "`evt_\u2026`: the same for every endpoint and attempt."
+          },
+          "endpoint": {
+            "type": "string"
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "verification.approved",
+              "verification.denied",
+              "verification.expired",
+              "verification.failed",
+              "verification.canceled",
+              "verification.channel_changed"
+            ]
+          },
+          "verification_id": {
+            "type": "string"
+          },
+          "state": {
+            "type": "string",
+            "enum": [
+              "pending",
+              "delivered",
+              "parked"
+            ]
+          },
+          "attempts": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "next_attempt_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "last_error": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "delivered_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "payload": {
+            "type": "object",
+            "description": "The body as sent: `{id, type, created_at, data}`."
           }
         }
       },

@@ -44,11 +44,21 @@ struct GatewayConfiguration: Sendable {
     var trustedProxyHeader: String?
     var breakers = CircuitBreakers.Settings()
     var prices = PriceTable()
+    /// `metrics: {access: loopback_or_admin | admin | open}`: who may read `GET /metrics`.
+    var metricsAccess = MetricsAccess.loopbackOrAdmin
+    /// `webhooks`: status webhooks to the application (none by default).
+    var webhooks = WebhookSettings()
+    /// `tls: {cert_file: PATH, key_file: PATH}`: serve HTTPS (the `--tls-cert`/`--tls-key` flags win).
+    var tlsCertificate: URL?
+    var tlsKey: URL?
+    /// `store: postgres://user@host:port/db` (with `store_password_env`, `store_pool_size`, `store_timeout`):
+    /// the shared PostgreSQL store instead of the embedded SQLite file.
+    var store: PostgresStoreSettings?
 
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
         "public_base_url", "rate_limits", "countries", "pumping_guard",
-        "prices",
+        "prices", "metrics", "webhooks", "tls", "store", "store_password_env", "store_pool_size", "store_timeout",
     ]
 
     /// Reads and checks a configuration file; every problem is listed in one error.
@@ -107,10 +117,12 @@ struct GatewayConfiguration: Sendable {
                     for key in entry.keys.sorted() where !["id", "plugin", "settings"].contains(key) {
                         problems.append("providers[\(index)]: unknown key `\(key)`")
                     }
-                    guard case .string(let plugin)? = entry["plugin"] else {
+                    guard case .string(let named)? = entry["plugin"] else {
                         problems.append("providers[\(index)]: `plugin` is required")
                         continue
                     }
+                    // A former name of an installed plugin (`nexmo`) is that plugin.
+                    let plugin = pluginsByID[named] == nil ? InstalledPlugins.aliases[named] ?? named : named
                     var id = plugin
                     if let raw = entry["id"] {
                         if case .string(let text) = raw {
@@ -281,6 +293,14 @@ struct GatewayConfiguration: Sendable {
             }
         }
 
+        if let value = top["webhooks"] {
+            config.webhooks = parseWebhooks(value, environment: environment, problems: &problems)
+        }
+
+        if let value = top["metrics"] {
+            config.metricsAccess = parseMetrics(value, problems: &problems) ?? config.metricsAccess
+        }
+
         if let value = top["public_base_url"] {
             if case .string(let text) = value, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
                 ["http", "https"].contains(scheme), url.host?.isEmpty == false, url.query == nil, url.fragment == nil
@@ -310,6 +330,26 @@ struct GatewayConfiguration: Sendable {
             config.policy.pumpingGuard = parsePumpingGuard(value, problems: &problems)
         }
 
+        if let value = top["tls"] {
+            if case .object(let section) = value {
+                for key in section.keys.sorted() where !["cert_file", "key_file"].contains(key) {
+                    problems.append("tls: unknown key `\(key)`")
+                }
+                if case .string(let cert)? = section["cert_file"], case .string(let key)? = section["key_file"],
+                    !cert.isEmpty, !key.isEmpty
+                {
+                    config.tlsCertificate = URL(fileURLWithPath: cert)
+                    config.tlsKey = URL(fileURLWithPath: key)
+                } else {
+                    problems.append("`tls` needs `cert_file` and `key_file` (paths to PEM files)")
+                }
+            } else {
+                problems.append("`tls` must be a mapping with `cert_file` and `key_file`")
+            }
+        }
+
+        parseStore(top, environment: environment, into: &config, problems: &problems)
+
         // token
         if let value = top["token"] {
             if case .object(let token) = value {
@@ -336,6 +376,52 @@ struct GatewayConfiguration: Sendable {
         }
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return config
+    }
+}
+
+extension GatewayConfiguration {
+    /// `store`, `store_password_env`, `store_pool_size` (connections per instance) and `store_timeout`
+    /// (seconds per store operation).
+    static func parseStore(
+        _ top: [String: JSONValue], environment: [String: String], into config: inout GatewayConfiguration,
+        problems: inout [String]
+    ) {
+        var passwordVariable: String?
+        if let value = top["store_password_env"] {
+            if case .string(let name) = value, !name.isEmpty { passwordVariable = name } else {
+                problems.append("`store_password_env` must name an environment variable")
+            }
+        }
+        guard let value = top["store"] else {
+            for key in ["store_password_env", "store_pool_size", "store_timeout"] where top[key] != nil {
+                problems.append("`\(key)` needs `store: postgres://…`")
+            }
+            return
+        }
+        guard case .string(let url) = value, PostgresStoreSettings.isPostgresURL(url) else {
+            problems.append("`store` must be a postgres://user@host:port/database URL (SQLite is the default without it)")
+            return
+        }
+        do {
+            var settings = try PostgresStoreSettings.parse(url, passwordVariable: passwordVariable, environment: environment)
+            if let raw = top["store_pool_size"] {
+                if case .number(let size) = raw, size.rounded() == size, (1...200).contains(size) {
+                    settings.poolSize = Int(size)
+                } else {
+                    problems.append("`store_pool_size` must be a whole number from 1 to 200")
+                }
+            }
+            if let raw = top["store_timeout"] {
+                if case .number(let seconds) = raw, seconds.isFinite, (0.1...120).contains(seconds) {
+                    settings.timeout = .milliseconds(Int64(seconds * 1000))
+                } else {
+                    problems.append("`store_timeout` must be a number of seconds from 0.1 to 120")
+                }
+            }
+            config.store = settings
+        } catch {
+            problems.append(contentsOf: error.problems)
+        }
     }
 }
 
@@ -488,5 +574,25 @@ extension GatewayConfiguration {
             }
         }
         return settings
+    }
+}
+
+extension GatewayConfiguration {
+    /// `metrics: {access: loopback_or_admin}` (the default), `admin` or `open`.
+    static func parseMetrics(_ value: JSONValue, problems: inout [String]) -> MetricsAccess? {
+        guard case .object(let fields) = value else {
+            problems.append("`metrics` must be a mapping such as {access: loopback_or_admin}")
+            return nil
+        }
+        for key in fields.keys.sorted() where key != "access" {
+            problems.append("metrics: unknown key `\(key)`")
+        }
+        guard let raw = fields["access"] else { return nil }
+        guard case .string(let name) = raw, let access = MetricsAccess(rawValue: name) else {
+            let names = MetricsAccess.allCases.map(\.rawValue).joined(separator: ", ")
+            problems.append("metrics.access must be one of \(names)")
+            return nil
+        }
+        return access
     }
 }

@@ -80,7 +80,7 @@ final class OutboxJournal: Sendable {
     private static func open(_ file: URL) throws -> FileHandle {
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         if !FileManager.default.fileExists(atPath: file.path) {
-            FileManager.default.createFile(atPath: file.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         }
         let handle = try FileHandle(forWritingTo: file)
         try handle.seekToEnd()

@@ -115,6 +115,31 @@ struct SQLiteMigration: Sendable {
         SQLiteMigration(
             version: 7, name: "API keys: their own start limit",
             sql: "ALTER TABLE api_keys ADD COLUMN starts_per_hour INTEGER;"),
+        SQLiteMigration(
+            version: 8, name: "status webhooks: the event-log cursor and the delivery queue",
+            sql: """
+                CREATE TABLE webhook_cursor (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    seq INTEGER NOT NULL
+                );
+                CREATE TABLE webhook_deliveries (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    event_id TEXT NOT NULL,
+                    endpoint TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    verification_id TEXT NOT NULL,
+                    payload BLOB NOT NULL,
+                    state TEXT NOT NULL,
+                    attempts INTEGER NOT NULL,
+                    next_attempt_at REAL NOT NULL,
+                    last_error TEXT,
+                    created_at REAL NOT NULL,
+                    delivered_at REAL,
+                    UNIQUE (endpoint, event_id)
+                );
+                CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at);
+                CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at);
+                """),
     ]
 
     /// Brings the database up to the newest step in one `BEGIN IMMEDIATE` transaction, so two processes

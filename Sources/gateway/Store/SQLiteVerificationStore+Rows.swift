@@ -66,7 +66,7 @@ extension SQLiteVerificationStore {
     }
 
     /// Reads a row selected with ``recordColumns``.
-    static func record(from row: SQLiteStatement) throws(SQLiteError) -> VerificationRecord {
+    static func record(from row: some StoreRow) throws(SQLiteError) -> VerificationRecord {
         guard let id = row.text(0) else { throw SQLiteError.undecodableRow("verification row without id") }
         func required(_ column: Int32) throws(SQLiteError) -> String {
             guard let value = row.text(column) else {

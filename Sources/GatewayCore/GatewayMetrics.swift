@@ -1,0 +1,89 @@
+import CoreMetrics
+import Foundation
+
+/// The engine's metrics, through swift-metrics' API (DESIGN.md §10). The gateway hands in a Prometheus
+/// factory of its own (no process-global bootstrap, so several gateways in one test process keep separate
+/// figures); everything else gets the no-op factory.
+///
+/// Labels are bounded: provider ids and channels come from the configuration, countries are ISO 3166
+/// regions (or `unknown`), codes are the taxonomy's. No phone number, verification id or key ever becomes
+/// a label. Every metric name has one fixed label set (Prometheus requires it).
+/// The names and labels are listed in `docs/operations.md`.
+public struct GatewayMetrics: Sendable {
+    let factory: any MetricsFactory
+
+    public init(factory: any MetricsFactory) {
+        self.factory = factory
+    }
+
+    /// Records nothing.
+    public static let disabled = GatewayMetrics(factory: NOOPMetricsHandler.instance)
+
+    static func country(of destination: Destination) -> String {
+        destination.phoneNumber?.region ?? "unknown"
+    }
+
+    private func count(_ name: String, _ labels: [(String, String)], by amount: Int64 = 1) {
+        CoreMetrics.Counter(label: name, dimensions: labels, factory: factory).increment(by: amount)
+    }
+
+    /// A verification a vendor accepted (or a test number served).
+    func started(_ record: VerificationRecord) {
+        count("gateway_verifications_started_total", labels(record))
+    }
+
+    /// A start that ended in an error, whatever the layer that refused it.
+    func startFailed(_ request: StartVerification, code: GatewayError.Code) {
+        count(
+            "gateway_verification_start_errors_total",
+            [
+                ("country", Self.country(of: request.destination)), ("channel", request.channel.rawValue),
+                ("code", code.rawValue),
+            ])
+    }
+
+    /// A check that reached a verification: `outcome` is `approved`, or the taxonomy code it answered.
+    func checked(_ record: VerificationRecord, outcome: String) {
+        count("gateway_verification_checks_total", labels(record) + [("outcome", outcome)])
+    }
+
+    /// A verification that reached a final status (approved, denied, expired, failed, …), by any path.
+    func finished(_ record: VerificationRecord) {
+        count("gateway_verifications_finished_total", labels(record) + [("status", record.status.rawValue)])
+        if record.status == .approved { count("gateway_verifications_approved_total", labels(record)) }
+    }
+
+    /// One call to a vendor, with its latency.
+    func providerCall(provider: String, operation: String, outcome: String, nanoseconds: Int64) {
+        CoreMetrics.Timer(
+            label: "gateway_provider_call_duration_seconds",
+            dimensions: [("provider", provider), ("operation", operation), ("outcome", outcome)],
+            factory: factory
+        ).recordNanoseconds(nanoseconds)
+    }
+
+    /// A start that went on to the next provider after `provider` failed with `code`.
+    func failover(provider: String, country: String?, code: GatewayError.Code) {
+        count(
+            "gateway_failovers_total",
+            [("provider", provider), ("country", country ?? "unknown"), ("code", code.rawValue)])
+    }
+
+    /// A request refused by a rate limit (`limit` names which one: destination, API key, IP…).
+    func rateLimited(operation: String, limit: String) {
+        count("gateway_rate_limit_refusals_total", [("operation", operation), ("limit", limit)])
+    }
+
+    /// A start refused by the SMS-pumping guard (a prefix block in force or one it just set).
+    func pumpingRefused(country: String, tripped: Bool) {
+        count(
+            "gateway_pumping_guard_refusals_total", [("country", country), ("tripped", tripped ? "true" : "false")])
+    }
+
+    private func labels(_ record: VerificationRecord) -> [(String, String)] {
+        [
+            ("provider", record.providerID), ("country", Self.country(of: record.destination)),
+            ("channel", record.channel.rawValue),
+        ]
+    }
+}

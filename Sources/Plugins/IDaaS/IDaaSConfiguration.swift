@@ -1,0 +1,229 @@
+import Foundation
+import GatewayCore
+
+/// The validated settings of one IDaaS provider. Every path, header name and value idaas.md marks uncertain
+/// is a setting whose default is the documented bccastle CIAM value (idaas.md §4, §5).
+struct IDaaSConfiguration: Sendable, Equatable {
+    var baseURL: String
+    var clientID: String
+    var paths: Paths
+    var headers: Headers
+    var smsType: String
+    var mobileFormat: MobileFormat
+    /// `X-operating-sys-version` when the client context's user agent names no OS.
+    var defaultOS: String
+    /// `X-agent` when the client context has no user agent.
+    var defaultAgent: String
+    /// `X-L`: `zh` or `en` (only `error_msg` is localized, idaas.md §1).
+    var defaultLanguage: String
+    var areaCodesTTL: TimeInterval
+    var preloadAreaCodes: Bool
+    var jwksTTL: TimeInterval
+    /// Checked against the ID token's `iss` when set.
+    var idTokenIssuer: String?
+    var clockSkew: TimeInterval
+    /// The regions declared until the tenant's area codes are read (bccastle tenants are China-centric,
+    /// idaas.md §2.6), so routing never hands a provider with a cold cache a number it cannot serve.
+    var defaultRegions: Set<String>
+    /// How long the app has to solve a slider (our choice: idaas.md documents no lifetime).
+    var challengeLifetime: TimeInterval
+
+    struct Paths: Sendable, Equatable {
+        var areaCodes = IDaaSWire.areaCodesPath
+        var captcha = IDaaSWire.captchaPath
+        var captchaVerify = IDaaSWire.captchaVerifyPath
+        var smsSend = IDaaSWire.smsSendPath
+        var smsLogin = IDaaSWire.smsLoginPath
+        var refresh = IDaaSWire.refreshPath
+        var jwks = IDaaSWire.jwksPath
+    }
+
+    struct Headers: Sendable, Equatable {
+        var clientID = IDaaSWire.clientIDHeader
+        var os = IDaaSWire.osHeader
+        var fingerprint = IDaaSWire.fingerprintHeader
+        var ip = IDaaSWire.ipHeader
+        var agent = IDaaSWire.agentHeader
+        var language = IDaaSWire.languageHeader
+        var sessionToken = IDaaSWire.sessionTokenHeader
+    }
+
+    /// How `mobile` is written (idaas.md §2.3, §5: the international form is ASSUMED).
+    enum MobileFormat: String, Sendable, Equatable, CaseIterable {
+        /// `+86-13800138000`, the `mobileRegex` form (default).
+        case dashed
+        /// `+8613800138000`.
+        case e164
+        /// `13800138000`, as OneAccess (China only) documents.
+        case national
+
+        func write(_ number: PhoneNumber) -> String {
+            switch self {
+            case .dashed: return number.dashedE164
+            case .e164: return number.e164
+            case .national: return number.nationalNumber
+            }
+        }
+    }
+
+    static var pathSettings: [(String, WritableKeyPath<Paths, String>, String)] {
+        [
+            ("area_codes_path", \.areaCodes, IDaaSWire.areaCodesPath),
+            ("captcha_path", \.captcha, IDaaSWire.captchaPath),
+            ("captcha_verify_path", \.captchaVerify, IDaaSWire.captchaVerifyPath),
+            ("sms_send_path", \.smsSend, IDaaSWire.smsSendPath),
+            ("sms_login_path", \.smsLogin, IDaaSWire.smsLoginPath),
+            ("refresh_path", \.refresh, IDaaSWire.refreshPath),
+            ("jwks_path", \.jwks, IDaaSWire.jwksPath),
+        ]
+    }
+
+    static var headerSettings: [(String, WritableKeyPath<Headers, String>, String)] {
+        [
+            ("client_id_header", \.clientID, IDaaSWire.clientIDHeader),
+            ("os_header", \.os, IDaaSWire.osHeader),
+            ("fingerprint_header", \.fingerprint, IDaaSWire.fingerprintHeader),
+            ("ip_header", \.ip, IDaaSWire.ipHeader),
+            ("agent_header", \.agent, IDaaSWire.agentHeader),
+            ("language_header", \.language, IDaaSWire.languageHeader),
+            ("session_token_header", \.sessionToken, IDaaSWire.sessionTokenHeader),
+        ]
+    }
+
+    static let defaultOSValue = "gateway/1.0"
+    static let defaultAgentValue = "verification-gateway/1.0"
+
+    static var settings: [SettingSpec] {
+        var specs: [SettingSpec] = [
+            SettingSpec(
+                name: "base_url", summary: "The tenant's IDaaS domain, `https://{tenant}.bccastle.com`.",
+                validate: { isHTTPURL($0) ? nil : "must be an http or https URL" }),
+            SettingSpec(
+                name: "client_id", summary: "The application's ClientId, sent as X-client-id; the ID tokens' `aud`.",
+                validate: { isPrintable($0, max: 200) ? nil : "must be printable ASCII, at most 200 characters" }),
+        ]
+        for (name, _, value) in pathSettings {
+            specs.append(
+                SettingSpec(
+                    name: name, summary: "Path of the call; default \(value).", isRequired: false,
+                    validate: {
+                        $0.hasPrefix("/") && isPrintable($0, max: 300) ? nil : "must be a path starting with /"
+                    }))
+        }
+        for (name, _, value) in headerSettings {
+            specs.append(
+                SettingSpec(
+                    name: name, summary: "Header name; default \(value).", isRequired: false,
+                    validate: { isToken($0) ? nil : "must be an HTTP header name" }))
+        }
+        specs += [
+            SettingSpec(
+                name: "sms_type", summary: "`type` of the SMS send; default LOGIN_SMS.", isRequired: false,
+                validate: { isToken($0) ? nil : "must be letters, digits, - or _" }),
+            SettingSpec(
+                name: "mobile_format",
+                summary: "How numbers are written: dashed (+86-138…, default), e164 (+86138…) or national (138…).",
+                isRequired: false,
+                validate: { MobileFormat(rawValue: $0) == nil ? "must be one of dashed, e164, national" : nil }),
+            SettingSpec(
+                name: "default_os", summary: "X-operating-sys-version when the client's user agent names no OS.",
+                isRequired: false, validate: { isPrintable($0, max: 100) ? nil : "must be printable ASCII" }),
+            SettingSpec(
+                name: "default_agent", summary: "X-agent when the client context has no user agent.",
+                isRequired: false, validate: { isPrintable($0, max: 300) ? nil : "must be printable ASCII" }),
+            SettingSpec(
+                name: "language", summary: "X-L: zh or en (default en).", isRequired: false,
+                validate: { ["zh", "en"].contains($0) ? nil : "must be zh or en" }),
+            SettingSpec(
+                name: "area_codes_cache_seconds",
+                summary: "How long the tenant's area codes are cached (default 3600).",
+                isRequired: false, validate: { seconds($0) }),
+            SettingSpec(
+                name: "area_codes_preload", summary: "Read the area codes when the provider is built (default true).",
+                isRequired: false, validate: { ["true", "false"].contains($0) ? nil : "must be true or false" }),
+            SettingSpec(
+                name: "jwks_cache_seconds", summary: "How long the tenant's signing keys are cached (default 3600).",
+                isRequired: false, validate: { seconds($0) }),
+            SettingSpec(
+                name: "id_token_issuer", summary: "The `iss` ID tokens must carry; unchecked when unset.",
+                isRequired: false, validate: { isPrintable($0, max: 300) ? nil : "must be printable ASCII" }),
+            SettingSpec(
+                name: "default_regions",
+                summary: "Regions declared until the tenant's area codes are read (default CN,HK,MO,TW).",
+                isRequired: false,
+                validate: { regions($0) == nil ? "must be ISO 3166 alpha-2 codes separated by commas" : nil }),
+            SettingSpec(
+                name: "challenge_seconds", summary: "How long the app has to solve the slider (default 120).",
+                isRequired: false, validate: { seconds($0) }),
+        ]
+        return specs
+    }
+
+    init(settings: [String: String], providerID: String) throws(ConfigurationError) {
+        var problems: [String] = []
+        for spec in Self.settings {
+            guard let value = settings[spec.name], !value.isEmpty else {
+                if spec.isRequired { problems.append("provider \(providerID): missing setting `\(spec.name)`") }
+                continue
+            }
+            if let reason = spec.validate?(value) {
+                problems.append("provider \(providerID): setting `\(spec.name)` \(reason)")
+            }
+        }
+        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+        func value(_ name: String) -> String? { settings[name].flatMap { $0.isEmpty ? nil : $0 } }
+        var base = value("base_url") ?? ""
+        while base.hasSuffix("/") { base.removeLast() }
+        baseURL = base
+        clientID = value("client_id") ?? ""
+        var paths = Paths()
+        for (name, key, _) in Self.pathSettings { if let path = value(name) { paths[keyPath: key] = path } }
+        self.paths = paths
+        var headers = Headers()
+        for (name, key, _) in Self.headerSettings { if let header = value(name) { headers[keyPath: key] = header } }
+        self.headers = headers
+        smsType = value("sms_type") ?? IDaaSWire.loginSMSType
+        mobileFormat = value("mobile_format").flatMap(MobileFormat.init) ?? .dashed
+        defaultOS = value("default_os") ?? Self.defaultOSValue
+        defaultAgent = value("default_agent") ?? Self.defaultAgentValue
+        defaultLanguage = value("language") ?? "en"
+        areaCodesTTL = value("area_codes_cache_seconds").flatMap(Double.init) ?? 3600
+        preloadAreaCodes = value("area_codes_preload") != "false"
+        jwksTTL = value("jwks_cache_seconds").flatMap(Double.init) ?? 3600
+        idTokenIssuer = value("id_token_issuer")
+        clockSkew = 60
+        defaultRegions = value("default_regions").flatMap(Self.regions) ?? ["CN", "HK", "MO", "TW"]
+        challengeLifetime = value("challenge_seconds").flatMap(Double.init) ?? 120
+    }
+
+    static func regions(_ value: String) -> Set<String>? {
+        let codes = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
+        guard !codes.isEmpty,
+            codes.allSatisfy({ $0.count == 2 && $0.unicodeScalars.allSatisfy { ("A"..."Z").contains($0) } })
+        else { return nil }
+        return Set(codes)
+    }
+
+    static func seconds(_ value: String) -> String? {
+        Int(value).map { (0...86_400).contains($0) } == true ? nil : "must be a whole number of seconds from 0 to 86400"
+    }
+
+    static func isPrintable(_ value: String, max: Int) -> Bool {
+        value.count <= max && value.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }
+    }
+
+    static func isToken(_ value: String) -> Bool {
+        (1...64).contains(value.count)
+            && value.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
+                    || $0 == "_"
+            }
+    }
+
+    static func isHTTPURL(_ value: String) -> Bool {
+        guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = url.host(), !host.isEmpty
+        else { return false }
+        return true
+    }
+}

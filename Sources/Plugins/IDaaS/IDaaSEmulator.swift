@@ -1,0 +1,373 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Logging
+import Synchronization
+
+/// BambooCloud IDaaS's SDK login family, emulated on the wire for the sandbox and for tests (idaas.md §2).
+///
+/// Paths are the vendor's, relative to the mount point:
+/// - `GET /api/v2/sdk/country-codes`: the tenant's area codes
+/// - `GET /api/v2/sdk/captcha`: a new slider (a real PNG background with a cut-out at a random place, and the
+///   piece)
+/// - `POST /api/v2/sdk/captcha/verify`: `{point_json, token, sender}`; an x within ``defaultTolerance`` pixels
+///   of the cut-out passes and gives `captcha_token` = token `---` point_json, good for one SMS to `sender`
+/// - `POST /api/v2/sdk/sms/send`: `{mobile, type, captcha_token}` → 200, empty; the code goes to the outbox
+/// - `POST /api/v2/sdk/login/mobile-verify-code`: `{mobile, verify_code}` → session token and an RS256 ID token
+/// - `POST /api/v2/sdk/sso/session-token/id-token`: header `session-token` → a new ID token and a rotated
+///   session token
+/// - `GET /api/v1/oauth2/keys`: the ID tokens' key set (JWKS)
+/// - `GET /sandbox/captchas/{token}`: a pending slider's answer — for automated tests only, IDaaS has nothing
+///   like it
+///
+/// Every `/api/v2/sdk/` call needs `X-client-id` (the configured one: else `IDAAS.SDK.COMMON.1012`) and the
+/// required device headers `X-operating-sys-version`, `X-device-fingerprint`, `X-agent` (else
+/// `IDAAS.SDK.PARAM.0001`, idaas.md §1). Errors are HTTP 400 `{error_code, error_msg}`. A wrong slider spends
+/// the slider. Codes live ``defaultCodeLifetime``; ``defaultMaxWrongCodes`` wrong codes in a row lock the user
+/// for ``defaultLockDuration`` (the lockout of idaas.md §3.2, our numbers). The fault switch applies to the
+/// `/api/` paths.
+public final class IDaaSEmulator: VendorEmulator {
+    public static let defaultTolerance = 5
+    public static let defaultCaptchaLifetime: TimeInterval = 120
+    public static let defaultCodeLifetime: TimeInterval = 300
+    public static let defaultMaxWrongCodes = 5
+    public static let defaultLockDuration: TimeInterval = 1800
+    /// The documented example's `expire` (idaas.md §2.4).
+    public static let sessionLifetime = 432_000
+    /// ID tokens live 2 hours by default (idaas.md §2.4, [OA-*]).
+    public static let idTokenLifetime = 7200
+
+    public let faults = FaultSwitch()
+
+    let clientID: String
+    let statuses: [String: String]
+    let undeliverable: Set<String>
+    let tolerance: Int
+    let codeLifetime: TimeInterval
+    let maxWrongCodes: Int
+    let lockDuration: TimeInterval
+    let clock: any WallClock
+    let outbox: SandboxOutbox
+    let logger: Logger
+    let persistence: any EmulatorPersistence
+    let state: Mutex<IDaaSEmulatorState>
+    private let signingKey = Mutex<IDaaSTokenSigner?>(nil)
+
+    /// - Parameters:
+    ///   - statuses: E.164 numbers whose right code answers another login `status` (``IDaaSSandbox/statuses``).
+    ///   - undeliverable: numbers whose SMS fails with `IDAAS.SDK.CAPTCHA.0006`.
+    public init(
+        context: EmulatorContext = EmulatorContext(),
+        clientID: String = IDaaSSandbox.clientID,
+        statuses: [String: String] = IDaaSSandbox.statuses,
+        undeliverable: Set<String> = [IDaaSSandbox.undeliverable],
+        tolerance: Int = IDaaSEmulator.defaultTolerance,
+        codeLifetime: TimeInterval = IDaaSEmulator.defaultCodeLifetime,
+        maxWrongCodes: Int = IDaaSEmulator.defaultMaxWrongCodes,
+        lockDuration: TimeInterval = IDaaSEmulator.defaultLockDuration
+    ) {
+        self.clientID = clientID
+        self.statuses = statuses
+        self.undeliverable = undeliverable
+        self.tolerance = max(0, tolerance)
+        self.codeLifetime = codeLifetime
+        self.maxWrongCodes = max(1, maxWrongCodes)
+        self.lockDuration = lockDuration
+        self.clock = context.clock
+        self.outbox = context.outbox
+        self.logger = context.logger
+        self.persistence = context.persistence
+        self.state = Mutex(IDaaSEmulatorState(restoring: context.persistence.load()))
+    }
+
+    var signer: IDaaSTokenSigner? {
+        signingKey.withLock { signer in
+            if let signer { return signer }
+            signer = try? IDaaSTokenSigner()
+            if signer == nil { logger.error("idaas sandbox could not make its token signing key") }
+            return signer
+        }
+    }
+
+    public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
+        let response = await route(request)
+        state.withLock { state in
+            let changes = state.takeChanges()
+            if !changes.isEmpty { persistence.save(changes) }
+        }
+        return response
+    }
+
+    private func route(_ request: EmulatorRequest) async -> EmulatorResponse {
+        let path = request.path
+        if path == IDaaSWire.jwksPath {
+            guard request.method == .get else { return .response(Self.notFound()) }
+            return await withFaults(serverError: Self.serverError) {
+                guard let signer else { return .response(Self.serverError(500)) }
+                return .response(Self.json(signer.keySet))
+            }
+        }
+        if path.hasPrefix("/sandbox/captchas/"), request.method == .get {
+            return .response(captchaAnswer(String(path.dropFirst("/sandbox/captchas/".count))))
+        }
+        let handler: ((EmulatorRequest) -> TransportResponse)?
+        switch (request.method, path) {
+        case (.get, IDaaSWire.areaCodesPath): handler = areaCodes
+        case (.get, IDaaSWire.captchaPath): handler = captcha
+        case (.post, IDaaSWire.captchaVerifyPath): handler = verifyCaptcha
+        case (.post, IDaaSWire.smsSendPath): handler = sendSMS
+        case (.post, IDaaSWire.smsLoginPath): handler = login
+        case (.post, IDaaSWire.refreshPath): handler = refresh
+        default: handler = nil
+        }
+        guard let handler else { return .response(Self.notFound()) }
+        return await withFaults(serverError: Self.serverError) {
+            if let refusal = self.headerRefusal(request) { return .response(refusal) }
+            return .response(handler(request))
+        }
+    }
+
+    /// The client id and the required device headers (idaas.md §1).
+    func headerRefusal(_ request: EmulatorRequest) -> TransportResponse? {
+        func header(_ name: String) -> String? {
+            HTTPField.Name(name).flatMap { request.headerFields[$0] }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        guard let client = header(IDaaSWire.clientIDHeader), ConstantTime.equals(client, clientID) else {
+            return Self.refusal("IDAAS.SDK.COMMON.1012", "The application does not exist or the ClientId is wrong.")
+        }
+        for name in [IDaaSWire.osHeader, IDaaSWire.fingerprintHeader, IDaaSWire.agentHeader] where header(name) == nil {
+            return Self.refusal("IDAAS.SDK.PARAM.0001", "Device information is incomplete.")
+        }
+        return nil
+    }
+
+    // MARK: area codes and captcha
+
+    func areaCodes(_ request: EmulatorRequest) -> TransportResponse {
+        Self.json(IDaaSWire.AreaCodesResponse(phoneAreaCodeDefinitions: IDaaSSandbox.areaCodes))
+    }
+
+    func captcha(_ request: EmulatorRequest) -> TransportResponse {
+        let puzzle = IDaaSPuzzle()
+        let token = Self.randomHex(16)
+        let now = clock.now
+        state.withLock { state in
+            state.prune(now: now)
+            state.setCaptcha(
+                token,
+                .init(
+                    answerX: puzzle.x, answerY: puzzle.y, expiresAt: now.addingTimeInterval(Self.defaultCaptchaLifetime)
+                ))
+        }
+        return Self.json(
+            IDaaSWire.CaptchaResponse(
+                secretKey: Self.randomHex(8), originalImageBase64: puzzle.background.base64EncodedString(),
+                point: nil, jigsawImageBase64: puzzle.piece.base64EncodedString(), token: token, result: false))
+    }
+
+    func captchaAnswer(_ token: String) -> TransportResponse {
+        let now = clock.now
+        guard let captcha = state.withLock({ $0.captchas[token] }), captcha.expiresAt > now else {
+            return Self.notFound()
+        }
+        return Self.json(IDaaSWire.Point(x: Double(captcha.answerX), y: Double(captcha.answerY)))
+    }
+
+    func verifyCaptcha(_ request: EmulatorRequest) -> TransportResponse {
+        guard let body = try? JSONDecoder().decode(IDaaSWire.CaptchaVerifyRequest.self, from: request.body),
+            let token = body.token, !token.isEmpty, let pointJSON = body.pointJSON, let sender = body.sender,
+            !sender.isEmpty
+        else { return Self.refusal("IDAAS.SDK.PARAM.0002", "Parameter error.") }
+        guard let number = Self.e164(mobile: sender) else {
+            return Self.refusal("IDAAS.SDK.PARAM.0003", "The mobile number format is wrong.")
+        }
+        let point = try? JSONDecoder().decode(IDaaSWire.Point.self, from: Data(pointJSON.utf8))
+        let now = clock.now
+        return state.withLock { state -> TransportResponse in
+            state.prune(now: now)
+            guard let captcha = state.captchas[token], captcha.expiresAt > now else {
+                return Self.refusal("IDAAS.SDK.CAPTCHA.0001", "The captcha has expired; get a new one.")
+            }
+            // One answer per slider, right or wrong.
+            state.setCaptcha(token, nil)
+            guard let point, abs(point.x - Double(captcha.answerX)) <= Double(tolerance) else {
+                return Self.refusal("IDAAS.SDK.CAPTCHA.0002", "Graphic captcha verification failed.")
+            }
+            let captchaToken = token + IDaaSWire.captchaTokenJoiner + pointJSON
+            state.setGrant(
+                captchaToken, .init(sender: number, expiresAt: now.addingTimeInterval(Self.defaultCaptchaLifetime)))
+            return Self.json(IDaaSWire.CaptchaVerifyResponse(captchaToken: captchaToken))
+        }
+    }
+
+    // MARK: SMS
+
+    func sendSMS(_ request: EmulatorRequest) -> TransportResponse {
+        guard let body = try? JSONDecoder().decode(IDaaSWire.SMSSendRequest.self, from: request.body),
+            let mobile = body.mobile, let type = body.type, let captchaToken = body.captchaToken, !captchaToken.isEmpty
+        else { return Self.refusal("IDAAS.SDK.PARAM.0002", "Parameter error.") }
+        guard type == IDaaSWire.loginSMSType else {
+            return Self.refusal("IDAAS.SDK.PARAM.0004", "Unsupported SMS type.")
+        }
+        guard let number = Self.e164(mobile: mobile) else {
+            return Self.refusal("IDAAS.SDK.PARAM.0003", "The mobile number format is wrong.")
+        }
+        let now = clock.now
+        let code = Self.newCode()
+        let refusal: TransportResponse? = state.withLock { state in
+            state.prune(now: now)
+            guard var grant = state.grants[captchaToken], grant.expiresAt > now else {
+                return Self.refusal("IDAAS.SDK.CAPTCHA.0001", "The captcha token is invalid or expired.")
+            }
+            guard !grant.used, grant.sender == number else {
+                return Self.refusal(
+                    "IDAAS.SDK.CAPTCHA.0003", "The captcha token was not issued for this number or was used.")
+            }
+            grant.used = true
+            state.setGrant(captchaToken, grant)
+            if undeliverable.contains(number) {
+                return Self.refusal("IDAAS.SDK.CAPTCHA.0006", "Failed to send the verification code.")
+            }
+            state.setCode(number, .init(code: code, expiresAt: now.addingTimeInterval(codeLifetime)))
+            return nil
+        }
+        if let refusal { return refusal }
+        let english = (HTTPField.Name(IDaaSWire.languageHeader).flatMap { request.headerFields[$0] } ?? "zh")
+            .lowercased().hasPrefix("en")
+        let minutes = Int(codeLifetime / 60)
+        let text =
+            english
+            ? "Your verification code is \(code). It is valid for \(minutes) minutes."
+            : "您的验证码是\(code)，\(minutes)分钟内有效。"
+        outbox.record(
+            SandboxOutbox.Message(
+                provider: "idaas", kind: .sms, channel: "sms", to: number, code: code, text: text,
+                language: english ? "en" : "zh", sentAt: now))
+        logger.info("idaas sandbox sent a code", metadata: ["to": "\(PhoneNumber.mask(number))"])
+        return TransportResponse(status: .ok)
+    }
+
+    // MARK: login and refresh
+
+    private enum LoginOutcome {
+        case refused(TransportResponse)
+        case status(String)
+        case signedIn(userID: String, number: String, sessionToken: String, status: String)
+    }
+
+    func login(_ request: EmulatorRequest) -> TransportResponse {
+        guard let body = try? JSONDecoder().decode(IDaaSWire.SMSLoginRequest.self, from: request.body),
+            let mobile = body.mobile, let code = body.verifyCode, !code.isEmpty
+        else { return Self.refusal("IDAAS.SDK.PARAM.0002", "Parameter error.") }
+        guard let number = Self.e164(mobile: mobile) else {
+            return Self.refusal("IDAAS.SDK.PARAM.0003", "The mobile number format is wrong.")
+        }
+        let now = clock.now
+        let outcome: LoginOutcome = state.withLock { state in
+            state.prune(now: now)
+            var user = state.users[number] ?? .init(id: Self.randomHex(12))
+            if let until = user.lockedUntil, until > now {
+                return .refused(Self.refusal("IDAAS.SDK.LOGIN.1003", "The account is locked."))
+            }
+            guard let pending = state.codes[number], pending.expiresAt > now else {
+                return .refused(Self.refusal("IDAAS.SDK.CAPTCHA.0008", "The verification code has expired."))
+            }
+            guard ConstantTime.equals(code, pending.code) else {
+                user.failures += 1
+                if user.failures >= maxWrongCodes {
+                    user.failures = 0
+                    user.lockedUntil = now.addingTimeInterval(lockDuration)
+                    state.setCode(number, nil)
+                    state.setUser(number, user)
+                    return .refused(Self.refusal("IDAAS.SDK.LOGIN.1003", "The account is locked."))
+                }
+                state.setUser(number, user)
+                return .refused(Self.refusal("IDAAS.SDK.CAPTCHA.0007", "Incorrect verification code."))
+            }
+            state.setCode(number, nil)
+            user.failures = 0
+            user.lockedUntil = nil
+            state.setUser(number, user)
+            let status = statuses[number] ?? IDaaSWire.LoginStatus.success.rawValue
+            guard
+                status == IDaaSWire.LoginStatus.success.rawValue
+                    || status == IDaaSWire.LoginStatus.passwordWarn.rawValue
+            else { return .status(status) }
+            let sessionToken = Self.randomHex(24)
+            state.setSession(
+                sessionToken,
+                .init(
+                    userID: user.id, phoneNumber: number,
+                    expiresAt: now.addingTimeInterval(TimeInterval(Self.sessionLifetime))))
+            return .signedIn(userID: user.id, number: number, sessionToken: sessionToken, status: status)
+        }
+        switch outcome {
+        case .refused(let response):
+            return response
+        case .status(let status):
+            let stateToken = status == IDaaSWire.LoginStatus.mfaAuth.rawValue ? Self.randomHex(16) : nil
+            return Self.json(IDaaSWire.TokenResponse(status: status, stateToken: stateToken))
+        case .signedIn(let userID, let number, let sessionToken, let status):
+            guard let idToken = idToken(userID: userID, number: number, now: now) else { return Self.serverError(500) }
+            return Self.json(
+                IDaaSWire.TokenResponse(
+                    sessionToken: sessionToken, expire: Self.sessionLifetime, status: status, idToken: idToken))
+        }
+    }
+
+    /// Rotates the session token and issues a new ID token (idaas.md §2.5).
+    func refresh(_ request: EmulatorRequest) -> TransportResponse {
+        let presented = HTTPField.Name(IDaaSWire.sessionTokenHeader).flatMap { request.headerFields[$0] } ?? ""
+        let now = clock.now
+        let rotated: (String, IDaaSEmulatorState.Session)? = state.withLock { state in
+            state.prune(now: now)
+            guard !presented.isEmpty, let session = state.sessions[presented], session.expiresAt > now else {
+                return nil
+            }
+            let next = Self.randomHex(24)
+            var renewed = session
+            renewed.expiresAt = now.addingTimeInterval(TimeInterval(Self.sessionLifetime))
+            state.setSession(presented, nil)
+            state.setSession(next, renewed)
+            return (next, renewed)
+        }
+        guard let (token, session) = rotated else {
+            return Self.refusal("IDAAS.SDK.PARAM.0023", "The session token is invalid or has expired.")
+        }
+        guard let idToken = idToken(userID: session.userID, number: session.phoneNumber, now: now) else {
+            return Self.serverError(500)
+        }
+        return Self.json(
+            IDaaSWire.TokenResponse(sessionToken: token, expire: Self.sessionLifetime, idToken: idToken))
+    }
+
+    func idToken(userID: String, number: String, now: Date) -> String? {
+        let api = (try? JSONEncoder().encode(["userName": userID, "mobile": number])).flatMap {
+            String(data: $0, encoding: .utf8)
+        }
+        let issued = now.timeIntervalSince1970.rounded(.down)
+        let claims = IDaaSWire.IDTokenClaims(
+            iss: IDaaSSandbox.issuer, sub: userID, aud: IDaaSWire.Audience([clientID]),
+            exp: issued + Double(Self.idTokenLifetime), iat: issued, api: api, phoneNumber: number)
+        return try? signer?.sign(claims)
+    }
+
+    // MARK: values
+
+    /// `+<area code>-<number>` (or, for China, the bare 11 digits: the CN regex makes the prefix optional,
+    /// idaas.md §2.6) as E.164, when it is one of the tenant's area codes.
+    static func e164(mobile: String) -> String? {
+        if mobile.count == 11, mobile.hasPrefix("1"), mobile.allSatisfy(\.isASCIIDigit) { return "+86" + mobile }
+        guard mobile.hasPrefix("+"), let dash = mobile.firstIndex(of: "-") else { return nil }
+        let area = mobile[mobile.index(after: mobile.startIndex)..<dash]
+        let national = mobile[mobile.index(after: dash)...]
+        guard IDaaSSandbox.areaCodes.contains(where: { $0.areaCode == area }), (4...14).contains(national.count),
+            national.allSatisfy(\.isASCIIDigit)
+        else { return nil }
+        return "+" + area + national
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
+}

@@ -1,0 +1,94 @@
+import Crypto
+import Foundation
+import GatewayCore
+import _CryptoExtras
+
+extension IDaaSProvider {
+    /// Why an ID token did not verify, as a bounded reason for errors and logs.
+    struct TokenProblem: Error, Sendable {
+        var reason: String
+    }
+
+    /// Verifies an ID token (idaas.md §2.7): an RS256 JWS whose key is in the tenant's JWKS (read again once
+    /// when the `kid` is unknown, for key rotation), not expired (with ``IDaaSConfiguration/clockSkew``),
+    /// audience = the client id, and the issuer when one is configured. Returns its claims.
+    func verifyIDToken(_ token: String) async throws(GatewayError) -> Result<IDaaSWire.IDTokenClaims, TokenProblem> {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerData = IDaaSWire.base64URLDecode(parts[0]),
+            let payload = IDaaSWire.base64URLDecode(parts[1]), let signature = IDaaSWire.base64URLDecode(parts[2]),
+            let header = try? JSONDecoder().decode(IDaaSWire.JWTHeader.self, from: headerData),
+            let claims = try? JSONDecoder().decode(IDaaSWire.IDTokenClaims.self, from: payload)
+        else { return .failure(TokenProblem(reason: "not a JWT")) }
+        guard header.alg == "RS256" else { return .failure(TokenProblem(reason: "algorithm is not RS256")) }
+        var keys = try await signingKeys(refresh: false)
+        var key = Self.key(in: keys, kid: header.kid)
+        if key == nil {
+            keys = try await signingKeys(refresh: true)
+            key = Self.key(in: keys, kid: header.kid)
+        }
+        guard let key, let n = key.n.flatMap(IDaaSWire.base64URLDecode),
+            let e = key.e.flatMap(IDaaSWire.base64URLDecode),
+            let publicKey = try? _RSA.Signing.PublicKey(n: n, e: e)
+        else { return .failure(TokenProblem(reason: "no tenant key matches the token")) }
+        let input = Data((parts[0] + "." + parts[1]).utf8)
+        guard
+            publicKey.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5)
+        else { return .failure(TokenProblem(reason: "signature does not verify")) }
+        let now = clock.now.timeIntervalSince1970
+        guard let exp = claims.exp, now < exp + configuration.clockSkew else {
+            return .failure(TokenProblem(reason: "expired"))
+        }
+        guard claims.aud?.values.contains(configuration.clientID) == true else {
+            return .failure(TokenProblem(reason: "audience is not this client id"))
+        }
+        if let issuer = configuration.idTokenIssuer, claims.iss != issuer {
+            return .failure(TokenProblem(reason: "issuer does not match"))
+        }
+        return .success(claims)
+    }
+
+    static func key(in keys: [IDaaSWire.JWK], kid: String?) -> IDaaSWire.JWK? {
+        let rsa = keys.filter { $0.kty == "RSA" && ($0.use == nil || $0.use == "sig") }
+        guard let kid else { return rsa.count == 1 ? rsa.first : nil }
+        return rsa.first { $0.kid == kid }
+    }
+
+    /// The tenant's keys, cached for ``IDaaSConfiguration/jwksTTL``. A forced read happens at most every
+    /// 10 seconds, so tokens with made-up key ids cannot make the gateway hammer the JWKS.
+    func signingKeys(refresh: Bool) async throws(GatewayError) -> [IDaaSWire.JWK] {
+        let now = clock.now
+        if let cached = cache.keys.withLock({ $0 }) {
+            let age = now.timeIntervalSince(cached.fetchedAt)
+            if (!refresh && age < configuration.jwksTTL) || (refresh && age < 10) { return cached.keys }
+        }
+        let response = try await get(configuration.paths.jwks, device: nil, operation: .jwks)
+        let set = try decode(IDaaSWire.JWKSet.self, response, operation: .jwks)
+        cache.keys.withLock { $0 = IDaaSTenantCache.Keys(keys: set.keys, fetchedAt: now) }
+        return set.keys
+    }
+
+    /// The provider tokens of a sign-in or a refresh, after the ID token verified. A token that does not
+    /// verify is never handed out: `provider_error` (the vendor's answer cannot be trusted).
+    func verifiedTokens(_ answer: IDaaSWire.TokenResponse, operation: Operation) async throws(GatewayError)
+        -> [String: JSONValue]
+    {
+        guard let sessionToken = answer.sessionToken, !sessionToken.isEmpty, let idToken = answer.idToken,
+            !idToken.isEmpty
+        else { throw malformed(operation: operation, httpStatus: 200) }
+        if case .failure(let problem) = try await verifyIDToken(idToken) {
+            logger.warning(
+                "idaas id token did not verify",
+                metadata: [
+                    "provider.id": "\(id)", "idaas.operation": "\(operation.rawValue)", "reason": "\(problem.reason)",
+                ])
+            throw GatewayError(
+                .providerError, "The ID token IDaaS returned did not verify (\(problem.reason)); nothing was approved.",
+                vendor: GatewayError.VendorDetail(providerID: id, code: nil, httpStatus: 200))
+        }
+        var tokens: [String: JSONValue] = ["session_token": .string(sessionToken), "id_token": .string(idToken)]
+        if let expire = answer.expire { tokens["expire"] = .number(Double(expire)) }
+        if let status = answer.status { tokens["status"] = .string(status) }
+        return tokens
+    }
+}

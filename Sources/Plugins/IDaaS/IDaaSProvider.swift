@@ -1,0 +1,339 @@
+import Foundation
+import GatewayCore
+import Logging
+
+/// BambooCloud IDaaS SMS login behind the gateway's provider contract (idaas.md §2).
+///
+/// - `prepare` reads the tenant's area codes (cached), refuses a number outside them before any other call,
+///   fetches a slider (`GET /api/v2/sdk/captcha`) and returns it as a `solve_challenge`: nothing is sent.
+/// - `submitChallenge` verifies the app's slider position at IDaaS with the verification's own number as
+///   `sender`, then sends the SMS with the `captcha_token`. A refused slider (or captcha token) returns a
+///   fresh slider, never an SMS.
+/// - `check` is the SMS login. `SUCCESS` (and `PASSWORD_WARN`) approve once the ID token verifies against the
+///   tenant's JWKS; `MFA_AUTH`, `PASSWORD_EXPIRED` and `ACCESS_DENIED` end the verification as `denied`.
+/// - A resend needs a new captcha: it returns a fresh slider, and solving it sends the new SMS.
+/// - Actions: `refresh_id_token` (session token → new ID token, rotated session token) and `verify_id_token`.
+///
+/// Every call carries the client id and the device headers of ``IDaaSDevice``, kept in the verification's
+/// state so a check sends what the start sent.
+struct IDaaSProvider: VerificationProvider {
+    static let challengeKind = "slider_captcha"
+
+    let id: String
+    let configuration: IDaaSConfiguration
+    let transport: any HTTPTransport
+    let clock: any WallClock
+    let logger: Logger
+    let requestTimeout: Duration
+    let cache = IDaaSTenantCache()
+
+    var capabilities: ProviderCapabilities {
+        ProviderCapabilities(
+            channels: [.sms], servedRegions: cache.servedRegions ?? configuration.defaultRegions, issuesTokens: true,
+            resendKeepsCode: false,
+            supportsResend: true, supportsCancel: false, supportsStatus: false)
+    }
+
+    var actions: [ProviderAction] {
+        [
+            ProviderAction(
+                name: "refresh_id_token",
+                summary: "A new ID token from a session token; the returned session_token replaces the old one.",
+                requiredInputs: ["session_token"]),
+            ProviderAction(
+                name: "verify_id_token",
+                summary: "Verifies an ID token (signature against the tenant's keys, expiry, audience).",
+                requiredInputs: ["id_token"]),
+        ]
+    }
+
+    init(context: ProviderContext) throws(ConfigurationError) {
+        id = context.providerID
+        configuration = try IDaaSConfiguration(settings: context.settings, providerID: context.providerID)
+        transport = context.transport
+        clock = context.clock
+        logger = context.logger
+        requestTimeout = context.requestTimeout
+        if configuration.preloadAreaCodes {
+            let provider = self
+            Task { await provider.preloadAreaCodes() }
+        }
+    }
+
+    // MARK: start and challenge
+
+    func prepare(_ request: StartVerification) async throws(GatewayError) -> ProviderChallenge? {
+        guard request.channel == .sms else {
+            throw GatewayError(.unsupportedChannel, "IDaaS signs in with SMS codes only.")
+        }
+        guard let number = request.destination.phoneNumber else {
+            throw GatewayError(.invalidRequest, "IDaaS SMS login needs a phone number.")
+        }
+        let mobile = try await mobile(for: number)
+        let device = IDaaSDevice(
+            context: request.clientContext, subject: number.e164, locales: request.locales,
+            configuration: configuration)
+        let challenge = try await newChallenge(mobile: mobile, device: device, sentAt: nil)
+        logger.info(
+            "idaas slider issued",
+            metadata: ["provider.id": "\(id)", "to": "\(number.masked)", "device": "\(device.masked)"])
+        return challenge
+    }
+
+    /// The engine always calls ``prepare(_:)`` first; a direct start answers the same challenge.
+    func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
+        guard let challenge = try await prepare(request) else { throw GatewayError.internal() }
+        return ProviderStartResult(
+            reference: nil, state: challenge.state, expiresAt: challenge.challenge.expiresAt, sentNothing: true,
+            nextAction: .solveChallenge(challenge.challenge))
+    }
+
+    func submitChallenge(_ verification: ProviderVerification, answer: ChallengeAnswer) async throws(GatewayError)
+        -> ProviderStartResult
+    {
+        var state = try verification.state.decode(IDaaSVerificationState.self)
+        guard let token = state.captchaToken else {
+            throw GatewayError(.invalidState, "This verification has no open slider.")
+        }
+        guard let x = answer.answer["x"]?.numberValue, x.isFinite, (0...10_000).contains(x) else {
+            throw GatewayError(
+                .invalidRequest, "The answer must be {\"x\": <the cut-out's left edge, in background pixels>}.")
+        }
+        let pointJSON = "{\"x\":\(Self.decimal(x)),\"y\":\(Self.decimal(IDaaSWire.sliderY))}"
+        let captchaToken: String
+        do throws(GatewayError) {
+            let response = try await call(
+                .post, configuration.paths.captchaVerify,
+                body: IDaaSWire.CaptchaVerifyRequest(pointJSON: pointJSON, token: token, sender: state.mobile),
+                device: state.device, operation: .captchaVerify)
+            let verified = try decode(IDaaSWire.CaptchaVerifyResponse.self, response, operation: .captchaVerify)
+            guard let value = verified.captchaToken, !value.isEmpty else {
+                throw malformed(operation: .captchaVerify, httpStatus: response.status.code)
+            }
+            captchaToken = value
+        } catch  where error.code == .appVerificationFailed {
+            return try await freshChallenge(state, verification: verification)
+        }
+        do {
+            _ = try await call(
+                .post, configuration.paths.smsSend,
+                body: IDaaSWire.SMSSendRequest(
+                    mobile: state.mobile, type: configuration.smsType, captchaToken: captchaToken),
+                device: state.device, operation: .smsSend)
+        } catch  where error.code == .appVerificationFailed {
+            // The captcha token was refused (expired, used): a new slider, never a send without one.
+            return try await freshChallenge(state, verification: verification)
+        }
+        state.captchaToken = nil
+        state.sentAt = clock.now
+        logger.info("idaas code sent", metadata: ["provider.id": "\(id)", "to": "\(verification.destination.masked)"])
+        return ProviderStartResult(reference: nil, state: try ProviderState(state), channel: .sms)
+    }
+
+    /// A new slider for the same number and device, with nothing sent.
+    func freshChallenge(_ state: IDaaSVerificationState, verification: ProviderVerification) async throws(GatewayError)
+        -> ProviderStartResult
+    {
+        logger.info(
+            "idaas slider refused: a new one, nothing sent",
+            metadata: ["provider.id": "\(id)", "to": "\(verification.destination.masked)"])
+        let challenge = try await newChallenge(mobile: state.mobile, device: state.device, sentAt: state.sentAt)
+        return ProviderStartResult(
+            reference: nil, state: challenge.state, sentNothing: true, nextAction: .solveChallenge(challenge.challenge))
+    }
+
+    /// `GET /api/v2/sdk/captcha` as a `slider_captcha` challenge: the background and the piece as base64 PNG.
+    func newChallenge(mobile: String, device: IDaaSDevice, sentAt: Date?) async throws(GatewayError)
+        -> ProviderChallenge
+    {
+        let response = try await get(configuration.paths.captcha, device: device, operation: .captcha)
+        let captcha = try decode(IDaaSWire.CaptchaResponse.self, response, operation: .captcha)
+        guard let token = captcha.token, !token.isEmpty, let background = captcha.originalImageBase64,
+            !background.isEmpty, let piece = captcha.jigsawImageBase64, !piece.isEmpty
+        else { throw malformed(operation: .captcha, httpStatus: response.status.code) }
+        let state = IDaaSVerificationState(captchaToken: token, mobile: mobile, device: device, sentAt: sentAt)
+        let data: JSONValue = [
+            "background_png_base64": .string(Self.stripDataURL(background)),
+            "piece_png_base64": .string(Self.stripDataURL(piece)),
+            "answer": ["x": "the left edge of the cut-out in the background, in background pixels"],
+        ]
+        return ProviderChallenge(
+            challenge: NextAction.Challenge(
+                kind: Self.challengeKind, data: data,
+                expiresAt: clock.now.addingTimeInterval(configuration.challengeLifetime)),
+            state: try ProviderState(state))
+    }
+
+    // MARK: check
+
+    func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult {
+        guard !code.isEmpty else { throw GatewayError(.invalidRequest, "`code` is required.") }
+        let state = try verification.state.decode(IDaaSVerificationState.self)
+        guard state.captchaToken == nil else {
+            throw GatewayError(.invalidState, "Nothing was sent yet: answer the slider first.")
+        }
+        let response: TransportResponse
+        do {
+            response = try await call(
+                .post, configuration.paths.smsLogin,
+                body: IDaaSWire.SMSLoginRequest(mobile: state.mobile, verifyCode: code), device: state.device,
+                operation: .smsLogin)
+        } catch  where error.code == .incorrectCode {
+            return ProviderCheckResult(status: .pending)
+        }
+        let answer = try decode(IDaaSWire.TokenResponse.self, response, operation: .smsLogin)
+        let status = answer.status ?? IDaaSWire.LoginStatus.success.rawValue
+        func refused(_ message: String) -> GatewayError {
+            GatewayError(
+                .denied, message, vendor: GatewayError.VendorDetail(providerID: id, code: status, httpStatus: 200),
+                retryable: false)
+        }
+        switch IDaaSWire.LoginStatus(rawValue: status) {
+        case .success, .passwordWarn:
+            let tokens = try await verifiedTokens(answer, operation: .smsLogin)
+            return ProviderCheckResult(status: .approved, tokens: tokens)
+        case .mfaAuth:
+            throw refused(
+                "The code was right, but IDaaS asks for a second factor (MFA_AUTH), which the gateway does not "
+                    + "perform; complete the sign-in with the IDaaS SDK.")
+        case .passwordExpired:
+            throw refused("The code was right, but IDaaS requires a password change first (PASSWORD_EXPIRED).")
+        case .accessDenied:
+            throw refused("IDaaS denied this user access to the application (ACCESS_DENIED).")
+        case nil:
+            throw GatewayError(
+                .providerError, "IDaaS answered the sign-in with a status the gateway does not know.",
+                vendor: GatewayError.VendorDetail(
+                    providerID: id, code: IDaaSWire.isBoundedCode(status) ? status : nil, httpStatus: 200))
+        }
+    }
+
+    // MARK: resend
+
+    /// A new SMS needs a new captcha token (idaas.md §2.3): the resend answers a fresh slider, and solving it
+    /// sends the code.
+    func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
+        -> ProviderStartResult
+    {
+        if let channel = request.channel, channel != .sms {
+            throw GatewayError(.unsupportedChannel, "IDaaS signs in with SMS codes only.")
+        }
+        let state = try verification.state.decode(IDaaSVerificationState.self)
+        let challenge = try await newChallenge(mobile: state.mobile, device: state.device, sentAt: state.sentAt)
+        return ProviderStartResult(
+            reference: nil, state: challenge.state, channel: .sms, sentNothing: true,
+            nextAction: .solveChallenge(challenge.challenge))
+    }
+
+    // MARK: actions
+
+    func perform(action: String, input: [String: JSONValue]) async throws(GatewayError) -> [String: JSONValue] {
+        switch action {
+        case "refresh_id_token":
+            guard let sessionToken = input["session_token"]?.stringValue, !sessionToken.isEmpty,
+                IDaaSConfiguration.isPrintable(sessionToken, max: 4096)
+            else { throw GatewayError(.invalidRequest, "`session_token` must be a non-empty string.") }
+            var context = ClientContext()
+            if let given = input["client_context"] { context = (try? given.decode(as: ClientContext.self)) ?? context }
+            let device = IDaaSDevice(
+                context: context, subject: "session", locales: [], configuration: configuration)
+            let response = try await call(
+                .post, configuration.paths.refresh, body: Optional<String>.none, device: device,
+                extra: [(configuration.headers.sessionToken, sessionToken)], operation: .refresh)
+            let answer = try decode(IDaaSWire.TokenResponse.self, response, operation: .refresh)
+            return try await verifiedTokens(answer, operation: .refresh)
+        case "verify_id_token":
+            guard let token = input["id_token"]?.stringValue, !token.isEmpty else {
+                throw GatewayError(.invalidRequest, "`id_token` must be a non-empty string.")
+            }
+            switch try await verifyIDToken(token) {
+            case .failure(let problem):
+                throw GatewayError(.invalidToken, "The ID token is not valid: \(problem.reason).")
+            case .success(let claims):
+                var output: [String: JSONValue] = ["valid": .bool(true)]
+                output["subject"] = claims.sub.map(JSONValue.string)
+                output["issuer"] = claims.iss.map(JSONValue.string)
+                output["expires_at"] = claims.exp.map(JSONValue.number)
+                output["phone_number"] = claims.phoneNumber.map(JSONValue.string)
+                output["api"] = claims.api.map(JSONValue.string)
+                return output
+            }
+        default:
+            throw GatewayError(.notFound, "Provider \(id) has no action named \(action).")
+        }
+    }
+
+    // MARK: area codes
+
+    /// The `mobile` string for `number`, refused before any other call when the tenant's area codes lack it
+    /// (`unsupported_destination`) or its `mobileRegex` refuses it (`invalid_phone_number`).
+    func mobile(for number: PhoneNumber) async throws(GatewayError) -> String {
+        let entries = try await areaCodes()
+        let candidates = entries.filter { $0.areaCode == String(number.countryCode) }
+        let region = number.region?.uppercased()
+        let inRegion = candidates.filter { entry in
+            guard let region, let country = entry.countryCode else { return true }
+            return country.uppercased() == region
+        }
+        guard let entry = inRegion.first else {
+            throw GatewayError(
+                .unsupportedDestination, "The IDaaS tenant's area codes do not include this number's country.")
+        }
+        if let pattern = entry.mobileRegex, let regex = try? NSRegularExpression(pattern: pattern) {
+            let dashed = number.dashedE164
+            let range = NSRange(dashed.startIndex..., in: dashed)
+            guard regex.firstMatch(in: dashed, range: range) != nil else {
+                throw GatewayError(.invalidPhoneNumber, "The IDaaS tenant does not accept this mobile number's form.")
+            }
+        }
+        return configuration.mobileFormat.write(number)
+    }
+
+    /// The tenant's area codes, cached for ``IDaaSConfiguration/areaCodesTTL``. A failed read falls back on
+    /// the last list read, if any.
+    func areaCodes() async throws(GatewayError) -> [IDaaSWire.AreaCode] {
+        let now = clock.now
+        let cached = cache.areaCodes.withLock { $0 }
+        if let cached, now.timeIntervalSince(cached.fetchedAt) < configuration.areaCodesTTL { return cached.entries }
+        do {
+            let response = try await get(configuration.paths.areaCodes, device: gatewayDevice, operation: .areaCodes)
+            let list = try decode(IDaaSWire.AreaCodesResponse.self, response, operation: .areaCodes)
+            let entries = list.phoneAreaCodeDefinitions ?? []
+            cache.areaCodes.withLock { $0 = IDaaSTenantCache.AreaCodes(entries: entries, fetchedAt: now) }
+            return entries
+        } catch {
+            if let cached { return cached.entries }
+            throw error
+        }
+    }
+
+    /// The device headers of the gateway's own calls (the area codes), which no end user makes.
+    var gatewayDevice: IDaaSDevice {
+        IDaaSDevice(context: ClientContext(), subject: "gateway", locales: [], configuration: configuration)
+    }
+
+    /// Reads the area codes when the provider is built, so routing and `/v1/countries` know the tenant's
+    /// regions from the start; retried a few times (the sandbox's emulator may not listen yet).
+    func preloadAreaCodes() async {
+        for delay in [0, 1, 2, 4, 8, 16] {
+            if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
+            if (try? await areaCodes()) != nil { return }
+        }
+        logger.warning(
+            "idaas area codes could not be read; they will be read on the next start",
+            metadata: ["provider.id": "\(id)"])
+    }
+
+    // MARK: helpers
+
+    /// `237.0`: the x with one decimal, as the documented `point_json`.
+    static func decimal(_ value: Double) -> String {
+        String(format: "%.1f", value)
+    }
+
+    /// Some deployments prefix the images with `data:image/png;base64,`; the challenge carries bare base64.
+    static func stripDataURL(_ value: String) -> String {
+        guard value.hasPrefix("data:"), let comma = value.firstIndex(of: ",") else { return value }
+        return String(value[value.index(after: comma)...])
+    }
+}

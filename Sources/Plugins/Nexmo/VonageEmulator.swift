@@ -1,0 +1,372 @@
+import Crypto
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Logging
+import Synchronization
+import _CryptoExtras
+
+/// Vonage Verify, emulated on the wire for the sandbox and for tests, with Vonage's own paths for both
+/// versions (relative to the mount point `/sandbox/vonage`):
+///
+/// * v2: `POST /v2/verify`, `POST|DELETE /v2/verify/{id}`, `POST /v2/verify/{id}/next_workflow`,
+///   `GET /v2/verify/{id}/silent-auth/redirect` (the device's silent-auth URL). Basic auth or an application
+///   JWT (RS256, ``VonageSandbox/privateKeyPEM``); errors are `application/problem+json`.
+/// * v1: `/verify/json`, `/verify/check/json`, `/verify/search/json`, `/verify/control/json`, GET or POST,
+///   key and secret in the parameters, errors in HTTP 200 with a `status` string.
+///
+/// Workflow steps advance by themselves after the channel timeout (short in the sandbox, see
+/// ``Settings``), and v2 requests send signed status callbacks (HS256 with
+/// ``VonageSandbox/signatureSecret``) to the gateway's callback route. Vonage's rules: one live
+/// verification per number (409 / status 10 with its `request_id`), 3 wrong codes (410 / status 17), no
+/// cancel in the first 30 s or after the second step, and every message in the outbox with its channel.
+public final class VonageEmulator: VendorEmulator {
+    public struct Settings: Sendable {
+        /// Seconds each workflow step lasts; `nil` honours the request's `channel_timeout` (v2, default 180)
+        /// or 300 (v1 `next_event_wait`).
+        public var channelTimeout: TimeInterval?
+        /// Cancel is refused this long after the start (Vonage: 30 s).
+        public var cancelWindow: TimeInterval
+        /// Whether a background task advances workflows on time when no request arrives (off in tests,
+        /// which call ``tick()`` after moving their clock).
+        public var autoAdvance: Bool
+
+        public init(channelTimeout: TimeInterval? = nil, cancelWindow: TimeInterval = 30, autoAdvance: Bool = true) {
+            self.channelTimeout = channelTimeout
+            self.cancelWindow = cancelWindow
+            self.autoAdvance = autoAdvance
+        }
+
+        /// The sandbox's: steps of `GATEWAY_VONAGE_CHANNEL_TIMEOUT` seconds (default 20), cancel window of
+        /// `GATEWAY_VONAGE_CANCEL_WINDOW` seconds (default 30).
+        public static func sandbox(environment: [String: String] = ProcessInfo.processInfo.environment) -> Settings {
+            let timeout = environment["GATEWAY_VONAGE_CHANNEL_TIMEOUT"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil }
+            let window = environment["GATEWAY_VONAGE_CANCEL_WINDOW"].flatMap(Double.init).flatMap { $0 >= 0 ? $0 : nil }
+            return Settings(channelTimeout: timeout ?? 20, cancelWindow: window ?? VonageWire.cancelWindow)
+        }
+    }
+
+    public let faults = FaultSwitch()
+
+    let clock: any WallClock
+    let outbox: SandboxOutbox
+    let logger: Logger
+    let callbacks: CallbackSender
+    let persistence: any EmulatorPersistence
+    let settings: Settings
+    let state: Mutex<VonageEmulatorState>
+    private let ticking = Mutex(false)
+    let applicationKey: _RSA.Signing.PublicKey?
+
+    public init(context: EmulatorContext = EmulatorContext(), settings: Settings = Settings()) {
+        clock = context.clock
+        outbox = context.outbox
+        logger = context.logger
+        callbacks = context.callbacks
+        persistence = context.persistence
+        self.settings = settings
+        let decoder = JSONDecoder()
+        let saved = context.persistence.load().values.compactMap {
+            try? decoder.decode(VonageEmulatorState.Request.self, from: $0)
+        }
+        state = Mutex(VonageEmulatorState(restoring: saved))
+        applicationKey = try? _RSA.Signing.PrivateKey(pemRepresentation: VonageSandbox.privateKeyPEM).publicKey
+    }
+
+    public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
+        let isV1 = !request.path.hasPrefix("/v2/")
+        let response = await withFaults(serverError: { isV1 ? Self.v1ServerError($0) : Self.v2ServerError($0) }) {
+            let pending = advance()
+            let (response, more) = route(request)
+            await send(pending + more)
+            return .response(response)
+        }
+        save()
+        startTicker()
+        return response
+    }
+
+    /// Advances every workflow whose step timed out and sends the callbacks that makes.
+    public func tick() async {
+        await send(advance())
+        save()
+    }
+
+    private func save() {
+        state.withLock { state in
+            let changes = state.takeChanges()
+            if !changes.isEmpty { persistence.save(changes) }
+        }
+    }
+
+    /// A background task that ticks while live workflows remain.
+    private func startTicker() {
+        guard settings.autoAdvance else { return }
+        let started = ticking.withLock { running -> Bool in
+            if running { return false }
+            running = true
+            return true
+        }
+        guard started else { return }
+        Task { [weak self] in
+            while let emulator = self {
+                try? await Task.sleep(for: .milliseconds(250))
+                await emulator.tick()
+                let live = emulator.state.withLock { $0.hasLive }
+                if !live {
+                    emulator.ticking.withLock { $0 = false }
+                    return
+                }
+            }
+        }
+    }
+
+    // MARK: routing
+
+    private func route(_ request: EmulatorRequest) -> (TransportResponse, [Data]) {
+        let parts = request.path.split(separator: "/").map(String.init)
+        let now = clock.now
+        if parts.first == "v2", parts.count >= 2, parts[1] == "verify" {
+            if parts.count == 5, parts[3] == "silent-auth", parts[4] == "redirect", request.method == .get {
+                return silentAuthRedirect(id: parts[2], now: now)
+            }
+            guard isAuthorizedV2(request.headerFields[.authorization], now: now) else {
+                return (Self.problem(401, "unauthorized", "Unauthorized", "You did not provide correct credentials."), [])
+            }
+            let rest = Array(parts.dropFirst(2))
+            switch (rest.count, request.method) {
+            case (0, .post): return (startV2(request.body, now: now), [])
+            case (1, .post): return (checkV2(id: rest[0], body: request.body, now: now), [])
+            case (1, .delete): return (cancelV2(id: rest[0], now: now), [])
+            case (2, .post) where rest[1] == "next_workflow": return (nextWorkflowV2(id: rest[0], now: now), [])
+            case (0, _), (1, _):
+                return (Self.problem(405, "method-not-allowed", "Method Not Allowed", "Method not allowed."), [])
+            default:
+                return (Self.problem(404, "not-found", "Not Found", "Request not found."), [])
+            }
+        }
+        if parts.first == "verify", parts.last == "json", request.method == .get || request.method == .post {
+            var fields = request.queryItems
+            if request.method == .post {
+                // A form body, as the spec says; the Python client may label it JSON, so the body decides.
+                if let object = try? JSONDecoder().decode([String: JSONValue].self, from: request.body) {
+                    for (key, value) in object {
+                        if let text = value.stringValue { fields[key] = text }
+                        if let number = value.numberValue { fields[key] = String(Int(number)) }
+                    }
+                } else {
+                    for (key, value) in FormEncoding.decode(String(decoding: request.body, as: UTF8.self)) {
+                        fields[key] = value
+                    }
+                }
+            }
+            // Key and secret in the parameters (the spec), or as Basic auth: vonage-verify-legacy 1.1 sends
+            // the header instead of the body parameters.
+            let basic = fields["api_key"] == nil && isAuthorizedV2(request.headerFields[.authorization], now: now)
+                && request.headerFields[.authorization]?.lowercased().hasPrefix("basic ") == true
+            guard basic
+                || (fields["api_key"] == VonageSandbox.apiKey
+                    && ConstantTime.equals(fields["api_secret"] ?? "", VonageSandbox.apiSecret))
+            else {
+                if fields["api_key"] == nil, request.headerFields[.authorization] == nil {
+                    return (Self.v1(status: "2", "Missing api_key"), [])
+                }
+                return (Self.v1(status: "4", "Invalid credentials were provided"), [])
+            }
+            switch Array(parts.dropFirst()) {
+            case ["json"]: return (startV1(fields, now: now), [])
+            case ["check", "json"]: return (checkV1(fields, now: now), [])
+            case ["search", "json"]: return (searchV1(fields), [])
+            case ["control", "json"]: return (controlV1(fields, now: now), [])
+            default: break
+            }
+        }
+        return (Self.problem(404, "not-found", "Not Found", "No such Vonage path."), [])
+    }
+
+    /// Basic with the sandbox key and secret, or an application JWT signed with the sandbox application key.
+    func isAuthorizedV2(_ header: String?, now: Date) -> Bool {
+        guard let header else { return false }
+        let lowered = header.lowercased()
+        if lowered.hasPrefix("basic ") {
+            let encoded = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
+            guard let data = Data(base64Encoded: encoded), let text = String(data: data, encoding: .utf8),
+                let colon = text.firstIndex(of: ":")
+            else { return false }
+            return String(text[..<colon]) == VonageSandbox.apiKey
+                && ConstantTime.equals(String(text[text.index(after: colon)...]), VonageSandbox.apiSecret)
+        }
+        if lowered.hasPrefix("bearer "), let key = applicationKey {
+            let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+            return VonageJWT.verifyApplicationToken(token, publicKey: key, now: now)?.applicationID
+                == VonageSandbox.applicationID
+        }
+        return false
+    }
+
+    // MARK: time
+
+    /// Moves every live request whose step has run out to its next step (or expires it); returns the v2
+    /// callbacks to send.
+    func advance() -> [Data] {
+        let now = clock.now
+        return state.withLock { state -> [Data] in
+            state.forgetOld(now: now)
+            var bodies: [Data] = []
+            for var request in state.dueSteps(now) {
+                var changed = false
+                while request.isLive, now >= request.stepStartedAt.addingTimeInterval(request.channelTimeout) {
+                    let endedAt = request.stepStartedAt.addingTimeInterval(request.channelTimeout)
+                    request.steps[request.position].status = "expired"
+                    if request.api == "v2" { bodies.append(event(request, channel: request.current.channel, status: "expired", at: endedAt)) }
+                    if request.position + 1 < request.steps.count {
+                        beginStep(&request, at: request.position + 1, now: endedAt)
+                    } else {
+                        request.status = "expired"
+                        request.finalizedAt = endedAt
+                        if request.api == "v2" { bodies.append(summary(request, at: endedAt)) }
+                    }
+                    changed = true
+                }
+                if changed { state.put(request) }
+            }
+            return bodies
+        }
+    }
+
+    /// Starts step `index`: a new code on v2 (Vonage's default without `reuse_code`), the same PIN on v1,
+    /// and the message in the outbox with its channel.
+    func beginStep(_ request: inout VonageEmulatorState.Request, at index: Int, now: Date) {
+        request.position = index
+        request.stepStartedAt = now
+        request.steps[index].initiatedAt = now
+        if request.api == "v2", index > 0 { request.code = Self.randomCode(length: request.codeLength) }
+        let step = request.steps[index]
+        // The outbox lists phone numbers in E.164, as the other emulators do.
+        let recipient = step.channel == "email" ? step.to : "+" + step.to
+        if step.channel == "silent_auth" {
+            request.steps[index].status = "action_pending"
+            outbox.record(
+                SandboxOutbox.Message(
+                    provider: "vonage", kind: .silentAuth, channel: "silent_auth", to: recipient, code: nil,
+                    text: "Silent authentication: the device opens \(checkURL(request.id))", sentAt: now))
+            return
+        }
+        request.steps[index].status = "pending"
+        let message = SandboxMessages.verificationCode(request.code, language: request.locale)
+        let channel = step.channel == "tts" ? "voice" : step.channel
+        outbox.record(
+            SandboxOutbox.Message(
+                provider: "vonage", kind: Channel(rawValue: channel).map(SandboxOutbox.Message.Kind.init) ?? .sms,
+                channel: channel, to: recipient, code: request.code, text: "\(request.brand): " + message.text,
+                language: message.language, sentAt: now))
+    }
+
+    /// The URL the device opens for silent authentication: the emulator's own, on the gateway's address.
+    func checkURL(_ id: String) -> String {
+        if let base = callbacks.baseURL {
+            let gateway = base.deletingLastPathComponent().deletingLastPathComponent()
+            return gateway.appending(path: "sandbox/vonage/v2/verify/\(id)/silent-auth/redirect").absoluteString
+        }
+        return "https://api.nexmo.com/v2/verify/\(id)/silent-auth/redirect"
+    }
+
+    // MARK: callbacks
+
+    func event(_ request: VonageEmulatorState.Request, channel: String, status: String, at: Date) -> Data {
+        var callback = VonageWire.Callback(
+            requestID: request.id, type: "event", status: status, channel: channel,
+            triggeredAt: VonageWire.v2Date(at))
+        if status == "action_pending" {
+            callback.action = VonageWire.Callback.Action(type: "check", checkURL: checkURL(request.id))
+        }
+        return Self.encode(callback)
+    }
+
+    func summary(_ request: VonageEmulatorState.Request, at: Date) -> Data {
+        Self.encode(
+            VonageWire.Callback(
+                requestID: request.id, type: "summary", status: request.status, submittedAt: VonageWire.v2Date(request.createdAt),
+                finalizedAt: VonageWire.v2Date(at), channelTimeout: Int(request.channelTimeout),
+                workflow: request.steps.map {
+                    VonageWire.Callback.WorkflowEntry(
+                        channel: $0.channel, initiatedAt: $0.initiatedAt.map(VonageWire.v2Date), status: $0.status)
+                }))
+    }
+
+    /// Posts each callback to the gateway, signed as Vonage signs; failures are logged, never retried.
+    func send(_ bodies: [Data]) async {
+        guard !bodies.isEmpty, let url = callbacks.url() else { return }
+        for body in bodies {
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            headers[.authorization] = try? VonageJWT.signCallback(
+                body: body, secret: VonageSandbox.signatureSecret, apiKey: VonageSandbox.apiKey,
+                applicationID: VonageSandbox.applicationID, now: clock.now)
+            do {
+                let response = try await callbacks.send(
+                    TransportRequest(method: .post, url: url, headerFields: headers, body: body))
+                if !(200..<300).contains(response.status.code) {
+                    logger.notice("vonage sandbox callback refused", metadata: ["http.status": "\(response.status.code)"])
+                }
+            } catch {
+                logger.notice("vonage sandbox callback failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    // MARK: bodies
+
+    static func encode(_ value: some Encodable) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)) ?? Data("{}".utf8)
+    }
+
+    static func json(_ status: Int, _ value: some Encodable) -> TransportResponse {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return TransportResponse(status: HTTPResponse.Status(code: status), headerFields: headers, body: encode(value))
+    }
+
+    static func problem(
+        _ status: Int, _ fragment: String, _ title: String, _ detail: String,
+        invalid: [VonageWire.Problem.InvalidParameter]? = nil, requestID: String? = nil
+    ) -> TransportResponse {
+        let problem = VonageWire.Problem(
+            type: "https://developer.vonage.com/en/api-errors/verify-v2#" + fragment, title: title, detail: detail,
+            instance: UUID().uuidString.lowercased(), invalidParameters: invalid, requestID: requestID)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/problem+json"
+        return TransportResponse(status: HTTPResponse.Status(code: status), headerFields: headers, body: encode(problem))
+    }
+
+    static func v1(status: String, _ text: String, requestID: String? = nil) -> TransportResponse {
+        json(200, VonageWire.V1Response(status: status, requestID: requestID, errorText: text))
+    }
+
+    static func v2ServerError(_ status: Int) -> TransportResponse {
+        problem(status, "internal-error", "Internal error", "An internal error occurred.")
+    }
+
+    static func v1ServerError(_ status: Int) -> TransportResponse {
+        var response = v1(status: "5", "Internal Error")
+        response.status = HTTPResponse.Status(code: status)
+        return response
+    }
+
+    static func randomCode(length: Int) -> String {
+        String((0..<length).map { _ in Character(String(Int.random(in: 0...9))) })
+    }
+
+    static func randomID() -> String {
+        UUID().uuidString.lowercased()
+    }
+
+    /// A phone number as Vonage takes it: digits only, a valid number once `+` is put in front.
+    static func isValidNumber(_ digits: String) -> Bool {
+        guard (7...15).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }), digits.first != "0"
+        else { return false }
+        return (try? PhoneNumber(parsing: "+" + digits))?.isValid == true
+    }
+}

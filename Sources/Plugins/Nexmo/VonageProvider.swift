@@ -1,0 +1,145 @@
+import Foundation
+import GatewayCore
+import Logging
+
+/// Vonage (formerly Nexmo) Verify behind the gateway's provider contract: v2 workflows by default, the
+/// legacy v1 API with `api: v1`.
+///
+/// A v2 start sends the request's channel and fallback channels as one Vonage workflow; Vonage moves to
+/// the next channel by itself after its channel timeout and says so in signed status callbacks, which keep
+/// the verification's channel and status true. The gateway's resend is Vonage's "next workflow". Every
+/// failure leaves as a ``GatewayError`` chosen by ``VonageErrorMapping``.
+struct VonageProvider: VerificationProvider {
+    /// What the plugin keeps with a verification: the workflow's channels, and for v1 the position in it.
+    struct State: Codable, Sendable, Equatable {
+        var api: String
+        /// The gateway channels of the workflow, in order (v1 repeats channels: workflow 1 is sms, voice, voice).
+        var workflow: [String]
+        /// v1: the index of the event in progress.
+        var position: Int?
+
+        var channels: [Channel] { workflow.compactMap(Channel.init(rawValue:)) }
+    }
+
+    let id: String
+    let configuration: VonageConfiguration
+    let transport: any HTTPTransport
+    let clock: any WallClock
+    let logger: Logger
+    let requestTimeout: Duration
+
+    init(context: ProviderContext) throws(ConfigurationError) {
+        id = context.providerID
+        configuration = try VonageConfiguration(settings: context.settings, providerID: context.providerID)
+        transport = context.transport
+        clock = context.clock
+        logger = context.logger
+        requestTimeout = context.requestTimeout
+    }
+
+    var capabilities: ProviderCapabilities {
+        switch configuration.api {
+        case .v2:
+            var channels: Set<Channel> = [.sms, .voice, .email, .silentAuth]
+            if configuration.whatsappFrom != nil { channels.insert(.whatsapp) }
+            return ProviderCapabilities(
+                channels: channels, resendKeepsCode: false, supportsResend: true, supportsCancel: true,
+                supportsStatus: false, resendCanChangeChannel: true, completesWithoutCode: [.silentAuth],
+                nativeWorkflows: true, vendorMaxAttempts: VonageWire.maxChecks,
+                acceptsCallbacks: configuration.signatureSecret != nil)
+        case .v1:
+            return ProviderCapabilities(
+                channels: [.sms, .voice], resendKeepsCode: true, supportsResend: true, supportsCancel: true,
+                supportsStatus: true, resendCanChangeChannel: true, nativeWorkflows: true,
+                vendorMaxAttempts: VonageWire.maxChecks, acceptsCallbacks: false)
+        }
+    }
+
+    // MARK: operations
+
+    func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
+        switch configuration.api {
+        case .v2: return try await startV2(request)
+        case .v1: return try await startV1(request)
+        }
+    }
+
+    func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult {
+        guard (4...10).contains(code.count), code.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw GatewayError.invalidRequest("The code must be 4 to 10 letters or digits.")
+        }
+        switch configuration.api {
+        case .v2: return try await checkV2(verification, code: code)
+        case .v1: return try await checkV1(verification, code: code)
+        }
+    }
+
+    /// Vonage's next workflow step: the channel is Vonage's next, never one the caller picks.
+    func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
+        -> ProviderStartResult
+    {
+        switch configuration.api {
+        case .v2: return try await nextWorkflowV2(verification, asked: request.channel)
+        case .v1: return try await nextEventV1(verification, asked: request.channel)
+        }
+    }
+
+    func cancel(_ verification: ProviderVerification) async throws(GatewayError) {
+        switch configuration.api {
+        case .v2: try await cancelV2(verification)
+        case .v1: try await controlV1(verification, command: "cancel")
+        }
+    }
+
+    func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange {
+        switch configuration.api {
+        case .v2:
+            throw GatewayError(
+                .invalidRequest, "Vonage Verify v2 has no status lookup; its callbacks keep the verification current.")
+        case .v1: return try await searchV1(verification)
+        }
+    }
+
+    // MARK: shared helpers
+
+    /// The stored Vonage request id; anything else never reaches a URL path.
+    func reference(of verification: ProviderVerification) throws(GatewayError) -> String {
+        guard let reference = verification.reference, (1...64).contains(reference.count),
+            reference.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+        else {
+            throw GatewayError.internal("The verification has no usable Vonage request id.")
+        }
+        return reference
+    }
+
+    func state(of verification: ProviderVerification) -> State {
+        (try? verification.state.decode(State.self))
+            ?? State(api: configuration.api.rawValue, workflow: [verification.channel.rawValue], position: 0)
+    }
+
+    /// The channel that follows `current` in the workflow, for v2 (channels are distinct).
+    static func next(after current: Channel, in workflow: [Channel]) -> Channel? {
+        guard let index = workflow.firstIndex(of: current), index + 1 < workflow.count else { return nil }
+        return workflow[index + 1]
+    }
+
+    /// Refuses a resend to a channel other than Vonage's next one.
+    static func requireNext(_ next: Channel?, asked: Channel?, current: Channel) throws(GatewayError) -> Channel {
+        guard let next else {
+            throw GatewayError(
+                .invalidState, "The Vonage workflow has no further channel; start a new verification.")
+        }
+        if let asked, asked != next {
+            throw GatewayError(
+                .unsupportedChannel,
+                "Vonage runs its workflow in order: the next channel is \(next.rawValue), not \(asked.rawValue).")
+        }
+        return next
+    }
+
+    /// E.164 without `+`, as Vonage takes numbers.
+    static func vonageNumber(_ destination: Destination) -> String {
+        let value = destination.value
+        return value.hasPrefix("+") ? String(value.dropFirst()) : value
+    }
+}

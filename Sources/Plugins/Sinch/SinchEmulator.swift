@@ -1,0 +1,181 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Logging
+import Synchronization
+
+/// Sinch Verification v1, emulated on the wire, for the sandbox and for tests.
+///
+/// Paths are Sinch's, relative to the mount point: `POST /verification/v1/verifications`,
+/// `PUT …/verifications/id/{id}` and `…/number/{endpoint}` (report), `GET …/verifications/id/{id}`,
+/// `…/reference/{reference}` and `…/{method}/number/{endpoint}` (status). Every call must be
+/// application-signed with the ``SinchSandbox`` key and secret (the signed path may include the mount
+/// point, as the Python SDK signs it) or use Basic with them; a wrong one answers Sinch's 401 body.
+/// Errors come in Sinch's shape, `{"errorCode", "message", "reference"}`.
+///
+/// Each method "sends" to the ``SandboxOutbox``: the code in the language negotiated from
+/// `Accept-Language` and ``SinchLanguages`` (answered as `Content-Language`), a flash call's caller number,
+/// a callout's spoken code, a seamless verification's URL, which completes it when fetched
+/// (`GET /seamless/{id}/{token}`, unsigned: the device opens it). With a gateway to call, it asks it with a
+/// signed `VerificationRequestEvent` before sending and reports outcomes with a `VerificationResultEvent`.
+/// Test numbers: ``SinchSandbox/fraudNumber`` and ``SinchSandbox/errorNumber(_:)``.
+public final class SinchEmulator: VendorEmulator {
+    public let faults = FaultSwitch()
+
+    let clock: any WallClock
+    let outbox: SandboxOutbox
+    let logger: Logger
+    let callbacks: CallbackSender
+    let persistence: any EmulatorPersistence
+    let state: Mutex<SinchEmulatorState>
+    /// Where devices reach the emulator (for seamless URLs): the sandbox's own address plus the mount.
+    let publicBase: String
+
+    /// How far an `x-timestamp` may be from the emulator's clock; Sinch does not document it (sinch.md §8).
+    static let timestampTolerance: TimeInterval = 600
+
+    public init(context: EmulatorContext = EmulatorContext(), publicBaseURL: URL? = nil) {
+        self.clock = context.clock
+        self.outbox = context.outbox
+        self.logger = context.logger
+        self.callbacks = context.callbacks
+        self.persistence = context.persistence
+        let decoder = JSONDecoder()
+        let saved = context.persistence.load().values.compactMap {
+            try? decoder.decode(SinchEmulatorState.Verification.self, from: $0)
+        }
+        self.state = Mutex(SinchEmulatorState(restoring: saved))
+        var base = (publicBaseURL ?? Self.sandboxBase(callbacks: context.callbacks))?.absoluteString
+            ?? "https://verification.api.sinch.com"
+        while base.hasSuffix("/") { base.removeLast() }
+        self.publicBase = base
+    }
+
+    /// The sandbox calls the gateway back at `<base>/callbacks/<id>` and mounts this emulator at
+    /// `<base>/sandbox/sinch`, so one gives the other.
+    static func sandboxBase(callbacks: CallbackSender) -> URL? {
+        guard let url = callbacks.baseURL, url.deletingLastPathComponent().lastPathComponent == "callbacks" else {
+            return nil
+        }
+        return url.deletingLastPathComponent().deletingLastPathComponent()
+            .appending(path: String(SinchSandbox.mountPath.dropFirst()))
+    }
+
+    public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
+        let response = await withFaults(serverError: Self.serverError) { .response(await route(request)) }
+        state.withLock { state in
+            let changes = state.takeChanges()
+            if !changes.isEmpty { persistence.save(changes) }
+        }
+        return response
+    }
+
+    // MARK: routing
+
+    private func route(_ request: EmulatorRequest) async -> TransportResponse {
+        let now = clock.now
+        let parts = request.path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        if parts.count == 3, parts[0] == "seamless", request.method == .get {
+            return await seamless(id: parts[1], token: parts[2], now: now)
+        }
+        let verdict = SinchSigning.verify(
+            headers: request.headerFields, method: request.method.rawValue, body: request.body,
+            resources: [request.path, SinchSandbox.mountPath + request.path],
+            applicationKey: SinchSandbox.applicationKey, secret: SinchSandbox.applicationSecret, now: now,
+            tolerance: Self.timestampTolerance, allowBasic: true)
+        if case .failure(let refusal) = verdict {
+            let status = refusal.errorCode / 100
+            return Self.error(status, code: refusal.errorCode, message: refusal.message)
+        }
+        guard parts.count >= 3, parts[0] == "verification", parts[1] == "v1", parts[2] == "verifications" else {
+            return Self.notFound()
+        }
+        let rest = Array(parts[3...])
+        switch (rest.count, request.method) {
+        case (0, .post):
+            return await start(request, now: now)
+        case (2, .put) where rest[0] == "id":
+            return await report(request.body, find: { $0.verification(rest[1], now: now) }, now: now)
+        case (2, .put) where rest[0] == "number":
+            let method = (try? JSONDecoder().decode(SinchWire.ReportRequest.self, from: request.body))?.method
+                .flatMap(SinchWire.canonicalMethod)
+            return await report(
+                request.body, find: { $0.newest(endpoint: rest[1], method: method, now: now) }, now: now)
+        case (2, .get) where rest[0] == "id":
+            return status { $0.verification(rest[1], now: now) }
+        case (2, .get) where rest[0] == "reference":
+            return status { $0.verification(reference: rest[1], now: now) }
+        case (3, .get) where rest[1] == "number":
+            guard let method = SinchWire.canonicalMethod(rest[0]) else { return Self.notFound() }
+            return status { $0.newest(endpoint: rest[2], method: method, now: now) }
+        case (0, _), (2, _), (3, _):
+            return Self.error(501, code: 50100, message: "Method not implemented")
+        default:
+            return Self.notFound()
+        }
+    }
+
+    // MARK: bodies
+
+    static func json(_ status: Int, _ value: some Encodable, headers extra: HTTPFields = [:]) -> TransportResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var headers = extra
+        headers[.contentType] = "application/json; charset=utf-8"
+        let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return TransportResponse(status: HTTPResponse.Status(code: status), headerFields: headers, body: body)
+    }
+
+    /// Sinch's error body, with a fresh reference as Sinch gives one per error.
+    static func error(_ status: Int, code: Int, message: String) -> TransportResponse {
+        json(status, SinchWire.ErrorBody(errorCode: code, message: message, reference: UUID().uuidString.lowercased()))
+    }
+
+    static func notFound() -> TransportResponse {
+        error(404, code: 40400, message: "Requested resource was not found.")
+    }
+
+    /// An injected 5xx: 50300 for 503, 50100 for 501, 50000 otherwise.
+    static func serverError(_ status: Int) -> TransportResponse {
+        switch status {
+        case 503: return error(503, code: 50300, message: "Service is temporarily unavailable, please try again later.")
+        case 501: return error(501, code: 50100, message: "Method not implemented")
+        default: return error(status, code: 50000, message: "Internal error")
+        }
+    }
+
+    // MARK: callbacks
+
+    /// Sends one signed event to the gateway; `nil` when there is no gateway or it could not be reached.
+    func sendEvent(_ event: SinchWire.Event) async -> TransportResponse? {
+        guard let url = callbacks.url() else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let body = try? encoder.encode(event), let key = SinchSigning.key(fromSecret: SinchSandbox.applicationSecret)
+        else { return nil }
+        let contentType = "application/json"
+        let timestamp = SinchSigning.timestamp(clock.now)
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        headers[SinchSigning.timestampHeader] = timestamp
+        headers[.authorization] = SinchSigning.authorization(
+            applicationKey: SinchSandbox.applicationKey, key: key, method: "POST", body: body,
+            contentType: contentType, timestamp: timestamp, resource: url.path(percentEncoded: true))
+        do {
+            return try await callbacks.send(
+                TransportRequest(method: .post, url: url, headerFields: headers, body: body), timeout: .seconds(5))
+        } catch {
+            logger.notice("sinch sandbox could not deliver an event", metadata: ["sinch.event": "\(event.event ?? "-")"])
+            return nil
+        }
+    }
+
+    func sendResult(_ verification: SinchEmulatorState.Verification) async {
+        _ = await sendEvent(
+            SinchWire.Event(
+                id: verification.id, event: SinchWire.resultEvent, method: verification.method,
+                identity: SinchWire.Identity(endpoint: verification.endpoint), reference: verification.reference,
+                custom: verification.custom, status: verification.status, reason: verification.reason,
+                source: verification.source))
+    }
+}

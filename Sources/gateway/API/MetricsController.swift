@@ -1,0 +1,126 @@
+import CoreMetrics
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+import Prometheus
+
+/// Who may read `GET /metrics` (`metrics.access` in the configuration).
+enum MetricsAccess: String, Sendable, CaseIterable {
+    /// Open to connections from the loopback interface (a local Prometheus or agent), an admin key otherwise.
+    case loopbackOrAdmin = "loopback_or_admin"
+    /// Always an admin key.
+    case admin
+    /// Anyone who can reach the port (behind a private network only).
+    case open
+}
+
+/// The gateway's Prometheus registry: the engine's metrics (through ``GatewayMetrics``), HTTP requests,
+/// and circuit-breaker states read at scrape time. One per built application, not process-global.
+struct MetricsRegistry: Sendable {
+    let registry = PrometheusCollectorRegistry()
+
+    var factory: PrometheusMetricsFactory {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // Vendor calls and HTTP requests: from a millisecond to the vendor timeout.
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500),
+            .seconds(5), .seconds(10),
+        ]
+        return factory
+    }
+
+    static var breakerState: MetricNameDescriptor {
+        MetricNameDescriptor(
+        metricName: "gateway_circuit_breaker_state", unitName: "",
+            helpText: "Circuit breaker per provider and country: 0 closed, 1 half-open, 2 open.")
+    }
+
+    /// The exposition text, with the breaker gauges brought up to date first.
+    func scrape(breakers: CircuitBreakers) -> [UInt8] {
+        for status in breakers.statuses {
+            let value: Int64
+            switch status.state {
+            case .closed: value = 0
+            case .halfOpen: value = 1
+            case .open: value = 2
+            }
+            registry.makeGauge(
+                descriptor: Self.breakerState,
+                labels: [("provider", status.providerID), ("country", status.country.isEmpty ? "any" : status.country)]
+            ).set(to: Double(value))
+        }
+        return registry.emitToBuffer()
+    }
+}
+
+/// `GET /metrics`, in the Prometheus text format.
+struct MetricsController: Sendable {
+    let metrics: MetricsRegistry
+    let service: VerificationService
+    let access: MetricsAccess
+    let keys: APIKeyMiddleware
+
+    func addRoutes(to router: some RouterMethods<GatewayRequestContext>) {
+        router.get("metrics") { request, context in
+            let scrape: @Sendable (Request, GatewayRequestContext) async throws -> Response = { _, _ in
+                Response(
+                    status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.scrape(breakers: service.breakers))))
+            }
+            switch access {
+            case .open:
+                return try await scrape(request, context)
+            case .loopbackOrAdmin where Self.isLoopback(context.remoteAddress):
+                return try await scrape(request, context)
+            case .loopbackOrAdmin, .admin:
+                return try await keys.handle(request, context: context, next: scrape)
+            }
+        }
+    }
+
+    static func isLoopback(_ address: String?) -> Bool {
+        guard let address else { return false }
+        return address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
+    }
+}
+
+/// Counts every HTTP request by method, route template and status, and times it. Routes are the
+/// router's templates (`/v1/verifications/{id}`), so no id or number becomes a label; emulator and
+/// callback paths are labelled by their plugin, anything else `unmatched`.
+struct HTTPMetricsMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+    let factory: PrometheusMetricsFactory
+    /// Provider and plugin ids: the only second path segments under `/sandbox` and `/callbacks` labelled.
+    let knownIDs: Set<String>
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let began = ContinuousClock.now
+        let response = try await next(request, context)
+        let route = context.endpointPath ?? Self.unroutedLabel(request.uri.path, knownIDs: knownIDs)
+        let method = request.method.rawValue
+        CoreMetrics.Counter(
+            label: "gateway_http_requests_total",
+            dimensions: [("method", method), ("route", route), ("status", String(response.status.code))],
+            factory: factory
+        ).increment()
+        let elapsed = ContinuousClock.now - began
+        CoreMetrics.Timer(
+            label: "gateway_http_request_duration_seconds",
+            dimensions: [("method", method), ("route", route), ("status", String(response.status.code))],
+            factory: factory
+        ).recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        return response
+    }
+
+    static func unroutedLabel(_ path: String, knownIDs: Set<String>) -> String {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        if parts.count >= 2, parts[0] == "sandbox" || parts[0] == "callbacks", knownIDs.contains(String(parts[1])) {
+            return "/\(parts[0])/\(parts[1])/*"
+        }
+        return "unmatched"
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// A PostgreSQL row read by column index (``StoreRow``), with the column types of ``PostgresMigration``:
+/// `TEXT`, `BIGINT`, `DOUBLE PRECISION`, `BYTEA`.
+struct PostgresStoreRow: StoreRow {
+    let row: PostgresRandomAccessRow
+
+    private func cell(_ column: Int32) -> PostgresCell? {
+        let index = Int(column)
+        guard index >= 0, index < row.count else { return nil }
+        return row[index]
+    }
+
+    func isNull(_ column: Int32) -> Bool { cell(column)?.bytes == nil }
+
+    func text(_ column: Int32) -> String? {
+        guard let cell = cell(column), cell.bytes != nil else { return nil }
+        return try? cell.decode(String.self)
+    }
+
+    func int64(_ column: Int32) -> Int64? {
+        guard let cell = cell(column), cell.bytes != nil else { return nil }
+        if let value = try? cell.decode(Int64.self) { return value }
+        return (try? cell.decode(Int32.self)).map(Int64.init)
+    }
+
+    func double(_ column: Int32) -> Double? {
+        guard let cell = cell(column), cell.bytes != nil else { return nil }
+        return try? cell.decode(Double.self)
+    }
+
+    func blob(_ column: Int32) -> Data? {
+        guard let cell = cell(column), cell.bytes != nil else { return nil }
+        return try? cell.decode(Data.self)
+    }
+}
+
+extension PostgresConnection {
+    /// Runs `sql` with `$n` placeholders bound to `values`, decoding each row.
+    func rows<T>(
+        _ sql: String, _ values: [SQLiteValue] = [], logger: Logger, _ decode: (PostgresStoreRow) throws -> T
+    ) async throws -> [T] {
+        var result: [T] = []
+        for try await row in try await query(PostgresQuery(unsafeSQL: sql, binds: try Self.bindings(values)), logger: logger) {
+            result.append(try decode(PostgresStoreRow(row: row.makeRandomAccess())))
+        }
+        return result
+    }
+
+    /// Runs `sql` and returns how many rows it returned (statements that change rows say `RETURNING 1`).
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLiteValue] = [], logger: Logger) async throws -> Int {
+        try await rows(sql, values, logger: logger) { _ in () }.count
+    }
+
+    static func bindings(_ values: [SQLiteValue]) throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .text(let text): bindings.append(text)
+            case .integer(let integer): bindings.append(integer)
+            case .real(let real): bindings.append(real)
+            case .blob(let data): try bindings.append(data)
+            case .null: bindings.appendNull()
+            }
+        }
+        return bindings
+    }
+}
+
+/// A store operation that did not finish within its deadline.
+struct StoreDeadlineExceeded: Error {}
+
+/// Runs `body` with a deadline without waiting for it past the deadline: a query stuck on a dead connection
+/// is left to fail on its own (it is cancelled), and the caller gets ``StoreDeadlineExceeded`` at once.
+func withStoreDeadline<T: Sendable>(
+    _ limit: Duration, _ body: @escaping @Sendable () async throws -> T
+) async -> Result<T, any Error> {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>, Never>) in
+        let gate = ResumeOnce(continuation)
+        let work = Task {
+            do {
+                gate.resume(.success(try await body()))
+            } catch {
+                gate.resume(.failure(error))
+            }
+        }
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            guard !Task.isCancelled else { return }
+            if gate.resume(.failure(StoreDeadlineExceeded())) { work.cancel() }
+        }
+        gate.onFinish(timer)
+    }
+}
+
+/// Resumes a continuation once, whoever comes first; then cancels the deadline's timer.
+private final class ResumeOnce<T: Sendable>: Sendable {
+    private let state: Mutex<(continuation: CheckedContinuation<Result<T, any Error>, Never>?, timer: Task<Void, Never>?, done: Bool)>
+
+    init(_ continuation: CheckedContinuation<Result<T, any Error>, Never>) {
+        state = Mutex((continuation, nil, false))
+    }
+
+    @discardableResult
+    func resume(_ result: Result<T, any Error>) -> Bool {
+        let (continuation, timer) = state.withLock { state -> (CheckedContinuation<Result<T, any Error>, Never>?, Task<Void, Never>?) in
+            guard let continuation = state.continuation else { return (nil, nil) }
+            state.continuation = nil
+            state.done = true
+            let timer = state.timer
+            state.timer = nil
+            return (continuation, timer)
+        }
+        guard let continuation else { return false }
+        timer?.cancel()
+        continuation.resume(returning: result)
+        return true
+    }
+
+    func onFinish(_ timer: Task<Void, Never>) {
+        let cancelNow = state.withLock { state -> Bool in
+            if state.done { return true }
+            state.timer = timer
+            return false
+        }
+        if cancelNow { timer.cancel() }
+    }
+}

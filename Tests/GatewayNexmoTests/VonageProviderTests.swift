@@ -1,0 +1,228 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Testing
+
+@testable import GatewayNexmo
+
+@Suite("Vonage v2 provider against its emulator")
+struct VonageV2ProviderTests {
+    @Test("a start sends the workflow with brand, code length and locale; a wrong then the right code approves")
+    func startAndCheck() async throws {
+        let harness = try VonageHarness(settings: ["code_length": "6"])
+        let request = try VonageHarness.request(.sms, fallbacks: [.voice], locales: ["de-DE"])
+        let result = try await harness.provider.start(request)
+        #expect(result.channel == .sms && result.reference != nil && result.nextAction == nil)
+        let sent = try #require(harness.recorder.requests.first)
+        let body = try JSONDecoder().decode(VonageWire.StartRequest.self, from: sent.body)
+        #expect(body.brand == VonageSandbox.brand && body.codeLength == 6 && body.locale == "de-de")
+        #expect(body.workflow.map(\.channel) == ["sms", "voice"] && body.workflow[0].to == "14155550100")
+        #expect(sent.headerFields[.authorization]?.hasPrefix("Basic ") == true)
+        let message = try #require(harness.outbox.last(to: "+14155550100"))
+        #expect(message.channel == "sms" && message.code?.count == 6)
+        let verification = VonageHarness.stored(request, result)
+        let wrong = try await harness.provider.check(verification, code: VonageHarness.wrong(message.code))
+        #expect(wrong.status == .pending)
+        let right = try await harness.provider.check(verification, code: try #require(message.code))
+        #expect(right.status == .approved)
+        await expectGatewayError(.notFound) { try await harness.provider.check(verification, code: "123456") }
+    }
+
+    @Test("three wrong codes end the workflow: 410 is max_attempts_reached")
+    func threeWrongCodes() async throws {
+        let harness = try VonageHarness()
+        let (verification, code) = try await harness.start(try VonageHarness.request())
+        for _ in 1...2 {
+            #expect(try await harness.provider.check(verification, code: VonageHarness.wrong(code)).status == .pending)
+        }
+        let error = await expectGatewayError(.maxAttemptsReached) {
+            try await harness.provider.check(verification, code: VonageHarness.wrong(code))
+        }
+        #expect(error?.vendor?.httpStatus == 410)
+        #expect(harness.provider.capabilities.vendorMaxAttempts == 3)
+    }
+
+    @Test("a second start to the same number is 409 concurrent_verification")
+    func concurrent() async throws {
+        let harness = try VonageHarness()
+        _ = try await harness.start(try VonageHarness.request())
+        await expectGatewayError(.concurrentVerification) {
+            try await harness.provider.start(try VonageHarness.request(.voice))
+        }
+    }
+
+    @Test("the gateway's resend is next_workflow: the verification shows the new channel with a new code")
+    func nextWorkflow() async throws {
+        let harness = try VonageHarness()
+        let request = try VonageHarness.request(.sms, fallbacks: [.voice])
+        let (verification, smsCode) = try await harness.start(request)
+        let result = try await harness.provider.resend(verification, request: ResendRequest())
+        #expect(result.channel == .voice)
+        let voice = try #require(harness.outbox.last(to: "+14155550100"))
+        #expect(voice.channel == "voice" && voice.kind == .voice)
+        var moved = verification
+        moved.channel = .voice
+        await expectGatewayError(.invalidState) { try await harness.provider.resend(moved, request: ResendRequest()) }
+        _ = smsCode
+        #expect(try await harness.provider.check(moved, code: try #require(voice.code)).status == .approved)
+    }
+
+    @Test("a resend naming a channel other than Vonage's next is refused before any call")
+    func resendOtherChannel() async throws {
+        let harness = try VonageHarness()
+        let (verification, _) = try await harness.start(try VonageHarness.request(.sms, fallbacks: [.voice]))
+        let calls = harness.recorder.requests.count
+        await expectGatewayError(.unsupportedChannel) {
+            try await harness.provider.resend(verification, request: ResendRequest(channel: .email))
+        }
+        #expect(harness.recorder.requests.count == calls)
+    }
+
+    @Test("cancel is refused within 30 s (invalid_state), then works (DELETE, 204)")
+    func cancel() async throws {
+        let harness = try VonageHarness()
+        let (verification, _) = try await harness.start(try VonageHarness.request())
+        await expectGatewayError(.invalidState) { try await harness.provider.cancel(verification) }
+        harness.clock.advance(by: 31)
+        try await harness.provider.cancel(verification)
+        #expect(harness.recorder.requests.last?.method == .delete)
+        await expectGatewayError(.notFound) { try await harness.provider.cancel(verification) }
+    }
+
+    @Test("the workflow moves to voice after the channel timeout by itself; the signed callback says so")
+    func timeoutCallback() async throws {
+        let harness = try VonageHarness()
+        let request = try VonageHarness.request(.sms, fallbacks: [.voice])
+        let (verification, _) = try await harness.start(request)
+        harness.clock.advance(by: 61)
+        await harness.emulator.tick()
+        let voice = try #require(harness.outbox.last(to: "+14155550100"))
+        #expect(voice.channel == "voice")
+        let callback = try #require(harness.callbacks.vendorCallbacks.first)
+        let lookup = VerificationLookup { _ in verification }
+        let reply = try await harness.provider.handleCallback(callback, lookup: lookup)
+        #expect(reply.updates.first?.change.channel == .voice)
+        #expect(reply.updates.first?.target == .reference(try #require(verification.reference)))
+        // The last step runs out too: the summary expires the verification.
+        harness.clock.advance(by: 61)
+        await harness.emulator.tick()
+        let summary = try #require(harness.callbacks.vendorCallbacks.last)
+        var voiceVerification = verification
+        voiceVerification.channel = .voice
+        let onVoice = voiceVerification
+        let last = try await harness.provider.handleCallback(summary, lookup: VerificationLookup { _ in onVoice })
+        #expect(last.updates.last?.change.status == .expired)
+    }
+
+    @Test("a callback with a bad signature, a changed body or no token is unauthorized and changes nothing")
+    func badSignatures() async throws {
+        let harness = try VonageHarness()
+        let (verification, _) = try await harness.start(try VonageHarness.request(.sms, fallbacks: [.voice]))
+        harness.clock.advance(by: 61)
+        await harness.emulator.tick()
+        let good = try #require(harness.callbacks.vendorCallbacks.first)
+        let lookup = VerificationLookup { _ in verification }
+        var tampered = good
+        tampered.body = Data(String(decoding: good.body, as: UTF8.self).replacingOccurrences(of: "expired", with: "completed").utf8)
+        await expectGatewayError(.unauthorized) { try await harness.provider.handleCallback(tampered, lookup: lookup) }
+        var unsigned = good
+        unsigned.headerFields[.authorization] = nil
+        await expectGatewayError(.unauthorized) { try await harness.provider.handleCallback(unsigned, lookup: lookup) }
+        var otherKey = good
+        otherKey.headerFields[.authorization] = try VonageJWT.signCallback(
+            body: good.body, secret: "not-the-secret", apiKey: nil, applicationID: nil, now: harness.clock.now)
+        await expectGatewayError(.unauthorized) { try await harness.provider.handleCallback(otherKey, lookup: lookup) }
+        harness.clock.advance(by: 3600)
+        await expectGatewayError(.unauthorized) { try await harness.provider.handleCallback(good, lookup: lookup) }
+    }
+
+    @Test("silent auth: check_url is an open_url next action over cellular; opening it approves by callback")
+    func silentAuth() async throws {
+        let harness = try VonageHarness()
+        let request = try VonageHarness.request(.silentAuth, fallbacks: [.sms])
+        let result = try await harness.provider.start(request)
+        guard case .openURL(let opening)? = result.nextAction else {
+            Issue.record("no open_url next action")
+            return
+        }
+        #expect(opening.cellularOnly)
+        #expect(harness.provider.capabilities.completesWithoutCode == [.silentAuth])
+        let url = try #require(URL(string: opening.url))
+        let path = url.path(percentEncoded: true)
+        #expect(path.hasSuffix("/silent-auth/redirect"))
+        let opened = await harness.emulator.handle(
+            EmulatorRequest(
+                method: .get, path: String(path.dropFirst(VonageHarness.mount.count)), query: nil, headerFields: [:],
+                body: Data()))
+        guard case .response(let response) = opened else { throw VonageTestFailure.reset }
+        #expect(response.status == .ok)
+        let verification = VonageHarness.stored(request, result)
+        var approved = false
+        for callback in harness.callbacks.vendorCallbacks {
+            let reply = try await harness.provider.handleCallback(callback, lookup: VerificationLookup { _ in verification })
+            if reply.updates.contains(where: { $0.change.status == .approved }) { approved = true }
+        }
+        #expect(approved)
+    }
+
+    @Test("silent auth only first, at most 3 channels, WhatsApp only with whatsapp_from")
+    func workflowRules() async throws {
+        let harness = try VonageHarness()
+        await expectGatewayError(.invalidRequest) {
+            try await harness.provider.start(try VonageHarness.request(.sms, fallbacks: [.silentAuth]))
+        }
+        await expectGatewayError(.invalidRequest) {
+            try await harness.provider.start(
+                try VonageHarness.request(.silentAuth, fallbacks: [.sms, .voice, .sms]))
+        }
+        await expectGatewayError(.unsupportedChannel) {
+            try await harness.provider.start(try VonageHarness.request(.whatsapp))
+        }
+        let withFrom = try VonageHarness(settings: ["whatsapp_from": "447700900999"])
+        let result = try await withFrom.provider.start(try VonageHarness.request(.whatsapp, fallbacks: [.sms, .voice]))
+        #expect(result.channel == .whatsapp)
+        #expect(withFrom.outbox.last(to: "+14155550100")?.channel == "whatsapp")
+        #expect(harness.recorder.requests.isEmpty)
+    }
+
+    @Test("an invalid number answers 422 naming `to`: invalid_phone_number")
+    func invalidNumber() async throws {
+        let harness = try VonageHarness()
+        let request = StartVerification(destination: .phone(try PhoneNumber(parsing: "+4474009000")), channel: .sms)
+        await expectGatewayError(.invalidPhoneNumber) { try await harness.provider.start(request) }
+    }
+
+    @Test("application JWT auth: RS256 with the application id, accepted by the emulator")
+    func applicationJWT() async throws {
+        let harness = try VonageHarness(settings: [
+            "api_key": "", "api_secret": "", "application_id": VonageSandbox.applicationID,
+            "private_key": VonageSandbox.privateKeyPEM,
+        ])
+        let result = try await harness.provider.start(try VonageHarness.request())
+        #expect(result.reference != nil)
+        let header = try #require(harness.recorder.requests.first?.headerFields[.authorization])
+        #expect(header.hasPrefix("Bearer "))
+        let other = try VonageHarness(settings: ["api_secret": "wrong-secret-000"])
+        await expectGatewayError(.providerAuthFailed) { try await other.provider.start(try VonageHarness.request()) }
+    }
+
+    @Test(
+        "5xx, malformed bodies, resets and timeouts map to provider errors",
+        arguments: [
+            (FaultSwitch.Faults(serverErrorStatus: 500), GatewayError.Code.providerUnavailable),
+            (FaultSwitch.Faults(serverErrorStatus: 503), .providerUnavailable),
+            (FaultSwitch.Faults(malformedBody: true), .providerError),
+            (FaultSwitch.Faults(connectionReset: true), .providerUnavailable),
+            (FaultSwitch.Faults(latencyMilliseconds: 400), .providerTimeout),
+        ])
+    func faults(_ faults: FaultSwitch.Faults, _ expected: GatewayError.Code) async throws {
+        for api in ["v2", "v1"] {
+            let harness = try VonageHarness(settings: ["api": api], timeout: .milliseconds(100))
+            harness.emulator.faults.set(faults)
+            let error = await expectGatewayError(expected) { try await harness.provider.start(try VonageHarness.request()) }
+            if expected != .providerError { #expect(error?.sendMayHaveHappened == true, "\(api)") }
+        }
+    }
+}
+
+enum VonageTestFailure: Error { case reset }

@@ -1,0 +1,137 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Logging
+import Synchronization
+import Testing
+
+@testable import GatewayNexmo
+
+/// A Vonage provider wired to a ``VonageEmulator`` in process, sharing one manual clock and outbox; the
+/// emulator's callbacks go to the provider's `handleCallback`, and the updates they make are kept.
+final class VonageHarness: Sendable {
+    static let mount = "/sandbox/vonage"
+    static let baseURL = "http://localhost:8080" + mount
+    static let phone = "+14155550100"
+
+    let clock = ManualClock()
+    let outbox = SandboxOutbox()
+    let emulator: VonageEmulator
+    let recorder: RecordingTransport
+    let provider: VonageProvider
+    let callbacks: CallbackSink
+
+    init(
+        settings extra: [String: String] = [:], timeout: Duration = .seconds(5),
+        emulatorSettings: VonageEmulator.Settings = .init(channelTimeout: 60, autoAdvance: false)
+    ) throws {
+        let sink = CallbackSink()
+        callbacks = sink
+        emulator = VonageEmulator(
+            context: EmulatorContext(
+                clock: clock, outbox: outbox, logger: .quiet,
+                callbacks: CallbackSender(baseURL: URL(string: "http://localhost:8080/callbacks/vonage"), transport: sink)),
+            settings: emulatorSettings)
+        recorder = RecordingTransport(InProcessTransport(emulator: emulator, pathPrefix: Self.mount))
+        var settings = VonagePlugin.plugin.sandboxSettings(try #require(URL(string: Self.baseURL)))
+        for (key, value) in extra { settings[key] = value }
+        provider = try VonageProvider(
+            context: ProviderContext(
+                providerID: "vonage", settings: settings, transport: recorder, clock: clock, logger: .quiet,
+                requestTimeout: timeout))
+    }
+
+    static func request(
+        _ channel: Channel = .sms, fallbacks: [Channel] = [], to phone: String = phone, locales: [String] = []
+    ) throws -> StartVerification {
+        StartVerification(
+            destination: .phone(try PhoneNumber(parsing: phone)), channel: channel, locales: locales,
+            fallbackChannels: fallbacks)
+    }
+
+    static func stored(_ request: StartVerification, _ result: ProviderStartResult) -> ProviderVerification {
+        ProviderVerification(
+            destination: request.destination, channel: result.channel ?? request.channel,
+            fallbackChannels: request.fallbackChannels, reference: result.reference, state: result.state,
+            locales: request.locales)
+    }
+
+    /// Starts and returns the stored verification and the code sent.
+    func start(_ request: StartVerification) async throws -> (ProviderVerification, String?) {
+        let result = try await provider.start(request)
+        return (Self.stored(request, result), outbox.last(to: request.destination.value)?.code)
+    }
+
+    func code(to phone: String = phone) -> String? { outbox.last(to: phone)?.code }
+
+    static func wrong(_ code: String?) -> String { code == "0000" ? "1111" : "0000" }
+}
+
+/// Receives the emulator's callbacks as the gateway's callback route would.
+final class CallbackSink: HTTPTransport {
+    private let received = Mutex<[TransportRequest]>([])
+
+    var requests: [TransportRequest] { received.withLock { $0 } }
+
+    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+        received.withLock { $0.append(request) }
+        return TransportResponse(status: .ok)
+    }
+
+    /// The callbacks as the provider's plugin gets them.
+    var vendorCallbacks: [VendorCallback] {
+        requests.map {
+            VendorCallback(
+                method: $0.method, url: $0.url, subpath: "/", query: nil, headerFields: $0.headerFields, body: $0.body)
+        }
+    }
+}
+
+/// Passes requests on and keeps a copy of each.
+final class RecordingTransport: HTTPTransport {
+    private let next: any HTTPTransport
+    private let log = Mutex<[TransportRequest]>([])
+
+    init(_ next: any HTTPTransport) { self.next = next }
+
+    var requests: [TransportRequest] { log.withLock { $0 } }
+
+    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+        log.withLock { $0.append(request) }
+        return try await next.send(request, timeout: timeout)
+    }
+}
+
+/// Answers every request with one fixed response.
+struct FixedTransport: HTTPTransport {
+    var status: Int
+    var body: String
+    var contentType = "application/json"
+
+    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        return TransportResponse(status: HTTPResponse.Status(code: status), headerFields: headers, body: Data(body.utf8))
+    }
+}
+
+@discardableResult
+func expectGatewayError<Value>(
+    _ code: GatewayError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Value
+) async -> GatewayError? {
+    do {
+        let value = try await body()
+        Issue.record("expected `\(code.rawValue)`, but it returned \(value)", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as GatewayError {
+        #expect(error.code == code, "expected `\(code.rawValue)`, got \(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected `\(code.rawValue)`, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+extension Logger {
+    static let quiet = Logger(label: "gateway.vonage.tests") { _ in SwiftLogNoOpLogHandler() }
+}

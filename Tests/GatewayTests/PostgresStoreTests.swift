@@ -1,0 +1,290 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import Logging
+import Synchronization
+import Testing
+
+@testable import gateway
+
+/// The store conformance suite (and the webhook queue's) against PostgreSQL: a throwaway cluster started
+/// by ``PostgresTestServer`` (or `GATEWAY_TEST_POSTGRES_URL`). Each store gets its own schema.
+@Suite("PostgreSQL store", .enabled(if: PostgresTestServer.isAvailable))
+final class PostgresStoreTests: Sendable {
+    let conformance: StoreConformance
+    let webhooks: WebhookQueueConformance
+    private let opened = OpenedStores()
+
+    init() {
+        let opened = opened
+        let make: @Sendable () async throws -> PostgresVerificationStore = {
+            let store = try await Self.store()
+            opened.add(store)
+            return store
+        }
+        conformance = StoreConformance { try await make() }
+        webhooks = WebhookQueueConformance { try await make() }
+    }
+
+    deinit {
+        opened.closeAll()
+    }
+
+    static func settings(timeout: Duration = .seconds(10)) async throws -> PostgresStoreSettings {
+        var settings = try PostgresStoreSettings.parse(
+            try await PostgresTestServer.url(), passwordVariable: nil, environment: ProcessInfo.processInfo.environment)
+        settings.poolSize = 3
+        settings.timeout = timeout
+        settings.tls = .disable
+        return settings
+    }
+
+    /// A store in a new schema.
+    static func store(schema: String = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))
+        async throws -> PostgresVerificationStore
+    {
+        try await PostgresVerificationStore(settings: try await settings(), searchPath: schema, logger: quietLogger)
+    }
+
+    // MARK: - Conformance
+
+    @Test("Records are found by provider and vendor reference")
+    func byReference() async throws { try await conformance.recordsAreFoundByProviderReference() }
+
+    @Test("Every next action survives a round trip")
+    func nextActions() async throws { try await conformance.everyNextActionSurvivesARoundTrip() }
+
+    @Test("A record and its first events are written together")
+    func together() async throws { try await conformance.recordAndEventsAreWrittenTogether() }
+
+    @Test("Rate counters count per fixed window")
+    func rateWindows() async throws { try await conformance.rateCountersCountPerWindow() }
+
+    @Test("Concurrent hits never pass the limit")
+    func rateRace() async throws { try await conformance.concurrentHitsNeverPassTheLimit() }
+
+    @Test("Counters add and read per window")
+    func counters() async throws { try await conformance.countersAddAndReadPerWindow() }
+
+    @Test("Prefix blocks last until they end or are lifted")
+    func prefixBlocks() async throws { try await conformance.prefixBlocksLastUntilLifted() }
+
+    @Test("Inserted records read back with every field")
+    func roundTrip() async throws { try await conformance.insertedRecordsReadBackWithEveryField() }
+
+    @Test("Records are listed by experiment and time range")
+    func byExperiment() async throws { try await conformance.recordsByExperimentAndTime() }
+
+    @Test("Every channel and status survives a round trip")
+    func enums() async throws { try await conformance.everyChannelAndStatusSurvivesARoundTrip() }
+
+    @Test("Timestamps keep microsecond precision")
+    func timestamps() async throws { try await conformance.timestampsKeepMicrosecondPrecision() }
+
+    @Test("A duplicate insert fails and keeps the original")
+    func duplicate() async throws { try await conformance.duplicateInsertFailsAndKeepsTheOriginal() }
+
+    @Test("An unknown id reads as nil")
+    func unknown() async throws { try await conformance.unknownIDReadsAsNil() }
+
+    @Test("An update advances the version")
+    func update() async throws { try await conformance.updateAdvancesTheVersion() }
+
+    @Test("A stale update fails and changes nothing")
+    func stale() async throws { try await conformance.staleUpdateFailsAndChangesNothing() }
+
+    @Test("Concurrent updates from one version have one winner")
+    func race() async throws { try await conformance.concurrentUpdatesFromOneVersionHaveOneWinner() }
+
+    @Test("Events are ordered by append and scoped per verification")
+    func events() async throws { try await conformance.eventsAreOrderedByAppendAndScopedPerVerification() }
+
+    @Test("An idempotency key goes from claimed to in progress to replay")
+    func idempotency() async throws { try await conformance.idempotencyKeyGoesFromClaimedToInProgressToReplay() }
+
+    @Test("An idempotency key with another fingerprint is a mismatch")
+    func mismatch() async throws { try await conformance.idempotencyKeyWithAnotherFingerprintIsAMismatch() }
+
+    @Test("A released idempotency key can be claimed again")
+    func release() async throws { try await conformance.releasedIdempotencyKeyCanBeClaimedAgain() }
+
+    @Test("Idempotency keys are scoped to their API key")
+    func scoped() async throws { try await conformance.idempotencyKeysAreScoped() }
+
+    @Test("An empty stored response replays as empty")
+    func emptyResponse() async throws { try await conformance.emptyStoredResponseReplaysAsEmpty() }
+
+    @Test("Concurrent claims of one key have one winner")
+    func claimRace() async throws { try await conformance.concurrentClaimsOfOneKeyHaveOneWinner() }
+
+    @Test("Webhook cursor starts at the newest event and moves by compare-and-set")
+    func webhookCursor() async throws { try await webhooks.cursorStartsAtTheNewestEventAndMovesByCompareAndSet() }
+
+    @Test("Webhook deliveries are unique per endpoint and event")
+    func webhookUnique() async throws { try await webhooks.deliveriesAreUniquePerEndpointAndEvent() }
+
+    @Test("Webhook claims are exclusive until the lease runs out")
+    func webhookClaims() async throws { try await webhooks.claimsAreExclusiveUntilTheLeaseRunsOut() }
+
+    // MARK: - Several instances on one database
+
+    @Test("Two stores (two instances) on one schema: one migration, one winner per version, one claim per key")
+    func twoInstances() async throws {
+        let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        async let a = Self.store(schema: schema)
+        async let b = Self.store(schema: schema)
+        let (first, second) = try await (a, b)
+        defer {
+            first.close()
+            second.close()
+        }
+        #expect(try await first.schemaVersion() == PostgresMigration.all.count)
+        let record = try StoreConformance.phoneRecord()
+        try await first.insert(record)
+        let next = StoreConformance.nextVersion(of: record, status: .approved)
+        let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for store in [first, second, first, second] { group.addTask { try await store.update(next) } }
+            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(wins == 1)
+        #expect(try await second.record(id: record.id) == next)
+        let key = IdempotencyKey(scope: "key", key: "k")
+        async let claimA = first.claimIdempotencyKey(key, fingerprint: "f", at: StoreConformance.epoch)
+        async let claimB = second.claimIdempotencyKey(key, fingerprint: "f", at: StoreConformance.epoch)
+        let claims = try await [claimA, claimB]
+        #expect(claims.filter { $0 == .claimed }.count == 1)
+        #expect(claims.filter { $0 == .inProgress }.count == 1)
+    }
+
+    @Test("Event sequence numbers of concurrent writers from two instances are unique and increasing")
+    func eventSequence() async throws {
+        let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let first = try await Self.store(schema: schema)
+        let second = try await Self.store(schema: schema)
+        defer {
+            first.close()
+            second.close()
+        }
+        let start = try await first.webhookCursor()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<40 {
+                let store = n.isMultiple(of: 2) ? first : second
+                group.addTask {
+                    try await store.append(
+                        contentsOf: [
+                            VerificationEvent(verificationID: "VE\(n)", kind: .started, at: StoreConformance.epoch),
+                            VerificationEvent(verificationID: "VE\(n)", kind: .checked, at: StoreConformance.epoch),
+                        ])
+                }
+            }
+            try await group.waitForAll()
+        }
+        let events = try await second.events(after: start, limit: 1000)
+        #expect(events.count == 80)
+        #expect(zip(events, events.dropFirst()).allSatisfy { $0.sequence < $1.sequence })
+        // Each writer's two events are adjacent: the event-log lock serializes whole transactions.
+        for pair in stride(from: 0, to: events.count, by: 2) {
+            #expect(events[pair].event.verificationID == events[pair + 1].event.verificationID)
+        }
+    }
+
+    // MARK: - Faults
+
+    @Test("A server that is not there answers store_unavailable within the deadline, never a hang")
+    func unreachable() async throws {
+        var settings = try await Self.settings(timeout: .seconds(1))
+        settings.port = 1  // nothing listens on port 1
+        settings.connectTimeout = .milliseconds(500)
+        let clock = ContinuousClock()
+        let began = clock.now
+        let error = await #expect(throws: GatewayError.self) {
+            _ = try await PostgresVerificationStore(settings: settings, logger: quietLogger)
+        }
+        #expect(error?.code == .storeUnavailable)
+        #expect(error?.httpStatus == 503)
+        #expect(clock.now - began < .seconds(5))
+    }
+
+    @Test("A closed pool answers store_unavailable")
+    func closedPool() async throws {
+        let store = try await Self.store()
+        store.close()
+        let error = await #expect(throws: GatewayError.self) { try await store.record(id: "VEphone0001") }
+        #expect(error?.code == .storeUnavailable)
+    }
+
+    // MARK: - Configuration
+
+    @Test("store URLs: the password never comes from the file; PGPASSWORD or store_password_env give it")
+    func configuration() throws {
+        let plain = try PostgresStoreSettings.parse(
+            "postgres://gw@db.internal:6543/verify?sslmode=require", passwordVariable: nil,
+            environment: ["PGPASSWORD": "from-env"])
+        #expect(plain.host == "db.internal")
+        #expect(plain.port == 6543)
+        #expect(plain.username == "gw")
+        #expect(plain.database == "verify")
+        #expect(plain.password == "from-env")
+        #expect(plain.tls == .require)
+        #expect(plain.displayURL == "postgres://gw@db.internal:6543/verify")
+        let named = try PostgresStoreSettings.parse(
+            "postgresql://gw@127.0.0.1/verify", passwordVariable: "DB_PW", environment: ["DB_PW": "s3cret"])
+        #expect(named.password == "s3cret")
+        #expect(named.port == 5432)
+        for (url, variable, problem) in [
+            ("postgres://gw:secret@127.0.0.1/verify", nil, "holds a password"),
+            ("postgres://127.0.0.1/verify", nil, "needs a user"),
+            ("postgres://gw@127.0.0.1/", nil, "needs a database"),
+            ("postgres://gw@127.0.0.1/verify?pool=3", nil, "unknown URL parameter"),
+            ("postgres://gw@127.0.0.1/verify", "MISSING", "is not set"),
+            ("mysql://gw@127.0.0.1/verify", nil, "is not a postgres"),
+        ] as [(String, String?, String)] {
+            let error = #expect(throws: ConfigurationError.self) {
+                try PostgresStoreSettings.parse(url, passwordVariable: variable, environment: [:])
+            }
+            #expect(error?.problems.joined().contains(problem) == true, "\(url)")
+        }
+    }
+
+    @Test("The configuration file selects PostgreSQL with `store`; SQLite stays the default")
+    func configurationFile() throws {
+        let base: [String: JSONValue] = ["sandbox": .bool(true)]
+        #expect(try GatewayConfiguration.parse(.object(base), plugins: [], environment: [:]).store == nil)
+        var file = base
+        file["store"] = .string("postgres://gw@127.0.0.1:5433/verify")
+        file["store_password_env"] = .string("GW_DB")
+        file["store_pool_size"] = .number(4)
+        file["store_timeout"] = .number(2.5)
+        let parsed = try GatewayConfiguration.parse(.object(file), plugins: [], environment: ["GW_DB": "pw"]).store
+        #expect(parsed?.password == "pw")
+        #expect(parsed?.poolSize == 4)
+        #expect(parsed?.timeout == .milliseconds(2500))
+        var bad = base
+        bad["store"] = .string("sqlite:///tmp/x")
+        bad["store_pool_size"] = .number(0)
+        #expect(throws: ConfigurationError.self) {
+            try GatewayConfiguration.parse(.object(bad), plugins: [], environment: [:])
+        }
+    }
+}
+
+/// The stores a suite instance opened, closed when it ends so their pools do not outlive the test.
+final class OpenedStores: Sendable {
+    private let stores = Mutex<[PostgresVerificationStore]>([])
+
+    func add(_ store: PostgresVerificationStore) { stores.withLock { $0.append(store) } }
+
+    func closeAll() {
+        for store in stores.withLock({ $0 }) { store.close() }
+    }
+}
+
+@Suite("PostgreSQL tests run where CI requires them")
+struct PostgresRequiredTests {
+    @Test("GATEWAY_TEST_POSTGRES_REQUIRED=1 means the PostgreSQL suite cannot skip")
+    func required() {
+        if PostgresTestServer.isRequired { #expect(PostgresTestServer.isAvailable) }
+    }
+}
+
+private let quietLogger = Logger(label: "test.postgres") { _ in SwiftLogNoOpLogHandler() }
