@@ -117,6 +117,9 @@ struct APIStrictnessTests {
             (.post, "/healthz", "GET"),
             (.patch, "/sandbox/outbox", "DELETE, GET"),
             (.post, "/sandbox/faults/twilio", "GET, PUT"),
+            (.get, "/v1/factors/access-tokens", "POST"),
+            (.options, "/v1/factors/access-tokens", "POST"),
+            (.post, "/v1/factors/FA0123456789abcdef0123456789abcdef", "DELETE, GET"),
         ])
     func methodNotAllowed(_ method: HTTPRequest.Method, _ uri: String, _ allow: String) async throws {
         try await GatewayHarness().run { client, _ in

@@ -105,7 +105,7 @@ struct FactorsController: Sendable {
                 throw GatewayError(.notFound, "No provider named `\(name)` is configured.")
             }
             guard let factors = provider as? any FactorProvider else {
-                throw GatewayError(.invalidRequest, "Provider `\(name)` keeps no device factors.")
+                throw GatewayError(.notFound, "Provider `\(name)` keeps no device factors.")
             }
             return [factors]
         }

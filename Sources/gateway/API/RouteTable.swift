@@ -22,13 +22,32 @@ final class RouteTable: Sendable {
     /// The methods served at `path`, or nil when no route matches it whatever the method.
     func methods(forPath path: String) -> Set<HTTPRequest.Method>? {
         let requested = path.split(separator: "/")
+        // Like the router's trie, a literal segment wins over a parameter at the same depth: only the most
+        // specific matching patterns count (`/v1/factors/access-tokens` is not `/v1/factors/{factor_id}`).
         var found: Set<HTTPRequest.Method> = []
+        var best: [Bool] = []
         routes.withLock { routes in
             for route in routes where Self.matches(route.segments, requested) {
-                found.formUnion(route.methods)
+                let literal = route.segments.map { !Self.isParameter($0) }
+                if found.isEmpty || Self.isMoreSpecific(literal, than: best) {
+                    found = route.methods
+                    best = literal
+                } else if literal == best {
+                    found.formUnion(route.methods)
+                }
             }
         }
         return found.isEmpty ? nil : found
+    }
+
+    /// True when `a` has a literal segment where `b`, equal before it, has a parameter.
+    private static func isMoreSpecific(_ a: [Bool], than b: [Bool]) -> Bool {
+        for (x, y) in zip(a, b) where x != y { return x }
+        return false
+    }
+
+    private static func isParameter(_ segment: Substring) -> Bool {
+        segment.hasPrefix(":") || (segment.hasPrefix("{") && segment.hasSuffix("}"))
     }
 
     /// The `Allow` value for `path`: its methods in a stable order.
@@ -39,7 +58,7 @@ final class RouteTable: Sendable {
     private static func matches(_ pattern: [Substring], _ path: [Substring]) -> Bool {
         guard pattern.count == path.count else { return false }
         return zip(pattern, path).allSatisfy { pattern, segment in
-            pattern == segment || pattern.hasPrefix(":") || (pattern.hasPrefix("{") && pattern.hasSuffix("}"))
+            pattern == segment || isParameter(pattern)
         }
     }
 }
