@@ -321,7 +321,7 @@ doc = {
         "identity": {**IDENTITY_SCHEMA, "description": "Your immutable, non-personal user id."},
         "provider": {"type": "string", "maxLength": 40, "description": "Required when several providers keep device factors."},
         "friendly_name": {"type": "string", "maxLength": 64, "description": "A name for the device's factor."},
-        "ttl_seconds": {"type": "integer", "minimum": 1, "maximum": 3600, "description": "Lifetime within the vendor's range (Twilio: 60 to 300; default 60)."}}},
+        "ttl_seconds": {"type": "integer", "minimum": 60, "maximum": 300, "description": "The token's lifetime in seconds (default 60); 60 to 300 is the range Twilio, the one vendor keeping factors today, accepts."}}},
       "FactorAccessToken": {"type": "object", "required": ["provider", "identity", "token", "factor_type", "expires_at", "details"], "properties": {
         "provider": {"type": "string"}, "identity": {"type": "string"}, "token": {"type": "string"},
         "factor_type": {"type": "string", "examples": ["push"]}, "expires_at": {"type": "string", "format": "date-time"},

@@ -28,7 +28,7 @@ struct FactorsController: Sendable {
         }
         let token = try await provider.createFactorAccessToken(
             identity: identity, friendlyName: try reader.string("friendly_name", maxLength: 64),
-            ttlSeconds: try reader.integer("ttl_seconds", in: 1...3600))
+            ttlSeconds: try reader.integer("ttl_seconds", in: 60...300))
         var body: [String: JSONValue] = [:]
         body["provider"] = .string(provider.id)
         body["identity"] = .string(token.identity)

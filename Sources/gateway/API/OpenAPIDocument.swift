@@ -4092,9 +4092,9 @@ enum OpenAPIDocument {
           },
           "ttl_seconds": {
             "type": "integer",
-            "minimum": 1,
-            "maximum": 3600,
-            "description": "Lifetime within the vendor's range (Twilio: 60 to 300; default 60)."
+            "minimum": 60,
+            "maximum": 300,
+            "description": "The token's lifetime in seconds (default 60); 60 to 300 is the range Twilio, the one vendor keeping factors today, accepts."
           }
         }
       },
