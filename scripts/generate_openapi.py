@@ -319,9 +319,9 @@ doc = {
           "device_id": {"type": "string", "maxLength": 128, "description": "A stable id of the app installation or device."}}},
       "FactorAccessTokenRequest": {"type": "object", "additionalProperties": False, "required": ["identity"], "properties": {
         "identity": {**IDENTITY_SCHEMA, "description": "Your immutable, non-personal user id."},
-        "provider": {"type": "string", "maxLength": 40, "description": "Required when several providers keep device factors."},
-        "friendly_name": {"type": "string", "maxLength": 64, "description": "A name for the device's factor."},
-        "ttl_seconds": {"type": "integer", "minimum": 60, "maximum": 300, "description": "The token's lifetime in seconds (default 60); 60 to 300 is the range Twilio, the one vendor keeping factors today, accepts."}}},
+        "provider": {"type": ["string", "null"], "maxLength": 40, "description": "Required when several providers keep device factors; null is the same as absent."},
+        "friendly_name": {"type": ["string", "null"], "maxLength": 64, "description": "A name for the device's factor."},
+        "ttl_seconds": {"type": ["integer", "null"], "minimum": 60, "maximum": 300, "description": "The token's lifetime in seconds (default 60); 60 to 300 is the range Twilio, the one vendor keeping factors today, accepts."}}},
       "FactorAccessToken": {"type": "object", "required": ["provider", "identity", "token", "factor_type", "expires_at", "details"], "properties": {
         "provider": {"type": "string"}, "identity": {"type": "string"}, "token": {"type": "string"},
         "factor_type": {"type": "string", "examples": ["push"]}, "expires_at": {"type": "string", "format": "date-time"},

@@ -4081,17 +4081,26 @@ enum OpenAPIDocument {
             "description": "Your immutable, non-personal user id."
           },
           "provider": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "maxLength": 40,
-            "description": "Required when several providers keep device factors."
+            "description": "Required when several providers keep device factors; null is the same as absent."
           },
           "friendly_name": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "maxLength": 64,
             "description": "A name for the device's factor."
           },
           "ttl_seconds": {
-            "type": "integer",
+            "type": [
+              "integer",
+              "null"
+            ],
             "minimum": 60,
             "maximum": 300,
             "description": "The token's lifetime in seconds (default 60); 60 to 300 is the range Twilio, the one vendor keeping factors today, accepts."
