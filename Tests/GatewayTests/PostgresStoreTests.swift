@@ -213,6 +213,35 @@ final class PostgresStoreTests: Sendable {
         #expect(error?.code == .storeUnavailable)
     }
 
+    // MARK: - Commands
+
+    @Test("`gateway keys` keeps keys in the PostgreSQL store with --store or --config")
+    func keysCommand() async throws {
+        let url = try await PostgresTestServer.url() + "?sslmode=disable"
+        let name = "ci-" + UUID().uuidString.prefix(8).lowercased()
+        var create = try Keys.Create.parseAsRoot(["--name", name, "--scopes", "verify,read", "--store", url]) as? Keys.Create
+        try await create?.run()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString).yaml")
+        try "sandbox: true\nstore: \"\(url)\"\nstore_timeout: 3\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        create = try Keys.Create.parseAsRoot(["--name", name + "-file", "--config", file.path]) as? Keys.Create
+        try await create?.run()
+        #expect(create != nil)
+
+        var settings = try await Self.settings()
+        settings.tls = .disable
+        let store = try await PostgresVerificationStore(settings: settings, logger: quietLogger)
+        opened.add(store)
+        let keys = try await store.apiKeys().filter { $0.key.name.hasPrefix(name) }
+        #expect(keys.map(\.key.name).sorted() == [name, name + "-file"])
+        #expect(keys.first { $0.key.name == name }?.key.scopes == [.verify, .read])
+        let id = try #require(keys.first?.key.id)
+        let revoke = try Keys.Revoke.parseAsRoot([id, "--store", url]) as? Keys.Revoke
+        try await revoke?.run()
+        #expect(try await store.apiKeys().first { $0.key.id == id }?.revokedAt != nil)
+        #expect(throws: (any Error).self) { try Keys.Create.parseAsRoot(["--name", "x", "--store", "mysql://a@b/c"]) }
+    }
+
     // MARK: - Configuration
 
     @Test("store URLs: the password never comes from the file; PGPASSWORD or store_password_env give it")
