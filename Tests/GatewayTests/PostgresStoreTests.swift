@@ -205,6 +205,25 @@ final class PostgresStoreTests: Sendable {
         #expect(clock.now - began < .seconds(5))
     }
 
+    @Test("Once an operation failed as unavailable, a server that refuses connections answers at once")
+    func refusedFailsFast() async throws {
+        let live = try await Self.settings()  // the first use starts the test cluster: not timed
+        let clock = ContinuousClock()
+        let began = clock.now
+        #expect(await PostgresReachability.refuses(host: "127.0.0.1", port: 1))  // nothing listens on port 1
+        #expect(await PostgresReachability.refuses(host: live.host, port: live.port) == false)
+        let refused = PostgresReachability(host: "127.0.0.1", port: 1)
+        #expect(await refused.refusesConnections() == false)  // no failure seen yet: no probe
+        refused.noteUnavailable()
+        #expect(await refused.refusesConnections())
+        refused.noteSuccess()
+        #expect(await refused.refusesConnections() == false)
+        let reachable = PostgresReachability(host: live.host, port: live.port)
+        reachable.noteUnavailable()
+        #expect(await reachable.refusesConnections() == false)
+        #expect(clock.now - began < .seconds(2))
+    }
+
     @Test("A closed pool answers store_unavailable")
     func closedPool() async throws {
         let store = try await Self.store()
