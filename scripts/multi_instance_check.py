@@ -20,7 +20,9 @@ different instances, then the right code at once to two instances (exactly one `
 `409 already_approved`). One flow in four sends more wrong codes than the limit at once across the three
 instances: at most max_attempts of them may be counted, and the right code afterwards must not approve.
 
-Phases: throughput with one instance, then with three (same load, same run); a kill -9 of instance C
+Phases: throughput with one instance and with three (same load, same run, alternating in --rounds so the
+drift of a shared machine's load falls on both; the CPU seconds each gateway process used per flow are
+reported too, as they do not depend on that load); a kill -9 of instance C
 mid-load and its restart on the same data directory; PostgreSQL stopped for --outage seconds mid-load
 (every answer must be `503 store_unavailable` in the error shape or a success, within --hang-bound seconds,
 no other 5xx, no crash), then started again: the time until each instance starts verifications again.
@@ -364,6 +366,20 @@ class Load:
                 "tally": dict(tally), "answers": answers}
 
 
+def cpu_seconds(instances):
+    """User + system CPU seconds each gateway process has used (from /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used = {}
+    for instance in instances:
+        try:
+            with open(f"/proc/{instance.process.pid}/stat") as file:
+                fields = file.read().rsplit(")", 1)[1].split()
+            used[instance.name] = (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            used[instance.name] = 0.0
+    return used
+
+
 def summary(result):
     answers = result["answers"]
     latencies = sorted(a.seconds for a in answers if a.status is not None)
@@ -504,7 +520,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--binary", default=os.path.join(gw.ROOT, ".build", "debug", "gateway"))
     parser.add_argument("--users", type=int, default=24, help="concurrent users (16 to 32 is the intent)")
-    parser.add_argument("--seconds", type=float, default=20.0, help="length of each throughput phase")
+    parser.add_argument("--seconds", type=float, default=20.0, help="seconds of load with one instance, and again with three (split over --rounds)")
+    parser.add_argument("--rounds", type=int, default=2, help="alternations of the 1- and 3-instance runs")
     parser.add_argument("--kill-seconds", type=float, default=15.0, help="length of the kill -9 phase")
     parser.add_argument("--outage", type=float, default=10.0, help="seconds PostgreSQL stays stopped")
     parser.add_argument("--hang-bound", type=float, default=8.0,
@@ -515,7 +532,7 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs)")
     args = parser.parse_args()
     if args.short:
-        args.users, args.seconds, args.kill_seconds = 16, 5.0, 8.0
+        args.users, args.seconds, args.kill_seconds, args.rounds = 16, 5.0, 8.0, 1
     if not os.access(args.binary, os.X_OK):
         raise SystemExit(f"{args.binary}: not built (swift build --product gateway)")
     root = tempfile.mkdtemp(prefix="gateway-multi-")
@@ -566,13 +583,31 @@ def main():
               + f"; {args.users} users")
         load = Load(client, vendor, instances, args.users, number_base=int(time.time()) % 10_000 * 10_000)
 
-        one = load.run("1 instance", instances[:1], args.seconds)
-        print(summary(one))
-        three = load.run("3 instances", instances, args.seconds)
-        print(summary(three))
-        ratio = (three["flows"] / three["seconds"]) / max(1e-9, one["flows"] / one["seconds"])
-        print(f"three instances / one: {ratio:.2f}x flows/s (one machine: the instances, the vendor, PostgreSQL "
-              f"and this client share {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f})")
+        # One instance against three, alternating in rounds so the shared machine's load drifts evenly.
+        rounds = {1: [], 3: []}
+        for round_index in range(args.rounds):
+            for count in (1, 3):
+                cpu_before = cpu_seconds([vendor, *instances])
+                result = load.run(f"{count} instance{'s' if count > 1 else ''}", instances[:count],
+                                  args.seconds / args.rounds)
+                cpu_after = cpu_seconds([vendor, *instances])
+                result["cpu"] = {name: cpu_after[name] - cpu_before[name] for name in cpu_after}
+                rounds[count].append(result)
+                print(summary(result) + f"  (round {round_index + 1})")
+        rates = {}
+        for count, results in rounds.items():
+            seconds = sum(r["seconds"] for r in results)
+            flows = sum(r["flows"] for r in results)
+            requests = sum(r["requests"] for r in results)
+            gateway_cpu = sum(r["cpu"][i.name] for r in results for i in instances)
+            vendor_cpu = sum(r["cpu"]["vendor"] for r in results)
+            rates[count] = flows / seconds
+            print(f"{count} instance{'s' if count > 1 else ' '}: {flows / seconds:6.1f} flows/s, {requests / seconds:6.1f} req/s "
+                  f"over {seconds:.0f}s; CPU per flow: instances {1000 * gateway_cpu / max(1, flows):.1f} ms, "
+                  f"vendor {1000 * vendor_cpu / max(1, flows):.1f} ms")
+        print(f"three instances / one: {rates[3] / max(1e-9, rates[1]):.2f}x flows/s (one machine: the instances, the "
+              f"vendor, PostgreSQL and this client share {os.cpu_count()} cores; load average "
+              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})")
 
         killed = kill_phase(load, instances, args.kill_seconds)
         print(summary(killed["result"]))
