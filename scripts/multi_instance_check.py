@@ -89,6 +89,16 @@ class Postgres:
             raise SystemExit(f"{name} failed: {done.stdout}{done.stderr}")
         return done
 
+    def watchdog(self, root):
+        """A shell that outlives this script only if it dies without cleaning up (SIGKILL): it then kills the
+        gateways it started and stops the cluster. Killed by the script's own cleanup otherwise."""
+        stop = ("/usr/sbin/runuser -u postgres -- " if self.user else "") + \
+            f"{os.path.join(self.bin, 'pg_ctl')} -D {self.data} -m immediate -w stop"
+        script = (f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done; "
+                  f"for p in $(cat {root}/pids 2>/dev/null); do kill -9 $p 2>/dev/null; done; {stop}")
+        return subprocess.Popen(["/bin/sh", "-c", script], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+
     def init(self):
         self.tool("initdb", "-D", self.data, "-U", "gateway", "--auth=trust", "-E", "UTF8", "--no-sync")
         self.start()
@@ -132,6 +142,8 @@ class Instance:
 
     def start(self):
         self.process, _ = gw.start(self.binary, self.data_dir, port=self.port, extra=self.extra, log_path=self.log)
+        with open(os.path.join(os.path.dirname(self.data_dir), "pids"), "a") as pids:  # for the watchdog
+            pids.write(f"{self.process.pid}\n")
         self.down = False
 
     def kill9(self, client):
@@ -539,6 +551,7 @@ def main():
     os.chmod(root, 0o755)
     started = []
     postgres = None
+    watchdog = None
     client = Client(args.hang_bound)
     began = time.monotonic()
     completed = False
@@ -549,6 +562,7 @@ def main():
     signal.signal(signal.SIGTERM, interrupted)
     try:
         postgres = Postgres(root)
+        watchdog = postgres.watchdog(root)
         postgres.init()
         migrated = subprocess.run([args.binary, "migrate", "--store", postgres.url], capture_output=True, text=True,
                                   timeout=60)
@@ -639,6 +653,9 @@ def main():
             instance.stop()
         if postgres is not None and os.path.exists(os.path.join(postgres.data, "postmaster.pid")):
             postgres.stop("immediate")
+        if watchdog is not None:
+            watchdog.kill()
+            watchdog.wait()
         if args.keep or VIOLATIONS.items or not completed:
             print(f"logs kept in {root}")
         else:
