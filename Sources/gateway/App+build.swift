@@ -297,14 +297,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
 private func storeSettings(
     _ options: GatewayOptions, _ configuration: GatewayConfiguration
 ) throws(ConfigurationError) -> PostgresStoreSettings? {
-    guard let url = options.storeURL else { return configuration.store }
-    var settings = try PostgresStoreSettings.parse(url, passwordVariable: nil, environment: options.environment)
-    if let file = configuration.store {
-        settings.password = settings.password ?? file.password
-        settings.poolSize = file.poolSize
-        settings.timeout = file.timeout
-    }
-    return settings
+    try PostgresStoreSettings.resolve(url: options.storeURL, file: configuration.store, environment: options.environment)
 }
 
 /// Closes the PostgreSQL pool once the server has stopped (the pool itself started with the store, so

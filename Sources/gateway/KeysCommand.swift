@@ -3,8 +3,9 @@ import Foundation
 import GatewayCore
 import Logging
 
-/// `gateway keys create|list|revoke`: API keys kept in the data directory's store. A running gateway sees
-/// a new or revoked key on its next request; no restart.
+/// `gateway keys create|list|revoke`: API keys kept in the store (the data directory's SQLite file, or the
+/// shared PostgreSQL store with `--store` or `--config`). A running gateway sees a new or revoked key on its
+/// next request; no restart.
 struct Keys: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create, list and revoke API keys kept in the store.", subcommands: [Create.self, List.self, Revoke.self])
@@ -12,13 +13,50 @@ struct Keys: AsyncParsableCommand {
     struct StoreOptions: ParsableArguments {
         @Option(name: .customLong("data-dir"), help: "The gateway's data directory (its SQLite store).")
         var dataDirectory = ".gateway"
+        @Option(
+            help: "Shared PostgreSQL store, postgres://user@host:port/database (password in PGPASSWORD); the SQLite file under --data-dir without it.")
+        var store: String?
+        @Option(help: "The gateway's configuration file: its `store` (and store_password_env, store_timeout) is used.")
+        var config: String?
 
-        func open() throws -> SQLiteVerificationStore {
-            let directory = URL(fileURLWithPath: dataDirectory, isDirectory: true)
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            return try SQLiteVerificationStore(
-                path: directory.appendingPathComponent("gateway.sqlite").path,
-                logger: Logger(label: "gateway.keys") { _ in SwiftLogNoOpLogHandler() })
+        func validate() throws {
+            if let store, !PostgresStoreSettings.isPostgresURL(store) {
+                throw ValidationError("--store must be a postgres://user@host:port/database URL.")
+            }
+        }
+
+        /// The PostgreSQL settings from `--store` and `--config` (as the server reads them), or nil for SQLite.
+        func postgresSettings(environment: [String: String]) throws(ConfigurationError) -> PostgresStoreSettings? {
+            let file = try config.map { path throws(ConfigurationError) in
+                try GatewayConfiguration.load(
+                    file: URL(fileURLWithPath: path), plugins: InstalledPlugins.all, environment: environment)
+            }
+            return try PostgresStoreSettings.resolve(url: store, file: file?.store, environment: environment)
+        }
+
+        /// Runs `body` on the store the gateway uses, closing a PostgreSQL pool after.
+        func withStore<T>(_ body: (any APIKeyStore) async throws -> T) async throws -> T {
+            let environment = ProcessInfo.processInfo.environment
+            let logger = Logger(label: "gateway.keys") { _ in SwiftLogNoOpLogHandler() }
+            let settings: PostgresStoreSettings?
+            do { settings = try postgresSettings(environment: environment) } catch {
+                FileHandle.standardError.write(Data("gateway keys: \(error)\n".utf8))
+                throw ExitCode(78)  // EX_CONFIG
+            }
+            guard var settings else {
+                let directory = URL(fileURLWithPath: dataDirectory, isDirectory: true)
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                return try await body(
+                    SQLiteVerificationStore(path: directory.appendingPathComponent("gateway.sqlite").path, logger: logger))
+            }
+            settings.poolSize = 1
+            let opened: PostgresVerificationStore
+            do { opened = try await PostgresVerificationStore(settings: settings, logger: logger) } catch {
+                FileHandle.standardError.write(Data("gateway keys: \(settings.displayURL): \(error)\n".utf8))
+                throw ExitCode(69)  // EX_UNAVAILABLE
+            }
+            defer { opened.close() }
+            return try await body(opened)
         }
     }
 
@@ -47,7 +85,7 @@ struct Keys: AsyncParsableCommand {
             let made = StoredAPIKey.make(
                 name: name, scopes: try Keys.parseScopes(scopes), countries: try countries.map(Keys.parseCountries),
                 startsPerHour: startsPerHour, at: Date())
-            try await store.open().insertAPIKey(made.stored)
+            try await store.withStore { try await $0.insertAPIKey(made.stored) }
             print("created \(made.stored.key.id) (\(name), scopes: \(made.stored.key.scopes.map(\.rawValue).sorted().joined(separator: ",")))")
             print("secret (shown once; only its SHA-256 is kept): \(made.secret)")
         }
@@ -58,7 +96,7 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            for stored in try await store.open().apiKeys() {
+            for stored in try await store.withStore({ try await $0.apiKeys() }) {
                 let scopes = stored.key.scopes.map(\.rawValue).sorted().joined(separator: ",")
                 var countries = stored.key.countries.map { " countries=" + $0.sorted().joined(separator: ",") } ?? ""
                 if let limit = stored.key.startsPerHour { countries += " starts_per_hour=\(limit)" }
@@ -74,7 +112,7 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            guard try await store.open().revokeAPIKey(id: id, at: Date()) else {
+            guard try await store.withStore({ try await $0.revokeAPIKey(id: id, at: Date()) }) else {
                 print("\(id): no such key, or already revoked")
                 throw ExitCode(1)
             }

@@ -40,7 +40,7 @@ struct GatewayConfigurationTests {
           - {name: backend, key_env: GATEWAY_API_KEY, scopes: [verify, admin], countries: [gb, fr], starts_per_hour: 500}
         countries: {deny: [KP]}
         pumping_guard: {min_starts: 50, conversion_floor: 0.25}
-        policy: {code_validity_seconds: 300, max_attempts: 3, allow_unknown_numbers: [gb, US]}
+        policy: {code_validity_seconds: 300, max_attempts: 3, allow_unknown_numbers: [gb, US], check_lease_seconds: 20}
         public_base_url: https://verify.example.com/
         rate_limits:
           starts_per_destination: {limit: 5, window_seconds: 3600}
@@ -66,6 +66,10 @@ struct GatewayConfigurationTests {
         #expect(config.policy.codeValidity == 300 && config.policy.maxAttempts == 3)
         #expect(config.policy.testNumbers == ["+15005550006": "424242"])
         #expect(config.policy.allowUnknownNumbers == ["GB", "US"])
+        #expect(config.policy.checkLease == 20)
+        #expect(
+            problems("sandbox: true\npolicy: {check_lease_seconds: 5}\n")
+                == ["policy.check_lease_seconds must be a whole number from 15 to 300"])
         #expect(config.policy.rateLimits.startsPerDestination == RateLimit(limit: 5, window: 3600))
         #expect(config.policy.rateLimits.startsPerPrefix == RateLimit(limit: 100, window: 600))
         #expect(config.policy.rateLimits.prefixDigits == 7)

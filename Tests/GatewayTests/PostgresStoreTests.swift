@@ -205,12 +205,60 @@ final class PostgresStoreTests: Sendable {
         #expect(clock.now - began < .seconds(5))
     }
 
+    @Test("Once an operation failed as unavailable, a server that refuses connections answers at once")
+    func refusedFailsFast() async throws {
+        let live = try await Self.settings()  // the first use starts the test cluster: not timed
+        let clock = ContinuousClock()
+        let began = clock.now
+        #expect(await PostgresReachability.refuses(host: "127.0.0.1", port: 1))  // nothing listens on port 1
+        #expect(await PostgresReachability.refuses(host: live.host, port: live.port) == false)
+        let refused = PostgresReachability(host: "127.0.0.1", port: 1)
+        #expect(await refused.refusesConnections() == false)  // no failure seen yet: no probe
+        refused.noteUnavailable()
+        #expect(await refused.refusesConnections())
+        refused.noteSuccess()
+        #expect(await refused.refusesConnections() == false)
+        let reachable = PostgresReachability(host: live.host, port: live.port)
+        reachable.noteUnavailable()
+        #expect(await reachable.refusesConnections() == false)
+        #expect(clock.now - began < .seconds(2))
+    }
+
     @Test("A closed pool answers store_unavailable")
     func closedPool() async throws {
         let store = try await Self.store()
         store.close()
         let error = await #expect(throws: GatewayError.self) { try await store.record(id: "VEphone0001") }
         #expect(error?.code == .storeUnavailable)
+    }
+
+    // MARK: - Commands
+
+    @Test("`gateway keys` keeps keys in the PostgreSQL store with --store or --config")
+    func keysCommand() async throws {
+        let url = try await PostgresTestServer.url() + "?sslmode=disable"
+        let name = "ci-" + UUID().uuidString.prefix(8).lowercased()
+        var create = try Keys.Create.parseAsRoot(["--name", name, "--scopes", "verify,read", "--store", url]) as? Keys.Create
+        try await create?.run()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString).yaml")
+        try "sandbox: true\nstore: \"\(url)\"\nstore_timeout: 3\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        create = try Keys.Create.parseAsRoot(["--name", name + "-file", "--config", file.path]) as? Keys.Create
+        try await create?.run()
+        #expect(create != nil)
+
+        var settings = try await Self.settings()
+        settings.tls = .disable
+        let store = try await PostgresVerificationStore(settings: settings, logger: quietLogger)
+        opened.add(store)
+        let keys = try await store.apiKeys().filter { $0.key.name.hasPrefix(name) }
+        #expect(keys.map(\.key.name).sorted() == [name, name + "-file"])
+        #expect(keys.first { $0.key.name == name }?.key.scopes == [.verify, .read])
+        let id = try #require(keys.first?.key.id)
+        let revoke = try Keys.Revoke.parseAsRoot([id, "--store", url]) as? Keys.Revoke
+        try await revoke?.run()
+        #expect(try await store.apiKeys().first { $0.key.id == id }?.revokedAt != nil)
+        #expect(throws: (any Error).self) { try Keys.Create.parseAsRoot(["--name", "x", "--store", "mysql://a@b/c"]) }
     }
 
     // MARK: - Configuration

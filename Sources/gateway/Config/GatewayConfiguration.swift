@@ -18,7 +18,7 @@ import Yams
 /// api_keys:
 ///   - {name: backend, key_env: GATEWAY_API_KEY, scopes: [verify]}
 ///   - {name: ops, key_sha256: 9f86d0…, scopes: [verify, admin]}
-/// policy: {code_validity_seconds: 600, max_attempts: 5, max_sends: 5, start_deadline_seconds: 30,
+/// policy: {code_validity_seconds: 600, max_attempts: 5, max_sends: 5, start_deadline_seconds: 30, check_lease_seconds: 30,
 ///          allow_unknown_numbers: [GB]}
 /// token: {signing_key_env: GATEWAY_TOKEN_SIGNING_KEY}
 /// ```
@@ -271,6 +271,7 @@ struct GatewayConfiguration: Sendable {
                 }
                 let known = [
                     "code_validity_seconds", "max_attempts", "max_sends", "start_deadline_seconds", "allow_unknown_numbers",
+                    "check_lease_seconds",
                 ]
                 for key in policy.keys.sorted() where !known.contains(key) {
                     problems.append("policy: unknown key `\(key)`")
@@ -282,6 +283,11 @@ struct GatewayConfiguration: Sendable {
                 if let sends = number("max_sends", 1...20) { config.policy.maxSends = sends }
                 if let seconds = number("start_deadline_seconds", 1...300) {
                     config.policy.startDeadline = .seconds(seconds)
+                }
+                // How long a check holds its verification while at the vendor; the checks of a verification
+                // whose instance died mid-check wait this long. Above the 10-second vendor timeout.
+                if let seconds = number("check_lease_seconds", 15...300) {
+                    config.policy.checkLease = TimeInterval(seconds)
                 }
                 if let raw = policy["allow_unknown_numbers"],
                     let regions = regionList(raw, "policy.allow_unknown_numbers", &problems)

@@ -73,6 +73,21 @@ struct PostgresStoreSettings: Sendable, Equatable {
         return settings
     }
 
+    /// The settings to use from `--store` (`url`, with the file's password, pool size and timeout) or the
+    /// configuration file's `store` (`file`); nil means SQLite.
+    static func resolve(
+        url: String?, file: PostgresStoreSettings?, environment: [String: String]
+    ) throws(ConfigurationError) -> PostgresStoreSettings? {
+        guard let url else { return file }
+        var settings = try parse(url, passwordVariable: nil, environment: environment)
+        if let file {
+            settings.password = settings.password ?? file.password
+            settings.poolSize = file.poolSize
+            settings.timeout = file.timeout
+        }
+        return settings
+    }
+
     /// The URL without secrets, for logs and the banner.
     var displayURL: String {
         "postgres://\(username)@\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)"

@@ -18,6 +18,7 @@ final class PostgresVerificationStore: VerificationStore {
     let settings: PostgresStoreSettings
     let logger: Logger
     private let runner: Task<Void, Never>
+    let reachability: PostgresReachability
     private let hitsSincePurge = Mutex(0)
 
     /// Starts the pool (it runs until ``close()``) and applies pending migrations. `searchPath` puts every
@@ -48,6 +49,7 @@ final class PostgresVerificationStore: VerificationStore {
         poolLogger[metadataKey: "store"] = .string(settings.displayURL)
         let client = PostgresClient(configuration: configuration, backgroundLogger: poolLogger)
         self.client = client
+        reachability = PostgresReachability(host: settings.host, port: settings.port)
         self.settings = settings
         self.logger = logger
         runner = Task { await client.run() }
@@ -72,13 +74,22 @@ final class PostgresVerificationStore: VerificationStore {
     func perform<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(GatewayError) -> T {
+        if await reachability.refusesConnections() {
+            logger.debug("store refuses connections", metadata: ["store.operation": "\(operation)"])
+            throw GatewayError(.storeUnavailable, "The store is unavailable; retry shortly.")
+        }
         let client = client
         let outcome = await withStoreDeadline(settings.timeout) {
             try await client.withConnection { connection in try await body(connection) }
         }
         switch outcome {
-        case .success(let value): return value
-        case .failure(let error): throw Self.failure(error, operation: operation, logger: logger)
+        case .success(let value):
+            reachability.noteSuccess()
+            return value
+        case .failure(let error):
+            let failure = Self.failure(error, operation: operation, logger: logger)
+            if failure.code == .storeUnavailable { reachability.noteUnavailable() }
+            throw failure
         }
     }
 

@@ -1,0 +1,674 @@
+#!/usr/bin/env python3
+"""Three gateway instances on one PostgreSQL, under load, through a kill -9 and a database outage (issue 15).
+
+    swift build --product gateway && scripts/multi_instance_check.py                 # debug binary
+    swift build -c release --product gateway
+    scripts/multi_instance_check.py --binary .build/release/gateway                   # the figures
+    scripts/multi_instance_check.py --short                                           # CI: well under 3 min
+
+Everything runs on 127.0.0.1 and is stopped (and removed) by the script, on success and on failure:
+- a throwaway PostgreSQL cluster (initdb + pg_ctl from /usr/lib/postgresql/<version>/bin, a free port);
+- a "vendor" sandbox gateway (its own SQLite) that only serves its Twilio emulator and outbox: the one
+  Twilio every instance talks to, as real instances would share the real Twilio;
+- instances A, B and C: sandbox mode, each its own --data-dir and port, all `--store postgres://…`, with a
+  configuration file whose Twilio provider's `base_url` is the vendor's emulator (sandbox emulators and
+  outboxes stay per instance; the Twilio provider does not use them).
+
+Load: USERS threads each run flows; a flow starts on one instance with an Idempotency-Key, replays that key
+on another (same verification id), reads the code from the vendor's outbox, sends wrong codes at once to
+different instances, then the right code at once to two instances (exactly one `200 approved`, the other
+`409 already_approved`). One flow in four sends more wrong codes than the limit at once across the three
+instances: at most max_attempts of them may be counted, and the right code afterwards must not approve.
+
+Phases: throughput with one instance and with three (same load, same run, alternating in --rounds so the
+drift of a shared machine's load falls on both; the CPU seconds each gateway process used per flow are
+reported too, as they do not depend on that load); a kill -9 of instance C
+mid-load and its restart on the same data directory; PostgreSQL stopped for --outage seconds mid-load
+(every answer must be `503 store_unavailable` in the error shape or a success, within --hang-bound seconds,
+no other 5xx, no crash), then started again: the time until each instance starts verifications again.
+At the end, across instances: every verification whose start was answered (201) is readable on every
+instance with its id, none was approved twice, no attempt limit was exceeded. Exit 1 on any violation.
+Stdlib only.
+"""
+import argparse, collections, concurrent.futures, glob, http.client, json, os, shutil, signal, socket, statistics
+import subprocess, sys, tempfile, threading, time, urllib.parse, uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sandbox_gateway as gw
+
+MAX_ATTEMPTS = 5  # the default policy's max_attempts
+CHECK_LEASE = 15  # policy.check_lease_seconds of the instances: a dead instance's check lease lapses after it
+TWILIO = {"account_sid": "AC5a4db0c5a4db0c5a4db0c5a4db0c0001", "service_sid": "VA5a4db0c5a4db0c5a4db0c5a4db0c0001",
+          "auth_token": "5a4db0c0sandbox0auth0token000001"}  # TwilioSandbox: what the vendor's emulator accepts
+TOKEN_VARIABLE = "MULTI_INSTANCE_TWILIO_AUTH_TOKEN"
+
+
+class Violations:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.items = []
+        self.began = time.monotonic()
+        self.phase = "setup"
+
+    def add(self, text):
+        with self.lock:
+            if len(self.items) < 10000:
+                self.items.append(f"[{time.monotonic() - self.began:6.1f}s {self.phase}] {text}")
+
+
+VIOLATIONS = Violations()
+
+
+# MARK: - PostgreSQL
+
+class Postgres:
+    """A throwaway cluster in a temporary directory; as root it runs as `postgres` (initdb refuses root)."""
+
+    def __init__(self, root):
+        versions = sorted((int(os.path.basename(os.path.dirname(os.path.dirname(path)))), os.path.dirname(path))
+                          for path in glob.glob("/usr/lib/postgresql/*/bin/initdb")
+                          if os.path.basename(os.path.dirname(os.path.dirname(path))).isdigit())
+        if not versions:
+            raise SystemExit("no PostgreSQL under /usr/lib/postgresql (apt-get install postgresql)")
+        self.bin = versions[-1][1]
+        self.dir = os.path.join(root, "pg")
+        os.makedirs(self.dir)
+        self.user = "postgres" if os.geteuid() == 0 else None
+        if self.user:
+            shutil.chown(root, self.user)
+            shutil.chown(self.dir, self.user)
+        self.data = os.path.join(self.dir, "data")
+        self.port = gw.free_port()
+        self.url = f"postgres://gateway@127.0.0.1:{self.port}/postgres?sslmode=disable"
+        self.running = False
+
+    def tool(self, name, *arguments, check=True):
+        argv = ([ "/usr/sbin/runuser", "-u", self.user, "--"] if self.user else []) + [os.path.join(self.bin, name), *arguments]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        if check and done.returncode != 0:
+            raise SystemExit(f"{name} failed: {done.stdout}{done.stderr}")
+        return done
+
+    def watchdog(self, root):
+        """A shell that outlives this script only if it dies without cleaning up (SIGKILL): it then kills the
+        gateways it started and stops the cluster. Killed by the script's own cleanup otherwise."""
+        stop = ("/usr/sbin/runuser -u postgres -- " if self.user else "") + \
+            f"{os.path.join(self.bin, 'pg_ctl')} -D {self.data} -m immediate -w stop"
+        script = (f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done; "
+                  f"for p in $(cat {root}/pids 2>/dev/null); do kill -9 $p 2>/dev/null; done; {stop}")
+        return subprocess.Popen(["/bin/sh", "-c", script], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+
+    def init(self):
+        self.tool("initdb", "-D", self.data, "-U", "gateway", "--auth=trust", "-E", "UTF8", "--no-sync")
+        self.start()
+
+    def start(self):
+        options = (f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off "
+                   "-c synchronous_commit=off -c max_connections=300")
+        self.tool("pg_ctl", "-D", self.data, "-o", options, "-l", os.path.join(self.dir, "log"), "-w", "start")
+        self.running = True
+
+    def stop(self, mode="fast"):
+        self.tool("pg_ctl", "-D", self.data, "-m", mode, "-w", "stop", check=False)
+        self.running = False
+
+
+# MARK: - HTTP
+
+class Answer:
+    __slots__ = ("status", "body", "seconds", "error", "instance", "started")
+
+    def __init__(self, status, body, seconds, error, instance, started):
+        self.status, self.body, self.seconds, self.error = status, body, seconds, error
+        self.instance, self.started = instance, started
+
+    @property
+    def code(self):
+        error = self.body.get("error") if isinstance(self.body, dict) else None
+        return error.get("code") if isinstance(error, dict) else None
+
+
+class Instance:
+    def __init__(self, name, binary, root, port, extra):
+        self.name, self.binary, self.port, self.extra = name, binary, port, extra
+        self.data_dir = os.path.join(root, name)
+        self.log = os.path.join(root, name + ".log")
+        self.process = None
+        self.epoch = 0  # bumped by each kill: a request begun before it may lose its connection
+        self.down = False
+        self.orphaned = set()
+        self.base = f"http://127.0.0.1:{port}"
+
+    def start(self):
+        self.process, _ = gw.start(self.binary, self.data_dir, port=self.port, extra=self.extra, log_path=self.log)
+        with open(os.path.join(os.path.dirname(self.data_dir), "pids"), "a") as pids:  # for the watchdog
+            pids.write(f"{self.process.pid}\n")
+        self.down = False
+
+    def kill9(self, client):
+        with client.lock:  # the verifications this instance may hold a check lease on when it dies
+            self.orphaned = {path.split("/")[3] for path, n in client.inflight[self.name].items()
+                             if n > 0 and path.count("/") >= 4}
+        self.down = True
+        self.epoch += 1
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+class Client:
+    """Counts every request of the current phase."""
+
+    def __init__(self, hang_bound):
+        self.hang_bound = hang_bound
+        self.lock = threading.Lock()
+        self.phase = None
+        self.answers = []
+        self.inflight = collections.defaultdict(collections.Counter)  # instance name -> paths in flight
+        self.slow = []  # (phase, answer, path): judged at the end (a dead instance's lease may explain them)
+
+    def begin(self, phase):
+        VIOLATIONS.phase = phase
+        with self.lock:
+            self.phase = phase
+            self.answers = []
+
+    def call(self, instance, method, path, body=None, key=gw.KEY, headers=None, record=True):
+        data = None if body is None else json.dumps(body).encode()
+        all_headers = {"Connection": "close"}
+        if key:
+            all_headers["Authorization"] = f"Bearer {key}"
+        if data is not None:
+            all_headers["Content-Type"] = "application/json"
+        all_headers.update(headers or {})
+        epoch = instance.epoch
+        began = time.monotonic()
+        status, parsed, error = None, {}, None
+        try:
+            with self.lock:
+                self.inflight[instance.name][path] += 1
+            connection = http.client.HTTPConnection(
+                "127.0.0.1", instance.port, timeout=self.hang_bound + CHECK_LEASE + 10)
+            try:
+                connection.request(method, path, body=data, headers=all_headers)
+                response = connection.getresponse()
+                raw = response.read()
+                status = response.status
+                try:
+                    parsed = json.loads(raw) if raw else {}
+                except ValueError:
+                    parsed = {"raw": raw[:200].decode(errors="replace")}
+            finally:
+                connection.close()
+        except (OSError, http.client.HTTPException) as failure:
+            error = type(failure).__name__
+        seconds = time.monotonic() - began
+        with self.lock:
+            self.inflight[instance.name][path] -= 1
+        answer = Answer(status, parsed, seconds, error, instance, began)
+        if error and not (instance.down or instance.epoch != epoch):
+            VIOLATIONS.add(f"{instance.name} {method} {path}: {error} after {seconds:.2f}s (instance not killed)")
+        if seconds > self.hang_bound and not (instance.down or instance.epoch != epoch):
+            with self.lock:
+                self.slow.append((VIOLATIONS.phase, answer, method, path))
+        if status is not None and status >= 500:
+            if status != 503 or answer.code != "store_unavailable" or not shaped(parsed):
+                VIOLATIONS.add(f"{instance.name} {method} {path}: {status} {json.dumps(parsed)[:200]}")
+        if record:
+            with self.lock:
+                self.answers.append((self.phase, answer))
+        return answer
+
+
+def shaped(body):
+    error = body.get("error") if isinstance(body, dict) else None
+    return isinstance(error, dict) and all(k in error for k in ("code", "message", "retryable", "request_id"))
+
+
+# MARK: - The ledger: what the clients were told
+
+class Ledger:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.started = {}  # id -> (instance that answered 201, phase)
+        self.approvals = collections.Counter()  # id -> `200 approved` answers
+        self.counted_wrong = collections.defaultdict(list)  # id -> attempts_remaining of answers that spent one
+        self.flows = collections.Counter()
+
+    def start(self, vid, instance, phase):
+        with self.lock:
+            self.started.setdefault(vid, (instance.name, phase))
+
+
+LEDGER = Ledger()
+
+
+def note_checks(vid, answers):
+    with LEDGER.lock:
+        for answer in answers:
+            if answer.status == 200 and answer.body.get("status") == "approved":
+                LEDGER.approvals[vid] += 1
+            # 422 incorrect_code spends an attempt; so does the wrong code that spends the last one (429
+            # max_attempts_reached with attempts_remaining 0 and the "Wrong code" message).
+            if answer.status == 422 and answer.code == "incorrect_code":
+                LEDGER.counted_wrong[vid].append(answer.body["error"].get("attempts_remaining"))
+            elif answer.status == 429 and answer.code == "max_attempts_reached" and \
+                    answer.body["error"].get("message", "").startswith("Wrong code"):
+                LEDGER.counted_wrong[vid].append(0)
+
+
+# MARK: - Flows
+
+class Load:
+    def __init__(self, client, vendor, instances, users, number_base):
+        self.client, self.vendor, self.instances, self.users = client, vendor, instances, users
+        self.counter = 0
+        self.number = number_base
+        self.lock = threading.Lock()
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=users * 8)
+
+    def next(self):
+        with self.lock:
+            self.counter += 1
+            self.number += 1
+            return self.counter, f"+4475{self.number:08d}"
+
+    def together(self, calls):
+        futures = [self.pool.submit(call) for call in calls]
+        return [future.result() for future in futures]
+
+    def flow(self, active, phase):
+        index, to = self.next()
+        ups = [i for i in active if not i.down]
+        if not ups:
+            time.sleep(0.05)
+            return "no instance up"
+        a, b, c = ups[index % len(ups)], ups[(index + 1) % len(ups)], ups[(index + 2) % len(ups)]
+        key = str(uuid.uuid4())
+        body = {"to": to, "provider": "twilio"}
+        first = self.client.call(a, "POST", "/v1/verifications", body, headers={"Idempotency-Key": key})
+        if first.status != 201:
+            time.sleep(0.05)  # a client backs off a little before it tries again
+            return f"start {first.status or first.error} {first.code or ''}".strip()
+        vid = first.body["id"]
+        LEDGER.start(vid, a, phase)
+        replay = self.client.call(b, "POST", "/v1/verifications", body, headers={"Idempotency-Key": key})
+        if replay.status in (200, 201):
+            if replay.body.get("id") != vid:
+                VIOLATIONS.add(f"replay of {key} on {b.name} gave {replay.body.get('id')}, not {vid} from {a.name}")
+        elif replay.status is not None and replay.status != 503:
+            VIOLATIONS.add(f"replay of {key} on {b.name}: {replay.status} {replay.code}")
+        code = None
+        for _ in range(50):
+            outbox = self.client.call(self.vendor, "GET", "/sandbox/outbox?to=" + urllib.parse.quote(to), key=None)
+            messages = outbox.body.get("messages") or []
+            code = messages[-1].get("code") if messages else None
+            if code:
+                break
+            time.sleep(0.02)
+        if not code:
+            VIOLATIONS.add(f"{vid}: no code in the vendor's outbox for {to}")
+            return "no code"
+        wrong = "000000" if code != "000000" else "111111"
+        check = lambda instance, value: (lambda: self.client.call(
+            instance, "POST", f"/v1/verifications/{vid}/check", {"code": value}))
+        if index % 4 == 0:
+            # More wrong codes than the limit, at once, across the instances.
+            targets = [a, b, c] * 3
+            answers = self.together([check(t, wrong) for t in targets[:MAX_ATTEMPTS + 3]])
+            note_checks(vid, answers)
+            final = self.client.call(c, "POST", f"/v1/verifications/{vid}/check", {"code": code})
+            note_checks(vid, [final])
+            if final.status == 200:
+                spent = [x for x in answers if x.status in (422, 429)]
+                if len(spent) == len(answers):
+                    VIOLATIONS.add(f"{vid}: approved after {len(answers)} wrong codes (limit {MAX_ATTEMPTS})")
+            return "attempts flow"
+        note_checks(vid, self.together([check(b, wrong), check(c, wrong)]))
+        pair = self.together([check(a, code), check(b, code)])
+        note_checks(vid, pair)
+        outcomes = sorted(f"{x.status} {x.body.get('status') or x.code}" for x in pair)
+        if all(x.status is not None and x.status < 500 for x in pair):
+            if outcomes != ["200 approved", "409 already_approved"]:
+                VIOLATIONS.add(f"{vid}: right code on {a.name} and {b.name} at once gave {outcomes}")
+            return "approved"
+        return "checks interrupted"
+
+    def run(self, phase, active, seconds, during=None):
+        """Runs flows for `seconds` (or until `during` returns); `during` runs in this thread meanwhile."""
+        self.client.begin(phase)
+        stop = threading.Event()
+        tally = collections.Counter()
+        tally_lock = threading.Lock()
+        finished = [0]
+
+        def user():
+            while not stop.is_set():
+                outcome = self.flow(active, phase)
+                with tally_lock:
+                    tally[outcome] += 1
+                    if outcome in ("approved", "attempts flow"):
+                        finished[0] += 1
+
+        threads = [threading.Thread(target=user, daemon=True) for _ in range(self.users)]
+        began = time.monotonic()
+        for thread in threads:
+            thread.start()
+        if during:
+            during()
+        remaining = seconds - (time.monotonic() - began)
+        if remaining > 0:
+            time.sleep(remaining)
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=60)
+        elapsed = time.monotonic() - began
+        with self.client.lock:
+            answers = [a for p, a in self.client.answers if p == phase]
+        return {"phase": phase, "seconds": elapsed, "flows": finished[0], "requests": len(answers),
+                "tally": dict(tally), "answers": answers}
+
+
+def cpu_seconds(instances):
+    """User + system CPU seconds each gateway process has used (from /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used = {}
+    for instance in instances:
+        try:
+            with open(f"/proc/{instance.process.pid}/stat") as file:
+                fields = file.read().rsplit(")", 1)[1].split()
+            used[instance.name] = (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            used[instance.name] = 0.0
+    return used
+
+
+def summary(result):
+    answers = result["answers"]
+    latencies = sorted(a.seconds for a in answers if a.status is not None)
+    p50 = statistics.median(latencies) * 1000 if latencies else 0
+    p95 = latencies[int(len(latencies) * 0.95) - 1] * 1000 if len(latencies) > 20 else 0
+    statuses = collections.Counter(str(a.status or a.error) for a in answers)
+    return (f"{result['phase']:<14} {result['seconds']:5.1f}s  {result['flows'] / result['seconds']:7.1f} flows/s  "
+            f"{result['requests'] / result['seconds']:7.1f} req/s  p50 {p50:5.1f} ms  p95 {p95:6.1f} ms  "
+            f"statuses {dict(statuses.most_common())}")
+
+
+# MARK: - Phases with faults
+
+def kill_phase(load, instances, seconds):
+    victim = instances[2]
+    report = {}
+
+    def during():
+        time.sleep(seconds * 0.3)
+        before = [vid for vid, (name, _) in list(LEDGER.started.items()) if name == victim.name]
+        victim.kill9(load.client)
+        killed_at = time.monotonic()
+        time.sleep(1.0)
+        victim.start()
+        report.update(restart=time.monotonic() - killed_at, answered_before=before)
+
+    result = load.run("kill -9 C", instances, seconds, during)
+    # Every start C answered before it died is readable on C after its restart.
+    missing = [vid for vid in report.get("answered_before", [])
+               if load.client.call(victim, "GET", f"/v1/verifications/{vid}", record=False).status != 200]
+    for vid in missing:
+        VIOLATIONS.add(f"{vid}: answered by {victim.name} before kill -9, not readable after its restart")
+    report.update(result=result, missing=missing)
+    return report
+
+
+def outage_phase(load, instances, postgres, outage, recovery_bound):
+    report = {}
+
+    def during():
+        time.sleep(2.0)
+        stopped_at = time.monotonic()
+        postgres.stop("fast")
+        report["stopped"] = stopped_at
+        time.sleep(max(0.0, outage - (time.monotonic() - stopped_at)))
+        postgres.start()
+        back = time.monotonic()
+        report["down_seconds"] = back - stopped_at
+        report["back"] = back
+        recovered = {}
+        deadline = back + recovery_bound
+        while len(recovered) < len(instances) and time.monotonic() < deadline:
+            for instance in instances:
+                if instance.name in recovered:
+                    continue
+                _, to = load.next()
+                probe = load.client.call(instance, "POST", "/v1/verifications", {"to": to, "provider": "twilio"})
+                if probe.status == 201:
+                    recovered[instance.name] = time.monotonic() - back
+                    LEDGER.start(probe.body["id"], instance, "outage probe")
+            time.sleep(0.1)
+        report["recovered"] = recovered
+        for instance in instances:
+            if instance.name not in recovered:
+                VIOLATIONS.add(f"{instance.name}: no successful start within {recovery_bound}s after PostgreSQL came back")
+        time.sleep(3.0)  # load after recovery
+
+    result = load.run("pg outage", instances, 0, during)
+    stopped, back = report.get("stopped", 0), report.get("back", 0)
+    during_outage = [a for a in result["answers"] if stopped <= a.started < back and a.instance is not load.vendor]
+    unavailable = sorted(a.seconds for a in during_outage if a.status == 503)
+    report.update(result=result, unavailable=unavailable, during=len(during_outage),
+                  other=collections.Counter(f"{a.status or a.error}" for a in during_outage if a.status != 503))
+    for instance in instances:
+        if instance.process.poll() is not None:
+            VIOLATIONS.add(f"{instance.name} exited ({instance.process.returncode}) during the outage")
+    if not unavailable:
+        VIOLATIONS.add("no 503 store_unavailable while PostgreSQL was stopped")
+    return report
+
+
+# MARK: - Final checks
+
+def judge_slow(client, instances, hang_bound):
+    """Answers slower than the bound are violations, except checks of a verification a killed instance was
+    working on (its check lease lapses after CHECK_LEASE seconds): those within CHECK_LEASE + the bound."""
+    orphaned = set().union(*(i.orphaned for i in instances))
+    waited = []
+    for phase, answer, method, path in client.slow:
+        vid = path.split("/")[3] if path.count("/") >= 4 else None
+        if vid in orphaned and answer.status is not None and answer.seconds <= CHECK_LEASE + hang_bound:
+            waited.append(answer.seconds)
+            continue
+        VIOLATIONS.items.append(f"[{phase}] {answer.instance.name} {method} {path}: "
+                                f"{answer.status or answer.error} after {answer.seconds:.2f}s (> {hang_bound}s)")
+    return orphaned, waited
+
+
+def final_checks(client, instances, parallel):
+    ids = list(LEDGER.started)
+
+    def read(vid):
+        seen = []
+        for instance in instances:
+            answer = client.call(instance, "GET", f"/v1/verifications/{vid}", record=False)
+            if answer.status != 200 or answer.body.get("id") != vid:
+                VIOLATIONS.add(f"{vid} (answered 201 by {LEDGER.started[vid][0]}) on {instance.name}: "
+                               f"{answer.status or answer.error} {answer.code or ''}")
+                continue
+            seen.append(answer.body)
+        return vid, seen
+
+    statuses = collections.Counter()
+    with concurrent.futures.ThreadPoolExecutor(parallel) as pool:
+        for vid, seen in pool.map(read, ids):
+            if not seen:
+                continue
+            states = {(body["status"], body["attempts_remaining"]) for body in seen}
+            if len(states) > 1:
+                VIOLATIONS.add(f"{vid}: instances disagree: {states}")
+            status, remaining = seen[0]["status"], seen[0]["attempts_remaining"]
+            statuses[status] += 1
+            if remaining < 0:
+                VIOLATIONS.add(f"{vid}: attempts_remaining {remaining}")
+            if LEDGER.approvals[vid] > 1:
+                VIOLATIONS.add(f"{vid}: approved {LEDGER.approvals[vid]} times")
+            if LEDGER.approvals[vid] == 1 and status != "approved":
+                VIOLATIONS.add(f"{vid}: a check answered approved, but it reads {status}")
+            spent = LEDGER.counted_wrong.get(vid, [])
+            if len(spent) > MAX_ATTEMPTS or len(spent) != len(set(spent)):
+                VIOLATIONS.add(f"{vid}: wrong codes counted {len(spent)} times, remaining seen {sorted(spent)}")
+    return len(ids), statuses
+
+
+# MARK: - Main
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--binary", default=os.path.join(gw.ROOT, ".build", "debug", "gateway"))
+    parser.add_argument("--users", type=int, default=24, help="concurrent users (16 to 32 is the intent)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="seconds of load with one instance, and again with three (split over --rounds)")
+    parser.add_argument("--rounds", type=int, default=2, help="alternations of the 1- and 3-instance runs")
+    parser.add_argument("--kill-seconds", type=float, default=15.0, help="length of the kill -9 phase")
+    parser.add_argument("--outage", type=float, default=10.0, help="seconds PostgreSQL stays stopped")
+    parser.add_argument("--hang-bound", type=float, default=8.0,
+                        help="no answer may take longer (store_timeout is 5 s)")
+    parser.add_argument("--recovery-bound", type=float, default=20.0,
+                        help="seconds each instance gets to start verifications again after PostgreSQL is back")
+    parser.add_argument("--short", action="store_true", help="CI: 16 users, 5 s phases, 8 s kill phase")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs)")
+    args = parser.parse_args()
+    if args.short:
+        args.users, args.seconds, args.kill_seconds, args.rounds = 16, 5.0, 8.0, 1
+    if not os.access(args.binary, os.X_OK):
+        raise SystemExit(f"{args.binary}: not built (swift build --product gateway)")
+    root = tempfile.mkdtemp(prefix="gateway-multi-")
+    os.chmod(root, 0o755)
+    started = []
+    postgres = None
+    watchdog = None
+    client = Client(args.hang_bound)
+    began = time.monotonic()
+    completed = False
+
+    def interrupted(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupted)
+    try:
+        postgres = Postgres(root)
+        watchdog = postgres.watchdog(root)
+        postgres.init()
+        migrated = subprocess.run([args.binary, "migrate", "--store", postgres.url], capture_output=True, text=True,
+                                  timeout=60)
+        print(f"postgres {postgres.bin} on 127.0.0.1:{postgres.port}; gateway migrate: "
+              f"{(migrated.stdout or migrated.stderr).strip()}")
+        if migrated.returncode != 0:
+            raise SystemExit("gateway migrate failed")
+        vendor = Instance("vendor", args.binary, root, gw.free_port(), [])
+        vendor.start()
+        started.append(vendor)
+        config = os.path.join(root, "instance.yaml")
+        with open(config, "w") as file:
+            file.write(
+                "# Sandbox (its API key, its own emulators unused) with one real Twilio provider: the vendor's emulator.\n"
+                "sandbox: true\n"
+                "providers:\n"
+                "  - id: twilio\n"
+                "    plugin: twilio\n"
+                f"    settings: {{account_sid: {TWILIO['account_sid']}, service_sid: {TWILIO['service_sid']}, "
+                f"auth_token_env: {TOKEN_VARIABLE}, base_url: '{vendor.base}/sandbox/twilio'}}\n"
+                f"store: '{postgres.url}'\n"
+                f"policy: {{check_lease_seconds: {CHECK_LEASE}}}\n"
+                "store_pool_size: 10\n"
+                "store_timeout: 5\n")
+        os.environ[TOKEN_VARIABLE] = TWILIO["auth_token"]
+        instances = [Instance(name, args.binary, root, gw.free_port(), ["--config", config])
+                     for name in ("A", "B", "C")]
+        for instance in instances:
+            instance.start()
+            started.append(instance)
+        print(f"vendor {vendor.base}; instances " + ", ".join(f"{i.name} {i.base}" for i in instances)
+              + f"; {args.users} users")
+        load = Load(client, vendor, instances, args.users, number_base=int(time.time()) % 10_000 * 10_000)
+
+        # One instance against three, alternating in rounds so the shared machine's load drifts evenly.
+        rounds = {1: [], 3: []}
+        for round_index in range(args.rounds):
+            for count in (1, 3):
+                cpu_before = cpu_seconds([vendor, *instances])
+                result = load.run(f"{count} instance{'s' if count > 1 else ''}", instances[:count],
+                                  args.seconds / args.rounds)
+                cpu_after = cpu_seconds([vendor, *instances])
+                result["cpu"] = {name: cpu_after[name] - cpu_before[name] for name in cpu_after}
+                rounds[count].append(result)
+                print(summary(result) + f"  (round {round_index + 1})")
+        rates = {}
+        for count, results in rounds.items():
+            seconds = sum(r["seconds"] for r in results)
+            flows = sum(r["flows"] for r in results)
+            requests = sum(r["requests"] for r in results)
+            gateway_cpu = sum(r["cpu"][i.name] for r in results for i in instances)
+            vendor_cpu = sum(r["cpu"]["vendor"] for r in results)
+            rates[count] = flows / seconds
+            print(f"{count} instance{'s' if count > 1 else ' '}: {flows / seconds:6.1f} flows/s, {requests / seconds:6.1f} req/s "
+                  f"over {seconds:.0f}s; CPU per flow: instances {1000 * gateway_cpu / max(1, flows):.1f} ms, "
+                  f"vendor {1000 * vendor_cpu / max(1, flows):.1f} ms")
+        print(f"three instances / one: {rates[3] / max(1e-9, rates[1]):.2f}x flows/s (one machine: the instances, the "
+              f"vendor, PostgreSQL and this client share {os.cpu_count()} cores; load average "
+              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})")
+
+        killed = kill_phase(load, instances, args.kill_seconds)
+        print(summary(killed["result"]))
+        print(f"kill -9 of C: {len(killed['answered_before'])} starts C had answered before it died, "
+              f"{len(killed['missing'])} missing after its restart ({killed['restart']:.1f}s to healthy again)")
+
+        outage = outage_phase(load, instances, postgres, args.outage, args.recovery_bound)
+        print(summary(outage["result"]))
+        unavailable = outage["unavailable"]
+        if unavailable:
+            print(f"PostgreSQL stopped {outage['down_seconds']:.1f}s: {outage['during']} requests began meanwhile, "
+                  f"{len(unavailable)} answered 503 store_unavailable in {1000 * unavailable[0]:.0f} ms (min), "
+                  f"{1000 * statistics.median(unavailable):.0f} ms (median), {1000 * unavailable[-1]:.0f} ms (max); "
+                  f"others {dict(outage['other'])}")
+        print("recovered (first successful start after pg_ctl start): "
+              + ", ".join(f"{name} {seconds:.2f}s" for name, seconds in sorted(outage["recovered"].items())))
+
+        orphaned, waited = judge_slow(client, instances, args.hang_bound)
+        print(f"checks that waited for the lease of a killed instance: {len(waited)} "
+              f"(of {len(orphaned)} verifications C was working on), longest {max(waited, default=0):.1f}s")
+        count, statuses = final_checks(client, instances, args.users)
+        print(f"final: {count} answered starts read on each of {len(instances)} instances; statuses {dict(statuses)}; "
+              f"{sum(LEDGER.approvals.values())} approvals for {len(LEDGER.approvals)} verifications")
+        completed = True
+    except KeyboardInterrupt:
+        VIOLATIONS.add("interrupted")
+    finally:
+        for instance in reversed(started):
+            instance.stop()
+        if postgres is not None and os.path.exists(os.path.join(postgres.data, "postmaster.pid")):
+            postgres.stop("immediate")
+        if watchdog is not None:
+            watchdog.kill()
+            watchdog.wait()
+        if args.keep or VIOLATIONS.items or not completed:
+            print(f"logs kept in {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+    elapsed = time.monotonic() - began
+    if VIOLATIONS.items:
+        print(f"FAILED after {elapsed:.0f}s: {len(VIOLATIONS.items)} violations")
+        for item in VIOLATIONS.items[:30]:
+            print("  " + item)
+        return 1
+    print(f"multi-instance check: passed in {elapsed:.0f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
