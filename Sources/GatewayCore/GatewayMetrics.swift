@@ -10,10 +10,10 @@ import Foundation
 /// a label. Every metric name has one fixed label set (Prometheus requires it).
 /// The names and labels are listed in `docs/operations.md`.
 public struct GatewayMetrics: Sendable {
-    let factory: any MetricsFactory
+    let handles: MetricHandleCache
 
     public init(factory: any MetricsFactory) {
-        self.factory = factory
+        self.handles = MetricHandleCache(factory: factory)
     }
 
     /// Records nothing.
@@ -24,7 +24,7 @@ public struct GatewayMetrics: Sendable {
     }
 
     private func count(_ name: String, _ labels: [(String, String)], by amount: Int64 = 1) {
-        CoreMetrics.Counter(label: name, dimensions: labels, factory: factory).increment(by: amount)
+        handles.counter(name, labels).increment(by: amount)
     }
 
     /// A verification a vendor accepted (or a test number served).
@@ -55,10 +55,9 @@ public struct GatewayMetrics: Sendable {
 
     /// One call to a vendor, with its latency.
     func providerCall(provider: String, operation: String, outcome: String, nanoseconds: Int64) {
-        CoreMetrics.Timer(
-            label: "gateway_provider_call_duration_seconds",
-            dimensions: [("provider", provider), ("operation", operation), ("outcome", outcome)],
-            factory: factory
+        handles.timer(
+            "gateway_provider_call_duration_seconds",
+            [("provider", provider), ("operation", operation), ("outcome", outcome)]
         ).recordNanoseconds(nanoseconds)
     }
 

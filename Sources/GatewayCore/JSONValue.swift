@@ -101,7 +101,7 @@ extension JSONValue {
     public init<T: Encodable>(encoding value: T) throws(GatewayError) {
         do {
             let data = try JSONEncoder().encode(value)
-            self = try JSONDecoder().decode(JSONValue.self, from: data)
+            self = try JSONValue(jsonData: data)
         } catch {
             throw GatewayError.internal("A value did not encode as JSON.")
         }
@@ -111,7 +111,7 @@ extension JSONValue {
     /// writes the values read this way.
     public func decode<T: Decodable>(as type: T.Type) throws(GatewayError) -> T {
         do {
-            return try JSONDecoder().decode(type, from: JSONEncoder().encode(self))
+            return try JSONDecoder().decode(type, from: sortedJSON.map { Data($0.utf8) } ?? JSONEncoder().encode(self))
         } catch {
             throw GatewayError.internal("Stored JSON does not have the expected shape.")
         }

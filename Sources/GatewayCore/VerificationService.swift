@@ -518,8 +518,7 @@ public struct VerificationService: Sendable {
     }
 
     static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        Hex.lowercase(value)
     }
 
     /// Whether `id` has the shape of a verification id (so malformed ids never reach the store).

@@ -151,7 +151,9 @@ extension TwilioEmulator {
 
     /// 32 random lower-case hex digits, the body of a Twilio SID.
     static func randomHex() -> String {
-        String((0..<32).map { _ in Character(String(Int.random(in: 0..<16), radix: 16)) })
+        // Two draws from the system generator (one `getrandom` each), not one per digit.
+        var generator = SystemRandomNumberGenerator()
+        return Hex.lowercase(generator.next() as UInt64) + Hex.lowercase(generator.next() as UInt64)
     }
 
     /// A destination for logs: a masked phone number or email address.

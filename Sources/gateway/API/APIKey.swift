@@ -47,7 +47,7 @@ struct APIKeyring: Sendable {
     var isEmpty: Bool { byHash.isEmpty }
 
     static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.lowercase(SHA256.hash(data: Data(secret.utf8)))
     }
 
     /// A new random key for the sandbox: `sk_sandbox_` and 32 hex digits.

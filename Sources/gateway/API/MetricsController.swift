@@ -91,9 +91,14 @@ struct MetricsController: Sendable {
 /// callback paths are labelled by their plugin, anything else `unmatched`.
 struct HTTPMetricsMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
-    let factory: PrometheusMetricsFactory
+    let handles: MetricHandleCache
     /// Provider and plugin ids: the only second path segments under `/sandbox` and `/callbacks` labelled.
     let knownIDs: Set<String>
+
+    init(factory: PrometheusMetricsFactory, knownIDs: Set<String>) {
+        self.handles = MetricHandleCache(factory: factory)
+        self.knownIDs = knownIDs
+    }
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -102,17 +107,10 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
         let response = try await next(request, context)
         let route = context.endpointPath ?? Self.unroutedLabel(request.uri.path, knownIDs: knownIDs)
         let method = request.method.rawValue
-        CoreMetrics.Counter(
-            label: "gateway_http_requests_total",
-            dimensions: [("method", method), ("route", route), ("status", String(response.status.code))],
-            factory: factory
-        ).increment()
+        let labels = [("method", method), ("route", route), ("status", String(response.status.code))]
+        handles.counter("gateway_http_requests_total", labels).increment()
         let elapsed = ContinuousClock.now - began
-        CoreMetrics.Timer(
-            label: "gateway_http_request_duration_seconds",
-            dimensions: [("method", method), ("route", route), ("status", String(response.status.code))],
-            factory: factory
-        ).recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        handles.timer("gateway_http_request_duration_seconds", labels).recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
         return response
     }
 

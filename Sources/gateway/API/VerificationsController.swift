@@ -40,7 +40,7 @@ struct VerificationsController: Sendable {
             return JSONResponse.response(
                 try await startBody(body: body, clientIP: clientIP, context: context), status: .created)
         }
-        let fingerprint = SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined()
+        let fingerprint = Hex.lowercase(SHA256.hash(data: body))
         switch try await service.store.claimIdempotencyKey(
             idempotencyKey, fingerprint: fingerprint, at: service.clock.now)
         {

@@ -19,6 +19,12 @@ extension SQLiteVerificationStore {
         .map { "\($0.element) = ?\($0.offset + 1)" }
         .joined(separator: ", ")
 
+    /// The statements a start or check runs, built once (the statement cache is keyed by their text).
+    static let selectByID = "SELECT \(recordColumns) FROM verifications WHERE id = ?"
+    static let updateByVersion =
+        "UPDATE verifications SET \(recordAssignments) WHERE id = ?1 AND version = ?\(recordColumnNames.count + 1)"
+    static let insertRecord = "INSERT INTO verifications (\(recordColumns)) VALUES (\(recordPlaceholders))"
+
     /// The record's column values, in ``recordColumnNames`` order.
     static func values(of record: VerificationRecord) throws(SQLiteError) -> [SQLiteValue] {
         let destinationKind: String
@@ -144,12 +150,88 @@ extension SQLiteVerificationStore {
     }
 
     static func json(_ value: some Encodable) throws(SQLiteError) -> String {
+        try foundationJSON(value)
+    }
+
+    static func foundationJSON(_ value: some Encodable) throws(SQLiteError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
             return String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
             throw SQLiteError.undecodableRow("value does not encode as JSON")
+        }
+    }
+
+    // The JSON columns' own types, written and read without Foundation's coders (the same text: see
+    // JSONFastPath.swift); anything the fast path leaves goes through JSONEncoder and JSONDecoder.
+
+    static func json(_ value: [String]) throws(SQLiteError) -> String { JSONTextWriter.write(strings: value) }
+
+    static func json(_ value: [String: String]) throws(SQLiteError) -> String { JSONTextWriter.write(stringMap: value) }
+
+    static func json(_ value: [Channel]) throws(SQLiteError) -> String {
+        JSONTextWriter.write(strings: value.map(\.rawValue))
+    }
+
+    static func json(_ value: ProviderState) throws(SQLiteError) -> String {
+        if let text = value.json.sortedJSON { return text }
+        return try foundationJSON(value)
+    }
+
+    static func json(_ value: [String: JSONValue]) throws(SQLiteError) -> String {
+        if let text = JSONValue.object(value).sortedJSON { return text }
+        return try foundationJSON(value)
+    }
+
+    /// Through the fast parser when it reads `text` and `convert` accepts the value, else ``decodeJSON(_:_:what:)``.
+    static func decodeFast<T: Decodable>(
+        _ type: T.Type, _ text: String?, what: String, _ convert: (JSONValue) -> T?
+    ) throws(SQLiteError) -> T {
+        if let text, let parsed = JSONValue.parse(text), let value = convert(parsed) { return value }
+        return try decodeJSON(type, text, what: what)
+    }
+
+    static func decodeJSON(_ type: [String].Type, _ text: String?, what: String) throws(SQLiteError) -> [String] {
+        try decodeFast(type, text, what: what) { value in
+            guard case .array(let items) = value else { return nil }
+            var strings: [String] = []
+            strings.reserveCapacity(items.count)
+            for item in items {
+                guard case .string(let string) = item else { return nil }
+                strings.append(string)
+            }
+            return strings
+        }
+    }
+
+    static func decodeJSON(_ type: [String: String].Type, _ text: String?, what: String) throws(SQLiteError)
+        -> [String: String]
+    {
+        try decodeFast(type, text, what: what) { value in
+            guard case .object(let fields) = value else { return nil }
+            var strings: [String: String] = [:]
+            strings.reserveCapacity(fields.count)
+            for (key, field) in fields {
+                guard case .string(let string) = field else { return nil }
+                strings[key] = string
+            }
+            return strings
+        }
+    }
+
+    static func decodeJSON(_ type: ProviderState.Type, _ text: String?, what: String) throws(SQLiteError)
+        -> ProviderState
+    {
+        try decodeFast(type, text, what: what) { ProviderState(json: $0) }
+    }
+
+    static func decodeJSON(_ type: [String: JSONValue].Type, _ text: String?, what: String) throws(SQLiteError)
+        -> [String: JSONValue]
+    {
+        try decodeFast(type, text, what: what) { value in
+            guard case .object(let fields) = value else { return nil }
+            return fields
         }
     }
 

@@ -39,7 +39,7 @@ final class SQLiteVerificationStore: VerificationStore {
     func record(id: String) async throws(GatewayError) -> VerificationRecord? {
         try await perform("record") { (connection) throws(SQLiteError) in
             try connection.query(
-                "SELECT \(Self.recordColumns) FROM verifications WHERE id = ?", [.text(id)], row: Self.record(from:)
+                Self.selectByID, [.text(id)], row: Self.record(from:)
             ).first
         }
     }
@@ -160,7 +160,7 @@ final class SQLiteVerificationStore: VerificationStore {
         try await perform("update") { (connection) throws(SQLiteError) in
             let write = { () throws(SQLiteError) -> Bool in
                 let changed = try connection.run(
-                    "UPDATE verifications SET \(Self.recordAssignments) WHERE id = ?1 AND version = ?\(Self.recordColumnNames.count + 1)",
+                    Self.updateByVersion,
                     try Self.values(of: record) + [.int(record.version - 1)])
                 guard changed == 1 else { return false }
                 for event in events { try Self.insertEvent(event, connection) }
@@ -189,7 +189,7 @@ final class SQLiteVerificationStore: VerificationStore {
             try await database.perform { (connection) throws(SQLiteError) in
                 try connection.transaction { () throws(SQLiteError) in
                     try connection.run(
-                        "INSERT INTO verifications (\(Self.recordColumns)) VALUES (\(Self.recordPlaceholders))",
+                        Self.insertRecord,
                         try Self.values(of: record))
                     for event in events { try Self.insertEvent(event, connection) }
                 }

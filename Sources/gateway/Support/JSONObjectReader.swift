@@ -19,7 +19,7 @@ struct JSONObjectReader {
         }
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: data)
+            value = try JSONValue(jsonData: data)
         } catch {
             throw GatewayError.invalidRequest("The \(context) is not valid JSON.")
         }

@@ -41,7 +41,7 @@ enum WebhookSignature {
         var message = Data("\(timestamp).".utf8)
         message.append(body)
         let mac = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Data(secret.utf8)))
-        return "t=\(timestamp),v1=" + mac.map { String(format: "%02x", $0) }.joined()
+        return "t=\(timestamp),v1=" + Hex.lowercase(mac)
     }
 }
 
