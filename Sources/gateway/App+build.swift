@@ -198,7 +198,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         } else {
             try FileManager.default.createDirectory(at: options.dataDirectory, withIntermediateDirectories: true)
             store = try SQLiteVerificationStore(
-                path: options.dataDirectory.appendingPathComponent("gateway.sqlite").path, logger: logger)
+                path: options.dataDirectory.appendingPathComponent("gateway.sqlite").path,
+                synchronous: configuration.sqliteSynchronous, logger: logger)
         }
         let signer = try VerificationTokenSigner.load(
             pem: configuration.tokenSigningKeyPEM,

@@ -202,7 +202,7 @@ final class SQLiteStoreTests: Sendable {
         #expect(try await second.record(id: record.id) == record)
         #expect(try await alongside.record(id: record.id) == record)
 
-        let connection = try SQLiteConnection(path: path())
+        let connection = try SQLiteConnection(path: path(), synchronous: .full)
         let rows = try connection.query("SELECT version FROM schema_migrations ORDER BY version") {
             (row) throws(SQLiteError) in row.int64(0)
         }
@@ -213,17 +213,51 @@ final class SQLiteStoreTests: Sendable {
     @Test("The file is in WAL mode with foreign keys on")
     func pragmas() throws {
         _ = try SQLiteVerificationStore(path: path(), logger: quietLogger)
-        let connection = try SQLiteConnection(path: path())
+        let connection = try SQLiteConnection(path: path(), synchronous: .full)
         let mode = try connection.query("PRAGMA journal_mode") { (row) throws(SQLiteError) in row.text(0) }
         #expect(mode == ["wal"])
         let foreignKeys = try connection.query("PRAGMA foreign_keys") { (row) throws(SQLiteError) in row.int64(0) }
         #expect(foreignKeys == [1])
     }
 
+    @Test("The store syncs every commit unless told `normal`; the sandbox emulators' file syncs at checkpoints")
+    func synchronousModes() async throws {
+        func mode(of store: SQLiteVerificationStore) throws -> [Int64?] {
+            try store.database.performSync { (connection) throws(SQLiteError) in
+                try connection.query("PRAGMA synchronous") { (row) throws(SQLiteError) in row.int64(0) }
+            }
+        }
+        // SQLite reports FULL as 2 and NORMAL as 1.
+        #expect(try mode(of: SQLiteVerificationStore(path: path("full.sqlite"), logger: quietLogger)) == [2])
+        let normal = try SQLiteVerificationStore(path: path("normal.sqlite"), synchronous: .normal, logger: quietLogger)
+        #expect(try mode(of: normal) == [1])
+        let record = StoreConformance.identityRecord()
+        try await normal.insert(record)
+        #expect(try await normal.record(id: record.id) == record)
+    }
+
+    @Test("`sqlite_sync` in the configuration: full by default, normal on request, nothing else, not with PostgreSQL")
+    func synchronousSetting() throws {
+        func parse(_ extra: [String: JSONValue]) throws -> GatewayConfiguration {
+            try GatewayConfiguration.parse(
+                .object(["sandbox": .bool(true)].merging(extra) { $1 }), plugins: [], environment: [:])
+        }
+        #expect(try parse([:]).sqliteSynchronous == .full)
+        #expect(try parse(["sqlite_sync": .string("normal")]).sqliteSynchronous == .normal)
+        #expect(try parse(["sqlite_sync": .string("full")]).sqliteSynchronous == .full)
+        for bad: [String: JSONValue] in [
+            ["sqlite_sync": .string("off")], ["sqlite_sync": .bool(true)],
+            ["sqlite_sync": .string("normal"), "store": .string("postgres://gw@127.0.0.1:5433/verify")],
+        ] {
+            let error = #expect(throws: ConfigurationError.self) { try parse(bad) }
+            #expect(error?.problems.joined().contains("sqlite_sync") == true)
+        }
+    }
+
     @Test("A database from a newer gateway is refused")
     func newerSchema() throws {
         _ = try SQLiteVerificationStore(path: path(), logger: quietLogger)
-        let connection = try SQLiteConnection(path: path())
+        let connection = try SQLiteConnection(path: path(), synchronous: .full)
         try connection.run(
             "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)")
         connection.close()
@@ -312,7 +346,7 @@ final class SQLiteStoreTests: Sendable {
         let store = try SQLiteVerificationStore(path: path(), logger: logs.logger())
         var record = StoreConformance.emailRecord()
         try await store.insert(record)
-        let connection = try SQLiteConnection(path: path())
+        let connection = try SQLiteConnection(path: path(), synchronous: .full)
         try connection.run("UPDATE verifications SET destination_kind = 'pigeon' WHERE id = ?", [.text(record.id)])
         let error = await #expect(throws: GatewayError.self) { try await store.record(id: record.id) }
         #expect(error == GatewayError(.internal, "storage failure"))

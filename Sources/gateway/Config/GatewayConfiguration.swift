@@ -54,11 +54,15 @@ struct GatewayConfiguration: Sendable {
     /// `store: postgres://user@host:port/db` (with `store_password_env`, `store_pool_size`, `store_timeout`):
     /// the shared PostgreSQL store instead of the embedded SQLite file.
     var store: PostgresStoreSettings?
+    /// `sqlite_sync: full | normal`: whether the SQLite store syncs every commit to the device (`full`, the
+    /// default) or at checkpoints only (`normal`: faster; survives a crash of the process, not of the machine).
+    var sqliteSynchronous: SQLiteSynchronous = .full
 
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
         "public_base_url", "rate_limits", "countries", "pumping_guard",
         "prices", "metrics", "webhooks", "tls", "store", "store_password_env", "store_pool_size", "store_timeout",
+        "sqlite_sync",
     ]
 
     /// Reads and checks a configuration file; every problem is listed in one error.
@@ -396,6 +400,15 @@ extension GatewayConfiguration {
         if let value = top["store_password_env"] {
             if case .string(let name) = value, !name.isEmpty { passwordVariable = name } else {
                 problems.append("`store_password_env` must name an environment variable")
+            }
+        }
+        if let value = top["sqlite_sync"] {
+            if top["store"] != nil {
+                problems.append("`sqlite_sync` applies to the embedded SQLite store, not to `store: postgres://…`")
+            } else if case .string(let raw) = value, let mode = SQLiteSynchronous(rawValue: raw) {
+                config.sqliteSynchronous = mode
+            } else {
+                problems.append("`sqlite_sync` must be `full` or `normal`")
             }
         }
         guard let value = top["store"] else {

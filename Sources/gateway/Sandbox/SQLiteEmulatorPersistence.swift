@@ -15,7 +15,8 @@ struct SQLiteEmulatorPersistence: EmulatorPersistence {
         do {
             try FileManager.default.createDirectory(
                 at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let database = try SQLiteDatabase(path: file.path)
+            // The emulators stand in for vendors: their state survives a restart, not a power loss.
+            let database = try SQLiteDatabase(path: file.path, synchronous: .normal)
             try database.performSync { (connection) throws(SQLiteError) in
                 try connection.execute(
                     """

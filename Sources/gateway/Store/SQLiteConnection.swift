@@ -1,6 +1,16 @@
 import CSQLite
 import Foundation
 
+/// How far a commit goes before it returns (SQLite's `synchronous` pragma, in WAL mode).
+enum SQLiteSynchronous: String, Sendable {
+    /// Every commit is synced to the device (`fdatasync` of the WAL) before it returns: an answered request
+    /// survives a power loss or an operating-system crash. The gateway's store by default.
+    case full
+    /// A commit is written to the WAL file and synced at checkpoints: it survives the process crashing or
+    /// being killed, not a power loss. The sandbox emulators' file, or the store when `sqlite_sync: normal`.
+    case normal
+}
+
 /// One open SQLite database file: a thin, safe layer over the C API.
 ///
 /// It is not thread-safe on its own; ``SQLiteDatabase`` owns it and serializes every call.
@@ -12,8 +22,8 @@ final class SQLiteConnection {
     static let statementCacheLimit = 64
 
     /// Opens (creating if needed) the database at `path`, creating its directory, and sets the pragmas the
-    /// store relies on: WAL, a busy timeout for other processes' writes, foreign keys, `synchronous=NORMAL`.
-    init(path: String) throws(SQLiteError) {
+    /// store relies on: WAL, a busy timeout for other processes' writes, foreign keys, and `synchronous`.
+    init(path: String, synchronous: SQLiteSynchronous) throws(SQLiteError) {
         if path != ":memory:" {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             do {
@@ -38,7 +48,7 @@ final class SQLiteConnection {
             try execute("PRAGMA busy_timeout=5000")
             try execute("PRAGMA journal_mode=WAL")
             try execute("PRAGMA foreign_keys=ON")
-            try execute("PRAGMA synchronous=NORMAL")
+            try execute(synchronous == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
         } catch {
             close()
             throw error

@@ -8,8 +8,8 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
     private let connection: SQLiteConnection
     private let queue: DispatchQueue
 
-    init(path: String) throws(SQLiteError) {
-        connection = try SQLiteConnection(path: path)
+    init(path: String, synchronous: SQLiteSynchronous) throws(SQLiteError) {
+        connection = try SQLiteConnection(path: path, synchronous: synchronous)
         queue = DispatchQueue(label: "gateway.store.sqlite")
     }
 

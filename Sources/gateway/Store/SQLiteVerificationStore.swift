@@ -15,10 +15,13 @@ final class SQLiteVerificationStore: VerificationStore {
     private let hitsSincePurge = Mutex(0)
 
     /// Opens (or creates) the store at `path`, creating its directory and applying pending migrations.
-    init(path: String, logger: Logger = Logger(label: "gateway.store.sqlite")) throws(GatewayError) {
+    /// `synchronous` is `.full` unless the configuration says `sqlite_sync: normal`.
+    init(
+        path: String, synchronous: SQLiteSynchronous = .full, logger: Logger = Logger(label: "gateway.store.sqlite")
+    ) throws(GatewayError) {
         self.logger = logger
         do {
-            let database = try SQLiteDatabase(path: path)
+            let database = try SQLiteDatabase(path: path, synchronous: synchronous)
             try database.performSync { (connection) throws(SQLiteError) in try SQLiteMigration.migrate(connection) }
             self.database = database
         } catch {
