@@ -37,8 +37,10 @@ extension VerificationService {
             result = try await provider.check(
                 ProviderVerification(record, clientContext: request.clientContext), code: request.code)
         } catch {
+            // Provisional: the commit that settles the check (and syncs this one with it) follows.
             try? await store.append(
-                callEvent(record.id, provider.id, "check", outcome: error.code.rawValue, since: began))
+                contentsOf: [callEvent(record.id, provider.id, "check", outcome: error.code.rawValue, since: began)],
+                durability: .provisional)
             throw await finishFailedCheck(error, record: record)
         }
         // Written with the check's outcome, in the same transaction.
@@ -151,7 +153,10 @@ extension VerificationService {
             reserved.checkLeaseUntil = clock.now.addingTimeInterval(policy.checkLease)
             reserved.updatedAt = clock.now
             reserved.version += 1
-            if try await store.update(reserved) { return (reserved, provider) }
+            // Provisional: nothing is answered from the lease itself; the operation always ends with a
+            // commit that gives it back (``finishCheck``), synced, and a power loss before that commit
+            // undoes the lease and its reservation together with everything else of an unanswered request.
+            if try await store.update(reserved, durability: .provisional) { return (reserved, provider) }
         }
     }
 

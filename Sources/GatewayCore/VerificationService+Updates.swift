@@ -46,10 +46,14 @@ extension VerificationService {
             vendorRequest.channel = channel
             result = try await provider.resend(
                 ProviderVerification(record, clientContext: request.clientContext), request: vendorRequest)
-            try? await store.append(callEvent(record.id, provider.id, "resend", outcome: "accepted", since: began))
+            // Provisional, as the lease: ``finishCheck`` commits (synced) after it on every path.
+            try? await store.append(
+                contentsOf: [callEvent(record.id, provider.id, "resend", outcome: "accepted", since: began)],
+                durability: .provisional)
         } catch {
             try? await store.append(
-                callEvent(record.id, provider.id, "resend", outcome: error.code.rawValue, since: began))
+                contentsOf: [callEvent(record.id, provider.id, "resend", outcome: error.code.rawValue, since: began)],
+                durability: .provisional)
             let forgot = error.code == .expired || error.code == .notFound
             let settled = try await finishCheck(id) { record in
                 if forgot {
@@ -103,10 +107,14 @@ extension VerificationService {
             let began = ContinuousClock.now
             do {
                 try await provider.cancel(ProviderVerification(record))
-                try? await store.append(callEvent(record.id, provider.id, "cancel", outcome: "canceled", since: began))
+                // Provisional, as the lease: ``finishCheck`` commits (synced) after it on every path.
+                try? await store.append(
+                    contentsOf: [callEvent(record.id, provider.id, "cancel", outcome: "canceled", since: began)],
+                    durability: .provisional)
             } catch {
                 try? await store.append(
-                    callEvent(record.id, provider.id, "cancel", outcome: error.code.rawValue, since: began))
+                    contentsOf: [callEvent(record.id, provider.id, "cancel", outcome: error.code.rawValue, since: began)],
+                    durability: .provisional)
                 // A vendor that already forgot the verification leaves nothing to cancel.
                 if error.code != .notFound && error.code != .expired {
                     let released = try await finishCheck(id) { _ in }

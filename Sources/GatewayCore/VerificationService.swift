@@ -250,12 +250,11 @@ public struct VerificationService: Sendable {
             experimentArm: arm, failovers: failovers, clientReference: request.clientReference,
             metadata: request.metadata, apiKeyID: apiKeyID)
         do {
-            try await store.insert(record)
-            try await store.append(
-                VerificationEvent(
-                    verificationID: id, kind: .statusChanged, at: now,
-                    detail: ["status": "failed", "error": error.code.rawValue, "route": decision.route, "arm": arm]))
-            for event in events { try await store.append(event) }
+            // One write (one commit, one sync) rather than one per row.
+            let failed = VerificationEvent(
+                verificationID: id, kind: .statusChanged, at: now,
+                detail: ["status": "failed", "error": error.code.rawValue, "route": decision.route, "arm": arm])
+            try await store.insert(record, events: [failed] + events)
             metrics.finished(record)
         } catch {
             logger.error("failed start not recorded", metadata: ["verification.id": "\(id)"])

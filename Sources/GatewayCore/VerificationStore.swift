@@ -69,6 +69,29 @@ public protocol VerificationStore: Sendable {
 
     /// Gives up a claim (the request failed in a way a retry may fix).
     func releaseIdempotencyKey(_ key: IdempotencyKey) async throws(GatewayError)
+
+    /// ``update(_:)``, for a write that a later write of the same request always follows before anything is
+    /// answered: with `.provisional` the store may leave making it durable to that later write. By default
+    /// every write is `.answered` (the store's configured durability).
+    func update(_ record: VerificationRecord, durability: StoreWriteDurability) async throws(GatewayError) -> Bool
+
+    /// ``append(contentsOf:)`` with a ``StoreWriteDurability``, as for ``update(_:durability:)``.
+    func append(contentsOf events: [VerificationEvent], durability: StoreWriteDurability) async throws(GatewayError)
+}
+
+/// How far a store write must reach before it returns.
+///
+/// Other readers see a write at once either way; the difference is only what survives a power loss or an
+/// operating-system crash. The SQLite store (WAL, `synchronous=FULL`) syncs an `.answered` commit to the
+/// device and leaves a `.provisional` one to the next synced commit, whose sync of the WAL covers every
+/// earlier frame, so commits still reach the device in order. A store that makes no such distinction
+/// (PostgreSQL, in memory) treats both alike.
+public enum StoreWriteDurability: Sendable, Equatable {
+    /// Durable as the store is configured before the call returns: an answer may rely on it.
+    case answered
+    /// A step that nothing is answered from by itself (a check's lease): a power loss may undo it, and
+    /// then also undoes everything after it, none of which was answered either.
+    case provisional
 }
 
 extension VerificationStore {
@@ -85,6 +108,18 @@ extension VerificationStore {
         guard try await update(record) else { return false }
         try await append(contentsOf: events)
         return true
+    }
+
+    public func update(_ record: VerificationRecord, durability: StoreWriteDurability) async throws(GatewayError)
+        -> Bool
+    {
+        try await update(record)
+    }
+
+    public func append(contentsOf events: [VerificationEvent], durability: StoreWriteDurability)
+        async throws(GatewayError)
+    {
+        try await append(contentsOf: events)
     }
 }
 

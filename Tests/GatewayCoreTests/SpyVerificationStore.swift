@@ -8,6 +8,7 @@ final class SpyVerificationStore: VerificationStore {
         var reads = 0
         var writes = 0
         var highestAttempts = 0
+        var provisional: [String] = []
     }
 
     private let inner = InMemoryVerificationStore()
@@ -17,6 +18,9 @@ final class SpyVerificationStore: VerificationStore {
     var reads: Int { counters.withLock { $0.reads } }
     /// Inserts and successful updates.
     var writes: Int { counters.withLock { $0.writes } }
+    /// The writes made with ``StoreWriteDurability/provisional``, in order: `lease` for an update that holds
+    /// the check lease, `update` for another update, `events` for an append.
+    var provisional: [String] { counters.withLock { $0.provisional } }
     /// The largest `attempts` of any record ever stored.
     var highestAttempts: Int { counters.withLock { $0.highestAttempts } }
 
@@ -71,6 +75,18 @@ final class SpyVerificationStore: VerificationStore {
             }
         }
         return updated
+    }
+
+    func update(_ record: VerificationRecord, durability: StoreWriteDurability) async throws(GatewayError) -> Bool {
+        if durability == .provisional {
+            counters.withLock { $0.provisional.append(record.checkLeaseUntil == nil ? "update" : "lease") }
+        }
+        return try await update(record)
+    }
+
+    func append(contentsOf events: [VerificationEvent], durability: StoreWriteDurability) async throws(GatewayError) {
+        if durability == .provisional { counters.withLock { $0.provisional.append("events") } }
+        for event in events { try await append(event) }
     }
 
     func append(_ event: VerificationEvent) async throws(GatewayError) { try await inner.append(event) }

@@ -861,6 +861,28 @@ struct VerificationServiceTests {
 
     @Suite("concurrency")
     struct Concurrency {
+        @Test("only a check's lease (and a failed call's event) is written provisionally; the settle is answered")
+        func leaseIsTheOnlyProvisionalWrite() async throws {
+            let store = SpyVerificationStore()
+            let provider = ScriptedProvider(id: "alpha")
+            provider.scriptCheck(
+                .succeed(.wrongCode), .fail(GatewayError(.providerUnavailable, "down")), .succeed(.approved))
+            let h = try ServiceHarness([provider], store: store)
+            let id = try await h.service.start(try .sms()).id
+            #expect(store.provisional.isEmpty)
+            await expectAsyncGatewayError(.incorrectCode) { try await h.check(id, "000000") }
+            #expect(store.provisional == ["lease"])
+            #expect(try await h.stored(id).checkLeaseUntil == nil)
+            await expectAsyncGatewayError(.providerUnavailable) { try await h.check(id, "000000") }
+            #expect(store.provisional == ["lease", "lease", "events"])
+            let released = try await h.stored(id)
+            #expect(released.checkLeaseUntil == nil && released.attempts == 1)
+            _ = try await h.check(id, "123456")
+            #expect(store.provisional == ["lease", "lease", "events", "lease"])
+            let approved = try await h.stored(id)
+            #expect(approved.status == .approved && approved.checkLeaseUntil == nil && approved.attempts == 2)
+        }
+
         @Test("20 parallel wrong-code checks never make more than 5 vendor calls or count more than 5 attempts")
         func parallelWrongCodes() async throws {
             let store = SpyVerificationStore()

@@ -169,6 +169,45 @@ final class SQLiteStoreTests: Sendable {
         #expect(try await third.record(id: record.id) == next)
     }
 
+    @Test("A provisional update and append are written, and the connection is back to synchronous=FULL")
+    func provisionalWrites() async throws {
+        let record = try StoreConformance.phoneRecord()
+        let event = VerificationEvent(verificationID: record.id, kind: .providerCall, at: StoreConformance.epoch)
+        let first = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let mode = { @Sendable () async throws -> Int64? in
+            try await first.database.perform { (connection) throws(SQLiteError) in
+                try connection.query("PRAGMA synchronous") { (row) throws(SQLiteError) in row.int64(0) }.first ?? nil
+            }
+        }
+        #expect(try await mode() == 2)  // FULL
+        try await first.insert(record)
+        let next = StoreConformance.nextVersion(of: record, status: .pending)
+        #expect(try await first.update(next, durability: .provisional))
+        #expect(try await mode() == 2)
+        // A lost compare-and-set changes nothing and restores the mode as well.
+        #expect(try await first.update(next, durability: .provisional) == false)
+        #expect(try await mode() == 2)
+        try await first.append(contentsOf: [event], durability: .provisional)
+        #expect(try await mode() == 2)
+        #expect(try await first.record(id: record.id) == next)
+        first.close()
+
+        let second = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        #expect(try await second.record(id: record.id) == next)
+        #expect(try await second.events(verificationID: record.id) == [event])
+        second.close()
+
+        // A store opened with sqlite_sync: normal stays NORMAL.
+        let normal = try SQLiteVerificationStore(path: path(), synchronous: .normal, logger: quietLogger)
+        let after = StoreConformance.nextVersion(of: next, status: .approved)
+        #expect(try await normal.update(after, durability: .provisional))
+        let normalMode = try await normal.database.perform { (connection) throws(SQLiteError) in
+            try connection.query("PRAGMA synchronous") { (row) throws(SQLiteError) in row.int64(0) }.first ?? nil
+        }
+        #expect(normalMode == 1)
+        #expect(try await normal.record(id: record.id) == after)
+    }
+
     @Test("Dropping the last reference closes the file, and the data stays")
     func deinitCloses() async throws {
         let record = StoreConformance.emailRecord()

@@ -16,6 +16,8 @@ enum SQLiteSynchronous: String, Sendable {
 /// It is not thread-safe on its own; ``SQLiteDatabase`` owns it and serializes every call.
 final class SQLiteConnection {
     private var handle: OpaquePointer?
+    /// The `synchronous` mode the connection was opened with, and runs in outside ``withoutSync(_:)``.
+    let synchronous: SQLiteSynchronous
     /// Prepared statements by SQL text, reset and reused: the store runs a handful of statements over and
     /// over, and preparing one costs more than running it.
     private var statements: [String: OpaquePointer] = [:]
@@ -24,6 +26,7 @@ final class SQLiteConnection {
     /// Opens (creating if needed) the database at `path`, creating its directory, and sets the pragmas the
     /// store relies on: WAL, a busy timeout for other processes' writes, foreign keys, and `synchronous`.
     init(path: String, synchronous: SQLiteSynchronous) throws(SQLiteError) {
+        self.synchronous = synchronous
         if path != ":memory:" {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             do {
@@ -153,6 +156,20 @@ final class SQLiteConnection {
             try? execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Runs `body` with `synchronous=NORMAL`, then restores `FULL`: its commits reach the WAL file but are
+    /// not synced by themselves; the next synced commit's `fdatasync` of the WAL covers them. For commits
+    /// nothing is answered from until a later one (``StoreWriteDurability/provisional``). `body` must run
+    /// whole transactions: SQLite refuses to change the mode inside one. A connection opened with `NORMAL`
+    /// runs `body` as it is.
+    func withoutSync<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        guard synchronous == .full else { return try body() }
+        try run("PRAGMA synchronous=NORMAL")
+        let result = Result { () throws(SQLiteError) -> T in try body() }
+        // Restored whatever `body` did; this fails only on a closed handle or an open transaction.
+        try run("PRAGMA synchronous=FULL")
+        return try result.get()
     }
 
     private func openHandle() throws(SQLiteError) -> OpaquePointer {

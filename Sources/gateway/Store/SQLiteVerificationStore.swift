@@ -160,6 +160,16 @@ final class SQLiteVerificationStore: VerificationStore {
     }
 
     func update(_ record: VerificationRecord, events: [VerificationEvent]) async throws(GatewayError) -> Bool {
+        try await update(record, events: events, durability: .answered)
+    }
+
+    func update(_ record: VerificationRecord, durability: StoreWriteDurability) async throws(GatewayError) -> Bool {
+        try await update(record, events: [], durability: durability)
+    }
+
+    private func update(
+        _ record: VerificationRecord, events: [VerificationEvent], durability: StoreWriteDurability
+    ) async throws(GatewayError) -> Bool {
         try await perform("update") { (connection) throws(SQLiteError) in
             let write = { () throws(SQLiteError) -> Bool in
                 let changed = try connection.run(
@@ -169,7 +179,10 @@ final class SQLiteVerificationStore: VerificationStore {
                 for event in events { try Self.insertEvent(event, connection) }
                 return true
             }
-            return events.isEmpty ? try write() : try connection.transaction(write)
+            let commit = { () throws(SQLiteError) -> Bool in
+                events.isEmpty ? try write() : try connection.transaction(write)
+            }
+            return durability == .provisional ? try connection.withoutSync(commit) : try commit()
         }
     }
 
@@ -178,11 +191,18 @@ final class SQLiteVerificationStore: VerificationStore {
     }
 
     func append(contentsOf events: [VerificationEvent]) async throws(GatewayError) {
+        try await append(contentsOf: events, durability: .answered)
+    }
+
+    func append(contentsOf events: [VerificationEvent], durability: StoreWriteDurability) async throws(GatewayError) {
         guard !events.isEmpty else { return }
         try await perform("append") { (connection) throws(SQLiteError) in
-            try connection.transaction { () throws(SQLiteError) in
-                for event in events { try Self.insertEvent(event, connection) }
+            let commit = { () throws(SQLiteError) in
+                try connection.transaction { () throws(SQLiteError) in
+                    for event in events { try Self.insertEvent(event, connection) }
+                }
             }
+            if durability == .provisional { try connection.withoutSync(commit) } else { try commit() }
         }
     }
 
