@@ -98,6 +98,15 @@ public enum JSONTextWriter {
         return out + "}"
     }
 
+    /// A number `JSONDecoder` reads back as exactly `value` (Swift's shortest round-trip text, such as
+    /// `785000000.123456` or `1e+16`): for files the gateway writes and reads itself, where the text need not
+    /// be `JSONEncoder`'s. `false` (and nothing written) for infinities and NaN, which JSON cannot hold.
+    public static func write(number value: Double, into out: inout String) -> Bool {
+        guard value.isFinite else { return false }
+        out += value.description
+        return true
+    }
+
     /// Keys in the order `.sortedKeys` gives them: by their UTF-8 bytes.
     static func sortedKeys(_ keys: some Collection<String>) -> [String] {
         keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }

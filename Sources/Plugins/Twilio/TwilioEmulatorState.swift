@@ -117,13 +117,47 @@ struct TwilioEmulatorState: Sendable {
     /// The verifications changed since the last call, as the persistence takes them (`nil`: forgotten).
     mutating func takeChanges() -> [String: Data?] {
         guard !dirty.isEmpty else { return [:] }
-        let encoder = JSONEncoder()
         var changes: [String: Data?] = [:]
         for sid in dirty {
             // `updateValue`, not the subscript: assigning nil through it would drop the deletion.
-            changes.updateValue(verifications[sid].flatMap { try? encoder.encode($0) }, forKey: sid)
+            changes.updateValue(verifications[sid].flatMap(\.saved), forKey: sid)
         }
         dirty = []
         return changes
+    }
+}
+
+extension TwilioEmulatorState.Verification {
+    /// The saved row: JSON that `JSONDecoder` reads back as this verification (its `Codable` keys, dates as
+    /// seconds since the reference date, as `JSONEncoder()` writes them), written directly rather than
+    /// through a `JSONEncoder` per change; `JSONEncoder` when a date is not finite.
+    var saved: Data? {
+        var out = "{\"sid\":"
+        JSONTextWriter.writeString(sid, into: &out)
+        out += ",\"to\":"
+        JSONTextWriter.writeString(to, into: &out)
+        out += ",\"channel\":"
+        JSONTextWriter.writeString(channel, into: &out)
+        out += ",\"code\":"
+        JSONTextWriter.writeString(code, into: &out)
+        out += ",\"status\":"
+        JSONTextWriter.writeString(status, into: &out)
+        out += ",\"checks\":" + String(checks) + ",\"sendAttempts\":["
+        var finite = true
+        for (index, attempt) in sendAttempts.enumerated() {
+            out += index == 0 ? "{\"time\":" : ",{\"time\":"
+            finite = finite && JSONTextWriter.write(number: attempt.time.timeIntervalSinceReferenceDate, into: &out)
+            out += ",\"channel\":"
+            JSONTextWriter.writeString(attempt.channel, into: &out)
+            out += ",\"attemptSID\":"
+            JSONTextWriter.writeString(attempt.attemptSID, into: &out)
+            out += "}"
+        }
+        out += "],\"createdAt\":"
+        finite = finite && JSONTextWriter.write(number: createdAt.timeIntervalSinceReferenceDate, into: &out)
+        out += ",\"updatedAt\":"
+        finite = finite && JSONTextWriter.write(number: updatedAt.timeIntervalSinceReferenceDate, into: &out)
+        out += deleted ? ",\"deleted\":true}" : ",\"deleted\":false}"
+        return finite ? Data(out.utf8) : try? JSONEncoder().encode(self)
     }
 }

@@ -35,7 +35,7 @@ final class OutboxJournal: Sendable {
 
     /// Appends one message.
     func append(_ message: SandboxOutbox.Message, current: @autoclosure () -> [SandboxOutbox.Message]) {
-        guard var line = try? JSONEncoder().encode(message) else { return }
+        guard var line = Self.line(message) else { return }
         line.append(UInt8(ascii: "\n"))
         state.withLock { state in
             do {
@@ -66,15 +66,44 @@ final class OutboxJournal: Sendable {
     private func rewrite(_ messages: [SandboxOutbox.Message], state: inout State) throws {
         try state.handle?.close()
         state.handle = nil
-        let encoder = JSONEncoder()
         var data = Data()
         for message in messages.suffix(capacity) {
-            data.append(try encoder.encode(message))
+            guard let line = Self.line(message) else { continue }
+            data.append(line)
             data.append(UInt8(ascii: "\n"))
         }
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try data.write(to: file, options: .atomic)
         state.appendedSinceCompaction = 0
+    }
+
+    /// One message as JSON that `JSONDecoder` reads back as it (its `Codable` keys, `nil` fields left out,
+    /// `sent_at` in seconds since the reference date, as `JSONEncoder()` writes it), written directly rather
+    /// than through a `JSONEncoder` per send; `JSONEncoder` when the date is not finite.
+    static func line(_ message: SandboxOutbox.Message) -> Data? {
+        var out = "{\"provider\":"
+        JSONTextWriter.writeString(message.provider, into: &out)
+        out += ",\"kind\":"
+        JSONTextWriter.writeString(message.kind.rawValue, into: &out)
+        out += ",\"channel\":"
+        JSONTextWriter.writeString(message.channel, into: &out)
+        out += ",\"to\":"
+        JSONTextWriter.writeString(message.to, into: &out)
+        if let code = message.code {
+            out += ",\"code\":"
+            JSONTextWriter.writeString(code, into: &out)
+        }
+        out += ",\"text\":"
+        JSONTextWriter.writeString(message.text, into: &out)
+        if let language = message.language {
+            out += ",\"language\":"
+            JSONTextWriter.writeString(language, into: &out)
+        }
+        out += ",\"sent_at\":"
+        guard JSONTextWriter.write(number: message.sentAt.timeIntervalSinceReferenceDate, into: &out) else {
+            return try? JSONEncoder().encode(message)
+        }
+        return Data((out + "}").utf8)
     }
 
     private static func open(_ file: URL) throws -> FileHandle {

@@ -1,0 +1,69 @@
+import Foundation
+import GatewayCore
+
+/// A wire body that can be spelled as a ``JSONValue`` holding exactly what its `Encodable` conformance
+/// writes: the same keys, `null` where it encodes `nil` explicitly, no key where it leaves `nil` out.
+protocol TwilioJSONRepresentable {
+    var jsonValue: JSONValue { get }
+}
+
+extension JSONValue {
+    /// A string, or `null`.
+    fileprivate static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+
+    /// An object of the fields that are present (a synthesized `encode(to:)` leaves `nil` out).
+    fileprivate static func present(_ fields: [String: JSONValue?]) -> JSONValue {
+        .object(fields.compactMapValues { $0 })
+    }
+}
+
+extension TwilioWire.ErrorEnvelope: TwilioJSONRepresentable {
+    var jsonValue: JSONValue {
+        .present([
+            "code": code.map { .number(Double($0)) }, "message": message.map(JSONValue.string),
+            "more_info": moreInfo.map(JSONValue.string), "status": status.map { .number(Double($0)) },
+        ])
+    }
+}
+
+extension TwilioWire.SendCodeAttempt {
+    var jsonValue: JSONValue {
+        .present([
+            "time": time.map(JSONValue.string), "channel": channel.map(JSONValue.string),
+            "attempt_sid": attemptSID.map(JSONValue.string),
+        ])
+    }
+}
+
+extension TwilioWire.VerificationCheck.SNAAttemptError {
+    var jsonValue: JSONValue {
+        .present(["attempt_sid": attemptSID.map(JSONValue.string), "code": code.map { .number(Double($0)) }])
+    }
+}
+
+extension TwilioWire.Verification: TwilioJSONRepresentable {
+    /// Every key, `null` when absent, as ``encode(to:)`` writes them.
+    var jsonValue: JSONValue {
+        .object([
+            "sid": .text(sid), "service_sid": .text(serviceSID), "account_sid": .text(accountSID), "to": .text(to),
+            "channel": .text(channel), "status": .text(status), "valid": valid.map(JSONValue.bool) ?? .null,
+            "lookup": lookup == nil ? .null : .object([:]), "amount": .text(amount), "payee": .text(payee),
+            "send_code_attempts": sendCodeAttempts.map { .array($0.map(\.jsonValue)) } ?? .null,
+            "date_created": .text(dateCreated), "date_updated": .text(dateUpdated),
+            "sna": sna.map { .present(["url": $0.url.map(JSONValue.string)]) } ?? .null, "url": .text(url),
+        ])
+    }
+}
+
+extension TwilioWire.VerificationCheck: TwilioJSONRepresentable {
+    /// Every key, `null` when absent, as ``encode(to:)`` writes them.
+    var jsonValue: JSONValue {
+        .object([
+            "sid": .text(sid), "service_sid": .text(serviceSID), "account_sid": .text(accountSID), "to": .text(to),
+            "channel": .text(channel), "status": .text(status), "valid": valid.map(JSONValue.bool) ?? .null,
+            "amount": .text(amount), "payee": .text(payee), "date_created": .text(dateCreated),
+            "date_updated": .text(dateUpdated),
+            "sna_attempts_error_codes": snaAttemptsErrorCodes.map { .array($0.map(\.jsonValue)) } ?? .null,
+        ])
+    }
+}
