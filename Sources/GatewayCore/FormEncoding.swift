@@ -29,8 +29,48 @@ public enum FormEncoding {
         return result
     }
 
-    private static func unescape(_ value: String) -> String {
+    static func unescape(_ value: String) -> String {
+        if let decoded = fastUnescape(value) { return decoded }
         let spaced = value.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced
+    }
+
+    /// ``unescape(_:)`` without Foundation for the usual case (`+` and `%XX` escapes of printable ASCII or
+    /// of well-formed UTF-8): the same result; `nil` for anything else (a malformed or control-character
+    /// escape, invalid UTF-8), which Foundation then decodes as before.
+    static func fastUnescape(_ value: String) -> String? {
+        let utf8 = value.utf8
+        guard utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return value }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            index = utf8.index(after: index)
+            switch byte {
+            case UInt8(ascii: "+"):
+                bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                guard index != utf8.endIndex, let high = hexValue(utf8[index]) else { return nil }
+                index = utf8.index(after: index)
+                guard index != utf8.endIndex, let low = hexValue(utf8[index]) else { return nil }
+                index = utf8.index(after: index)
+                let decoded = high << 4 | low
+                guard decoded >= 0x20, decoded != 0x7F else { return nil }
+                bytes.append(decoded)
+            default:
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

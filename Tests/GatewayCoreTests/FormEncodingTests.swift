@@ -1,5 +1,5 @@
 import Foundation
-import GatewayCore
+@testable import GatewayCore
 import Testing
 
 @Suite("FormEncoding")
@@ -82,5 +82,33 @@ struct FormEncodingTests {
     @Test("a malformed escape is kept as it is rather than dropped")
     func malformedEscape() {
         #expect(FormEncoding.decode("a=100%&b=%zz") == ["a": "100%", "b": "%zz"])
+    }
+
+    /// What ``FormEncoding/unescape(_:)`` gave before its fast path: Foundation alone.
+    static func foundation(_ value: String) -> String {
+        let spaced = value.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+
+    @Test(
+        "the fast unescape gives Foundation's result",
+        arguments: [
+            "", "plain", "a+b", "%2B447400000001", "%2b44", "100%", "%zz", "%2", "%%41", "%2541", "caf%C3%A9",
+            "%E6%97%A5%E6%9C%AC", "%F0%9F%99%82", "%C3", "%FF", "%C3%28", "%00", "%0A", "%1F", "%7F", "%20+%20",
+            "é日本🙂+x", "a%2Fb%3Dc%26d", "%41%42%43", "++", "%+", "a%e9b",
+        ])
+    func unescapeMatchesFoundation(_ value: String) {
+        #expect(FormEncoding.unescape(value) == Self.foundation(value))
+    }
+
+    @Test("the fast unescape gives Foundation's result on random escapes")
+    func unescapeFuzz() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["%", "+", "a", "Z", "0", "9", "f", "F", "%2", "%C3", "%A9", "%E6", "%97", "%41", "%0", "é", " ", "%7E", "%80"]
+        for _ in 0..<5000 {
+            let value = (0..<Int.random(in: 0...8, using: &generator))
+                .map { _ in pieces.randomElement(using: &generator) ?? "" }.joined()
+            #expect(FormEncoding.unescape(value) == Self.foundation(value), "\(value)")
+        }
     }
 }

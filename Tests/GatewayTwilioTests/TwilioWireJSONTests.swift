@@ -83,3 +83,24 @@ struct TwilioWireJSONTests {
         }
     }
 }
+
+@Suite("Twilio emulator credentials")
+struct TwilioEmulatorCredentialTests {
+    static func basic(_ user: String, _ password: String) -> String {
+        "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+    }
+
+    @Test("the sandbox account's header, its other spellings and API key SIDs are accepted; others are not")
+    func authorization() {
+        let sandbox = Self.basic(TwilioSandbox.accountSID, TwilioSandbox.authToken)
+        #expect(sandbox == TwilioEmulator.sandboxAuthorization)
+        #expect(TwilioEmulator.isAuthorized(sandbox))
+        #expect(TwilioEmulator.isAuthorized("basic " + sandbox.dropFirst(6)))
+        #expect(TwilioEmulator.isAuthorized(sandbox + " "))
+        #expect(TwilioEmulator.isAuthorized(Self.basic("SK" + String(repeating: "0", count: 32), TwilioSandbox.authToken)))
+        #expect(!TwilioEmulator.isAuthorized(nil))
+        #expect(!TwilioEmulator.isAuthorized(Self.basic(TwilioSandbox.accountSID, "wrong")))
+        #expect(!TwilioEmulator.isAuthorized(String(sandbox.dropLast())))
+        #expect(!TwilioEmulator.isAuthorized(Self.basic("AC" + String(repeating: "0", count: 32), TwilioSandbox.authToken)))
+    }
+}
