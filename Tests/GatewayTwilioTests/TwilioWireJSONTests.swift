@@ -84,6 +84,40 @@ struct TwilioWireJSONTests {
     }
 }
 
+@Suite("Twilio answer summary fast path")
+struct TwilioResourceSummaryTests {
+    static func slow(_ body: String) -> TwilioWire.ResourceSummary? {
+        try? JSONDecoder().decode(TwilioWire.ResourceSummary.self, from: Data(body.utf8))
+    }
+
+    static func same(_ left: TwilioWire.ResourceSummary?, _ right: TwilioWire.ResourceSummary?) -> Bool {
+        left?.sid == right?.sid && left?.status == right?.status && left?.channel == right?.channel
+            && left?.dateCreated == right?.dateCreated && (left == nil) == (right == nil)
+    }
+
+    @Test("the fast summary is JSONDecoder's, or left to it")
+    func summary() throws {
+        let resource = TwilioEmulator.resource(TwilioWireJSONTests.state("+447400000001", seconds: 1))
+        let bodies = [
+            try #require(resource.jsonValue.sortedJSON),
+            #"{"sid":"VE1","status":null}"#,
+            #"{"sid":"VE1","status":"pending","channel":"sms","date_created":"x","n":1.5}"#,
+            "{}", #"{"sid":"a\u00e9\ud83d\ude42"}"#,
+        ]
+        for body in bodies {
+            let fast = try #require(TwilioWire.ResourceSummary(fastJSON: Data(body.utf8)), "\(body)")
+            #expect(Self.same(fast, Self.slow(body)), "\(body)")
+        }
+        // Left to JSONDecoder, which refuses them.
+        for body in [#"{"sid":5}"#, #"{"status":true}"#, "[]", "\"VE1\"", "not json"] {
+            #expect(TwilioWire.ResourceSummary(fastJSON: Data(body.utf8)) == nil, "\(body)")
+            #expect(Self.slow(body) == nil, "\(body)")
+        }
+        // Repeated keys are left to JSONDecoder too.
+        #expect(TwilioWire.ResourceSummary(fastJSON: Data(#"{"sid":"a","sid":"b"}"#.utf8)) == nil)
+    }
+}
+
 @Suite("Twilio emulator credentials")
 struct TwilioEmulatorCredentialTests {
     static func basic(_ user: String, _ password: String) -> String {

@@ -54,6 +54,7 @@ extension TwilioProvider {
     func decode(
         _ response: TransportResponse, operation: String, sendMayHaveHappened: Bool
     ) throws(GatewayError) -> TwilioWire.ResourceSummary {
+        if let summary = TwilioWire.ResourceSummary(fastJSON: response.body) { return summary }
         do {
             return try JSONDecoder().decode(TwilioWire.ResourceSummary.self, from: response.body)
         } catch {
