@@ -202,7 +202,8 @@ final class PostgresStoreTests: Sendable {
         }
         #expect(error?.code == .storeUnavailable)
         #expect(error?.httpStatus == 503)
-        #expect(clock.now - began < .seconds(5))
+        // A bound against a hang, not a speed figure: generous, since CI builds and tests share two cores.
+        #expect(clock.now - began < .seconds(20))
     }
 
     @Test("Once an operation failed as unavailable, a server that refuses connections answers at once")
@@ -221,7 +222,8 @@ final class PostgresStoreTests: Sendable {
         let reachable = PostgresReachability(host: live.host, port: live.port)
         reachable.noteUnavailable()
         #expect(await reachable.refusesConnections() == false)
-        #expect(clock.now - began < .seconds(2))
+        // Against a hang, not a speed figure (the probes connect to loopback): generous for a loaded machine.
+        #expect(clock.now - began < .seconds(10))
     }
 
     @Test("A closed pool answers store_unavailable")
