@@ -6,8 +6,8 @@ import Testing
 /// (in the manner of fluent-kit's `FluentBenchmark`).
 ///
 /// Each check makes its own store through `makeStore`, so a store factory that hands out a fresh
-/// database (a new temporary file, a new schema) keeps the checks independent. Call ``runAll()`` to run
-/// every check, or call the checks one by one from separate `@Test`s so a failure names the property.
+/// database (a new temporary file, a new schema) keeps the checks independent. A store's suite runs them
+/// as one test over ``Check/allCases`` (`run(_:)`), so each failure names its check.
 public struct StoreConformance: Sendable {
     private let makeStore: @Sendable () async throws -> any VerificationStore
 
@@ -16,31 +16,88 @@ public struct StoreConformance: Sendable {
         self.makeStore = makeStore
     }
 
-    /// Runs every check in turn.
-    public func runAll() async throws {
-        try await insertedRecordsReadBackWithEveryField()
-        try await everyChannelAndStatusSurvivesARoundTrip()
-        try await timestampsKeepMicrosecondPrecision()
-        try await duplicateInsertFailsAndKeepsTheOriginal()
-        try await unknownIDReadsAsNil()
-        try await updateAdvancesTheVersion()
-        try await staleUpdateFailsAndChangesNothing()
-        try await concurrentUpdatesFromOneVersionHaveOneWinner()
-        try await eventsAreOrderedByAppendAndScopedPerVerification()
-        try await idempotencyKeyGoesFromClaimedToInProgressToReplay()
-        try await idempotencyKeyWithAnotherFingerprintIsAMismatch()
-        try await releasedIdempotencyKeyCanBeClaimedAgain()
-        try await idempotencyKeysAreScoped()
-        try await emptyStoredResponseReplaysAsEmpty()
-        try await concurrentClaimsOfOneKeyHaveOneWinner()
-        try await recordsByExperimentAndTime()
-        try await recordsAreFoundByProviderReference()
-        try await everyNextActionSurvivesARoundTrip()
-        try await recordAndEventsAreWrittenTogether()
-        try await rateCountersCountPerWindow()
-        try await concurrentHitsNeverPassTheLimit()
-        try await countersAddAndReadPerWindow()
-        try await prefixBlocksLastUntilLifted()
+    /// Every check, so a store's test suite runs them all as one parameterized test.
+    public enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case recordsAreFoundByProviderReference
+        case everyNextActionSurvivesARoundTrip
+        case recordAndEventsAreWrittenTogether
+        case rateCountersCountPerWindow
+        case concurrentHitsNeverPassTheLimit
+        case countersAddAndReadPerWindow
+        case prefixBlocksLastUntilLifted
+        case insertedRecordsReadBackWithEveryField
+        case recordsByExperimentAndTime
+        case everyChannelAndStatusSurvivesARoundTrip
+        case timestampsKeepMicrosecondPrecision
+        case duplicateInsertFailsAndKeepsTheOriginal
+        case unknownIDReadsAsNil
+        case updateAdvancesTheVersion
+        case staleUpdateFailsAndChangesNothing
+        case concurrentUpdatesFromOneVersionHaveOneWinner
+        case eventsAreOrderedByAppendAndScopedPerVerification
+        case idempotencyKeyGoesFromClaimedToInProgressToReplay
+        case idempotencyKeyWithAnotherFingerprintIsAMismatch
+        case releasedIdempotencyKeyCanBeClaimedAgain
+        case idempotencyKeysAreScoped
+        case emptyStoredResponseReplaysAsEmpty
+        case concurrentClaimsOfOneKeyHaveOneWinner
+
+        public var testDescription: String {
+            switch self {
+            case .recordsAreFoundByProviderReference: "Records are found by provider and vendor reference"
+            case .everyNextActionSurvivesARoundTrip: "Every next action survives a round trip"
+            case .recordAndEventsAreWrittenTogether: "A record and its first events are written together"
+            case .rateCountersCountPerWindow: "Rate counters count per fixed window"
+            case .concurrentHitsNeverPassTheLimit: "Concurrent hits never pass the limit"
+            case .countersAddAndReadPerWindow: "Counters add and read per window"
+            case .prefixBlocksLastUntilLifted: "Prefix blocks last until they end or are lifted"
+            case .insertedRecordsReadBackWithEveryField: "Inserted records read back with every field"
+            case .recordsByExperimentAndTime: "Records are listed by experiment and time range"
+            case .everyChannelAndStatusSurvivesARoundTrip: "Every channel and status survives a round trip"
+            case .timestampsKeepMicrosecondPrecision: "Timestamps keep microsecond precision"
+            case .duplicateInsertFailsAndKeepsTheOriginal: "A duplicate insert fails and keeps the original"
+            case .unknownIDReadsAsNil: "An unknown id reads as nil"
+            case .updateAdvancesTheVersion: "An update advances the version"
+            case .staleUpdateFailsAndChangesNothing: "A stale update fails and changes nothing"
+            case .concurrentUpdatesFromOneVersionHaveOneWinner: "Concurrent updates from one version have one winner"
+            case .eventsAreOrderedByAppendAndScopedPerVerification: "Events are ordered by append and scoped per verification"
+            case .idempotencyKeyGoesFromClaimedToInProgressToReplay: "An idempotency key goes from claimed to in progress to replay"
+            case .idempotencyKeyWithAnotherFingerprintIsAMismatch: "An idempotency key with another fingerprint is a mismatch"
+            case .releasedIdempotencyKeyCanBeClaimedAgain: "A released idempotency key can be claimed again"
+            case .idempotencyKeysAreScoped: "Idempotency keys are scoped to their API key"
+            case .emptyStoredResponseReplaysAsEmpty: "An empty stored response replays as empty"
+            case .concurrentClaimsOfOneKeyHaveOneWinner: "Concurrent claims of one key have one winner"
+            }
+        }
+    }
+
+    /// Runs one check.
+    public func run(_ check: Check) async throws {
+        switch check {
+        case .recordsAreFoundByProviderReference: try await recordsAreFoundByProviderReference()
+        case .everyNextActionSurvivesARoundTrip: try await everyNextActionSurvivesARoundTrip()
+        case .recordAndEventsAreWrittenTogether: try await recordAndEventsAreWrittenTogether()
+        case .rateCountersCountPerWindow: try await rateCountersCountPerWindow()
+        case .concurrentHitsNeverPassTheLimit: try await concurrentHitsNeverPassTheLimit()
+        case .countersAddAndReadPerWindow: try await countersAddAndReadPerWindow()
+        case .prefixBlocksLastUntilLifted: try await prefixBlocksLastUntilLifted()
+        case .insertedRecordsReadBackWithEveryField: try await insertedRecordsReadBackWithEveryField()
+        case .recordsByExperimentAndTime: try await recordsByExperimentAndTime()
+        case .everyChannelAndStatusSurvivesARoundTrip: try await everyChannelAndStatusSurvivesARoundTrip()
+        case .timestampsKeepMicrosecondPrecision: try await timestampsKeepMicrosecondPrecision()
+        case .duplicateInsertFailsAndKeepsTheOriginal: try await duplicateInsertFailsAndKeepsTheOriginal()
+        case .unknownIDReadsAsNil: try await unknownIDReadsAsNil()
+        case .updateAdvancesTheVersion: try await updateAdvancesTheVersion()
+        case .staleUpdateFailsAndChangesNothing: try await staleUpdateFailsAndChangesNothing()
+        case .concurrentUpdatesFromOneVersionHaveOneWinner: try await concurrentUpdatesFromOneVersionHaveOneWinner()
+        case .eventsAreOrderedByAppendAndScopedPerVerification: try await eventsAreOrderedByAppendAndScopedPerVerification()
+        case .idempotencyKeyGoesFromClaimedToInProgressToReplay: try await idempotencyKeyGoesFromClaimedToInProgressToReplay()
+        case .idempotencyKeyWithAnotherFingerprintIsAMismatch: try await idempotencyKeyWithAnotherFingerprintIsAMismatch()
+        case .releasedIdempotencyKeyCanBeClaimedAgain: try await releasedIdempotencyKeyCanBeClaimedAgain()
+        case .idempotencyKeysAreScoped: try await idempotencyKeysAreScoped()
+        case .emptyStoredResponseReplaysAsEmpty: try await emptyStoredResponseReplaysAsEmpty()
+        case .concurrentClaimsOfOneKeyHaveOneWinner: try await concurrentClaimsOfOneKeyHaveOneWinner()
+        }
     }
 
     /// `add` returns each count once under concurrency; `count` reads without adding; a new window starts
