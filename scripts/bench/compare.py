@@ -4,7 +4,7 @@
     python3 scripts/bench/compare.py ROUNDS SECONDS name=BINARY [name=BINARY ...]
 
 Each round starts every binary in turn (sandbox mode, a new data directory) and runs, with the bench
-suite's own wrk scripts: starts through the Twilio emulator, the emulator alone, wrong-code checks and
+suite's own wrk scripts: /healthz, starts through the Twilio emulator, the emulator alone, wrong-code checks and
 right-code checks. Interleaving spreads the shared machine's drifting load over every build alike; the
 median CPU µs per request (the gateway process's user + system time over the requests it answered) is the
 reading to compare. Loopback only; every run stops by itself. Needs what scripts/bench/run.sh installs (wrk).
@@ -39,6 +39,7 @@ def main():
                 basic = base64.b64encode(("%s:%s" % (cred["account_sid"], cred["auth_token"])).encode()).decode()
                 key = {"BENCH_KEY": bench.KEY}
                 prefix = "+4474"
+                suite.wrk("healthz", gateway.base, "healthz.lua", gateway=gateway)
                 suite.wrk("start", gateway.base, "start.lua", dict(key, BENCH_PREFIX=prefix + "1"), gateway=gateway)
                 suite.wrk("direct", gateway.base, "direct.lua", {
                     "BENCH_PREFIX": prefix + "2", "BENCH_BASIC": basic, "BENCH_SERVICE_SID": cred["service_sid"]},
@@ -58,7 +59,7 @@ def main():
                     us = result["gateway_cores"] * result["seconds"] / max(result["counted"], 1) * 1e6
                     table.setdefault((name, phase), []).append((us, result.get("active_rps", result["rps"])))
     print("load average:", open("/proc/loadavg").read().strip())
-    for phase in ["start", "direct", "check_wrong", "check_right"]:
+    for phase in ["healthz", "start", "direct", "check_wrong", "check_right"]:
         for name, _ in builds:
             runs = table.get((name, phase), [])
             if not runs:

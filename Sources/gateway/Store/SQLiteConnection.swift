@@ -16,7 +16,7 @@ enum SQLiteSynchronous: String, Sendable {
 /// It is not thread-safe on its own; ``SQLiteDatabase`` owns it and serializes every call.
 final class SQLiteConnection {
     private var handle: OpaquePointer?
-    /// The `synchronous` mode the connection was opened with, and runs in outside ``withoutSync(_:)``.
+    /// The `synchronous` mode the connection was opened with, and runs in outside ``withSynchronous(_:_:)``.
     let synchronous: SQLiteSynchronous
     /// Prepared statements by SQL text, reset and reused: the store runs a handful of statements over and
     /// over, and preparing one costs more than running it.
@@ -143,9 +143,20 @@ final class SQLiteConnection {
         handle.map { Int(sqlite3_changes($0)) } ?? 0
     }
 
+    /// Whether a transaction is open (SQLite is not in autocommit mode).
+    var inTransaction: Bool {
+        handle.map { sqlite3_get_autocommit($0) == 0 } ?? false
+    }
+
+    /// Savepoints opened by ``transaction(_:)`` inside an enclosing transaction, for their names.
+    private var savepointDepth = 0
+
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so a read followed
-    /// by a write cannot be overtaken by another connection. Any error rolls back.
+    /// by a write cannot be overtaken by another connection. Any error rolls back. Inside an enclosing
+    /// transaction (a group of ``SQLiteDatabase``) it is a savepoint instead: an error rolls back what
+    /// `body` did, and the enclosing transaction goes on.
     func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        if inTransaction { return try savepoint(body) }
         try run("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -158,18 +169,49 @@ final class SQLiteConnection {
         }
     }
 
-    /// Runs `body` with `synchronous=NORMAL`, then restores `FULL`: its commits reach the WAL file but are
-    /// not synced by themselves; the next synced commit's `fdatasync` of the WAL covers them. For commits
-    /// nothing is answered from until a later one (``StoreWriteDurability/provisional``). `body` must run
-    /// whole transactions: SQLite refuses to change the mode inside one. A connection opened with `NORMAL`
-    /// runs `body` as it is.
-    func withoutSync<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
-        guard synchronous == .full else { return try body() }
-        try run("PRAGMA synchronous=NORMAL")
+    private func savepoint<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let name = "nested_\(savepointDepth)"
+        try run("SAVEPOINT " + name)
+        do {
+            let result = try body()
+            try run("RELEASE " + name)
+            return result
+        } catch {
+            // Gone with the enclosing transaction if SQLite rolled that back; the caller sees it there.
+            if inTransaction {
+                try? execute("ROLLBACK TO " + name)
+                try? execute("RELEASE " + name)
+            }
+            throw error
+        }
+    }
+
+    /// Runs `body` with the `synchronous` mode `mode`, then restores the one the connection was opened
+    /// with. Under `normal` a commit reaches the WAL file but is not synced by itself; the next synced
+    /// commit's `fdatasync` of the WAL covers it (``SQLiteWriteDurability/unsynced``). Must be called
+    /// outside a transaction: SQLite refuses to change the mode inside one.
+    func withSynchronous<T>(
+        _ mode: SQLiteSynchronous, _ body: () throws(SQLiteError) -> T
+    ) throws(SQLiteError) -> T {
+        guard mode != synchronous else { return try body() }
+        try run(mode == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
         let result = Result { () throws(SQLiteError) -> T in try body() }
         // Restored whatever `body` did; this fails only on a closed handle or an open transaction.
-        try run("PRAGMA synchronous=FULL")
+        try run(synchronous == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
         return try result.get()
+    }
+
+    /// While `true`, SQLite turns every `COMMIT` into a rollback (`SQLITE_CONSTRAINT_COMMITHOOK`), as a
+    /// failing device would fail it: for the tests of what a failed group commit answers.
+    func vetoCommits(_ veto: Bool) {
+        guard let handle else { return }
+        if veto {
+            sqlite3_commit_hook(handle, { _ in 1 }, nil)
+        } else {
+            sqlite3_commit_hook(handle, nil, nil)
+        }
     }
 
     private func openHandle() throws(SQLiteError) -> OpaquePointer {

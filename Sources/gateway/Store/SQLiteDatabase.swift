@@ -1,32 +1,101 @@
+import CSQLite
 import Dispatch
+import Synchronization
 
-/// Owns a ``SQLiteConnection`` and runs every call on it one at a time.
+/// Owns a ``SQLiteConnection`` and runs every call on it one at a time, committing calls that queued up
+/// together as one group (docs/performance.md, "Group commit").
 ///
 /// A dedicated serial queue rather than a `Mutex`: SQLite calls do disk I/O and can wait up to
 /// `busy_timeout` for another process, which must not pin a thread of the cooperative pool.
+///
+/// **Group commit.** Calls of ``perform(durability:_:)`` are queued in order. The queue takes every call
+/// waiting when it gets to them (up to ``groupLimit``) and runs them in one `BEGIN IMMEDIATE` transaction,
+/// each inside its own savepoint: a call that throws is rolled back to its savepoint alone and the others
+/// carry on, exactly as if each had been its own transaction. One `COMMIT`, so one `fdatasync` of the WAL
+/// under `synchronous=FULL`, then covers the group, and only then is any call of the group answered,
+/// reads included (a read in the group may have seen a write of the group). If the commit fails, every
+/// call of the group that had succeeded fails with that error instead: nothing is answered that is not on
+/// disk. A call alone in the queue runs as before, in its own transaction.
+///
+/// Under load this turns one sync per write into one sync per group: the writes that arrive while a sync
+/// is under way share the next one. Without load nothing waits for a group to fill.
 final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is only ever touched on `queue`.
     private let connection: SQLiteConnection
     private let queue: DispatchQueue
+    private let waiting = Mutex(Waiting())
+    private let counters = Mutex(GroupCounters())
+
+    /// The most calls committed as one group: bounds how long the first of them waits for the last.
+    static let groupLimit = 64
+
+    private struct Waiting: ~Copyable {
+        var calls: [Call] = []
+        var head = 0
+        /// A drain of ``calls`` is queued on `queue` or running.
+        var draining = false
+    }
+
+    /// One queued call: ``run`` executes it and returns whether it succeeded and how to answer its caller
+    /// once its group's fate is known; ``fail`` answers it without running it.
+    private struct Call: Sendable {
+        let durability: SQLiteWriteDurability
+        let run: @Sendable (SQLiteConnection) -> (succeeded: Bool, answer: @Sendable (SQLiteError?) -> Void)
+        let fail: @Sendable (SQLiteError) -> Void
+    }
+
+    /// How many groups the queue committed and how many calls they carried: `calls / groups` is the mean
+    /// group size. For tests and operators.
+    struct GroupCounters: Sendable, Equatable {
+        var groups = 0
+        var calls = 0
+        var largestGroup = 0
+    }
 
     init(path: String, synchronous: SQLiteSynchronous) throws(SQLiteError) {
         connection = try SQLiteConnection(path: path, synchronous: synchronous)
         queue = DispatchQueue(label: "gateway.store.sqlite")
     }
 
-    /// Runs `body` on the database queue; the calling task suspends instead of blocking.
+    var groupCounters: GroupCounters { counters.withLock { $0 } }
+
+    /// Calls queued and not yet taken into a group.
+    var queuedCalls: Int { waiting.withLock { $0.calls.count - $0.head } }
+
+    /// Runs `body` on the database queue; the calling task suspends instead of blocking. It returns once
+    /// what `body` wrote is committed (and, with `.synced` under `synchronous=FULL`, on the device).
     @discardableResult
     func perform<T: Sendable>(
+        durability: SQLiteWriteDurability = .synced,
         _ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T
     ) async throws(SQLiteError) -> T {
         let result: Result<T, SQLiteError> = await withCheckedContinuation { continuation in
-            queue.async {
-                continuation.resume(returning: Result { () throws(SQLiteError) -> T in try body(self.connection) })
-            }
+            let call = Call(
+                durability: durability,
+                run: { connection in
+                    let result = Result { () throws(SQLiteError) -> T in try body(connection) }
+                    let succeeded: Bool
+                    if case .success = result { succeeded = true } else { succeeded = false }
+                    return (
+                        succeeded,
+                        { groupFailure in
+                            // A call that failed by itself keeps its own error; one that succeeded is answered
+                            // only if its group was committed.
+                            if succeeded, let groupFailure {
+                                continuation.resume(returning: .failure(groupFailure))
+                            } else {
+                                continuation.resume(returning: result)
+                            }
+                        }
+                    )
+                },
+                fail: { error in continuation.resume(returning: .failure(error)) })
+            enqueue(call)
         }
         return try result.get()
     }
 
     /// Runs `body` on the database queue and blocks until it is done: for set-up and synchronous callers.
+    /// It runs alone, outside any group.
     @discardableResult
     func performSync<T>(_ body: (SQLiteConnection) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         let result = queue.sync { Result { () throws(SQLiteError) -> T in try body(connection) } }
@@ -37,4 +106,129 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
     func close() {
         queue.sync { connection.close() }
     }
+
+    // MARK: - The queue
+
+    private func enqueue(_ call: Call) {
+        let startDrain = waiting.withLock { waiting -> Bool in
+            waiting.calls.append(call)
+            guard !waiting.draining else { return false }
+            waiting.draining = true
+            return true
+        }
+        if startDrain { queue.async { self.drain() } }
+    }
+
+    /// Runs one group of the waiting calls, then queues itself again while calls are waiting, so that work
+    /// queued on `queue` by other means (``performSync(_:)``, ``close()``) is not held back behind a load.
+    private func drain() {
+        let group = waiting.withLock { waiting -> [Call] in
+            let end = min(waiting.calls.count, waiting.head + Self.groupLimit)
+            let group = Array(waiting.calls[waiting.head..<end])
+            waiting.head = end
+            if waiting.head == waiting.calls.count {
+                waiting.calls.removeAll(keepingCapacity: true)
+                waiting.head = 0
+            }
+            return group
+        }
+        run(group)
+        let more = waiting.withLock { waiting -> Bool in
+            if waiting.calls.count > waiting.head { return true }
+            waiting.draining = false
+            return false
+        }
+        if more { queue.async { self.drain() } }
+    }
+
+    private func run(_ group: [Call]) {
+        guard !group.isEmpty else { return }
+        // Only provisional writes (and reads) in the group: its commit need not be synced by itself.
+        let unsynced = group.allSatisfy { $0.durability == .unsynced }
+        do {
+            try connection.withSynchronous(unsynced ? .normal : connection.synchronous) { () throws(SQLiteError) in
+                if group.count == 1 {
+                    // Alone: the call's own statements and transaction, as without grouping.
+                    let (_, answer) = group[0].run(connection)
+                    record(calls: 1)
+                    answer(nil)
+                } else {
+                    runGroup(group[...])
+                }
+            }
+        } catch {
+            // Only switching the sync mode can fail here (a closed file): nothing of the group has run.
+            for call in group { call.fail(error) }
+        }
+    }
+
+    /// Runs `calls` in as few transactions as it can: one, unless SQLite itself rolls back a transaction
+    /// (an I/O error, a full disk), which fails the calls already run in it and starts another for the rest.
+    private func runGroup(_ calls: ArraySlice<Call>) {
+        var rest = calls
+        while !rest.isEmpty {
+            do {
+                try connection.run("BEGIN IMMEDIATE")
+            } catch {
+                for call in rest { call.fail(error) }
+                return
+            }
+            var answers: [@Sendable (SQLiteError?) -> Void] = []
+            var lost: SQLiteError?
+            while let call = rest.first, lost == nil {
+                rest = rest.dropFirst()
+                do {
+                    try connection.run("SAVEPOINT grouped_call")
+                } catch {
+                    lost = error
+                    call.fail(error)
+                    break
+                }
+                let (succeeded, answer) = call.run(connection)
+                if !connection.inTransaction {
+                    // SQLite rolled the whole transaction back: the calls before this one lost their writes.
+                    lost = SQLiteError(code: SQLITE_ABORT, message: "the group's transaction was rolled back")
+                    answer(succeeded ? lost : nil)
+                    break
+                }
+                do {
+                    if !succeeded { try connection.run("ROLLBACK TO grouped_call") }
+                    try connection.run("RELEASE grouped_call")
+                    answers.append(answer)
+                } catch {
+                    lost = error
+                    answer(succeeded ? error : nil)
+                }
+            }
+            if let lost {
+                if connection.inTransaction { try? connection.execute("ROLLBACK") }
+                for answer in answers { answer(lost) }
+                continue
+            }
+            do {
+                try connection.run("COMMIT")
+                record(calls: answers.count)
+                for answer in answers { answer(nil) }
+            } catch {
+                if connection.inTransaction { try? connection.execute("ROLLBACK") }
+                for answer in answers { answer(error) }
+            }
+        }
+    }
+
+    private func record(calls: Int) {
+        counters.withLock { counters in
+            counters.groups += 1
+            counters.calls += calls
+            counters.largestGroup = max(counters.largestGroup, calls)
+        }
+    }
+}
+
+/// Whether a call's commit must reach the device before the call returns (under `synchronous=FULL`).
+enum SQLiteWriteDurability: Sendable {
+    /// As the file is configured: synced under `FULL`.
+    case synced
+    /// Written to the WAL, synced by the next synced commit (a ``StoreWriteDurability/provisional`` write).
+    case unsynced
 }

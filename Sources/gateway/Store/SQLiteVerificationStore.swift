@@ -170,7 +170,7 @@ final class SQLiteVerificationStore: VerificationStore {
     private func update(
         _ record: VerificationRecord, events: [VerificationEvent], durability: StoreWriteDurability
     ) async throws(GatewayError) -> Bool {
-        try await perform("update") { (connection) throws(SQLiteError) in
+        try await perform("update", durability: Self.durability(durability)) { (connection) throws(SQLiteError) in
             let write = { () throws(SQLiteError) -> Bool in
                 let changed = try connection.run(
                     Self.updateByVersion,
@@ -179,11 +179,14 @@ final class SQLiteVerificationStore: VerificationStore {
                 for event in events { try Self.insertEvent(event, connection) }
                 return true
             }
-            let commit = { () throws(SQLiteError) -> Bool in
-                events.isEmpty ? try write() : try connection.transaction(write)
-            }
-            return durability == .provisional ? try connection.withoutSync(commit) : try commit()
+            return events.isEmpty ? try write() : try connection.transaction(write)
         }
+    }
+
+    /// A provisional write is committed without a sync of its own: the settle commit that always follows it
+    /// syncs the WAL, its frames included (docs/performance.md, "Durability").
+    private static func durability(_ durability: StoreWriteDurability) -> SQLiteWriteDurability {
+        durability == .provisional ? .unsynced : .synced
     }
 
     func append(_ event: VerificationEvent) async throws(GatewayError) {
@@ -196,13 +199,10 @@ final class SQLiteVerificationStore: VerificationStore {
 
     func append(contentsOf events: [VerificationEvent], durability: StoreWriteDurability) async throws(GatewayError) {
         guard !events.isEmpty else { return }
-        try await perform("append") { (connection) throws(SQLiteError) in
-            let commit = { () throws(SQLiteError) in
-                try connection.transaction { () throws(SQLiteError) in
-                    for event in events { try Self.insertEvent(event, connection) }
-                }
+        try await perform("append", durability: Self.durability(durability)) { (connection) throws(SQLiteError) in
+            try connection.transaction { () throws(SQLiteError) in
+                for event in events { try Self.insertEvent(event, connection) }
             }
-            if durability == .provisional { try connection.withoutSync(commit) } else { try commit() }
         }
     }
 
@@ -303,10 +303,11 @@ final class SQLiteVerificationStore: VerificationStore {
     /// Runs `body` on the database queue, turning SQLite's errors into `storage failure`.
     @discardableResult
     func perform<T: Sendable>(
-        _ operation: String, _ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T
+        _ operation: String, durability: SQLiteWriteDurability = .synced,
+        _ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T
     ) async throws(GatewayError) -> T {
         do {
-            return try await database.perform(body)
+            return try await database.perform(durability: durability, body)
         } catch {
             throw Self.failure(error, operation: operation, logger: logger)
         }

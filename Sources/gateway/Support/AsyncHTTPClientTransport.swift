@@ -11,27 +11,38 @@ struct AsyncHTTPClientTransport: HTTPTransport {
     /// Vendor answers above this size are treated as a broken response.
     var maxResponseBytes = 1 << 20
 
+    /// Sent with AsyncHTTPClient's event-loop API and the whole answer gathered on the event loop
+    /// (`ResponseAccumulator`, capped at ``maxResponseBytes``): the calling task resumes once, with the
+    /// complete response, instead of once for the head and again for each part of the body as the
+    /// `HTTPClientRequest` API does (docs/performance.md, "The vendor call").
     func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
-        var outbound = HTTPClientRequest(url: request.url.absoluteString)
-        outbound.method = HTTPMethod(rawValue: request.method.rawValue)
-        for field in request.headerFields {
-            outbound.headers.add(name: field.name.rawName, value: field.value)
-        }
-        if !request.body.isEmpty {
-            outbound.body = .bytes(ByteBuffer(data: request.body))
-        }
         let deadline = TimeAmount.nanoseconds(
             timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
         do {
-            let response = try await client.execute(outbound, timeout: deadline)
+            var headers = HTTPHeaders()
+            headers.reserveCapacity(request.headerFields.count)
+            for field in request.headerFields {
+                headers.add(name: field.name.rawName, value: field.value)
+            }
+            let outbound = try HTTPClient.Request(
+                url: request.url.absoluteString, method: HTTPMethod(rawValue: request.method.rawValue),
+                headers: headers, body: request.body.isEmpty ? nil : .byteBuffer(ByteBuffer(data: request.body)))
+            let task = client.execute(
+                request: outbound, delegate: ResponseAccumulator(request: outbound, maxBodySize: maxResponseBytes),
+                deadline: .now() + deadline)
+            let response = try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
+            }
             var fields = HTTPFields()
+            fields.reserveCapacity(response.headers.count)
             for header in response.headers {
                 if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
             }
-            let body = try await response.body.collect(upTo: maxResponseBytes)
             return TransportResponse(
                 status: HTTPResponse.Status(code: Int(response.status.code)), headerFields: fields,
-                body: Data(buffer: body))
+                body: response.body.map { Data(buffer: $0) } ?? Data())
         } catch {
             throw Self.classify(error)
         }
