@@ -67,7 +67,7 @@ def build(out, command):
     # The code and the machine's load as they were during the run (bench.py records them).
     if data.get("code"):
         m.update(commit=data["code"]["commit"], branch=data["code"]["branch"], dirty=bool(data["code"]["dirty"]),
-                 dirty_files=[line[3:] for line in data["code"]["dirty"]])
+                 dirty_files=[line.split(None, 1)[-1] for line in data["code"]["dirty"]])
     if data.get("load_end"):
         m["load"] = data["load_end"]
     seconds = data["seconds"]
@@ -175,6 +175,11 @@ def build(out, command):
             "the Twilio emulator, its code read, checked: approved) copied inside SQLite with new ids, SIDs and numbers "
             "(%s). First the gateway's store alone, then the Twilio emulator's rows as well, restarting and measuring "
             "after each step, so that the gateway's own cost shows apart from the sandbox emulator's." % "; ".join(described))
+        syncs = [seed["sync_s"] for seed in (seed_store, seed_emulator) if seed and "sync_s" in seed]
+        if syncs:
+            add("After each step, before the gateway restarts, `sync` writes the seeded pages back (%s s): seed.py writes "
+                "without syncing, and that write-back would otherwise stall the first seconds of the measured run's own "
+                "syncs." % " and ".join("%.1f" % x for x in syncs))
         snapshots = seed_store.get("json_snapshots_not_seeded") or []
         if snapshots:
             add("Not seeded: the emulators' JSON snapshots (%s): that state is one file rewritten on every "
