@@ -4,6 +4,7 @@ import GatewayCore
 import HTTPTypes
 import Hummingbird
 import Prometheus
+import Synchronization
 
 /// Who may read `GET /metrics` (`metrics.access` in the configuration).
 enum MetricsAccess: String, Sendable, CaseIterable {
@@ -16,9 +17,16 @@ enum MetricsAccess: String, Sendable, CaseIterable {
 }
 
 /// The gateway's Prometheus registry: the engine's metrics (through ``GatewayMetrics``), HTTP requests,
-/// and circuit-breaker states read at scrape time. One per built application, not process-global.
+/// and circuit-breaker states and the SQLite store's commit groups read at scrape time. One per built
+/// application, not process-global.
 struct MetricsRegistry: Sendable {
     let registry = PrometheusCollectorRegistry()
+    /// The SQLite store's group counters as of the last scrape, so the Prometheus counters move by the change.
+    private let storeSeen = StoreGroupsSeen()
+
+    private final class StoreGroupsSeen: Sendable {
+        let counters = Mutex(SQLiteDatabase.GroupCounters())
+    }
 
     var factory: PrometheusMetricsFactory {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -38,7 +46,31 @@ struct MetricsRegistry: Sendable {
     }
 
     /// The exposition text, with the breaker gauges brought up to date first.
-    func scrape(breakers: CircuitBreakers) -> [UInt8] {
+    /// Groups the SQLite store's queue ran and the calls they carried (docs/performance.md, "Group commit").
+    static var storeGroups: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "gateway_store_commit_groups", unitName: "total",
+            helpText: "Groups the SQLite store's queue ran, each one transaction of one or more calls.")
+    }
+
+    static var storeGroupedCalls: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "gateway_store_grouped_calls", unitName: "total",
+            helpText: "Store calls run in those groups: divided by gateway_store_commit_groups_total, the mean group size.")
+    }
+
+    func scrape(breakers: CircuitBreakers, store: (any VerificationStore)? = nil) -> [UInt8] {
+        if let sqlite = store as? SQLiteVerificationStore {
+            let now = sqlite.database.groupCounters
+            let before = storeSeen.counters.withLock { seen in
+                defer { seen = now }
+                return seen
+            }
+            registry.makeCounter(descriptor: Self.storeGroups)
+                .increment(by: Int64(max(0, now.groups - before.groups)))
+            registry.makeCounter(descriptor: Self.storeGroupedCalls)
+                .increment(by: Int64(max(0, now.calls - before.calls)))
+        }
         for status in breakers.statuses {
             let value: Int64
             switch status.state {
@@ -67,7 +99,7 @@ struct MetricsController: Sendable {
             let scrape: @Sendable (Request, GatewayRequestContext) async throws -> Response = { _, _ in
                 Response(
                     status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.scrape(breakers: service.breakers))))
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.scrape(breakers: service.breakers, store: service.store))))
             }
             switch access {
             case .open:
