@@ -45,7 +45,6 @@ struct MetricsRegistry: Sendable {
             helpText: "Circuit breaker per provider and country: 0 closed, 1 half-open, 2 open.")
     }
 
-    /// The exposition text, with the breaker gauges brought up to date first.
     /// Groups the SQLite store's queue ran and the calls they carried (docs/performance.md, "Group commit").
     static var storeGroups: MetricNameDescriptor {
         MetricNameDescriptor(
@@ -59,6 +58,8 @@ struct MetricsRegistry: Sendable {
             helpText: "Store calls run in those groups: divided by gateway_store_commit_groups_total, the mean group size.")
     }
 
+    /// The exposition text, with the breaker gauges and the SQLite store's group counters brought up to date
+    /// first.
     func scrape(breakers: CircuitBreakers, store: (any VerificationStore)? = nil) -> [UInt8] {
         if let sqlite = store as? SQLiteVerificationStore {
             let now = sqlite.database.groupCounters

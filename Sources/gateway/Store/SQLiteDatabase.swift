@@ -30,7 +30,6 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
 
     private struct Waiting: ~Copyable {
         var calls: [Call] = []
-        var head = 0
         /// A drain of ``calls`` is queued on `queue` or running.
         var draining = false
     }
@@ -59,7 +58,7 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
     var groupCounters: GroupCounters { counters.withLock { $0 } }
 
     /// Calls queued and not yet taken into a group.
-    var queuedCalls: Int { waiting.withLock { $0.calls.count - $0.head } }
+    var queuedCalls: Int { waiting.withLock { $0.calls.count } }
 
     /// Runs `body` on the database queue; the calling task suspends instead of blocking. It returns once
     /// what `body` wrote is committed (and, with `.synced` under `synchronous=FULL`, on the device).
@@ -123,18 +122,14 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
     /// queued on `queue` by other means (``performSync(_:)``, ``close()``) is not held back behind a load.
     private func drain() {
         let group = waiting.withLock { waiting -> [Call] in
-            let end = min(waiting.calls.count, waiting.head + Self.groupLimit)
-            let group = Array(waiting.calls[waiting.head..<end])
-            waiting.head = end
-            if waiting.head == waiting.calls.count {
-                waiting.calls.removeAll(keepingCapacity: true)
-                waiting.head = 0
-            }
+            let count = min(waiting.calls.count, Self.groupLimit)
+            let group = Array(waiting.calls.prefix(count))
+            waiting.calls.removeFirst(count)
             return group
         }
         run(group)
         let more = waiting.withLock { waiting -> Bool in
-            if waiting.calls.count > waiting.head { return true }
+            if !waiting.calls.isEmpty { return true }
             waiting.draining = false
             return false
         }
