@@ -2,19 +2,42 @@ import Foundation
 
 /// `application/x-www-form-urlencoded` bodies, as Twilio and other vendors take them.
 public enum FormEncoding {
-    private static let unreserved: CharacterSet = {
-        var set = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
-        set.insert(charactersIn: "-._~")
-        return set
-    }()
 
     /// Encodes pairs in order.
     public static func encode(_ pairs: [(String, String)]) -> String {
         pairs.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
     }
 
+    /// Percent-encodes every UTF-8 byte but ASCII letters, digits and `-._~` (RFC 3986's unreserved set),
+    /// with upper-case hex digits, as `addingPercentEncoding(withAllowedCharacters:)` did with that set, by
+    /// bytes rather than through Foundation (issue 13: a start encodes its vendor form on every call).
     public static func escape(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value
+        let utf8 = value.utf8
+        guard utf8.contains(where: { !isUnreserved($0) }) else { return value }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count + 8)
+        for byte in utf8 {
+            if isUnreserved(byte) {
+                bytes.append(byte)
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(upperHex[Int(byte >> 4)])
+                bytes.append(upperHex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static let upperHex = Array("0123456789ABCDEF".utf8)
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default: false
+        }
     }
 
     /// Decodes a form body or query string; `+` is a space. The last value of a repeated key wins.

@@ -55,10 +55,29 @@ public enum SandboxMessages {
     /// The message for `code` in `language` (an IETF tag such as `es-ES` or `pt-BR`): the exact tag when
     /// the table has it, else its base language, else English. Returns the text and the tag it used.
     public static func verificationCode(_ code: String, language: String?) -> (text: String, language: String) {
-        let tag = (language ?? "en").lowercased().replacingOccurrences(of: "_", with: "-")
+        // Tags arrive as `en`, `es-ES`, `pt_BR`: lowercased with `-` by bytes, not by Foundation's string
+        // search, which cost 2% of a start in the sandbox (issue 13).
+        var tag = "en"
+        if let language {
+            var bytes = Array(language.utf8)
+            for index in bytes.indices {
+                if bytes[index] == UInt8(ascii: "_") {
+                    bytes[index] = UInt8(ascii: "-")
+                } else if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(bytes[index]) {
+                    bytes[index] += 32
+                }
+            }
+            tag = String(decoding: bytes, as: UTF8.self)
+        }
         let base = tag.split(separator: "-").first.map(String.init) ?? "en"
-        let used = phrases[tag] != nil ? tag : phrases[base] != nil ? base : "en"
-        let phrase = phrases[used] ?? "Your verification code is: {code}"
-        return (phrase.replacingOccurrences(of: "{code}", with: code), used)
+        let used = split[tag] != nil ? tag : split[base] != nil ? base : "en"
+        let (before, after) = split[used] ?? ("Your verification code is: ", "")
+        return (before + code + after, used)
+    }
+
+    /// Each phrase split around `{code}`, once.
+    private static let split: [String: (String, String)] = phrases.mapValues { phrase in
+        guard let range = phrase.range(of: "{code}") else { return (phrase, "") }
+        return (String(phrase[..<range.lowerBound]), String(phrase[range.upperBound...]))
     }
 }

@@ -151,6 +151,9 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
     } else {
         // Serving HTTPS with its own (often self-signed) certificate, the gateway trusts it on its self-calls.
         var clientConfiguration = HTTPClient.Configuration()
+        // The gateway bootstraps no tracer; without this AsyncHTTPClient still opens a (no-op) span with its
+        // attributes for every vendor call (1.4% of a start's CPU, issue 13).
+        clientConfiguration.tracing.tracer = nil
         if let tls {
             var trust = TLSConfiguration.makeClientConfiguration()
             trust.additionalTrustRoots = [.certificates(tls.chain)]

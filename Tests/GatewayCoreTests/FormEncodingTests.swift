@@ -38,6 +38,18 @@ struct FormEncodingTests {
         #expect(FormEncoding.escape("١٢٣") == "%D9%A1%D9%A2%D9%A3")  // non-ASCII digits are not unreserved
     }
 
+    @Test("escaping by bytes gives what Foundation's addingPercentEncoding gave with the unreserved set")
+    func escapeAgreesWithFoundation() {
+        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+        allowed.insert(charactersIn: "-._~")
+        var generator = SystemRandomNumberGenerator()
+        let pool: [Character] = Array("aZ09-._~ +&=%/?#\"{}:,\n\t\u{7F}éß日本١😀🇬🇧\u{301}")
+        for length in 0..<400 {
+            let text = String((0..<(length % 24)).map { _ in pool.randomElement(using: &generator)! })
+            #expect(FormEncoding.escape(text) == text.addingPercentEncoding(withAllowedCharacters: allowed))
+        }
+    }
+
     @Test("pairs are encoded in the order given")
     func order() {
         #expect(FormEncoding.encode([("b", "2"), ("a", "1"), ("c", "")]) == "b=2&a=1&c=")

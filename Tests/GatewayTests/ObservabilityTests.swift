@@ -210,4 +210,43 @@ struct ObservabilityTests {
         #expect(object["list"] as? [String] == ["p", "q"])
         #expect((object["map"] as? [String: String])?["k"] == "v")
     }
+
+    @Test("text log lines are StreamLogHandler's, metadata sorted, with the request's id from the provider")
+    func textLogHandlerFormat() throws {
+        final class Lines: TextOutputStream, @unchecked Sendable {
+            let lines = Mutex<[String]>([])
+            func write(_ string: String) { lines.withLock { $0.append(string) } }
+        }
+        let ours = Mutex<[String]>([])
+        let theirs = Lines()
+        var text = TextLogHandler(label: "gateway", metadataProvider: RequestScope.metadataProvider) { line in
+            ours.withLock { $0.append(String(decoding: line, as: UTF8.self)) }
+        }
+        var stream = StreamLogHandler(label: "gateway", stream: theirs, metadataProvider: RequestScope.metadataProvider)
+        text.logLevel = .notice
+        stream.logLevel = .notice
+        text[metadataKey: "b"] = "2"
+        stream[metadataKey: "b"] = "2"
+        text[metadataKey: "a"] = ["x", "y"]
+        stream[metadataKey: "a"] = ["x", "y"]
+        #expect(text[metadataKey: "b"] == "2")
+        let handlers = (text, stream)
+        RequestScope.$requestID.withValue("req_1") {
+            for logger in [Logger(label: "gateway") { _ in handlers.0 }, Logger(label: "gateway") { _ in handlers.1 }] {
+                logger.notice("sent", metadata: ["c": "3"])
+                logger.info("quiet")
+            }
+        }
+        Logger(label: "gateway") { _ in handlers.0 }.error("plain")
+        // The lines differ only in their timestamps (to the second), which may fall either side of a tick.
+        let strip = { (line: String) in line.split(separator: " ", maxSplits: 1).last.map(String.init) ?? "" }
+        let mine = ours.withLock { $0 }
+        let reference = theirs.lines.withLock { $0 }
+        #expect(mine.count == 2)
+        #expect(reference.count == 1)
+        #expect(mine.first.map(strip) == reference.first.map(strip))
+        #expect(mine.first.map(strip) == "notice gateway: a=[\"x\", \"y\"] b=2 c=3 request.id=req_1 [GatewayTests] sent\n")
+        #expect(mine.last.map(strip) == "error gateway: a=[\"x\", \"y\"] b=2 [GatewayTests] plain\n")
+        #expect(mine.first?.first?.isNumber == true)
+    }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatewayCore
 import _CryptoExtras
 
 /// Signs the emulator's Firebase ID tokens as Google does: JWTs with `alg: RS256` and a `kid`, verifiable
@@ -111,9 +112,6 @@ struct FirebaseIDTokenSigner: Sendable {
 
     /// Base64 with the URL alphabet and no padding (RFC 7515 §2).
     static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(data)
     }
 }

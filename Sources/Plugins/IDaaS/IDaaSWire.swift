@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import HTTPTypes
 
 /// BambooCloud IDaaS's SDK REST family (`/api/v2/sdk/*`, the calls its AuthnCenter mobile SDKs wrap) on the
@@ -223,17 +224,12 @@ enum IDaaSWire {
 
     /// Base64 with the URL alphabet and no padding (RFC 7515 §2).
     static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(data)
     }
 
     static func base64URLDecode(_ text: some StringProtocol) -> Data? {
-        var base = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard base.unicodeScalars.allSatisfy({ $0.isASCII && $0 != "=" }) else { return nil }
-        while base.count % 4 != 0 { base += "=" }
-        return Data(base64Encoded: base)
+        guard text.unicodeScalars.allSatisfy({ $0.isASCII && $0 != "=" }) else { return nil }
+        return Base64URL.decode(text)
     }
 
     /// The error code shape IDaaS uses (`IDAAS.SDK.CAPTCHA.0007`, `SDK.LOGIN.1003`, `USER.0001`): bounded,

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatewayCore
 import _CryptoExtras
 
 /// The two JWTs of Vonage Verify v2:
@@ -137,15 +138,10 @@ enum VonageJWT {
     }
 
     static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(data)
     }
 
     static func fromBase64URL(_ text: Substring) -> Data? {
-        var base = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base.count % 4 != 0 { base += "=" }
-        return Data(base64Encoded: base)
+        Base64URL.decode(text)
     }
 }

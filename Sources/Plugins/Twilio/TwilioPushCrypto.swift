@@ -68,17 +68,14 @@ enum TwilioPushCrypto {
     }
 
     static func base64URLEncode(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(data)
     }
 
     static func base64URLDecode(_ text: Substring) -> Data? {
         guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
             return nil
         }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
+        return Base64URL.decode(text)
     }
 
     // MARK: webhook signature

@@ -67,7 +67,6 @@ struct VerificationTokenSigner: Sendable {
     }
 
     static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(data)
     }
 }
