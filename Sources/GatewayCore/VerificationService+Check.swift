@@ -126,15 +126,44 @@ extension VerificationService {
     /// verification are settled one at a time across instances: waits while another holds it, then takes
     /// it with compare-and-set. `validate` runs on each fresh read (a final status or a refusal ends the
     /// wait at once); `reserve` changes the record in the same write that takes the lease.
+    ///
+    /// The usual case, a pending record that nobody holds, is read and leased in one store call
+    /// (``VerificationStore/modify(id:durability:_:)``); whatever that call leaves (a final or expired
+    /// record, a refusal, a lease held by another) is decided below from the record it read, as before.
     func acquireLease(
         _ id: String, owner: String? = nil,
-        validate: (VerificationRecord, any VerificationProvider) throws(GatewayError) -> Void,
-        reserve: (inout VerificationRecord) -> Void = { _ in }
+        validate: @escaping @Sendable (VerificationRecord, any VerificationProvider) throws(GatewayError) -> Void,
+        reserve: @escaping @Sendable (inout VerificationRecord) -> Void = { _ in }
     ) async throws(GatewayError) -> (VerificationRecord, any VerificationProvider) {
+        guard Self.isWellFormedID(id) else { throw GatewayError.notFound() }
         let waitLimit = ContinuousClock.now.advanced(by: .milliseconds(Int64(policy.checkLease * 1000)))
         var pause = Duration.milliseconds(1)
         while true {
-            let record = try await current(id, owner: owner)
+            let now = clock.now
+            let leaseUntil = now.addingTimeInterval(policy.checkLease)
+            let service = self
+            // Provisional: nothing is answered from the lease itself; the operation always ends with a
+            // commit that gives it back (``finishCheck``), synced, and a power loss before that commit
+            // undoes the lease and its reservation together with everything else of an unanswered request.
+            let attempt = try await store.modify(id: id, durability: .provisional) { record in
+                guard owner == nil || record.apiKeyID == owner, record.effectiveStatus(at: now) == .pending,
+                    record.checkLeaseUntil.map({ $0 <= now }) ?? true,
+                    let provider = try? service.provider(for: record), (try? validate(record, provider)) != nil
+                else { return nil }
+                var reserved = record
+                reserve(&reserved)
+                reserved.checkLeaseUntil = leaseUntil
+                reserved.updatedAt = now
+                reserved.version += 1
+                return reserved
+            }
+            if let reserved = attempt.written { return (reserved, try provider(for: reserved)) }
+            guard var record = attempt.read, owner == nil || record.apiKeyID == owner else {
+                throw GatewayError.notFound()
+            }
+            if record.effectiveStatus(at: clock.now) == .expired, record.status == .pending {
+                record = try await settle(record, status: .expired, event: .statusChanged)
+            }
             if let error = record.status.finalStateError { throw error }
             let provider = try provider(for: record)
             try validate(record, provider)
@@ -146,17 +175,9 @@ extension VerificationService {
                 }
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, .milliseconds(20))
-                continue
             }
-            var reserved = record
-            reserve(&reserved)
-            reserved.checkLeaseUntil = clock.now.addingTimeInterval(policy.checkLease)
-            reserved.updatedAt = clock.now
-            reserved.version += 1
-            // Provisional: nothing is answered from the lease itself; the operation always ends with a
-            // commit that gives it back (``finishCheck``), synced, and a power loss before that commit
-            // undoes the lease and its reservation together with everything else of an unanswered request.
-            if try await store.update(reserved, durability: .provisional) { return (reserved, provider) }
+            // Otherwise the record was free but not taken: its lease ran out after `now`, or another writer
+            // won the compare-and-set. Read and try again.
         }
     }
 

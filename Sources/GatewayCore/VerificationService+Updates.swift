@@ -11,33 +11,19 @@ extension VerificationService {
     public func resend(id: String, request: ResendRequest = ResendRequest(), owner: String? = nil)
         async throws(GatewayError) -> VerificationRecord
     {
-        var channel = request.channel
-        var usesFallback = false
+        let maxSends = policy.maxSends
         let (record, provider) = try await acquireLease(id, owner: owner) { (record, provider) throws(GatewayError) in
-            if case .solveChallenge = record.nextAction {
-                throw GatewayError(.invalidState, "Nothing was sent yet: answer the challenge first.")
-            }
-            let capabilities = provider.capabilities
-            guard capabilities.supportsResend else {
-                throw GatewayError(.invalidRequest, "Provider \(provider.id) cannot resend; start a new verification.")
-            }
-            channel = request.channel
-            usesFallback = false
-            if channel == nil, !capabilities.nativeWorkflows, let next = record.fallbackChannels.first {
-                channel = next
-                usesFallback = true
-            }
-            if let channel, channel != record.channel {
-                guard capabilities.resendCanChangeChannel, capabilities.channels.contains(channel),
-                    channel.needsPhoneNumber == record.channel.needsPhoneNumber
-                else {
-                    throw GatewayError(
-                        .unsupportedChannel, "This verification cannot be resent over \(channel.rawValue).")
-                }
-            }
-            if record.sends >= policy.maxSends {
-                throw GatewayError(.maxSendsReached, "The code was sent too many times; wait for it to expire.")
-            }
+            _ = try Self.resendChannel(record, provider: provider, request: request, maxSends: maxSends)
+        }
+        // The record the lease took is the one validated, so this answers as the validation did; should it
+        // ever not, the lease goes back before the refusal.
+        let channel: Channel?
+        let usesFallback: Bool
+        do {
+            (channel, usesFallback) = try Self.resendChannel(record, provider: provider, request: request, maxSends: maxSends)
+        } catch {
+            _ = try? await finishCheck(id) { _ in }
+            throw error
         }
         let began = ContinuousClock.now
         let result: ProviderStartResult
@@ -87,6 +73,38 @@ extension VerificationService {
         }
         if let error = settled.status.finalStateError { throw error }
         return settled
+    }
+
+    /// The channel a resend goes over (`nil`: the verification's own) and whether it is the next fallback
+    /// channel, or the refusal; decided from the record alone, so it holds for the record the lease took.
+    static func resendChannel(
+        _ record: VerificationRecord, provider: any VerificationProvider, request: ResendRequest, maxSends: Int
+    ) throws(GatewayError) -> (channel: Channel?, usesFallback: Bool) {
+        if case .solveChallenge = record.nextAction {
+            throw GatewayError(.invalidState, "Nothing was sent yet: answer the challenge first.")
+        }
+        let capabilities = provider.capabilities
+        guard capabilities.supportsResend else {
+            throw GatewayError(.invalidRequest, "Provider \(provider.id) cannot resend; start a new verification.")
+        }
+        var channel = request.channel
+        var usesFallback = false
+        if channel == nil, !capabilities.nativeWorkflows, let next = record.fallbackChannels.first {
+            channel = next
+            usesFallback = true
+        }
+        if let channel, channel != record.channel {
+            guard capabilities.resendCanChangeChannel, capabilities.channels.contains(channel),
+                channel.needsPhoneNumber == record.channel.needsPhoneNumber
+            else {
+                throw GatewayError(
+                    .unsupportedChannel, "This verification cannot be resent over \(channel.rawValue).")
+            }
+        }
+        if record.sends >= maxSends {
+            throw GatewayError(.maxSendsReached, "The code was sent too many times; wait for it to expire.")
+        }
+        return (channel, usesFallback)
     }
 
     /// Cancels a pending verification. Canceling a canceled one returns it unchanged. Like a check, a cancel

@@ -77,6 +77,33 @@ public protocol VerificationStore: Sendable {
 
     /// ``append(contentsOf:)`` with a ``StoreWriteDurability``, as for ``update(_:durability:)``.
     func append(contentsOf events: [VerificationEvent], durability: StoreWriteDurability) async throws(GatewayError)
+
+    /// Reads the record `id` and writes what `change` makes of it, with ``update(_:durability:)``'s
+    /// compare-and-set: a read followed by a write, in one store call where the store can (the SQLite store
+    /// runs both in one transaction on its queue, so the write cannot lose to another writer). `change`
+    /// returns `nil` to write nothing. It may run on the store's own thread while the store waits: it must
+    /// decide from the record alone, quickly, without blocking or awaiting.
+    ///
+    /// By default ``record(id:)`` then ``update(_:durability:)``, whose compare-and-set may then fail: the
+    /// answer says what was read and whether the write landed, and the caller tries again as after any
+    /// lost compare-and-set.
+    func modify(
+        id: String, durability: StoreWriteDurability,
+        _ change: @escaping @Sendable (VerificationRecord) -> VerificationRecord?
+    ) async throws(GatewayError) -> StoreModification
+}
+
+/// What ``VerificationStore/modify(id:durability:_:)`` read and wrote.
+public struct StoreModification: Sendable, Equatable {
+    /// The record as read; `nil` for an unknown id.
+    public var read: VerificationRecord?
+    /// The record as written; `nil` when nothing was (the change said so, or another writer got there first).
+    public var written: VerificationRecord?
+
+    public init(read: VerificationRecord?, written: VerificationRecord?) {
+        self.read = read
+        self.written = written
+    }
 }
 
 /// How far a store write must reach before it returns.
@@ -120,6 +147,17 @@ extension VerificationStore {
         async throws(GatewayError)
     {
         try await append(contentsOf: events)
+    }
+
+    public func modify(
+        id: String, durability: StoreWriteDurability,
+        _ change: @escaping @Sendable (VerificationRecord) -> VerificationRecord?
+    ) async throws(GatewayError) -> StoreModification {
+        guard let read = try await record(id: id) else { return StoreModification(read: nil, written: nil) }
+        guard let next = change(read), try await update(next, durability: durability) else {
+            return StoreModification(read: read, written: nil)
+        }
+        return StoreModification(read: read, written: next)
     }
 }
 

@@ -34,6 +34,8 @@ public struct StoreConformance: Sendable {
         case updateAdvancesTheVersion
         case staleUpdateFailsAndChangesNothing
         case concurrentUpdatesFromOneVersionHaveOneWinner
+        case modifyReadsThenWritesWithCompareAndSet
+        case concurrentModifiesLoseNoWrite
         case eventsAreOrderedByAppendAndScopedPerVerification
         case idempotencyKeyGoesFromClaimedToInProgressToReplay
         case idempotencyKeyWithAnotherFingerprintIsAMismatch
@@ -60,6 +62,8 @@ public struct StoreConformance: Sendable {
             case .updateAdvancesTheVersion: "An update advances the version"
             case .staleUpdateFailsAndChangesNothing: "A stale update fails and changes nothing"
             case .concurrentUpdatesFromOneVersionHaveOneWinner: "Concurrent updates from one version have one winner"
+            case .modifyReadsThenWritesWithCompareAndSet: "Modify reads, then writes what the change makes, with compare-and-set"
+            case .concurrentModifiesLoseNoWrite: "Concurrent modifies lose no write"
             case .eventsAreOrderedByAppendAndScopedPerVerification: "Events are ordered by append and scoped per verification"
             case .idempotencyKeyGoesFromClaimedToInProgressToReplay: "An idempotency key goes from claimed to in progress to replay"
             case .idempotencyKeyWithAnotherFingerprintIsAMismatch: "An idempotency key with another fingerprint is a mismatch"
@@ -90,6 +94,8 @@ public struct StoreConformance: Sendable {
         case .updateAdvancesTheVersion: try await updateAdvancesTheVersion()
         case .staleUpdateFailsAndChangesNothing: try await staleUpdateFailsAndChangesNothing()
         case .concurrentUpdatesFromOneVersionHaveOneWinner: try await concurrentUpdatesFromOneVersionHaveOneWinner()
+        case .modifyReadsThenWritesWithCompareAndSet: try await modifyReadsThenWritesWithCompareAndSet()
+        case .concurrentModifiesLoseNoWrite: try await concurrentModifiesLoseNoWrite()
         case .eventsAreOrderedByAppendAndScopedPerVerification: try await eventsAreOrderedByAppendAndScopedPerVerification()
         case .idempotencyKeyGoesFromClaimedToInProgressToReplay: try await idempotencyKeyGoesFromClaimedToInProgressToReplay()
         case .idempotencyKeyWithAnotherFingerprintIsAMismatch: try await idempotencyKeyWithAnotherFingerprintIsAMismatch()
@@ -375,6 +381,60 @@ public struct StoreConformance: Sendable {
         #expect(winners.count == 1)
         let winner = try #require(winners.first)
         #expect(try await store.record(id: base.id) == candidates[winner])
+    }
+
+    /// `modify` hands the stored record to the change and writes its answer as the next version; a change
+    /// that answers `nil`, an answer that skips a version and an unknown id write nothing.
+    public func modifyReadsThenWritesWithCompareAndSet() async throws {
+        let store = try await makeStore()
+        let first = try Self.phoneRecord()
+        try await store.insert(first)
+        let approved = Self.nextVersion(of: first, status: .approved)
+        for durability in [StoreWriteDurability.provisional, .answered] {
+            let unchanged = try await store.modify(id: first.id, durability: durability) { _ in nil }
+            #expect(unchanged == StoreModification(read: first, written: nil))
+        }
+        let modified = try await store.modify(id: first.id, durability: .provisional) { read in
+            read == first ? approved : nil
+        }
+        #expect(modified == StoreModification(read: first, written: approved))
+        #expect(try await store.record(id: first.id) == approved)
+
+        let skipping = try await store.modify(id: first.id, durability: .answered) { read in
+            var next = Self.nextVersion(of: read)
+            next.version += 1
+            return next
+        }
+        #expect(skipping == StoreModification(read: approved, written: nil))
+        #expect(try await store.record(id: first.id) == approved)
+
+        let unknown = try await store.modify(id: "VEnothere0001", durability: .answered) { Self.nextVersion(of: $0) }
+        #expect(unknown == StoreModification(read: nil, written: nil))
+        #expect(try await store.record(id: "VEnothere0001") == nil)
+    }
+
+    /// Twenty modifies at once, each adding one attempt to what it read: every write that says it landed
+    /// is counted in the stored record, each built on the one before (no write is lost to another).
+    public func concurrentModifiesLoseNoWrite() async throws {
+        let store = try await makeStore()
+        let base = try Self.phoneRecord()
+        try await store.insert(base)
+        let written = try await withThrowingTaskGroup(of: VerificationRecord?.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    try await store.modify(id: base.id, durability: .provisional) { Self.nextVersion(of: $0) }.written
+                }
+            }
+            var written: [VerificationRecord] = []
+            for try await outcome in group { if let outcome { written.append(outcome) } }
+            return written
+        }
+        let stored = try #require(try await store.record(id: base.id))
+        #expect(!written.isEmpty)
+        #expect(stored.attempts == base.attempts + written.count)
+        #expect(stored.version == base.version + written.count)
+        #expect(Set(written.map(\.version)).count == written.count)
+        #expect(written.contains(stored))
     }
 
     // MARK: - Events

@@ -214,6 +214,53 @@ final class SQLiteGroupCommitTests: Sendable {
         #expect(try storedIDs().count == records.count)
         #expect(store.database.groupCounters.calls == records.count)
     }
+
+    @Test("A check reads and leases in one store call: two calls per check, and double checks still settle one at a time")
+    func checkLeaseIsOneCall() async throws {
+        let store = try store()
+        let provider = ScriptedProvider(id: "alpha")
+        provider.setFallbackStart(.succeed(ProviderStartResult(reference: "VEalpha0001")))
+        let gate = ScriptedGate()
+        provider.setFallbackCheck(
+            .run { () throws(GatewayError) -> ProviderCheckResult in
+                await gate.wait()
+                return ProviderCheckResult(status: .pending)
+            })
+        let service = VerificationService(
+            registry: try makeRegistry([provider]), routing: RoutingTable(routes: [:], defaultOrder: ["alpha"]),
+            store: store)
+        let start = StartVerification(destination: .phone(try PhoneNumber(parsing: "+16505553434")), channel: .sms)
+        let started = try await service.start(start)
+        let check = CheckVerification(verificationID: started.id, code: "000000")
+
+        // Two checks at once: the first holds the lease at the vendor; the second waits for it.
+        let before = store.database.groupCounters
+        let first = Task { try await service.check(check) }
+        let second = Task { try await service.check(check) }
+        try await waitUntil { provider.calls.filter { $0.operation == .check }.count == 1 }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(provider.calls.filter { $0.operation == .check }.count == 1)
+        gate.open()
+        for task in [first, second] {
+            let result = await task.result
+            guard case .failure(let error) = result else {
+                Issue.record("a wrong code was accepted")
+                continue
+            }
+            #expect((error as? GatewayError)?.code == .incorrectCode)
+        }
+        let stored = try #require(try await store.record(id: started.id))
+        #expect(stored.attempts == 2)
+        #expect(stored.checkLeaseUntil == nil)
+        // The second check read the held lease at least once in its waiting; each check otherwise made two
+        // store calls: the read with its lease, and the settle with its events.
+        let calls = store.database.groupCounters.calls - before.calls
+        #expect(calls >= 4)
+
+        let alone = store.database.groupCounters
+        await #expect(throws: GatewayError.self) { try await service.check(check) }
+        #expect(store.database.groupCounters.calls - alone.calls == 2)
+    }
 }
 
 private let groupLogger = Logger(label: "test.sqlite.group") { _ in SwiftLogNoOpLogHandler() }

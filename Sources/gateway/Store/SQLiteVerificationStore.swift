@@ -183,6 +183,23 @@ final class SQLiteVerificationStore: VerificationStore {
         }
     }
 
+    /// The read and the compare-and-set in one call on the queue, so one transaction (or one savepoint of a
+    /// group): nothing can write the row between them, and a check's lease costs one store call, not two.
+    func modify(
+        id: String, durability: StoreWriteDurability,
+        _ change: @escaping @Sendable (VerificationRecord) -> VerificationRecord?
+    ) async throws(GatewayError) -> StoreModification {
+        try await perform("modify", durability: Self.durability(durability)) { (connection) throws(SQLiteError) in
+            try connection.transaction { () throws(SQLiteError) -> StoreModification in
+                guard let read = try connection.query(Self.selectByID, [.text(id)], row: Self.record(from:)).first
+                else { return StoreModification(read: nil, written: nil) }
+                guard let next = change(read) else { return StoreModification(read: read, written: nil) }
+                let changed = try connection.run(Self.updateByVersion, try Self.values(of: next) + [.int(next.version - 1)])
+                return StoreModification(read: read, written: changed == 1 ? next : nil)
+            }
+        }
+    }
+
     /// A provisional write is committed without a sync of its own: the settle commit that always follows it
     /// syncs the WAL, its frames included (docs/performance.md, "Durability").
     private static func durability(_ durability: StoreWriteDurability) -> SQLiteWriteDurability {
