@@ -12,6 +12,42 @@ public protocol EmulatorPersistence: Sendable {
     /// Saves the changed entities (`nil` deletes). Called in the order the changes happened, inside the
     /// emulator's own lock, so a later change never lands before an earlier one.
     func save(_ changes: [String: Data?])
+
+    /// ``save(_:)`` without waiting for it: queues the changes, in the same order and inside the same lock,
+    /// and returns at once; the emulator awaits the answer's ``EmulatorSave/completed()`` outside its lock,
+    /// before it answers the call. Under load the SQLite-backed sandbox commits the saves that queued up
+    /// together as one transaction, and no thread waits on the emulator's lock while a save is written. By
+    /// default it saves at once and returns a save already complete.
+    func enqueue(_ changes: [String: Data?]) -> EmulatorSave
+}
+
+extension EmulatorPersistence {
+    public func enqueue(_ changes: [String: Data?]) -> EmulatorSave {
+        save(changes)
+        return .done
+    }
+}
+
+/// A save queued by ``EmulatorPersistence/enqueue(_:)``.
+public struct EmulatorSave: Sendable {
+    private let wait: (@Sendable () async -> Void)?
+
+    /// Waits with `wait` for the save to complete.
+    public init(_ wait: @escaping @Sendable () async -> Void) {
+        self.wait = wait
+    }
+
+    private init() {
+        wait = nil
+    }
+
+    /// A save that has completed already.
+    public static let done = EmulatorSave()
+
+    /// Returns once the changes are saved (or their save failed, which the persistence reports itself).
+    public func completed() async {
+        await wait?()
+    }
 }
 
 /// Keeps nothing: an emulator that starts empty every time.

@@ -105,10 +105,11 @@ public final class FirebaseEmulator: VendorEmulator {
     /// what it changed.
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
         let response = await route(request)
-        state.withLock { state in
+        let saved = state.withLock { state -> EmulatorSave? in
             let changes = state.takeChanges()
-            if !changes.isEmpty { persistence.save(changes) }
+            return changes.isEmpty ? nil : persistence.enqueue(changes)
         }
+        await saved?.completed()
         return response
     }
 

@@ -91,10 +91,11 @@ public final class IDaaSEmulator: VendorEmulator {
 
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
         let response = await route(request)
-        state.withLock { state in
+        let saved = state.withLock { state -> EmulatorSave? in
             let changes = state.takeChanges()
-            if !changes.isEmpty { persistence.save(changes) }
+            return changes.isEmpty ? nil : persistence.enqueue(changes)
         }
+        await saved?.completed()
         return response
     }
 

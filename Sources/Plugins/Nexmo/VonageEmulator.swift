@@ -81,7 +81,7 @@ public final class VonageEmulator: VendorEmulator {
             await send(pending + more)
             return .response(response)
         }
-        save()
+        await save()
         startTicker()
         return response
     }
@@ -89,14 +89,15 @@ public final class VonageEmulator: VendorEmulator {
     /// Advances every workflow whose step timed out and sends the callbacks that makes.
     public func tick() async {
         await send(advance())
-        save()
+        await save()
     }
 
-    private func save() {
-        state.withLock { state in
+    private func save() async {
+        let saved = state.withLock { state -> EmulatorSave? in
             let changes = state.takeChanges()
-            if !changes.isEmpty { persistence.save(changes) }
+            return changes.isEmpty ? nil : persistence.enqueue(changes)
         }
+        await saved?.completed()
     }
 
     /// A background task that ticks while live workflows remain.

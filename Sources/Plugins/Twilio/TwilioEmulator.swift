@@ -50,14 +50,16 @@ public final class TwilioEmulator: VendorEmulator {
     /// Answers one request as Twilio would, after the fault switch had its say, and saves what it changed.
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
         let response = await withFaults(serverError: Self.serverError) { .response(await route(request)) }
-        state.withLock { state in
+        let saved = state.withLock { state -> EmulatorSave? in
             let changes = state.takeChanges()
-            if !changes.isEmpty { persistence.save(changes) }
+            return changes.isEmpty ? nil : persistence.enqueue(changes)
         }
-        push.withLock { state in
+        await saved?.completed()
+        let pushSaved = push.withLock { state -> EmulatorSave? in
             let changes = state.takeChanges()
-            if !changes.isEmpty { persistence.save(changes) }
+            return changes.isEmpty ? nil : persistence.enqueue(changes)
         }
+        await pushSaved?.completed()
         return response
     }
 

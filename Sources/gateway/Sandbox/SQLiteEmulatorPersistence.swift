@@ -50,25 +50,43 @@ struct SQLiteEmulatorPersistence: EmulatorPersistence {
     }
 
     func save(_ changes: [String: Data?]) {
-        let plugin = pluginID
         do {
-            try database.performSync { (connection) throws(SQLiteError) in
-                try connection.transaction { () throws(SQLiteError) in
-                    for (key, value) in changes {
-                        if let value {
-                            try connection.run(
-                                "INSERT INTO emulator_state (plugin, key, value) VALUES (?, ?, ?) "
-                                    + "ON CONFLICT (plugin, key) DO UPDATE SET value = excluded.value",
-                                [.text(plugin), .text(key), .blob(value)])
-                        } else {
-                            try connection.run(
-                                "DELETE FROM emulator_state WHERE plugin = ? AND key = ?", [.text(plugin), .text(key)])
-                        }
+            try database.performSync(Self.write(changes, plugin: pluginID))
+        } catch {
+            logger.warning("sandbox state not saved", metadata: ["plugin.id": "\(pluginID)"])
+        }
+    }
+
+    /// Queued on the file's queue (in the order of the calls), so saves that wait together are committed
+    /// together; the emulator awaits the answer outside its lock.
+    func enqueue(_ changes: [String: Data?]) -> EmulatorSave {
+        let submission = database.submit(Self.write(changes, plugin: pluginID))
+        let logger = logger
+        let plugin = pluginID
+        return EmulatorSave {
+            if case .failure = await submission.result() {
+                logger.warning("sandbox state not saved", metadata: ["plugin.id": "\(plugin)"])
+            }
+        }
+    }
+
+    private static func write(
+        _ changes: [String: Data?], plugin: String
+    ) -> @Sendable (SQLiteConnection) throws(SQLiteError) -> Void {
+        { (connection) throws(SQLiteError) in
+            try connection.transaction { () throws(SQLiteError) in
+                for (key, value) in changes {
+                    if let value {
+                        try connection.run(
+                            "INSERT INTO emulator_state (plugin, key, value) VALUES (?, ?, ?) "
+                                + "ON CONFLICT (plugin, key) DO UPDATE SET value = excluded.value",
+                            [.text(plugin), .text(key), .blob(value)])
+                    } else {
+                        try connection.run(
+                            "DELETE FROM emulator_state WHERE plugin = ? AND key = ?", [.text(plugin), .text(key)])
                     }
                 }
             }
-        } catch {
-            logger.warning("sandbox state not saved", metadata: ["plugin.id": "\(pluginID)"])
         }
     }
 }
