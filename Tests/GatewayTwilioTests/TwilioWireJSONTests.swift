@@ -80,6 +80,23 @@ struct TwilioWireJSONTests {
             verification.deleted = seconds < 0
             let saved = try #require(verification.saved)
             #expect(try JSONDecoder().decode(TwilioEmulatorState.Verification.self, from: saved) == verification)
+            #expect(TwilioEmulatorState.Verification(saved: saved) == verification)
+        }
+    }
+
+    @Test("JSONEncoder's own rows read the same; a row missing or mistyping a field is nil, as JSONDecoder refuses it")
+    func savedRowFallback() throws {
+        let verification = Self.state("+447400000001", seconds: 1.5)
+        let encoded = try JSONEncoder().encode(verification)
+        #expect(TwilioEmulatorState.Verification(saved: encoded) == verification)
+        for broken in [
+            #"{"sid":"VE1"}"#, #"{"sid":1,"to":"+1","channel":"sms","code":"1","status":"pending","checks":0,"sendAttempts":[],"createdAt":0,"updatedAt":0,"deleted":false}"#,
+            #"{"sid":"VE1","to":"+1","channel":"sms","code":"1","status":"pending","checks":0.5,"sendAttempts":[],"createdAt":0,"updatedAt":0,"deleted":false}"#,
+            #"{"sid":"VE1","to":"+1","channel":"sms","code":"1","status":"pending","checks":0,"sendAttempts":[{"time":0}],"createdAt":0,"updatedAt":0,"deleted":false}"#,
+            "not json",
+        ] {
+            #expect(TwilioEmulatorState.Verification(saved: Data(broken.utf8)) == nil)
+            #expect((try? JSONDecoder().decode(TwilioEmulatorState.Verification.self, from: Data(broken.utf8))) == nil)
         }
     }
 }

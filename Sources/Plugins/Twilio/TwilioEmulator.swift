@@ -39,7 +39,7 @@ public final class TwilioEmulator: VendorEmulator {
         let loaded = context.persistence.load()
         self.push = Mutex(TwilioPushState(restoring: loaded.filter { !$0.key.hasPrefix("VE") }))
         let saved = loaded.filter { $0.key.hasPrefix("VE") }.values.compactMap {
-            try? decoder.decode(TwilioEmulatorState.Verification.self, from: $0)
+            TwilioEmulatorState.Verification(saved: $0) ?? (try? decoder.decode(TwilioEmulatorState.Verification.self, from: $0))
         }
         var restored = TwilioEmulatorState(restoring: saved)
         let dropped = restored.takeChanges()

@@ -128,6 +128,41 @@ struct TwilioEmulatorState: Sendable {
 }
 
 extension TwilioEmulatorState.Verification {
+    /// A row written by ``saved``, read back without `JSONDecoder` (60% of a restart's time with 118,000 live
+    /// verifications, issue 13): the same value `JSONDecoder` gives for such a row, or `nil` for anything
+    /// else (a row written by `JSONEncoder`, a missing or mistyped field), which the caller decodes with
+    /// `JSONDecoder` as before.
+    init?(saved data: Data) {
+        guard case .object(let fields)? = JSONValue.parse(data),
+            let sid = fields["sid"]?.stringValue, let to = fields["to"]?.stringValue,
+            let channel = fields["channel"]?.stringValue, let code = fields["code"]?.stringValue,
+            let status = fields["status"]?.stringValue, let checks = Self.int(fields["checks"]),
+            case .array(let attempts)? = fields["sendAttempts"],
+            let createdAt = fields["createdAt"]?.numberValue, let updatedAt = fields["updatedAt"]?.numberValue,
+            let deleted = fields["deleted"]?.boolValue
+        else { return nil }
+        var sendAttempts: [TwilioEmulatorState.SendAttempt] = []
+        sendAttempts.reserveCapacity(attempts.count)
+        for attempt in attempts {
+            guard let time = attempt["time"]?.numberValue, let channel = attempt["channel"]?.stringValue,
+                let attemptSID = attempt["attemptSID"]?.stringValue
+            else { return nil }
+            sendAttempts.append(
+                TwilioEmulatorState.SendAttempt(
+                    time: Date(timeIntervalSinceReferenceDate: time), channel: channel, attemptSID: attemptSID))
+        }
+        self.init(
+            sid: sid, to: to, channel: channel, code: code, status: status, checks: checks,
+            sendAttempts: sendAttempts, createdAt: Date(timeIntervalSinceReferenceDate: createdAt),
+            updatedAt: Date(timeIntervalSinceReferenceDate: updatedAt), deleted: deleted)
+    }
+
+    /// A whole number that fits `Int`, as `JSONDecoder` reads one.
+    private static func int(_ value: JSONValue?) -> Int? {
+        guard let number = value?.numberValue, number.rounded() == number, abs(number) < 9.0e15 else { return nil }
+        return Int(number)
+    }
+
     /// The saved row: JSON that `JSONDecoder` reads back as this verification (its `Codable` keys, dates as
     /// seconds since the reference date, as `JSONEncoder()` writes them), written directly rather than
     /// through a `JSONEncoder` per change; `JSONEncoder` when a date is not finite.
