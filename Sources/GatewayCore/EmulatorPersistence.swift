@@ -30,23 +30,19 @@ extension EmulatorPersistence {
 
 /// A save queued by ``EmulatorPersistence/enqueue(_:)``.
 public struct EmulatorSave: Sendable {
-    private let wait: (@Sendable () async -> Void)?
+    private let wait: @Sendable () async -> Void
 
     /// Waits with `wait` for the save to complete.
     public init(_ wait: @escaping @Sendable () async -> Void) {
         self.wait = wait
     }
 
-    private init() {
-        wait = nil
-    }
-
     /// A save that has completed already.
-    public static let done = EmulatorSave()
+    public static let done = EmulatorSave {}
 
     /// Returns once the changes are saved (or their save failed, which the persistence reports itself).
     public func completed() async {
-        await wait?()
+        await wait()
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import Logging
 import Synchronization
 import Testing
@@ -9,19 +10,10 @@ import Testing
 /// The sandbox emulators' rows in `sandbox/emulators.sqlite`: saves queued with `enqueue` inside an
 /// emulator's lock land in that order, and each is in the file once its wait returns.
 @Suite("Sandbox emulator state in SQLite")
-final class SQLiteEmulatorPersistenceTests: Sendable {
-    let directory: URL
+struct SQLiteEmulatorPersistenceTests {
+    let directory = TemporaryDirectory("gateway-emulator-state")
 
-    init() {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("gateway-emulator-state-\(UUID().uuidString)", isDirectory: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    private var file: URL { directory.appendingPathComponent("emulators.sqlite") }
+    private var file: URL { directory.url.appendingPathComponent("emulators.sqlite") }
 
     private func persistence(_ plugin: String = "twilio") throws -> SQLiteEmulatorPersistence {
         let database = try #require(SQLiteEmulatorPersistence.open(file, logger: quietLogger))

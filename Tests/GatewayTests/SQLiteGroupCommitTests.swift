@@ -14,19 +14,10 @@ import Testing
 /// Each test holds the store's queue with one call, queues the calls under test behind it one at a time (so
 /// their order is known), then lets the queue go: they run as one group.
 @Suite("SQLite group commit")
-final class SQLiteGroupCommitTests: Sendable {
-    let directory: URL
+struct SQLiteGroupCommitTests {
+    let directory = TemporaryDirectory("gateway-sqlite-group-tests")
 
-    init() {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("gateway-sqlite-group-tests-\(UUID().uuidString)", isDirectory: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    private func path() -> String { directory.appendingPathComponent("store.sqlite").path }
+    private func path() -> String { directory.path("store.sqlite") }
 
     private func store() throws -> SQLiteVerificationStore {
         try SQLiteVerificationStore(path: path(), logger: groupLogger)

@@ -367,8 +367,6 @@ class Suite:
         # drift) between the suite's first runs and this phase.
         self.wrk("start_first", gateway.base, "start.lua", {"BENCH_KEY": KEY, "BENCH_PREFIX": "+44748"},
                  gateway=gateway)
-        first_stored = self.stored(gateway.data_dir)
-        self.record("million_first", {"ready_s": None, "stored": first_stored})
         gateway.stop()
         anchors = [started["id"], to]
         reference = None

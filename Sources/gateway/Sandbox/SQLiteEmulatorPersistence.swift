@@ -49,6 +49,8 @@ struct SQLiteEmulatorPersistence: EmulatorPersistence {
         }
     }
 
+    /// Written at once, outside the queue's groups and ahead of any save still queued: for changes that no
+    /// queued save touches (an emulator's clean-up of its rows while it is built). Calls use ``enqueue(_:)``.
     func save(_ changes: [String: Data?]) {
         do {
             try database.performSync(Self.write(changes, plugin: pluginID))
