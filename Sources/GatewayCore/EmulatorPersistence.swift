@@ -19,6 +19,10 @@ public protocol EmulatorPersistence: Sendable {
     /// together as one transaction, and no thread waits on the emulator's lock while a save is written. By
     /// default it saves at once and returns a save already complete.
     func enqueue(_ changes: [String: Data?]) -> EmulatorSave
+
+    /// The emulator's table `name` (``EmulatorTable``): rows it reads and writes per call, kept beside
+    /// what ``load()`` returns and never part of it. Every call with the same name gives the same rows.
+    func table(_ name: String) -> any EmulatorTable
 }
 
 extension EmulatorPersistence {
@@ -51,12 +55,16 @@ public struct NoEmulatorPersistence: EmulatorPersistence {
     public init() {}
     public func load() -> [String: Data] { [:] }
     public func save(_ changes: [String: Data?]) {}
+
+    /// A new, empty table in memory each time: nothing survives the emulator.
+    public func table(_ name: String) -> any EmulatorTable { InMemoryEmulatorTable() }
 }
 
 /// Keeps the entities in memory, for tests that build a second emulator over the first one's state.
 public final class InMemoryEmulatorPersistence: EmulatorPersistence {
     private let entities = Mutex<[String: Data]>([:])
     private let writes = Mutex(0)
+    private let tables = Mutex<[String: InMemoryEmulatorTable]>([:])
 
     public init() {}
 
@@ -69,6 +77,18 @@ public final class InMemoryEmulatorPersistence: EmulatorPersistence {
             }
         }
         writes.withLock { $0 += changes.count }
+    }
+
+    public func table(_ name: String) -> any EmulatorTable { memoryTable(name) }
+
+    /// The table `name` itself, for tests that count its rows and writes.
+    public func memoryTable(_ name: String) -> InMemoryEmulatorTable {
+        tables.withLock { tables in
+            if let table = tables[name] { return table }
+            let table = InMemoryEmulatorTable()
+            tables[name] = table
+            return table
+        }
     }
 
     /// Entities written so far (a save of one entity counts one), to show a call writes only what it changed.

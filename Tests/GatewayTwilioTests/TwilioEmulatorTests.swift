@@ -214,7 +214,8 @@ struct TwilioEmulatorTests {
         #expect(try JSONDecoder().decode(TwilioWire.VerificationCheck.self, from: response.body).status == "approved")
         // Approved verifications are soft-deleted: they answer as an unknown SID does, so nothing of them is
         // kept, and a third emulator answers 404 for this one.
-        #expect(persistence.load()[sid] == nil)
+        #expect(try await persistence.table(TwilioEmulatorState.table).transaction { try $0.value(forKey: sid) } == nil)
+        #expect(persistence.memoryTable(TwilioEmulatorState.table).count == 0)
         let third = TwilioWireClient(persistence: persistence)
         try expectEnvelope(
             try await third.check([("VerificationSid", sid), ("Code", code)]), status: 404, code: 20404)
@@ -223,21 +224,109 @@ struct TwilioEmulatorTests {
     @Test("a call writes only the verification it changed, however many the emulator holds")
     func writesStayConstant() async throws {
         let persistence = InMemoryEmulatorPersistence()
+        let table = persistence.memoryTable(TwilioEmulatorState.table)
         let client = TwilioWireClient(persistence: persistence)
         for n in 0..<300 {
             _ = try await client.start(String(format: "+1415555%04d", n))
         }
-        #expect(persistence.writeCount == 300, "one row per start")
-        let before = persistence.writeCount
+        #expect(table.writeCount == 300, "one row per start")
+        let before = table.writeCount
         _ = try await client.start("+14155559999")
-        #expect(persistence.writeCount - before == 1)
-        // Ten minutes later the next call expires the due verifications only, each once.
+        #expect(table.writeCount - before == 1)
+        // Ten minutes later the 301 are expired. A call removes at most one batch of due rows (256), earliest
+        // first, and the next call the rest, each once; the ones not yet removed already answer as expired.
         client.clock.advance(by: 601)
-        let beforeSweep = persistence.writeCount
+        let beforeSweep = table.writeCount
         _ = try await client.start("+14155559998")
-        #expect(persistence.writeCount - beforeSweep == 302, "301 expired once each, and the new one")
-        let afterSweep = persistence.writeCount
+        #expect(table.writeCount - beforeSweep == TwilioEmulatorState.sweepBatch + 1, "one batch, and the new one")
+        try expectEnvelope(
+            try await client.check([("To", "+14155559999"), ("Code", "123456")]), status: 404, code: 20404)
+        #expect(table.count == 1, "the second call removed the other 45; the new one is left")
+        let afterSweep = table.writeCount
         _ = try await client.start("+14155559997")
-        #expect(persistence.writeCount - afterSweep == 1, "nothing is swept twice")
+        #expect(table.writeCount - afterSweep == 1, "nothing is swept twice")
+        #expect(table.count == 2)
+        #expect(persistence.writeCount == 0, "verifications are rows of the table, not saved entities")
+    }
+
+    @Test("a canceled verification is forgotten a day after it was canceled, and its row with it")
+    func canceledForgotten() async throws {
+        let persistence = InMemoryEmulatorPersistence()
+        let client = TwilioWireClient(persistence: persistence)
+        let sid = try #require(try await client.start().sid)
+        _ = try await client.send(.post, TwilioWireClient.service + "/Verifications/" + sid, [("Status", "canceled")])
+        client.clock.advance(by: 23 * 3600)
+        let fetched = try await client.send(.get, TwilioWireClient.service + "/Verifications/" + sid)
+        #expect(fetched.status.code == 200)
+        client.clock.advance(by: 3601)
+        try expectEnvelope(
+            try await client.send(.get, TwilioWireClient.service + "/Verifications/" + sid), status: 404, code: 20404)
+        #expect(persistence.memoryTable(TwilioEmulatorState.table).count == 0)
+    }
+
+    @Test("verifications an earlier version saved as entities become rows once; deleted ones are dropped")
+    func movesEarlierRows() async throws {
+        let persistence = InMemoryEmulatorPersistence()
+        let clock = ManualClock()
+        let pending = TwilioEmulatorState.Verification(
+            sid: "VE" + String(repeating: "a", count: 32), to: TwilioHarness.phone, channel: "sms", code: "123456",
+            status: "pending", checks: 1, sendAttempts: [.init(time: clock.now, channel: "sms", attemptSID: "VL1")],
+            createdAt: clock.now, updatedAt: clock.now, deleted: false)
+        var deleted = pending
+        deleted.sid = "VE" + String(repeating: "b", count: 32)
+        deleted.status = "approved"
+        deleted.deleted = true
+        // As the earlier version wrote them: JSONEncoder's rows, one entity per SID, beside a push entity.
+        persistence.save([
+            pending.sid: try JSONEncoder().encode(pending), deleted.sid: try JSONEncoder().encode(deleted),
+            "YE1": Data("{}".utf8),
+        ])
+        let client = TwilioWireClient(persistence: persistence, clock: clock)
+        #expect(Set(persistence.load().keys) == ["YE1"])
+        #expect(persistence.memoryTable(TwilioEmulatorState.table).count == 1)
+        let checked = try await client.check([("To", TwilioHarness.phone), ("Code", "123456")])
+        let check = try JSONDecoder().decode(TwilioWire.VerificationCheck.self, from: checked.body)
+        #expect(check.sid == pending.sid)
+        #expect(check.status == "approved")
+        try expectEnvelope(
+            try await client.send(.get, TwilioWireClient.service + "/Verifications/" + deleted.sid), status: 404,
+            code: 20404)
+    }
+
+    @Test("starts racing for one To share one verification, and no more than five sends are accepted")
+    func concurrentStartsForOneNumber() async throws {
+        let client = TwilioWireClient(persistence: InMemoryEmulatorPersistence())
+        let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+            for _ in 0..<12 {
+                group.addTask {
+                    let response = try await client.send(
+                        .post, TwilioWireClient.service + "/Verifications", [("To", TwilioHarness.phone), ("Channel", "sms")])
+                    let sid = response.status.code == 201
+                        ? try JSONDecoder().decode(TwilioWire.Verification.self, from: response.body).sid : nil
+                    return (response.status.code, sid)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0.0 == 201 }.count == TwilioWire.maxSends)
+        #expect(statuses.filter { $0.0 == 429 }.count == 12 - TwilioWire.maxSends)
+        #expect(Set(statuses.compactMap(\.1)).count == 1, "one verification for the number")
+        #expect(client.outbox.all.count == TwilioWire.maxSends)
+    }
+
+    @Test("a double-tapped right code approves once; the other tap finds nothing to check (404)")
+    func doubleTappedCheck() async throws {
+        let client = TwilioWireClient(persistence: InMemoryEmulatorPersistence())
+        let sid = try #require(try await client.start().sid)
+        let code = try #require(client.outbox.all.first?.code)
+        let codes = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    try await client.check([("VerificationSid", sid), ("Code", code)]).status.code
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(codes.sorted() == [200, 404])
     }
 }

@@ -240,7 +240,7 @@ struct TwilioPushEmulatorTests {
 
     @Test("deleting a factor removes it; a device sees only its own entity; state survives a restart")
     func deletionAndPersistence() async throws {
-        let persistence = MemoryPersistence()
+        let persistence = InMemoryEmulatorPersistence()
         let first = TwilioEmulator(context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet, persistence: persistence))
         var device = PushDevice(identity: Self.identity)
         try await device.enrol(PushWire(emulator: first), now: clock.now)
@@ -254,16 +254,5 @@ struct TwilioPushEmulatorTests {
         let deleted = try await second.call(.delete, "/Entities/\(Self.identity)/Factors/\(device.factorSID)")
         #expect(deleted.status == 204)
         #expect(try await second.call(.get, "/Entities/\(Self.identity)/Factors/\(device.factorSID)").status == 404)
-    }
-}
-
-/// Emulator persistence in memory, shared by two emulators to stand for a restart.
-final class MemoryPersistence: EmulatorPersistence {
-    private let rows = Mutex<[String: Data]>([:])
-    func load() -> [String: Data] { rows.withLock { $0 } }
-    func save(_ changes: [String: Data?]) {
-        rows.withLock { rows in
-            for (key, value) in changes { rows[key] = value }
-        }
     }
 }

@@ -11,11 +11,12 @@ struct TwilioWireClient {
     static let basic =
         "Basic " + Data("\(TwilioSandbox.accountSID):\(TwilioSandbox.authToken)".utf8).base64EncodedString()
 
-    let clock = ManualClock()
+    let clock: ManualClock
     let outbox = SandboxOutbox()
     let emulator: TwilioEmulator
 
-    init(persistence: any EmulatorPersistence = NoEmulatorPersistence()) {
+    init(persistence: any EmulatorPersistence = NoEmulatorPersistence(), clock: ManualClock = ManualClock()) {
+        self.clock = clock
         emulator = TwilioEmulator(context: EmulatorContext(clock: clock, outbox: outbox, persistence: persistence))
     }
 

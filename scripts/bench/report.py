@@ -171,10 +171,13 @@ def build(out, command):
         for seed in (seed_store, seed_emulator):
             for t in (seed or {}).get("tables", []):
                 described.append("`%s` in `%s`: %s rows (%s s)" % (t["table"], t["file"], f(t["rows_added"]), t["seconds"]))
-        add("Seeded with `scripts/bench/seed.py` while the gateway was stopped: one real verification (started through "
-            "the Twilio emulator, its code read, checked: approved) copied inside SQLite with new ids, SIDs and numbers "
-            "(%s). First the gateway's store alone, then the Twilio emulator's rows as well, restarting and measuring "
-            "after each step, so that the gateway's own cost shows apart from the sandbox emulator's." % "; ".join(described))
+        add("Seeded with `scripts/bench/seed.py` while the gateway was stopped, in two steps, restarting and measuring "
+            "after each, so that the gateway's own cost shows apart from the sandbox emulator's: first the gateway's "
+            "store, from one real verification (started through the Twilio emulator, its code read, checked: approved); "
+            "then the Twilio emulator's table, from one verification started and left pending (an approved one is gone "
+            "from the emulator, as from Twilio), so the emulator holds a million live verifications, as it would a "
+            "million started within their 10-minute window. Each is copied inside SQLite with new ids, SIDs and numbers "
+            "(%s)." % "; ".join(described))
         syncs = [seed["sync_s"] for seed in (seed_store, seed_emulator) if seed and "sync_s" in seed]
         if syncs:
             add("After each step, before the gateway restarts, `sync` writes the seeded pages back (%s s): seed.py writes "
@@ -195,8 +198,8 @@ def build(out, command):
                          1, None, None))
         rows.append(("1M in the gateway's store", r.get("start_1m_store"), m_store["stored"], m_store, None))
         if m_emulator:
-            rows.append(("1M in the store and 1M in the Twilio emulator", r.get("start_1m_emulator"), m_emulator["stored"],
-                         m_emulator, None))
+            rows.append(("1M in the store and %s live in the Twilio emulator" % f(m_emulator.get("emulator_live") or 0),
+                         r.get("start_1m_emulator"), m_emulator["stored"], m_emulator, None))
         for label, x, stored, mem, after in rows:
             if not x:
                 continue
@@ -245,7 +248,7 @@ def build(out, command):
         add("| RSS idle after start, empty store | %.1f MB |" % r["idle"]["rss_mb"])
     if r.get("after_load"):
         add("| RSS after the load above (%s stored) | %.1f MB |" % (f(r["after_load"]["stored"]), r["after_load"]["rss_mb"]))
-    for label, x in (("in the gateway's store", m_store), ("in the store and in the Twilio emulator", m_emulator)):
+    for label, x in (("in the gateway's store", m_store), ("in the store and live in the Twilio emulator", m_emulator)):
         if x:
             add("| RSS idle after restart, 1M %s | %.1f MB |" % (label, x["rss_idle_mb"]))
             add("| RSS after %s s of starts, 1M %s | %.1f MB |" % (seconds, label, x["rss_after_load_mb"]))
@@ -254,7 +257,7 @@ def build(out, command):
         add("| launch → first 200 from `/healthz`, new data directory, median of %d | %s ms (%s) |" % (
             len(rd_["fresh_s"]), ms(rd_["fresh_median_s"] * 1000), ", ".join(ms(v * 1000) for v in rd_["fresh_s"])))
         add("| launch → ready, existing data directory, median of %d | %s ms |" % (len(rd_["reopen_s"]), ms(rd_["reopen_median_s"] * 1000)))
-    for label, x in (("in the gateway's store", m_store), ("in the store and in the Twilio emulator", m_emulator)):
+    for label, x in (("in the gateway's store", m_store), ("in the store and live in the Twilio emulator", m_emulator)):
         if x:
             add("| launch → ready, 1M %s | %s ms |" % (label, ms(x["ready_s"] * 1000)))
     add("")
@@ -323,7 +326,7 @@ def build(out, command):
     # before seeding; the suite's empty-store run, minutes earlier, is shown beside it.
     s0 = r.get("start_first") or r.get("start")
     baseline = "its first starts" if r.get("start_first") else "the empty store"
-    for label, key in (("1M in the gateway's store", "start_1m_store"), ("1M in the store and the emulator", "start_1m_emulator")):
+    for label, key in (("1M in the gateway's store", "start_1m_store"), ("1M in the store and 1M live in the emulator", "start_1m_emulator")):
         s1 = r.get(key)
         if s0 and s1:
             change = rate_of(s1) / rate_of(s0) - 1
@@ -353,7 +356,7 @@ def build(out, command):
     if r.get("idle"):
         v = r["idle"]["rss_mb"]
         add("| RSS idle ≤ 64 MB | %.1f MB | %s |" % (v, verdict(v <= 64, "" if v <= 64 else "%.1f MB over" % (v - 64))))
-    for label, x in (("1M in the gateway's store", m_store), ("1M in the store and the emulator", m_emulator)):
+    for label, x in (("1M in the gateway's store", m_store), ("1M in the store and 1M live in the emulator", m_emulator)):
         if x:
             v = max(x["rss_idle_mb"], x["rss_after_load_mb"])
             add("| RSS ≤ 256 MB with %s | %.1f MB (the larger of idle and after load) | %s |" % (
@@ -361,6 +364,11 @@ def build(out, command):
     if rd_:
         v = rd_["fresh_median_s"] * 1000
         add("| ready ≤ 0.5 s | %s ms (median, new data directory) | %s |" % (ms(v), verdict(v <= 500, "" if v <= 500 else "%.0f ms over" % (v - 500))))
+    for label, x in (("1M in the gateway's store", m_store), ("1M in the store and 1M live in the emulator", m_emulator)):
+        if x:
+            v = x["ready_s"] * 1000
+            add("| ready ≤ 0.5 s with %s | %s ms (one launch) | %s |" % (
+                label, ms(v), verdict(v <= 500, "" if v <= 500 else "%.0f ms over" % (v - 500))))
     add("")
     text = "\n".join(lines)
     count = data.get("seeded", 1_000_000)

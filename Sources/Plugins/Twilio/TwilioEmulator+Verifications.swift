@@ -7,7 +7,7 @@ extension TwilioEmulator {
     static let channels: Set<String> = ["sms", "call", "whatsapp", "email"]
 
     /// `POST …/Verifications`: a new verification, or another send of the pending one for this `To`.
-    func start(_ form: [String: String], now: Date) -> TransportResponse {
+    func start(_ form: [String: String], now: Date) async -> TransportResponse {
         guard let to = form["To"], !to.isEmpty else { return Self.invalidParameter("To") }
         guard let channel = form["Channel"], Self.channels.contains(channel) else {
             return Self.invalidParameter("Channel")
@@ -19,21 +19,27 @@ extension TwilioEmulator {
             return Self.invalidParameter("Locale")
         }
         let attempt = TwilioEmulatorState.SendAttempt(time: now, channel: channel, attemptSID: "VL" + Self.randomHex())
-        let outcome: Result<TwilioEmulatorState.Verification, StartRefusal> = state.withLock { state in
-            state.sweep(now: now)
-            if var pending = state.current(for: to, statuses: ["pending"]) {
-                guard pending.sendAttempts.count < TwilioWire.maxSends else { return .failure(.maxSends) }
-                pending.sendAttempts.append(attempt)
-                pending.channel = channel
-                pending.updatedAt = now
-                state.put(pending)
-                return .success(pending)
+        let created = TwilioEmulatorState.Verification(
+            sid: "VE" + Self.randomHex(), to: to, channel: channel, code: Self.randomCode(), status: "pending",
+            checks: 0, sendAttempts: [attempt], createdAt: now, updatedAt: now, deleted: false)
+        let outcome: Result<TwilioEmulatorState.Verification, StartRefusal>
+        do {
+            outcome = try await verifications.transaction { rows in
+                let state = TwilioEmulatorState(rows)
+                try state.sweep(now: now)
+                if var pending = try state.current(for: to, statuses: ["pending"], now: now) {
+                    guard pending.sendAttempts.count < TwilioWire.maxSends else { return .failure(.maxSends) }
+                    pending.sendAttempts.append(attempt)
+                    pending.channel = channel
+                    pending.updatedAt = now
+                    try state.put(pending)
+                    return .success(pending)
+                }
+                try state.put(created)
+                return .success(created)
             }
-            let created = TwilioEmulatorState.Verification(
-                sid: "VE" + Self.randomHex(), to: to, channel: channel, code: Self.randomCode(), status: "pending",
-                checks: 0, sendAttempts: [attempt], createdAt: now, updatedAt: now, deleted: false)
-            state.put(created)
-            return .success(created)
+        } catch {
+            return stateFailure(error)
         }
         switch outcome {
         case .failure:
@@ -55,13 +61,20 @@ extension TwilioEmulator {
         }
     }
 
-    /// Why a start was refused inside the state lock.
+    /// Why a start was refused inside its transaction.
     enum StartRefusal: Error {
         case maxSends
     }
 
+    /// What a check found, decided inside its transaction and answered outside it.
+    private enum CheckOutcome: Sendable {
+        case notFound
+        case maxChecks
+        case checked(TwilioEmulatorState.Verification)
+    }
+
     /// `POST …/VerificationCheck`: a wrong code is a 200 with `pending`; the sixth check is 60202.
-    func check(_ form: [String: String], now: Date) -> TransportResponse {
+    func check(_ form: [String: String], now: Date) async -> TransportResponse {
         guard let code = form["Code"], TwilioWire.codeLengths.contains(code.count) else {
             return Self.invalidParameter("Code")
         }
@@ -70,60 +83,92 @@ extension TwilioEmulator {
         guard sid != nil || to != nil else {
             return Self.error(400, code: 60221, message: "No target verification specified")
         }
-        return state.withLock { state -> TransportResponse in
-            state.sweep(now: now)
-            let live: Set<String> = ["pending", "max_attempts_reached"]
-            let found: TwilioEmulatorState.Verification?
-            if let sid {
-                found = state.verification(sid).flatMap { !$0.deleted && live.contains($0.status) ? $0 : nil }
-            } else {
-                found = to.flatMap { state.current(for: $0, statuses: live) }
-            }
-            guard var verification = found else { return Self.notFound() }
-            guard verification.checks < TwilioWire.maxChecks else {
-                verification.status = "max_attempts_reached"
+        let outcome: CheckOutcome
+        do {
+            outcome = try await verifications.transaction { rows in
+                let state = TwilioEmulatorState(rows)
+                try state.sweep(now: now)
+                let live: Set<String> = ["pending", "max_attempts_reached"]
+                let found: TwilioEmulatorState.Verification?
+                if let sid {
+                    found = try state.verification(sid, now: now).flatMap { !$0.deleted && live.contains($0.status) ? $0 : nil }
+                } else if let to {
+                    found = try state.current(for: to, statuses: live, now: now)
+                } else {
+                    found = nil
+                }
+                guard var verification = found else { return .notFound }
+                guard verification.checks < TwilioWire.maxChecks else {
+                    verification.status = "max_attempts_reached"
+                    verification.updatedAt = now
+                    try state.put(verification)
+                    return .maxChecks
+                }
+                verification.checks += 1
                 verification.updatedAt = now
-                state.put(verification)
-                return Self.error(429, code: 60202, message: "Max check attempts reached")
+                if ConstantTime.equals(code, verification.code) {
+                    verification.status = "approved"
+                    verification.deleted = true
+                }
+                try state.put(verification)
+                return .checked(verification)
             }
-            verification.checks += 1
-            verification.updatedAt = now
-            if ConstantTime.equals(code, verification.code) {
-                verification.status = "approved"
-                verification.deleted = true
-            }
-            state.put(verification)
-            return Self.json(200, Self.checkResource(verification))
+        } catch {
+            return stateFailure(error)
+        }
+        switch outcome {
+        case .notFound: return Self.notFound()
+        case .maxChecks: return Self.error(429, code: 60202, message: "Max check attempts reached")
+        case .checked(let verification): return Self.json(200, Self.checkResource(verification))
         }
     }
 
     /// `GET …/Verifications/{Sid}`: approved and expired verifications are gone (404).
-    func fetch(sid: String, now: Date) -> TransportResponse {
-        state.withLock { state -> TransportResponse in
-            state.sweep(now: now)
-            guard let verification = state.verification(sid), !verification.deleted else { return Self.notFound() }
-            return Self.json(200, Self.resource(verification))
+    func fetch(sid: String, now: Date) async -> TransportResponse {
+        do {
+            let found = try await verifications.transaction { rows -> TwilioEmulatorState.Verification? in
+                let state = TwilioEmulatorState(rows)
+                try state.sweep(now: now)
+                return try state.verification(sid, now: now).flatMap { $0.deleted ? nil : $0 }
+            }
+            guard let found else { return Self.notFound() }
+            return Self.json(200, Self.resource(found))
+        } catch {
+            return stateFailure(error)
         }
     }
 
     /// `POST …/Verifications/{Sid}` with `Status=canceled|approved`.
-    func update(sid: String, form: [String: String], now: Date) -> TransportResponse {
+    func update(sid: String, form: [String: String], now: Date) async -> TransportResponse {
         guard let status = form["Status"], status == "canceled" || status == "approved" else {
             return Self.invalidParameter("Status")
         }
-        return state.withLock { state -> TransportResponse in
-            state.sweep(now: now)
-            guard var verification = state.verification(sid), !verification.deleted else { return Self.notFound() }
-            if verification.status == "pending" {
-                verification.status = status
-                verification.updatedAt = now
-                verification.deleted = status == "approved"
-                state.put(verification)
-            } else if verification.status != status {
-                return Self.notFound()
+        do {
+            let updated = try await verifications.transaction { rows -> TwilioEmulatorState.Verification? in
+                let state = TwilioEmulatorState(rows)
+                try state.sweep(now: now)
+                guard var verification = try state.verification(sid, now: now), !verification.deleted else { return nil }
+                if verification.status == "pending" {
+                    verification.status = status
+                    verification.updatedAt = now
+                    verification.deleted = status == "approved"
+                    try state.put(verification)
+                } else if verification.status != status {
+                    return nil
+                }
+                return verification
             }
-            return Self.json(200, Self.resource(verification))
+            guard let updated else { return Self.notFound() }
+            return Self.json(200, Self.resource(updated))
+        } catch {
+            return stateFailure(error)
         }
+    }
+
+    /// The emulated server could not read or write its state (the sandbox's file failed): Twilio's 500.
+    private func stateFailure(_ error: any Error) -> TransportResponse {
+        logger.warning("twilio sandbox state failed", metadata: ["error": "\(error)"])
+        return Self.serverError(500)
     }
 
     // MARK: validation and generation

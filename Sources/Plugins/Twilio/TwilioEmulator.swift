@@ -20,7 +20,8 @@ public final class TwilioEmulator: VendorEmulator {
     let clock: any WallClock
     let outbox: SandboxOutbox
     let logger: Logger
-    let state: Mutex<TwilioEmulatorState>
+    /// The verifications, as rows read and written per call (``TwilioEmulatorState``).
+    let verifications: any EmulatorTable
     /// Verify Push: entities, factors, challenges and access tokens.
     let push: Mutex<TwilioPushState>
     /// Where Verify Push webhooks go: the gateway's callback route.
@@ -28,33 +29,48 @@ public final class TwilioEmulator: VendorEmulator {
     let persistence: any EmulatorPersistence
 
     /// Builds an emulator that reads time from `context.clock`, records sends in `context.outbox` and keeps
-    /// its verifications in `context.persistence`.
+    /// its verifications as rows of `context.persistence`'s table ``TwilioEmulatorState/table``.
     public init(context: EmulatorContext = EmulatorContext()) {
         self.clock = context.clock
         self.outbox = context.outbox
         self.logger = context.logger
         self.persistence = context.persistence
         self.callbacks = context.callbacks
-        let decoder = JSONDecoder()
+        self.verifications = context.persistence.table(TwilioEmulatorState.table)
         let loaded = context.persistence.load()
         self.push = Mutex(TwilioPushState(restoring: loaded.filter { !$0.key.hasPrefix("VE") }))
-        let saved = loaded.filter { $0.key.hasPrefix("VE") }.values.compactMap {
-            TwilioEmulatorState.Verification(saved: $0) ?? (try? decoder.decode(TwilioEmulatorState.Verification.self, from: $0))
-        }
-        var restored = TwilioEmulatorState(restoring: saved)
-        let dropped = restored.takeChanges()
-        if !dropped.isEmpty { context.persistence.save(dropped) }
-        self.state = Mutex(restored)
+        Self.moveSavedVerifications(
+            loaded.filter { $0.key.hasPrefix("VE") }, now: context.clock.now, context: context, to: verifications)
     }
 
-    /// Answers one request as Twilio would, after the fault switch had its say, and saves what it changed.
+    /// Verifications saved by an earlier version as one entity each (``EmulatorPersistence/save(_:)``, all
+    /// of them read back at startup) become rows of the table, once; soft-deleted and
+    /// long-expired ones are dropped.
+    private static func moveSavedVerifications(
+        _ saved: [String: Data], now: Date, context: EmulatorContext, to table: any EmulatorTable
+    ) {
+        guard !saved.isEmpty else { return }
+        do {
+            try table.transactionNow { rows in
+                let state = TwilioEmulatorState(rows)
+                for (sid, data) in saved {
+                    guard let verification = TwilioEmulatorState.decode(data), verification.sid == sid,
+                        TwilioEmulatorState.due(verification) > now
+                    else { continue }
+                    try state.put(verification)
+                }
+            }
+            context.persistence.save(saved.mapValues { _ in nil })
+        } catch {
+            context.logger.warning(
+                "twilio sandbox verifications saved by an earlier version not moved", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Answers one request as Twilio would, after the fault switch had its say, and saves what it changed
+    /// (verification rows within their call's transaction, Verify Push state here).
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
         let response = await withFaults(serverError: Self.serverError) { .response(await route(request)) }
-        let saved = state.withLock { state -> EmulatorSave? in
-            let changes = state.takeChanges()
-            return changes.isEmpty ? nil : persistence.enqueue(changes)
-        }
-        await saved?.completed()
         let pushSaved = push.withLock { state -> EmulatorSave? in
             let changes = state.takeChanges()
             return changes.isEmpty ? nil : persistence.enqueue(changes)
@@ -85,13 +101,13 @@ public final class TwilioEmulator: VendorEmulator {
         let form = FormEncoding.decode(String(decoding: request.body, as: UTF8.self))
         switch (Array(parts[3...]), request.method) {
         case (["Verifications"], .post):
-            return start(form, now: now)
+            return await start(form, now: now)
         case (["VerificationCheck"], .post):
-            return check(form, now: now)
+            return await check(form, now: now)
         case (let rest, .get) where rest.count == 2 && rest[0] == "Verifications":
-            return fetch(sid: rest[1], now: now)
+            return await fetch(sid: rest[1], now: now)
         case (let rest, .post) where rest.count == 2 && rest[0] == "Verifications":
-            return update(sid: rest[1], form: form, now: now)
+            return await update(sid: rest[1], form: form, now: now)
         case (["Verifications"], _), (["VerificationCheck"], _):
             return Self.error(405, code: 20004, message: "Method not allowed")
         case (let rest, _) where rest.count == 2 && rest[0] == "Verifications":

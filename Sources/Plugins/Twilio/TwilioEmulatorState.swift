@@ -1,9 +1,10 @@
 import Foundation
 import GatewayCore
 
-/// Everything the Twilio emulator remembers, indexed so that a call costs the same however much it holds;
-/// each verification is saved through the emulator's persistence when it changes.
-struct TwilioEmulatorState: Sendable {
+/// The Twilio emulator's verifications, as rows of its ``EmulatorTable`` read and written inside one
+/// transaction: a call reads the rows it needs (by SID, by `To`, or due) and writes the ones it changes, so
+/// it costs the same, and the emulator holds nothing in memory, however many verifications there are.
+struct TwilioEmulatorState {
     /// One verification as the emulated Twilio keeps it.
     struct Verification: Codable, Sendable, Equatable {
         var sid: String
@@ -30,101 +31,79 @@ struct TwilioEmulatorState: Sendable {
         var attemptSID: String
     }
 
-    /// Verifications by SID.
-    private(set) var verifications: [String: Verification] = [:]
-    /// SIDs per `To`, oldest first: the pending verification of a number is found without a scan.
-    private var byTo: [String: [String]] = [:]
-    /// SIDs by the end of their window, and by the time they are forgotten: sweeps take what is due.
-    private var expiring = DueQueue()
-    private var forgetting = DueQueue()
-    /// SIDs changed since the last ``takeChanges()``.
-    private var dirty: Set<String> = []
+    /// The table the verifications are rows of: keyed by SID, looked up by `To`, due when a pending one
+    /// expires or a finished one is forgotten.
+    static let table = "verifications"
 
     /// How long a finished verification is kept before it is forgotten entirely.
     static let retention: TimeInterval = 24 * 3600
 
-    init() {}
+    /// How many due verifications one sweep reads at a time.
+    static let sweepBatch = 256
 
-    /// Rebuilds the state from saved verifications (the sandbox's persistence), oldest first.
-    /// Soft-deleted verifications saved by an earlier version are dropped, and their rows deleted.
-    init(restoring saved: [Verification]) {
-        for verification in saved.sorted(by: { ($0.createdAt, $0.sid) < ($1.createdAt, $1.sid) }) {
-            if verification.deleted {
-                dirty.insert(verification.sid)
-            } else {
-                put(verification)
-            }
-        }
-        dirty = dirty.filter { verifications[$0] == nil }
+    let rows: any EmulatorRows
+
+    init(_ rows: any EmulatorRows) {
+        self.rows = rows
     }
 
-    func verification(_ sid: String) -> Verification? { verifications[sid] }
+    /// The verification stored under `sid` as of `now`: one whose window has passed (pending) or whose day
+    /// of keeping has (finished) counts as gone even before a sweep reached it, as does a row this build
+    /// cannot read.
+    func verification(_ sid: String, now: Date) throws -> Verification? {
+        guard let verification = try rows.value(forKey: sid).flatMap(Self.decode) else { return nil }
+        return Self.due(verification) <= now ? nil : verification
+    }
 
-    /// Inserts or replaces a verification and marks it changed. A soft-deleted one (approved, or expired)
-    /// answers exactly as an unknown SID does (404), so it is forgotten at once: what the emulator holds,
-    /// in memory and in its persistence, is bounded by the verifications still live, not by its history.
-    mutating func put(_ verification: Verification) {
+    /// When a stored verification is next looked at: the end of its window while pending, then a day after
+    /// its last change.
+    static func due(_ verification: Verification) -> Date {
+        verification.status == "pending"
+            ? verification.expiresAt : verification.updatedAt.addingTimeInterval(retention)
+    }
+
+    static func decode(_ data: Data) -> Verification? {
+        Verification(saved: data) ?? (try? JSONDecoder().decode(Verification.self, from: data))
+    }
+
+    /// Stores a verification. A soft-deleted one (approved, or expired) answers exactly as an unknown SID
+    /// does (404), so it is forgotten at once: what the emulator holds is bounded by the verifications still
+    /// live, not by its history.
+    func put(_ verification: Verification) throws {
         if verification.deleted {
-            forget(verification.sid)
+            try rows.remove(verification.sid)
             return
         }
-        if verifications[verification.sid] == nil {
-            byTo[verification.to, default: []].append(verification.sid)
-            expiring.append(verification.sid, due: verification.expiresAt)
-            forgetting.append(verification.sid, due: verification.expiresAt.addingTimeInterval(Self.retention))
-        }
-        verifications[verification.sid] = verification
-        dirty.insert(verification.sid)
+        guard let saved = verification.saved else { throw TwilioEmulatorStateError.unencodable }
+        try rows.put(saved, forKey: verification.sid, lookup: verification.to, due: Self.due(verification))
     }
 
-    private mutating func forget(_ sid: String) {
-        guard let verification = verifications.removeValue(forKey: sid) else { return }
-        byTo[verification.to]?.removeAll { $0 == sid }
-        if byTo[verification.to]?.isEmpty == true { byTo[verification.to] = nil }
-        dirty.insert(sid)
-    }
-
-    /// Expires pending verifications whose window has passed and forgets old ones; costs only what is due.
-    mutating func sweep(now: Date) {
-        for sid in expiring.popDue(now) {
-            guard var verification = verifications[sid], verification.status == "pending" else { continue }
-            verification.status = "expired"
-            verification.deleted = true
-            verification.updatedAt = verification.expiresAt
-            put(verification)
-        }
-        for sid in forgetting.popDue(now) {
-            guard let verification = verifications[sid] else { continue }
-            let forgetAt = verification.updatedAt.addingTimeInterval(Self.retention)
-            if forgetAt < now {
-                forget(sid)
-            } else {
-                forgetting.append(sid, due: forgetAt)
-            }
+    /// Removes up to ``sweepBatch`` verifications that are due (expired while pending, or kept a day since they
+    /// finished), earliest first. Reads treat anything due as gone already (``verification(_:now:)``), so a
+    /// call never pays for more than one batch, however many came due at once (a million verifications
+    /// started in the same second expire together).
+    func sweep(now: Date) throws {
+        for sid in try rows.keysDue(at: now, limit: Self.sweepBatch) {
+            try rows.remove(sid)
         }
     }
 
     /// The newest live verification of `to` whose status is one of `statuses`.
-    func current(for to: String, statuses: Set<String>) -> Verification? {
-        for sid in (byTo[to] ?? []).reversed() {
-            if let verification = verifications[sid], !verification.deleted, statuses.contains(verification.status) {
+    func current(for to: String, statuses: Set<String>, now: Date) throws -> Verification? {
+        for sid in try rows.keys(lookup: to).reversed() {
+            if let verification = try verification(sid, now: now), !verification.deleted,
+                statuses.contains(verification.status)
+            {
                 return verification
             }
         }
         return nil
     }
+}
 
-    /// The verifications changed since the last call, as the persistence takes them (`nil`: forgotten).
-    mutating func takeChanges() -> [String: Data?] {
-        guard !dirty.isEmpty else { return [:] }
-        var changes: [String: Data?] = [:]
-        for sid in dirty {
-            // `updateValue`, not the subscript: assigning nil through it would drop the deletion.
-            changes.updateValue(verifications[sid].flatMap(\.saved), forKey: sid)
-        }
-        dirty = []
-        return changes
-    }
+/// A verification the emulator could not write as a row (a date that is not finite).
+enum TwilioEmulatorStateError: Error {
+    case unencodable
 }
 
 extension TwilioEmulatorState.Verification {

@@ -27,6 +27,7 @@ struct SQLiteEmulatorPersistence: EmulatorPersistence {
                         PRIMARY KEY (plugin, key)
                     ) WITHOUT ROWID
                     """)
+                try SQLiteEmulatorTable.createSchema(connection)
             }
             return database
         } catch {
@@ -47,6 +48,10 @@ struct SQLiteEmulatorPersistence: EmulatorPersistence {
             logger.warning("sandbox state not restored", metadata: ["plugin.id": "\(pluginID)"])
             return [:]
         }
+    }
+
+    func table(_ name: String) -> any EmulatorTable {
+        SQLiteEmulatorTable(database: database, plugin: pluginID, name: name)
     }
 
     /// Written at once, outside the queue's groups and ahead of any save still queued: for changes that no
