@@ -191,6 +191,67 @@ struct FirebaseEmulatorTests {
         #expect(spent.status.code == 400, "a session used before the restart stays used")
     }
 
+    @Test("state an earlier version saved as entities becomes table rows once, and keeps working")
+    func movesEarlierEntities() async throws {
+        let persistence = InMemoryEmulatorPersistence()
+        let now = ManualClock().now
+        let session = FirebaseEmulatorState.Session(
+            phoneNumber: FirebaseHarness.number, code: "654321", createdAt: now, expiresAt: now.addingTimeInterval(300),
+            isTestNumber: false)
+        let user = FirebaseEmulatorState.User(localID: "earlier-user-0000000000000000", createdAt: now)
+        // As the earlier version wrote them: JSONEncoder, one entity per key.
+        persistence.save([
+            "session:old-session": try JSONEncoder().encode(session), "user:" + FirebaseHarness.number: try JSONEncoder().encode(user),
+            "sends:" + FirebaseHarness.number: try JSONEncoder().encode([now]),
+        ])
+        let h = try FirebaseHarness(maxSendsPerNumberPerHour: 2, persistence: persistence)
+        #expect(persistence.load().isEmpty)
+        #expect(persistence.memoryTable(FirebaseEmulatorState.table).count == 3)
+        // The earlier send still counts against the quota: one more is allowed, the next is refused.
+        _ = try await sessionInfo(h)
+        let refused = try #require(await h.raw(.post, Self.send, json: Self.proofBody))
+        #expect(refused.status.code == 400)
+        let signedIn = try #require(
+            await h.raw(.post, Self.signIn, json: #"{"sessionInfo":"old-session","code":"654321"}"#))
+        #expect(signedIn.status == .ok)
+        let body = try jsonObject(signedIn.body)
+        #expect(body["localId"] as? String == user.localID)
+        #expect(body["isNewUser"] as? Bool == false)
+    }
+
+    @Test("a double-tapped right code signs in once; the other tap finds the session spent")
+    func doubleTappedSignIn() async throws {
+        let h = try FirebaseHarness(persistence: InMemoryEmulatorPersistence())
+        let info = try await sessionInfo(h)
+        let body = #"{"sessionInfo":"\#(info)","code":"\#(try h.code())"}"#
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<2 { group.addTask { await h.raw(.post, Self.signIn, json: body)?.status.code ?? 0 } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.sorted() == [200, 400])
+    }
+
+    @Test("expired sessions and send times out of the quota window are cleared, a batch per call")
+    func prunedInBatches() async throws {
+        let persistence = InMemoryEmulatorPersistence()
+        let table = persistence.memoryTable(FirebaseEmulatorState.table)
+        let h = try FirebaseHarness(persistence: persistence)
+        for n in 0..<300 {
+            let body = #"{"phoneNumber":"+1650556\#(String(format: "%04d", n))","recaptchaToken":"ok"}"#
+            #expect(await h.raw(.post, Self.send, json: body)?.status == .ok)
+        }
+        #expect(table.count == 600, "a session and a send list per number")
+        // Past the code's hour of remembrance and the quota window: every row is due.
+        h.clock.advance(by: FirebaseEmulator.defaultCodeLifetime + 3601)
+        _ = try await sessionInfo(h)
+        #expect(table.count == 600 - FirebaseEmulatorState.sweepBatch + 2)
+        let listed = try #require(await h.raw(.get, FirebaseHarness.codesPath, query: nil))
+        #expect((try jsonObject(listed.body)["verificationCodes"] as? [[String: String]])?.count == 1)
+        _ = try await sessionInfo(h)
+        _ = try await sessionInfo(h)
+        #expect(table.count == 3 + 1, "the three new sessions and their number's send list")
+    }
+
     @Test("faults hit the Identity Toolkit paths only; the inspection endpoint keeps answering")
     func faultsScope() async throws {
         let h = try FirebaseHarness()

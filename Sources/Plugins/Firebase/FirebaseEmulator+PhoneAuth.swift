@@ -7,7 +7,7 @@ extension FirebaseEmulator {
 
     /// Checks the key, the number and the app proof (test numbers need none), applies the per-number
     /// quota, opens a session with a new 6-digit code and "sends" it to the outbox.
-    func sendVerificationCode(_ request: EmulatorRequest) -> TransportResponse {
+    func sendVerificationCode(_ request: EmulatorRequest) async -> TransportResponse {
         if let refusal = apiKeyRefusal(request) { return refusal }
         guard let body = try? JSONDecoder().decode(FirebaseWire.SendVerificationCodeRequest.self, from: request.body)
         else { return Self.invalidJSON() }
@@ -23,25 +23,34 @@ extension FirebaseEmulator {
         if fixed == nil, !number.isValid {
             return Self.refusal("INVALID_PHONE_NUMBER", detail: "Invalid format.")
         }
+        let lifetime = codeLifetime
         if let fixed {
-            let sessionInfo = state.withLock { state in
-                state.prune(now: now)
-                return openSession(in: &state, phoneNumber: number.e164, code: fixed, now: now, isTestNumber: true)
-            }
+            guard
+                let sessionInfo = await withState({ state in
+                    try state.prune(now: now)
+                    return try Self.openSession(
+                        in: state, phoneNumber: number.e164, code: fixed, now: now, lifetime: lifetime,
+                        isTestNumber: true)
+                })
+            else { return Self.backendError() }
             logger.info("firebase sandbox test number: nothing sent", metadata: ["to": "\(number.masked)"])
             return Self.json(FirebaseWire.SendVerificationCodeResponse(sessionInfo: sessionInfo))
         }
         if let refusal = Self.proofRefusal(body) { return refusal }
         let code = Self.newCode()
-        let sessionInfo: String? = state.withLock { state in
-            state.prune(now: now)
-            if let limit = maxSendsPerNumberPerHour, state.recentSends(to: number.e164, now: now) >= limit {
-                return nil
-            }
-            state.recordSend(to: number.e164, at: now)
-            return openSession(in: &state, phoneNumber: number.e164, code: code, now: now, isTestNumber: false)
-        }
-        guard let sessionInfo else {
+        let limit = maxSendsPerNumberPerHour
+        guard
+            let opened = await withState({ state -> String? in
+                try state.prune(now: now)
+                if let limit, try state.recentSends(to: number.e164, now: now) >= limit {
+                    return nil
+                }
+                try state.recordSend(to: number.e164, at: now)
+                return try Self.openSession(
+                    in: state, phoneNumber: number.e164, code: code, now: now, lifetime: lifetime, isTestNumber: false)
+            })
+        else { return Self.backendError() }
+        guard let sessionInfo = opened else {
             return Self.refusal(
                 "QUOTA_EXCEEDED", detail: "Exceeded per phone number quota for sending verification codes.")
         }
@@ -55,15 +64,16 @@ extension FirebaseEmulator {
         return Self.json(FirebaseWire.SendVerificationCodeResponse(sessionInfo: sessionInfo))
     }
 
-    private func openSession(
-        in state: inout FirebaseEmulatorState, phoneNumber: String, code: String, now: Date, isTestNumber: Bool
-    ) -> String {
-        var sessionInfo = Self.randomString(length: Self.sessionInfoLength)
-        while state.sessions[sessionInfo] != nil { sessionInfo = Self.randomString(length: Self.sessionInfoLength) }
-        state.setSession(
+    private static func openSession(
+        in state: FirebaseEmulatorState, phoneNumber: String, code: String, now: Date, lifetime: TimeInterval,
+        isTestNumber: Bool
+    ) throws -> String {
+        var sessionInfo = randomString(length: sessionInfoLength)
+        while try state.session(sessionInfo, now: now) != nil { sessionInfo = randomString(length: sessionInfoLength) }
+        try state.setSession(
             sessionInfo,
             FirebaseEmulatorState.Session(
-                phoneNumber: phoneNumber, code: code, createdAt: now, expiresAt: now.addingTimeInterval(codeLifetime),
+                phoneNumber: phoneNumber, code: code, createdAt: now, expiresAt: now.addingTimeInterval(lifetime),
                 isTestNumber: isTestNumber))
         return sessionInfo
     }
@@ -95,14 +105,14 @@ extension FirebaseEmulator {
 
     // MARK: accounts:signInWithPhoneNumber
 
-    private enum SignInOutcome {
+    private enum SignInOutcome: Sendable {
         case refused(String, detail: String?)
         case signedIn(phoneNumber: String, localID: String, isNewUser: Bool)
     }
 
     /// Checks the code of a session. A right code spends the session and signs the number's user in
     /// (creating it the first time); a wrong one counts against the session.
-    func signInWithPhoneNumber(_ request: EmulatorRequest) -> TransportResponse {
+    func signInWithPhoneNumber(_ request: EmulatorRequest) async -> TransportResponse {
         if let refusal = apiKeyRefusal(request) { return refusal }
         guard
             let body = try? JSONDecoder().decode(FirebaseWire.SignInWithPhoneNumberRequest.self, from: request.body)
@@ -116,31 +126,34 @@ extension FirebaseEmulator {
         guard let sessionInfo = present(body.sessionInfo) else { return Self.refusal("MISSING_SESSION_INFO") }
         guard let code = present(body.code) else { return Self.refusal("MISSING_CODE") }
         let now = clock.now
-        let outcome: SignInOutcome = state.withLock { state in
-            state.prune(now: now)
-            guard var session = state.sessions[sessionInfo] else {
-                return .refused("INVALID_SESSION_INFO", detail: nil)
-            }
-            if now >= session.expiresAt { return .refused("SESSION_EXPIRED", detail: nil) }
-            if session.wrongCodes >= maxWrongCodes {
-                return .refused(
-                    "TOO_MANY_ATTEMPTS_TRY_LATER",
-                    detail: "Too many unsuccessful login attempts. Please try again later.")
-            }
-            guard ConstantTime.equals(code, session.code) else {
-                session.wrongCodes += 1
-                state.setSession(sessionInfo, session)
-                return .refused("INVALID_CODE", detail: nil)
-            }
-            state.setSession(sessionInfo, nil)
-            if let user = state.users[session.phoneNumber] {
-                return .signedIn(phoneNumber: session.phoneNumber, localID: user.localID, isNewUser: false)
-            }
-            let user = FirebaseEmulatorState.User(
-                localID: Self.randomString(length: 28, alphanumeric: true), createdAt: now)
-            state.setUser(session.phoneNumber, user)
-            return .signedIn(phoneNumber: session.phoneNumber, localID: user.localID, isNewUser: true)
-        }
+        let maxWrongCodes = maxWrongCodes
+        let localID = Self.randomString(length: 28, alphanumeric: true)
+        guard
+            let outcome = await withState({ state -> SignInOutcome in
+                try state.prune(now: now)
+                guard var session = try state.session(sessionInfo, now: now) else {
+                    return .refused("INVALID_SESSION_INFO", detail: nil)
+                }
+                if now >= session.expiresAt { return .refused("SESSION_EXPIRED", detail: nil) }
+                if session.wrongCodes >= maxWrongCodes {
+                    return .refused(
+                        "TOO_MANY_ATTEMPTS_TRY_LATER",
+                        detail: "Too many unsuccessful login attempts. Please try again later.")
+                }
+                guard ConstantTime.equals(code, session.code) else {
+                    session.wrongCodes += 1
+                    try state.setSession(sessionInfo, session)
+                    return .refused("INVALID_CODE", detail: nil)
+                }
+                try state.setSession(sessionInfo, nil)
+                if let user = try state.user(session.phoneNumber) {
+                    return .signedIn(phoneNumber: session.phoneNumber, localID: user.localID, isNewUser: false)
+                }
+                let user = FirebaseEmulatorState.User(localID: localID, createdAt: now)
+                try state.setUser(session.phoneNumber, user)
+                return .signedIn(phoneNumber: session.phoneNumber, localID: user.localID, isNewUser: true)
+            })
+        else { return Self.backendError() }
         switch outcome {
         case .refused(let code, let detail):
             return Self.refusal(code, detail: detail)

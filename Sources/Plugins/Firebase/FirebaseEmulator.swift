@@ -43,8 +43,8 @@ public final class FirebaseEmulator: VendorEmulator {
     let clock: any WallClock
     let outbox: SandboxOutbox
     let logger: Logger
-    let state: Mutex<FirebaseEmulatorState>
-    let persistence: any EmulatorPersistence
+    /// Sessions, users and send times, as rows read and written per call (``FirebaseEmulatorState``).
+    let state: any EmulatorTable
     /// The ID-token key, made on first use (a sign-in or a key-set request): an RSA key takes a noticeable
     /// moment to make, and most sandboxes and tests never need one.
     private let signingKey = Mutex<FirebaseIDTokenSigner?>(nil)
@@ -80,11 +80,41 @@ public final class FirebaseEmulator: VendorEmulator {
         self.clock = context.clock
         self.outbox = context.outbox
         self.logger = context.logger
-        self.persistence = context.persistence
-        self.state = Mutex(FirebaseEmulatorState(restoring: context.persistence.load()))
+        let table = context.persistence.table(FirebaseEmulatorState.table)
+        self.state = table
+        Self.moveSavedState(context.persistence.load(), context: context, to: table)
         if rejected > 0 {
             logger.warning("firebase sandbox ignored test numbers", metadata: ["count": "\(rejected)"])
         }
+    }
+
+    /// Entities an earlier version saved one by one (all read back at startup) become rows of the table,
+    /// once.
+    private static func moveSavedState(_ saved: [String: Data], context: EmulatorContext, to table: any EmulatorTable) {
+        guard !saved.isEmpty else { return }
+        do {
+            try table.transactionNow { rows in try FirebaseEmulatorState(rows).move(saved) }
+            context.persistence.save(saved.mapValues { _ in nil })
+        } catch {
+            context.logger.warning(
+                "firebase sandbox state saved by an earlier version not moved", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Runs `body` on the state in one transaction; `nil` when the sandbox's file failed (logged), which
+    /// callers answer with Google's 500.
+    func withState<T: Sendable>(_ body: @escaping @Sendable (FirebaseEmulatorState) throws -> T) async -> T? {
+        do {
+            return try await state.transaction { rows in try body(FirebaseEmulatorState(rows)) }
+        } catch {
+            logger.warning("firebase sandbox state failed", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Google's answer when the emulated backend fails.
+    static func backendError() -> TransportResponse {
+        error(500, message: "Internal error encountered.", status: "INTERNAL", reason: "backendError")
     }
 
     /// The token signer, made the first time it is needed; `nil` only if the system could not make an RSA
@@ -101,16 +131,10 @@ public final class FirebaseEmulator: VendorEmulator {
         }
     }
 
-    /// Answers one request as Identity Toolkit (or the Auth Emulator's inspection API) would, and saves
-    /// what it changed.
+    /// Answers one request as Identity Toolkit (or the Auth Emulator's inspection API) would; what it
+    /// changed is saved within the call's transaction.
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
-        let response = await route(request)
-        let saved = state.withLock { state -> EmulatorSave? in
-            let changes = state.takeChanges()
-            return changes.isEmpty ? nil : persistence.enqueue(changes)
-        }
-        await saved?.completed()
-        return response
+        await route(request)
     }
 
     private func route(_ request: EmulatorRequest) async -> EmulatorResponse {
@@ -119,10 +143,10 @@ public final class FirebaseEmulator: VendorEmulator {
         switch path {
         case toolkit + FirebaseWire.sendVerificationCodePath:
             guard request.method == .post else { return .response(Self.notFound()) }
-            return await withFaults(serverError: Self.serverError) { .response(sendVerificationCode(request)) }
+            return await withFaults(serverError: Self.serverError) { .response(await sendVerificationCode(request)) }
         case toolkit + FirebaseWire.signInWithPhoneNumberPath:
             guard request.method == .post else { return .response(Self.notFound()) }
-            return await withFaults(serverError: Self.serverError) { .response(signInWithPhoneNumber(request)) }
+            return await withFaults(serverError: Self.serverError) { .response(await signInWithPhoneNumber(request)) }
         case FirebaseWire.jwksPath:
             guard request.method == .get else { return .response(Self.notFound()) }
             guard let signer else {
@@ -135,7 +159,7 @@ public final class FirebaseEmulator: VendorEmulator {
             if request.method == .get, parts.count == 5, parts[0] == "emulator", parts[1] == "v1",
                 parts[2] == "projects", parts[4] == "verificationCodes"
             {
-                return .response(verificationCodes(project: parts[3]))
+                return .response(await verificationCodes(project: parts[3]))
             }
             return .response(Self.notFound())
         }
@@ -145,17 +169,19 @@ public final class FirebaseEmulator: VendorEmulator {
 
     /// `GET /emulator/v1/projects/{projectId}/verificationCodes`: the codes still waiting, oldest first. As
     /// in the Auth Emulator, another project is simply empty.
-    func verificationCodes(project: String) -> TransportResponse {
+    func verificationCodes(project: String) async -> TransportResponse {
         let now = clock.now
-        let pending: [FirebaseWire.VerificationCodesResponse.VerificationCode]
+        var pending: [FirebaseWire.VerificationCodesResponse.VerificationCode] = []
         if project == projectID {
-            pending = state.withLock { state in
-                state.sessions.filter { $0.value.expiresAt > now }
-                    .sorted { ($0.value.createdAt, $0.key) < ($1.value.createdAt, $1.key) }
-                    .map { .init(code: $0.value.code, phoneNumber: $0.value.phoneNumber, sessionInfo: $0.key) }
-            }
-        } else {
-            pending = []
+            guard
+                let waiting = await withState({ state in
+                    try state.waitingSessions(now: now).map {
+                        FirebaseWire.VerificationCodesResponse.VerificationCode(
+                            code: $0.session.code, phoneNumber: $0.session.phoneNumber, sessionInfo: $0.sessionInfo)
+                    }
+                })
+            else { return Self.backendError() }
+            pending = waiting
         }
         return Self.json(FirebaseWire.VerificationCodesResponse(verificationCodes: pending))
     }

@@ -1,12 +1,12 @@
 import Foundation
 import GatewayCore
 
-/// What the Firebase emulator remembers, bounded and indexed so that a call costs the same however much it
-/// holds; each session, user and per-number quota list is saved through the emulator's persistence when it
-/// changes.
+/// What the Firebase emulator remembers (sessions, users, per-number send times), as rows of its
+/// ``EmulatorTable`` read and written inside one transaction per call: a call reads the rows it needs, so it
+/// costs the same, and the emulator holds nothing in memory, however many there are.
 ///
 /// It holds codes in clear, like the Auth Emulator's own export: it is sandbox state, never production.
-struct FirebaseEmulatorState: Sendable {
+struct FirebaseEmulatorState {
     /// One `sessionInfo` and the code it waits for.
     struct Session: Codable, Sendable, Equatable {
         var phoneNumber: String
@@ -23,104 +23,116 @@ struct FirebaseEmulatorState: Sendable {
         var createdAt: Date
     }
 
-    /// Sessions by `sessionInfo`. A used session is removed; an expired one is kept a while so a late check
-    /// hears `SESSION_EXPIRED` rather than `INVALID_SESSION_INFO`.
-    private(set) var sessions: [String: Session] = [:]
-    /// Users by E.164 number.
-    private(set) var users: [String: User] = [:]
-    /// Send times by E.164 number, for the per-number quota; only the last hour is kept.
-    private(set) var sends: [String: [Date]] = [:]
-    private var sessionsDue = DueQueue()
-    private var sendsDue = DueQueue()
-    private var dirty: Set<String> = []
+    /// The table the state is rows of (``EmulatorTable``), one row per entity under the keys the emulator
+    /// saved entities under before (`session:<sessionInfo>`, `user:<E.164>`, `sends:<E.164>`), looked up by
+    /// kind, each due when it is next looked at (never, for a user).
+    static let table = "state"
 
     /// How long an expired session is still remembered.
     static let expiredRetention: TimeInterval = 3600
     /// The quota window.
     static let quotaWindow: TimeInterval = 3600
+    /// How many due rows one call removes or trims at most; reads treat due rows as gone already.
+    static let sweepBatch = 256
 
-    init() {}
+    let rows: any EmulatorRows
 
-    /// Rebuilds the state from saved entities (the sandbox's persistence).
-    init(restoring saved: [String: Data]) {
-        let decoder = JSONDecoder()
-        for (key, data) in saved.sorted(by: { $0.key < $1.key }) {
-            let (kind, id) = Self.split(key)
-            switch kind {
-            case "session": if let session = try? decoder.decode(Session.self, from: data) { setSession(id, session) }
-            case "user": if let user = try? decoder.decode(User.self, from: data) { setUser(id, user) }
-            case "sends":
-                if let times = try? decoder.decode([Date].self, from: data) {
-                    for time in times { recordSend(to: id, at: time) }
-                }
-            default: continue
-            }
-        }
-        dirty = []
+    init(_ rows: any EmulatorRows) {
+        self.rows = rows
     }
 
-    mutating func setSession(_ sessionInfo: String, _ session: Session?) {
-        if let session, sessions[sessionInfo] == nil {
-            sessionsDue.append(sessionInfo, due: session.expiresAt.addingTimeInterval(Self.expiredRetention))
-        }
-        sessions[sessionInfo] = session
-        dirty.insert("session:" + sessionInfo)
+    /// The session `sessionInfo`, while it is remembered (an expired one for an hour, so a late check hears
+    /// `SESSION_EXPIRED` rather than `INVALID_SESSION_INFO`).
+    func session(_ sessionInfo: String, now: Date) throws -> Session? {
+        guard let session = try decode(Session.self, "session:" + sessionInfo) else { return nil }
+        return Self.due(session) <= now ? nil : session
     }
 
-    mutating func setUser(_ phoneNumber: String, _ user: User) {
-        users[phoneNumber] = user
-        dirty.insert("user:" + phoneNumber)
+    /// Stores a session, or forgets it (`nil`: a used session).
+    func setSession(_ sessionInfo: String, _ session: Session?) throws {
+        guard let session else { return try rows.remove("session:" + sessionInfo) }
+        try rows.put(
+            try JSONEncoder().encode(session), forKey: "session:" + sessionInfo, lookup: "session", due: Self.due(session))
     }
 
-    mutating func recordSend(to phoneNumber: String, at time: Date) {
-        sends[phoneNumber, default: []].append(time)
-        sendsDue.append(phoneNumber, due: time.addingTimeInterval(Self.quotaWindow))
-        dirty.insert("sends:" + phoneNumber)
+    /// The user of a number: the same phone always signs in as the same uid, so users are never due.
+    func user(_ phoneNumber: String) throws -> User? {
+        try decode(User.self, "user:" + phoneNumber)
     }
 
-    /// Forgets long-expired sessions and sends outside the quota window; costs only what is due.
-    mutating func prune(now: Date) {
-        for sessionInfo in sessionsDue.popDue(now) {
-            guard let session = sessions[sessionInfo],
-                session.expiresAt.addingTimeInterval(Self.expiredRetention) <= now
-            else { continue }
-            setSession(sessionInfo, nil)
-        }
-        let horizon = now.addingTimeInterval(-Self.quotaWindow)
-        for phoneNumber in Set(sendsDue.popDue(now)) {
-            let recent = sends[phoneNumber, default: []].filter { $0 > horizon }
-            sends[phoneNumber] = recent.isEmpty ? nil : recent
-            dirty.insert("sends:" + phoneNumber)
-        }
+    func setUser(_ phoneNumber: String, _ user: User) throws {
+        try rows.put(try JSONEncoder().encode(user), forKey: "user:" + phoneNumber, lookup: "user", due: .distantFuture)
     }
 
     /// Sends to `phoneNumber` within the quota window ending at `now`.
-    func recentSends(to phoneNumber: String, now: Date) -> Int {
+    func recentSends(to phoneNumber: String, now: Date) throws -> Int {
         let horizon = now.addingTimeInterval(-Self.quotaWindow)
-        return sends[phoneNumber, default: []].count { $0 > horizon }
+        return try sends(phoneNumber).count { $0 > horizon }
     }
 
-    /// The entities changed since the last call, as the persistence takes them (`nil`: removed).
-    mutating func takeChanges() -> [String: Data?] {
-        guard !dirty.isEmpty else { return [:] }
-        let encoder = JSONEncoder()
-        var changes: [String: Data?] = [:]
-        for key in dirty {
+    func recordSend(to phoneNumber: String, at time: Date) throws {
+        let horizon = time.addingTimeInterval(-Self.quotaWindow)
+        try setSends(phoneNumber, try sends(phoneNumber).filter { $0 > horizon } + [time])
+    }
+
+    /// Forgets long-expired sessions and trims send lists to the quota window: at most ``sweepBatch`` due
+    /// rows, earliest first.
+    func prune(now: Date) throws {
+        let horizon = now.addingTimeInterval(-Self.quotaWindow)
+        for key in try rows.keysDue(at: now, limit: Self.sweepBatch) {
             let (kind, id) = Self.split(key)
-            let value: Data?
-            switch kind {
-            case "session": value = sessions[id].flatMap { try? encoder.encode($0) }
-            case "user": value = users[id].flatMap { try? encoder.encode($0) }
-            default: value = sends[id].flatMap { try? encoder.encode($0) }
+            if kind == "sends" {
+                try setSends(id, try sends(id).filter { $0 > horizon })
+            } else if kind != "user" {
+                try rows.remove(key)
             }
-            // `updateValue`, not the subscript: assigning nil through it would drop the deletion.
-            changes.updateValue(value, forKey: key)
         }
-        dirty = []
-        return changes
     }
 
-    private static func split(_ key: String) -> (String, String) {
+    /// The sessions whose code is still waiting at `now`, oldest first (the inspection endpoint).
+    func waitingSessions(now: Date) throws -> [(sessionInfo: String, session: Session)] {
+        try rows.keys(lookup: "session").compactMap { key in
+            guard let session = try decode(Session.self, key), session.expiresAt > now else { return nil }
+            return (String(key.dropFirst("session:".count)), session)
+        }.sorted { ($0.session.createdAt, $0.sessionInfo) < ($1.session.createdAt, $1.sessionInfo) }
+    }
+
+    /// Moves entities an earlier version saved through ``EmulatorPersistence/save(_:)`` (all read back at
+    /// startup) into the table, under the same keys; unreadable ones are dropped.
+    func move(_ saved: [String: Data]) throws {
+        let decoder = JSONDecoder()
+        for (key, data) in saved {
+            let (kind, id) = Self.split(key)
+            switch kind {
+            case "session": if let session = try? decoder.decode(Session.self, from: data) { try setSession(id, session) }
+            case "user": if let user = try? decoder.decode(User.self, from: data) { try setUser(id, user) }
+            case "sends": if let times = try? decoder.decode([Date].self, from: data) { try setSends(id, times.sorted()) }
+            default: continue
+            }
+        }
+    }
+
+    // MARK: rows
+
+    private static func due(_ session: Session) -> Date { session.expiresAt.addingTimeInterval(expiredRetention) }
+
+    private func sends(_ phoneNumber: String) throws -> [Date] {
+        try decode([Date].self, "sends:" + phoneNumber) ?? []
+    }
+
+    /// Stores a number's send times (oldest first), due when the oldest leaves the window; none: removed.
+    private func setSends(_ phoneNumber: String, _ times: [Date]) throws {
+        guard let oldest = times.first else { return try rows.remove("sends:" + phoneNumber) }
+        try rows.put(
+            try JSONEncoder().encode(times), forKey: "sends:" + phoneNumber, lookup: "sends",
+            due: oldest.addingTimeInterval(Self.quotaWindow))
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ key: String) throws -> T? {
+        try rows.value(forKey: key).flatMap { try? JSONDecoder().decode(type, from: $0) }
+    }
+
+    static func split(_ key: String) -> (String, String) {
         guard let colon = key.firstIndex(of: ":") else { return ("", key) }
         return (String(key[..<colon]), String(key[key.index(after: colon)...]))
     }
