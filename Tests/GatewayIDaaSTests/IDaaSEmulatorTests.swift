@@ -187,4 +187,63 @@ struct IDaaSEmulatorTests {
         let second = H(persistence: persistence)
         #expect(await second.login(code)?.status == .ok)
     }
+
+    @Test("state an earlier version saved as entities becomes table rows once, and keeps working")
+    func movesEarlierEntities() async throws {
+        let persistence = InMemoryEmulatorPersistence()
+        let now = ManualClock().now
+        let code = IDaaSEmulatorState.Code(code: "246810", expiresAt: now.addingTimeInterval(300))
+        let user = IDaaSEmulatorState.User(id: "earlier-user-id", failures: 2)
+        persistence.save([
+            "code:" + H.number: try JSONEncoder().encode(code), "user:" + H.number: try JSONEncoder().encode(user),
+        ])
+        let h = H(persistence: persistence)
+        #expect(persistence.load().isEmpty)
+        #expect(persistence.memoryTable(IDaaSEmulatorState.table).count == 2)
+        let response = try #require(await h.login("246810"))
+        #expect(response.status == .ok)
+        let token = try JSONDecoder().decode(IDaaSWire.TokenResponse.self, from: response.body)
+        #expect(token.sessionToken != nil)
+        // The user made before keeps its id; its failures were reset by the sign-in.
+        let stored = try await persistence.table(IDaaSEmulatorState.table).transaction { rows in
+            try IDaaSEmulatorState(rows, now: now).user(H.number)
+        }
+        #expect(stored == IDaaSEmulatorState.User(id: "earlier-user-id", failures: 0))
+    }
+
+    @Test("a double-tapped right code signs in once; the other tap finds the code spent")
+    func doubleTappedLogin() async throws {
+        let h = H(persistence: InMemoryEmulatorPersistence())
+        _ = await h.send(try await h.captchaToken())
+        let code = try #require(h.outbox.last(to: H.number)?.code)
+        let answers = await withTaskGroup(of: (Int, String?).self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    let response = await h.login(code)
+                    return (response?.status.code ?? 0, errorCode(response))
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.filter { $0.0 == 200 && $0.1 == nil }.count == 1)
+        #expect(answers.filter { $0.1 == "IDAAS.SDK.CAPTCHA.0008" }.count == 1)
+    }
+
+    @Test("entities long expired are forgotten a batch per call; users are kept")
+    func prunedInBatches() async throws {
+        let persistence = InMemoryEmulatorPersistence()
+        let table = persistence.memoryTable(IDaaSEmulatorState.table)
+        let h = H(persistence: persistence)
+        for _ in 0..<300 { _ = try await h.captcha() }
+        _ = await h.send(try await h.captchaToken())
+        let code = try #require(h.outbox.last(to: H.number)?.code)
+        #expect(await h.login(code)?.status == .ok)
+        // 300 sliders, the one answered (gone), its grant, the user and the session.
+        #expect(table.count == 303)
+        h.clock.advance(by: IDaaSEmulator.defaultCaptchaLifetime + IDaaSEmulatorState.retention + 1)
+        _ = try await h.captcha()
+        #expect(table.count == 303 - IDaaSEmulatorState.sweepBatch + 1)
+        _ = try await h.captcha()
+        #expect(table.count == 2 + 2, "the user, the session (five days long), and the two new sliders")
+    }
 }

@@ -49,8 +49,8 @@ public final class IDaaSEmulator: VendorEmulator {
     let clock: any WallClock
     let outbox: SandboxOutbox
     let logger: Logger
-    let persistence: any EmulatorPersistence
-    let state: Mutex<IDaaSEmulatorState>
+    /// Captchas, grants, codes, users and sessions, as rows read and written per call (``IDaaSEmulatorState``).
+    let state: any EmulatorTable
     private let signingKey = Mutex<IDaaSTokenSigner?>(nil)
 
     /// - Parameters:
@@ -76,8 +76,40 @@ public final class IDaaSEmulator: VendorEmulator {
         self.clock = context.clock
         self.outbox = context.outbox
         self.logger = context.logger
-        self.persistence = context.persistence
-        self.state = Mutex(IDaaSEmulatorState(restoring: context.persistence.load()))
+        let table = context.persistence.table(IDaaSEmulatorState.table)
+        self.state = table
+        Self.moveSavedState(context.persistence.load(), context: context, to: table)
+    }
+
+    /// Entities an earlier version saved one by one (all read back at startup) become rows of the table,
+    /// once.
+    private static func moveSavedState(_ saved: [String: Data], context: EmulatorContext, to table: any EmulatorTable) {
+        guard !saved.isEmpty else { return }
+        let now = context.clock.now
+        do {
+            try table.transactionNow { rows in try IDaaSEmulatorState(rows, now: now).move(saved) }
+            context.persistence.save(saved.mapValues { _ in nil })
+        } catch {
+            context.logger.warning(
+                "idaas sandbox state saved by an earlier version not moved", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Runs `body` on the state as of `now` in one transaction, after pruning what is due; `nil` when the
+    /// sandbox's file failed (logged), which callers answer with IDaaS's 500.
+    func withState<T: Sendable>(
+        now: Date, _ body: @escaping @Sendable (IDaaSEmulatorState) throws -> T
+    ) async -> T? {
+        do {
+            return try await state.transaction { rows in
+                let state = IDaaSEmulatorState(rows, now: now)
+                try state.prune()
+                return try body(state)
+            }
+        } catch {
+            logger.warning("idaas sandbox state failed", metadata: ["error": "\(error)"])
+            return nil
+        }
     }
 
     var signer: IDaaSTokenSigner? {
@@ -89,14 +121,10 @@ public final class IDaaSEmulator: VendorEmulator {
         }
     }
 
+    /// Answers one request as the IDaaS server would; what it changed is saved within the call's
+    /// transaction.
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
-        let response = await route(request)
-        let saved = state.withLock { state -> EmulatorSave? in
-            let changes = state.takeChanges()
-            return changes.isEmpty ? nil : persistence.enqueue(changes)
-        }
-        await saved?.completed()
-        return response
+        await route(request)
     }
 
     private func route(_ request: EmulatorRequest) async -> EmulatorResponse {
@@ -109,9 +137,9 @@ public final class IDaaSEmulator: VendorEmulator {
             }
         }
         if path.hasPrefix("/sandbox/captchas/"), request.method == .get {
-            return .response(captchaAnswer(String(path.dropFirst("/sandbox/captchas/".count))))
+            return .response(await captchaAnswer(String(path.dropFirst("/sandbox/captchas/".count))))
         }
-        let handler: ((EmulatorRequest) -> TransportResponse)?
+        let handler: ((EmulatorRequest) async -> TransportResponse)?
         switch (request.method, path) {
         case (.get, IDaaSWire.areaCodesPath): handler = areaCodes
         case (.get, IDaaSWire.captchaPath): handler = captcha
@@ -124,7 +152,7 @@ public final class IDaaSEmulator: VendorEmulator {
         guard let handler else { return .response(Self.notFound()) }
         return await withFaults(serverError: Self.serverError) {
             if let refusal = self.headerRefusal(request) { return .response(refusal) }
-            return .response(handler(request))
+            return .response(await handler(request))
         }
     }
 
@@ -148,17 +176,14 @@ public final class IDaaSEmulator: VendorEmulator {
         Self.json(IDaaSWire.AreaCodesResponse(phoneAreaCodeDefinitions: IDaaSSandbox.areaCodes))
     }
 
-    func captcha(_ request: EmulatorRequest) -> TransportResponse {
+    func captcha(_ request: EmulatorRequest) async -> TransportResponse {
         let puzzle = IDaaSPuzzle()
         let token = Self.randomHex(16)
         let now = clock.now
-        state.withLock { state in
-            state.prune(now: now)
-            state.setCaptcha(
-                token,
-                .init(
-                    answerX: puzzle.x, answerY: puzzle.y, expiresAt: now.addingTimeInterval(Self.defaultCaptchaLifetime)
-                ))
+        let captcha = IDaaSEmulatorState.Captcha(
+            answerX: puzzle.x, answerY: puzzle.y, expiresAt: now.addingTimeInterval(Self.defaultCaptchaLifetime))
+        guard await withState(now: now, { state in try state.setCaptcha(token, captcha) }) != nil else {
+            return Self.serverError(500)
         }
         return Self.json(
             IDaaSWire.CaptchaResponse(
@@ -166,15 +191,16 @@ public final class IDaaSEmulator: VendorEmulator {
                 point: nil, jigsawImageBase64: puzzle.piece.base64EncodedString(), token: token, result: false))
     }
 
-    func captchaAnswer(_ token: String) -> TransportResponse {
+    func captchaAnswer(_ token: String) async -> TransportResponse {
         let now = clock.now
-        guard let captcha = state.withLock({ $0.captchas[token] }), captcha.expiresAt > now else {
-            return Self.notFound()
+        guard let found = await withState(now: now, { state in try state.captcha(token) }) else {
+            return Self.serverError(500)
         }
+        guard let captcha = found, captcha.expiresAt > now else { return Self.notFound() }
         return Self.json(IDaaSWire.Point(x: Double(captcha.answerX), y: Double(captcha.answerY)))
     }
 
-    func verifyCaptcha(_ request: EmulatorRequest) -> TransportResponse {
+    func verifyCaptcha(_ request: EmulatorRequest) async -> TransportResponse {
         guard let body = try? JSONDecoder().decode(IDaaSWire.CaptchaVerifyRequest.self, from: request.body),
             let token = body.token, !token.isEmpty, let pointJSON = body.pointJSON, let sender = body.sender,
             !sender.isEmpty
@@ -184,26 +210,27 @@ public final class IDaaSEmulator: VendorEmulator {
         }
         let point = try? JSONDecoder().decode(IDaaSWire.Point.self, from: Data(pointJSON.utf8))
         let now = clock.now
-        return state.withLock { state -> TransportResponse in
-            state.prune(now: now)
-            guard let captcha = state.captchas[token], captcha.expiresAt > now else {
+        let tolerance = tolerance
+        let answer = await withState(now: now) { state -> TransportResponse in
+            guard let captcha = try state.captcha(token), captcha.expiresAt > now else {
                 return Self.refusal("IDAAS.SDK.CAPTCHA.0001", "The captcha has expired; get a new one.")
             }
             // One answer per slider, right or wrong.
-            state.setCaptcha(token, nil)
+            try state.setCaptcha(token, nil)
             guard let point, abs(point.x - Double(captcha.answerX)) <= Double(tolerance) else {
                 return Self.refusal("IDAAS.SDK.CAPTCHA.0002", "Graphic captcha verification failed.")
             }
             let captchaToken = token + IDaaSWire.captchaTokenJoiner + pointJSON
-            state.setGrant(
+            try state.setGrant(
                 captchaToken, .init(sender: number, expiresAt: now.addingTimeInterval(Self.defaultCaptchaLifetime)))
             return Self.json(IDaaSWire.CaptchaVerifyResponse(captchaToken: captchaToken))
         }
+        return answer ?? Self.serverError(500)
     }
 
     // MARK: SMS
 
-    func sendSMS(_ request: EmulatorRequest) -> TransportResponse {
+    func sendSMS(_ request: EmulatorRequest) async -> TransportResponse {
         guard let body = try? JSONDecoder().decode(IDaaSWire.SMSSendRequest.self, from: request.body),
             let mobile = body.mobile, let type = body.type, let captchaToken = body.captchaToken, !captchaToken.isEmpty
         else { return Self.refusal("IDAAS.SDK.PARAM.0002", "Parameter error.") }
@@ -215,9 +242,10 @@ public final class IDaaSEmulator: VendorEmulator {
         }
         let now = clock.now
         let code = Self.newCode()
-        let refusal: TransportResponse? = state.withLock { state in
-            state.prune(now: now)
-            guard var grant = state.grants[captchaToken], grant.expiresAt > now else {
+        let undeliverable = undeliverable.contains(number)
+        let pending = IDaaSEmulatorState.Code(code: code, expiresAt: now.addingTimeInterval(codeLifetime))
+        let outcome = await withState(now: now) { state -> TransportResponse? in
+            guard var grant = try state.grant(captchaToken), grant.expiresAt > now else {
                 return Self.refusal("IDAAS.SDK.CAPTCHA.0001", "The captcha token is invalid or expired.")
             }
             guard !grant.used, grant.sender == number else {
@@ -225,14 +253,15 @@ public final class IDaaSEmulator: VendorEmulator {
                     "IDAAS.SDK.CAPTCHA.0003", "The captcha token was not issued for this number or was used.")
             }
             grant.used = true
-            state.setGrant(captchaToken, grant)
-            if undeliverable.contains(number) {
+            try state.setGrant(captchaToken, grant)
+            if undeliverable {
                 return Self.refusal("IDAAS.SDK.CAPTCHA.0006", "Failed to send the verification code.")
             }
-            state.setCode(number, .init(code: code, expiresAt: now.addingTimeInterval(codeLifetime)))
+            try state.setCode(number, pending)
             return nil
         }
-        if let refusal { return refusal }
+        guard let outcome else { return Self.serverError(500) }
+        if let refusal = outcome { return refusal }
         let english = (HTTPField.Name(IDaaSWire.languageHeader).flatMap { request.headerFields[$0] } ?? "zh")
             .lowercased().hasPrefix("en")
         let minutes = Int(codeLifetime / 60)
@@ -250,13 +279,13 @@ public final class IDaaSEmulator: VendorEmulator {
 
     // MARK: login and refresh
 
-    private enum LoginOutcome {
+    private enum LoginOutcome: Sendable {
         case refused(TransportResponse)
         case status(String)
         case signedIn(userID: String, number: String, sessionToken: String, status: String)
     }
 
-    func login(_ request: EmulatorRequest) -> TransportResponse {
+    func login(_ request: EmulatorRequest) async -> TransportResponse {
         guard let body = try? JSONDecoder().decode(IDaaSWire.SMSLoginRequest.self, from: request.body),
             let mobile = body.mobile, let code = body.verifyCode, !code.isEmpty
         else { return Self.refusal("IDAAS.SDK.PARAM.0002", "Parameter error.") }
@@ -264,44 +293,47 @@ public final class IDaaSEmulator: VendorEmulator {
             return Self.refusal("IDAAS.SDK.PARAM.0003", "The mobile number format is wrong.")
         }
         let now = clock.now
-        let outcome: LoginOutcome = state.withLock { state in
-            state.prune(now: now)
-            var user = state.users[number] ?? .init(id: Self.randomHex(12))
-            if let until = user.lockedUntil, until > now {
-                return .refused(Self.refusal("IDAAS.SDK.LOGIN.1003", "The account is locked."))
-            }
-            guard let pending = state.codes[number], pending.expiresAt > now else {
-                return .refused(Self.refusal("IDAAS.SDK.CAPTCHA.0008", "The verification code has expired."))
-            }
-            guard ConstantTime.equals(code, pending.code) else {
-                user.failures += 1
-                if user.failures >= maxWrongCodes {
-                    user.failures = 0
-                    user.lockedUntil = now.addingTimeInterval(lockDuration)
-                    state.setCode(number, nil)
-                    state.setUser(number, user)
+        let newUserID = Self.randomHex(12)
+        let sessionToken = Self.randomHex(24)
+        let (maxWrongCodes, lockDuration, statuses) = (maxWrongCodes, lockDuration, statuses)
+        guard
+            let outcome = await withState(now: now, { state -> LoginOutcome in
+                var user = try state.user(number) ?? .init(id: newUserID)
+                if let until = user.lockedUntil, until > now {
                     return .refused(Self.refusal("IDAAS.SDK.LOGIN.1003", "The account is locked."))
                 }
-                state.setUser(number, user)
-                return .refused(Self.refusal("IDAAS.SDK.CAPTCHA.0007", "Incorrect verification code."))
-            }
-            state.setCode(number, nil)
-            user.failures = 0
-            user.lockedUntil = nil
-            state.setUser(number, user)
-            let status = statuses[number] ?? IDaaSWire.LoginStatus.success.rawValue
-            guard
-                status == IDaaSWire.LoginStatus.success.rawValue
-                    || status == IDaaSWire.LoginStatus.passwordWarn.rawValue
-            else { return .status(status) }
-            let sessionToken = Self.randomHex(24)
-            state.setSession(
-                sessionToken,
-                .init(
-                    userID: user.id, phoneNumber: number,
-                    expiresAt: now.addingTimeInterval(TimeInterval(Self.sessionLifetime))))
-            return .signedIn(userID: user.id, number: number, sessionToken: sessionToken, status: status)
-        }
+                guard let pending = try state.code(number), pending.expiresAt > now else {
+                    return .refused(Self.refusal("IDAAS.SDK.CAPTCHA.0008", "The verification code has expired."))
+                }
+                guard ConstantTime.equals(code, pending.code) else {
+                    user.failures += 1
+                    if user.failures >= maxWrongCodes {
+                        user.failures = 0
+                        user.lockedUntil = now.addingTimeInterval(lockDuration)
+                        try state.setCode(number, nil)
+                        try state.setUser(number, user)
+                        return .refused(Self.refusal("IDAAS.SDK.LOGIN.1003", "The account is locked."))
+                    }
+                    try state.setUser(number, user)
+                    return .refused(Self.refusal("IDAAS.SDK.CAPTCHA.0007", "Incorrect verification code."))
+                }
+                try state.setCode(number, nil)
+                user.failures = 0
+                user.lockedUntil = nil
+                try state.setUser(number, user)
+                let status = statuses[number] ?? IDaaSWire.LoginStatus.success.rawValue
+                guard
+                    status == IDaaSWire.LoginStatus.success.rawValue
+                        || status == IDaaSWire.LoginStatus.passwordWarn.rawValue
+                else { return .status(status) }
+                try state.setSession(
+                    sessionToken,
+                    .init(
+                        userID: user.id, phoneNumber: number,
+                        expiresAt: now.addingTimeInterval(TimeInterval(Self.sessionLifetime))))
+                return .signedIn(userID: user.id, number: number, sessionToken: sessionToken, status: status)
+            })
+        else { return Self.serverError(500) }
         switch outcome {
         case .refused(let response):
             return response
@@ -317,29 +349,30 @@ public final class IDaaSEmulator: VendorEmulator {
     }
 
     /// Rotates the session token and issues a new ID token (idaas.md §2.5).
-    func refresh(_ request: EmulatorRequest) -> TransportResponse {
+    func refresh(_ request: EmulatorRequest) async -> TransportResponse {
         let presented = HTTPField.Name(IDaaSWire.sessionTokenHeader).flatMap { request.headerFields[$0] } ?? ""
         let now = clock.now
-        let rotated: (String, IDaaSEmulatorState.Session)? = state.withLock { state in
-            state.prune(now: now)
-            guard !presented.isEmpty, let session = state.sessions[presented], session.expiresAt > now else {
-                return nil
-            }
-            let next = Self.randomHex(24)
-            var renewed = session
-            renewed.expiresAt = now.addingTimeInterval(TimeInterval(Self.sessionLifetime))
-            state.setSession(presented, nil)
-            state.setSession(next, renewed)
-            return (next, renewed)
-        }
-        guard let (token, session) = rotated else {
+        let next = Self.randomHex(24)
+        guard
+            let rotated = await withState(now: now, { state -> IDaaSEmulatorState.Session? in
+                guard !presented.isEmpty, let session = try state.session(presented), session.expiresAt > now else {
+                    return nil
+                }
+                var renewed = session
+                renewed.expiresAt = now.addingTimeInterval(TimeInterval(Self.sessionLifetime))
+                try state.setSession(presented, nil)
+                try state.setSession(next, renewed)
+                return renewed
+            })
+        else { return Self.serverError(500) }
+        guard let session = rotated else {
             return Self.refusal("IDAAS.SDK.PARAM.0023", "The session token is invalid or has expired.")
         }
         guard let idToken = idToken(userID: session.userID, number: session.phoneNumber, now: now) else {
             return Self.serverError(500)
         }
         return Self.json(
-            IDaaSWire.TokenResponse(sessionToken: token, expire: Self.sessionLifetime, idToken: idToken))
+            IDaaSWire.TokenResponse(sessionToken: next, expire: Self.sessionLifetime, idToken: idToken))
     }
 
     func idToken(userID: String, number: String, now: Date) -> String? {

@@ -1,10 +1,11 @@
 import Foundation
 import GatewayCore
 
-/// What the IDaaS emulator remembers, each entity saved through the emulator's persistence when it changes
-/// and swept with a ``DueQueue`` once long expired, so a call costs the same however much it holds.
+/// What the IDaaS emulator remembers, as rows of its ``EmulatorTable`` read and written inside one
+/// transaction per call: a call reads the rows it needs, so it costs the same, and the emulator holds nothing
+/// in memory, however much there is.
 /// Sandbox state: codes and answers in clear, never production.
-struct IDaaSEmulatorState: Sendable {
+struct IDaaSEmulatorState {
     /// A slider drawn and not yet answered, by its `token`.
     struct Captcha: Codable, Sendable, Equatable {
         var answerX: Int
@@ -39,102 +40,82 @@ struct IDaaSEmulatorState: Sendable {
         var expiresAt: Date
     }
 
-    private(set) var captchas: [String: Captcha] = [:]
-    private(set) var grants: [String: Grant] = [:]
-    private(set) var codes: [String: Code] = [:]
-    private(set) var users: [String: User] = [:]
-    private(set) var sessions: [String: Session] = [:]
-    private var due = DueQueue()
-    private var dirty: Set<String> = []
+    /// The table the state is rows of (``EmulatorTable``): one row per entity under the key it was saved
+    /// under before (`captcha:`, `grant:`, `code:`, `user:`, `session:` and its id), looked up by kind, due
+    /// ``retention`` after it expires (a user never: it is created on the first sign-in and kept).
+    static let table = "state"
 
     /// How long an expired entity is still remembered, so a late call hears "expired", not "unknown".
     static let retention: TimeInterval = 3600
+    /// How many due rows one call removes at most; reads treat due rows as gone already.
+    static let sweepBatch = 256
 
-    init() {}
+    let rows: any EmulatorRows
+    /// The call's time: what is due by then reads as gone.
+    let now: Date
 
-    init(restoring saved: [String: Data]) {
+    init(_ rows: any EmulatorRows, now: Date) {
+        self.rows = rows
+        self.now = now
+    }
+
+    func captcha(_ id: String) throws -> Captcha? { try get(Captcha.self, "captcha", id) }
+    func grant(_ id: String) throws -> Grant? { try get(Grant.self, "grant", id) }
+    func code(_ id: String) throws -> Code? { try get(Code.self, "code", id) }
+    func session(_ id: String) throws -> Session? { try get(Session.self, "session", id) }
+
+    func user(_ id: String) throws -> User? {
+        try rows.value(forKey: "user:" + id).flatMap { try? JSONDecoder().decode(User.self, from: $0) }
+    }
+
+    func setCaptcha(_ id: String, _ value: Captcha?) throws { try set("captcha", id, value) }
+    func setGrant(_ id: String, _ value: Grant?) throws { try set("grant", id, value) }
+    func setCode(_ id: String, _ value: Code?) throws { try set("code", id, value) }
+    func setSession(_ id: String, _ value: Session?) throws { try set("session", id, value) }
+
+    func setUser(_ id: String, _ value: User) throws {
+        try rows.put(try JSONEncoder().encode(value), forKey: "user:" + id, lookup: "user", due: .distantFuture)
+    }
+
+    /// Forgets what expired more than ``retention`` ago: at most ``sweepBatch`` rows, earliest first.
+    func prune() throws {
+        for key in try rows.keysDue(at: now, limit: Self.sweepBatch) where !key.hasPrefix("user:") {
+            try rows.remove(key)
+        }
+    }
+
+    /// Moves entities an earlier version saved one by one (all read back at startup) into the table, under
+    /// the same keys; unreadable ones are dropped.
+    func move(_ saved: [String: Data]) throws {
         let decoder = JSONDecoder()
-        for (key, data) in saved.sorted(by: { $0.key < $1.key }) {
+        for (key, data) in saved {
             let (kind, id) = Self.split(key)
             switch kind {
-            case "captcha": setCaptcha(id, try? decoder.decode(Captcha.self, from: data))
-            case "grant": setGrant(id, try? decoder.decode(Grant.self, from: data))
-            case "code": setCode(id, try? decoder.decode(Code.self, from: data))
-            case "user": setUser(id, try? decoder.decode(User.self, from: data))
-            case "session": setSession(id, try? decoder.decode(Session.self, from: data))
-            default: continue
-            }
-        }
-        dirty = []
-    }
-
-    mutating func setCaptcha(_ id: String, _ value: Captcha?) {
-        if let value { due.append("captcha:" + id, due: value.expiresAt.addingTimeInterval(Self.retention)) }
-        captchas[id] = value
-        dirty.insert("captcha:" + id)
-    }
-
-    mutating func setGrant(_ id: String, _ value: Grant?) {
-        if let value, grants[id] == nil {
-            due.append("grant:" + id, due: value.expiresAt.addingTimeInterval(Self.retention))
-        }
-        grants[id] = value
-        dirty.insert("grant:" + id)
-    }
-
-    mutating func setCode(_ id: String, _ value: Code?) {
-        if let value { due.append("code:" + id, due: value.expiresAt.addingTimeInterval(Self.retention)) }
-        codes[id] = value
-        dirty.insert("code:" + id)
-    }
-
-    mutating func setUser(_ id: String, _ value: User?) {
-        users[id] = value
-        dirty.insert("user:" + id)
-    }
-
-    mutating func setSession(_ id: String, _ value: Session?) {
-        if let value, sessions[id] == nil {
-            due.append("session:" + id, due: value.expiresAt.addingTimeInterval(Self.retention))
-        }
-        sessions[id] = value
-        dirty.insert("session:" + id)
-    }
-
-    /// Forgets what expired more than ``retention`` ago; costs only what is due.
-    mutating func prune(now: Date) {
-        let horizon = now.addingTimeInterval(-Self.retention)
-        for key in due.popDue(now) {
-            let (kind, id) = Self.split(key)
-            switch kind {
-            case "captcha": if let value = captchas[id], value.expiresAt <= horizon { setCaptcha(id, nil) }
-            case "grant": if let value = grants[id], value.expiresAt <= horizon { setGrant(id, nil) }
-            case "code": if let value = codes[id], value.expiresAt <= horizon { setCode(id, nil) }
-            case "session": if let value = sessions[id], value.expiresAt <= horizon { setSession(id, nil) }
+            case "captcha": try setCaptcha(id, try? decoder.decode(Captcha.self, from: data))
+            case "grant": try setGrant(id, try? decoder.decode(Grant.self, from: data))
+            case "code": try setCode(id, try? decoder.decode(Code.self, from: data))
+            case "user": if let user = try? decoder.decode(User.self, from: data) { try setUser(id, user) }
+            case "session": try setSession(id, try? decoder.decode(Session.self, from: data))
             default: continue
             }
         }
     }
 
-    /// The entities changed since the last call (`nil`: removed).
-    mutating func takeChanges() -> [String: Data?] {
-        guard !dirty.isEmpty else { return [:] }
-        let encoder = JSONEncoder()
-        var changes: [String: Data?] = [:]
-        for key in dirty {
-            let (kind, id) = Self.split(key)
-            let value: Data?
-            switch kind {
-            case "captcha": value = captchas[id].flatMap { try? encoder.encode($0) }
-            case "grant": value = grants[id].flatMap { try? encoder.encode($0) }
-            case "code": value = codes[id].flatMap { try? encoder.encode($0) }
-            case "user": value = users[id].flatMap { try? encoder.encode($0) }
-            default: value = sessions[id].flatMap { try? encoder.encode($0) }
-            }
-            changes.updateValue(value, forKey: key)
-        }
-        dirty = []
-        return changes
+    // MARK: rows
+
+    private func get<Value: Decodable & IDaaSExpiring>(_ type: Value.Type, _ kind: String, _ id: String) throws -> Value? {
+        guard let data = try rows.value(forKey: kind + ":" + id),
+            let value = try? JSONDecoder().decode(type, from: data),
+            value.expiresAt.addingTimeInterval(Self.retention) > now
+        else { return nil }
+        return value
+    }
+
+    private func set<Value: Encodable & IDaaSExpiring>(_ kind: String, _ id: String, _ value: Value?) throws {
+        guard let value else { return try rows.remove(kind + ":" + id) }
+        try rows.put(
+            try JSONEncoder().encode(value), forKey: kind + ":" + id, lookup: kind,
+            due: value.expiresAt.addingTimeInterval(Self.retention))
     }
 
     private static func split(_ key: String) -> (String, String) {
@@ -142,3 +123,13 @@ struct IDaaSEmulatorState: Sendable {
         return (String(key[..<colon]), String(key[key.index(after: colon)...]))
     }
 }
+
+/// An IDaaS entity with an expiry: remembered ``IDaaSEmulatorState/retention`` beyond it.
+protocol IDaaSExpiring {
+    var expiresAt: Date { get }
+}
+
+extension IDaaSEmulatorState.Captcha: IDaaSExpiring {}
+extension IDaaSEmulatorState.Grant: IDaaSExpiring {}
+extension IDaaSEmulatorState.Code: IDaaSExpiring {}
+extension IDaaSEmulatorState.Session: IDaaSExpiring {}
