@@ -23,13 +23,80 @@ struct SinchEmulatorTests {
         }
         let request = try SinchHarness.request()
         let result = try await provider(first).start(request)
-        #expect(persistence.writeCount == 1)
+        // The verification, its reference and the number's start window: three rows, nothing else.
+        #expect(persistence.memoryTable(SinchEmulatorState.table).writeCount == 3)
+        #expect(persistence.writeCount == 0)
         let code = try #require(outbox.last(to: SinchHarness.phone)?.code)
         let second = SinchEmulator(context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet, persistence: persistence))
         let check = try await provider(second).check(SinchHarness.stored(request, result), code: code)
         #expect(check.status == .approved)
         // The restored emulator still knows the reference: reusing it is a conflict.
         await expectGatewayError(.providerRejected) { try await provider(second).start(request) }
+    }
+
+    @Test("verifications an earlier version saved as entities become rows once; reference and number still find them")
+    func movesEarlierEntities() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let persistence = InMemoryEmulatorPersistence()
+        let saved = SinchEmulatorState.Verification(
+            id: "1234567890123456789", method: "sms", endpoint: SinchHarness.phone, reference: "vf_earlier",
+            custom: nil, secret: "4321", status: "PENDING", reason: nil, source: nil, language: "en-US",
+            countryID: "SE", createdAt: clock.now, updatedAt: clock.now, expiresAt: clock.now.addingTimeInterval(600))
+        persistence.save([saved.id: try JSONEncoder().encode(saved)])
+        let emulator = SinchEmulator(context: EmulatorContext(clock: clock, logger: .quiet, persistence: persistence))
+        #expect(persistence.load().isEmpty)
+        let found = try await persistence.table(SinchEmulatorState.table).transaction { rows in
+            let state = SinchEmulatorState(rows, now: clock.now)
+            return (try state.verification(reference: "vf_earlier"), try state.newest(endpoint: SinchHarness.phone, method: "sms"))
+        }
+        #expect(found.0 == saved)
+        #expect(found.1 == saved)
+        _ = emulator
+    }
+
+    @Test("racing starts to one number: five within the minute are accepted, the rest are 42901; one stays pending")
+    func racingStarts() async throws {
+        let harness = try SinchHarness(callbacks: false)
+        let outcomes = await withTaskGroup(of: String.self) { group in
+            for n in 0..<8 {
+                group.addTask {
+                    do {
+                        return try await harness.provider.start(try SinchHarness.request(id: "vf_race\(n)")).reference ?? "?"
+                    } catch let error as GatewayError {
+                        return error.code.rawValue
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let accepted = outcomes.filter { $0.allSatisfy(\.isNumber) }
+        #expect(accepted.count == SinchEmulatorState.velocityLimit)
+        #expect(outcomes.filter { $0 == GatewayError.Code.rateLimited.rawValue }.count == 8 - SinchEmulatorState.velocityLimit)
+        let statuses = try await harness.emulator.state.transaction { rows in
+            let state = SinchEmulatorState(rows, now: harness.clock.now)
+            return try accepted.compactMap { try state.verification($0)?.status }
+        }
+        #expect(statuses.filter { $0 == "PENDING" }.count == 1)
+        #expect(statuses.filter { $0 == "ABORTED" }.count == SinchEmulatorState.velocityLimit - 1)
+    }
+
+    @Test("a double-tapped right code approves once and sends one result event")
+    func doubleTappedReport() async throws {
+        let harness = try SinchHarness()
+        let (verification, _, message) = try await harness.start()
+        let code = try #require(message?.code)
+        let statuses = try await withThrowingTaskGroup(of: VerificationStatus.self) { group in
+            for _ in 0..<2 { group.addTask { try await harness.provider.check(verification, code: code).status } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == [.approved, .approved])
+        let results = harness.gateway.deliveries.filter {
+            (try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any])?["event"] as? String
+                == SinchWire.resultEvent
+        }
+        #expect(results.count == 1)
     }
 
     @Test("the language table: exact tag, base language, and en-US when the country has neither")

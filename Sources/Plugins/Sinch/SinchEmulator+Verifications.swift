@@ -3,7 +3,7 @@ import GatewayCore
 import HTTPTypes
 
 extension SinchEmulator {
-    typealias Finder = (inout SinchEmulatorState) -> SinchEmulatorState.Verification?
+    typealias Finder = @Sendable (SinchEmulatorState) throws -> SinchEmulatorState.Verification?
 
     /// How long a code lives when the start does not say (our choice: Sinch does not publish one).
     static let defaultValidity: TimeInterval = 600
@@ -33,12 +33,16 @@ extension SinchEmulator {
         if let reference = body.reference, reference.isEmpty || reference.count > 128 {
             return Self.error(400, code: 40001, message: "Invalid reference.")
         }
-        let taken = state.withLock { state -> Bool in
-            state.sweep(now: now)
-            return body.reference.map(state.isReferenceTaken) ?? false
-        }
-        if taken { return Self.error(409, code: 40900, message: "Reference already defined") }
-        guard state.withLock({ $0.admitStart(endpoint: number.e164, now: now) }) else {
+        let reference = body.reference
+        let e164 = number.e164
+        guard
+            let admission = await withState(now: now, { state -> Int in
+                if let reference, try state.isReferenceTaken(reference) { return 409 }
+                return try state.admitStart(endpoint: e164) ? 200 : 429
+            })
+        else { return Self.serverError(500) }
+        if admission == 409 { return Self.error(409, code: 40900, message: "Reference already defined") }
+        guard admission == 200 else {
             return Self.error(429, code: 42901, message: "Cannot initiate verification to the same number too quickly")
         }
         let requested = SinchWire.languages(fromAcceptLanguage: request.headerFields[.acceptLanguage])
@@ -55,7 +59,9 @@ extension SinchEmulator {
             verification.status = "DENIED"
             verification.reason = "Fraud"
             let denied = verification
-            state.withLock { $0.put(denied) }
+            guard await withState(now: now, { state -> Bool in try state.put(denied); return true }) != nil else {
+                return Self.serverError(500)
+            }
             await sendResult(denied)
             return Self.json(200, startResponse(denied, body: body), headers: languageHeader(denied))
         }
@@ -71,17 +77,22 @@ extension SinchEmulator {
                 verification.status = "DENIED"
                 verification.reason = action == "deny" ? "Denied by callback" : "Invalid callback"
                 let denied = verification
-                state.withLock { $0.put(denied) }
+                guard await withState(now: now, { state -> Bool in try state.put(denied); return true }) != nil else {
+                    return Self.serverError(500)
+                }
                 return action == "deny"
                     ? Self.error(403, code: 40300, message: "Verification denied by callback.")
                     : Self.error(422, code: 42202, message: "Invalid callback response.")
             }
         }
         let created = verification
-        state.withLock { state in
-            state.abortPending(endpoint: number.e164, now: now)
-            state.put(created)
-        }
+        guard
+            await withState(now: now, { state -> Bool in
+                try state.abortPending(endpoint: e164)
+                try state.put(created)
+                return true
+            }) != nil
+        else { return Self.serverError(500) }
         deliver(created, now: now)
         return Self.json(200, startResponse(created, body: body), headers: languageHeader(created))
     }
@@ -155,58 +166,68 @@ extension SinchEmulator {
 
     // MARK: report and status
 
-    func report(_ bytes: Data, find: Finder, now: Date) async -> TransportResponse {
+    func report(_ bytes: Data, find: @escaping Finder, now: Date) async -> TransportResponse {
         guard let body = try? JSONDecoder().decode(SinchWire.ReportRequest.self, from: bytes),
             let method = body.method.flatMap(SinchWire.canonicalMethod), method != "seamless",
             let value = body.value(for: method)
         else {
             return Self.error(400, code: 40003, message: "Invalid identity or code.")
         }
-        let outcome = state.withLock { state -> (SinchEmulatorState.Verification, SinchWire.StatusResponse)? in
-            guard var verification = find(&state) else { return nil }
-            guard verification.status == "PENDING" else { return (verification, Self.reportBody(verification)) }
-            guard verification.method == method else { return nil }
-            let right =
-                method == "flashcall"
-                ? Self.digits(value) == Self.digits(verification.secret)
-                : ConstantTime.equals(value, verification.secret)
-            guard right else {
-                var failed = Self.reportBody(verification)
-                failed.status = "FAIL"
-                failed.reason = method == "flashcall" ? "Invalid CLI" : "Invalid code"
-                return (verification, failed)
-            }
-            verification.status = "SUCCESSFUL"
-            verification.reason = nil
-            verification.source = method == "flashcall" ? "intercepted" : "manual"
-            verification.updatedAt = now
-            state.put(verification)
-            return (verification, Self.reportBody(verification))
-        }
-        guard let (verification, response) = outcome else { return Self.notFound() }
-        if response.status == "SUCCESSFUL", verification.updatedAt == now { await sendResult(verification) }
+        guard
+            let found = await withState(
+                now: now,
+                { state -> (SinchEmulatorState.Verification, SinchWire.StatusResponse, approved: Bool)? in
+                    guard var verification = try find(state) else { return nil }
+                    guard verification.status == "PENDING" else {
+                        return (verification, Self.reportBody(verification), false)
+                    }
+                    guard verification.method == method else { return nil }
+                    let right =
+                        method == "flashcall"
+                        ? Self.digits(value) == Self.digits(verification.secret)
+                        : ConstantTime.equals(value, verification.secret)
+                    guard right else {
+                        var failed = Self.reportBody(verification)
+                        failed.status = "FAIL"
+                        failed.reason = method == "flashcall" ? "Invalid CLI" : "Invalid code"
+                        return (verification, failed, false)
+                    }
+                    verification.status = "SUCCESSFUL"
+                    verification.reason = nil
+                    verification.source = method == "flashcall" ? "intercepted" : "manual"
+                    verification.updatedAt = now
+                    try state.put(verification)
+                    return (verification, Self.reportBody(verification), true)
+                })
+        else { return Self.serverError(500) }
+        guard let (verification, response, approved) = found else { return Self.notFound() }
+        // The result event goes once, from the report that approved it (a double tap reports twice).
+        if approved { await sendResult(verification) }
         return Self.json(200, response)
     }
 
-    func status(_ find: Finder) -> TransportResponse {
-        guard let verification = state.withLock({ find(&$0) }) else { return Self.notFound() }
+    func status(now: Date, _ find: @escaping Finder) async -> TransportResponse {
+        guard let found = await withState(now: now, { try find($0) }) else { return Self.serverError(500) }
+        guard let verification = found else { return Self.notFound() }
         return Self.json(200, Self.statusBody(verification))
     }
 
     /// `GET /seamless/{id}/{token}`: the device reached Sinch over mobile data, so the number is verified.
     func seamless(id: String, token: String, now: Date) async -> TransportResponse {
-        let outcome = state.withLock { state -> (SinchEmulatorState.Verification, Bool)? in
-            guard var verification = state.verification(id, now: now), verification.method == "seamless",
+        guard
+            let found = await withState(now: now, { state -> (SinchEmulatorState.Verification, Bool)? in
+            guard var verification = try state.verification(id), verification.method == "seamless",
                 ConstantTime.equals(token, verification.secret)
             else { return nil }
             guard verification.status == "PENDING" else { return (verification, false) }
             verification.status = "SUCCESSFUL"
             verification.source = "seamless"
             verification.updatedAt = now
-            state.put(verification)
+            try state.put(verification)
             return (verification, true)
-        }
-        guard let (verification, changed) = outcome else { return Self.notFound() }
+        })
+        else { return Self.serverError(500) }
+        guard let (verification, changed) = found else { return Self.notFound() }
         if changed { await sendResult(verification) }
         return Self.json(200, Self.reportBody(verification))
     }

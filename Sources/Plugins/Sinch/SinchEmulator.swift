@@ -26,8 +26,9 @@ public final class SinchEmulator: VendorEmulator {
     let outbox: SandboxOutbox
     let logger: Logger
     let callbacks: CallbackSender
-    let persistence: any EmulatorPersistence
-    let state: Mutex<SinchEmulatorState>
+    /// Verifications, references and start windows, as rows read and written per call
+    /// (``SinchEmulatorState``).
+    let state: any EmulatorTable
     /// Where devices reach the emulator (for seamless URLs): the sandbox's own address plus the mount.
     let publicBase: String
 
@@ -39,12 +40,9 @@ public final class SinchEmulator: VendorEmulator {
         self.outbox = context.outbox
         self.logger = context.logger
         self.callbacks = context.callbacks
-        self.persistence = context.persistence
-        let decoder = JSONDecoder()
-        let saved = context.persistence.load().values.compactMap {
-            try? decoder.decode(SinchEmulatorState.Verification.self, from: $0)
-        }
-        self.state = Mutex(SinchEmulatorState(restoring: saved))
+        let table = context.persistence.table(SinchEmulatorState.table)
+        self.state = table
+        Self.moveSavedVerifications(context.persistence.load(), context: context, to: table)
         var base = (publicBaseURL ?? Self.sandboxBase(callbacks: context.callbacks))?.absoluteString
             ?? "https://verification.api.sinch.com"
         while base.hasSuffix("/") { base.removeLast() }
@@ -61,14 +59,44 @@ public final class SinchEmulator: VendorEmulator {
             .appending(path: String(SinchSandbox.mountPath.dropFirst()))
     }
 
-    public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
-        let response = await withFaults(serverError: Self.serverError) { .response(await route(request)) }
-        let saved = state.withLock { state -> EmulatorSave? in
-            let changes = state.takeChanges()
-            return changes.isEmpty ? nil : persistence.enqueue(changes)
+    /// Verifications an earlier version saved one by one (all read back at startup) become rows of the
+    /// table, once.
+    private static func moveSavedVerifications(
+        _ saved: [String: Data], context: EmulatorContext, to table: any EmulatorTable
+    ) {
+        guard !saved.isEmpty else { return }
+        let decoder = JSONDecoder()
+        let verifications = saved.values.compactMap { try? decoder.decode(SinchEmulatorState.Verification.self, from: $0) }
+        let now = context.clock.now
+        do {
+            try table.transactionNow { rows in try SinchEmulatorState(rows, now: now).move(verifications) }
+            context.persistence.save(saved.mapValues { _ in nil })
+        } catch {
+            context.logger.warning(
+                "sinch sandbox verifications saved by an earlier version not moved", metadata: ["error": "\(error)"])
         }
-        await saved?.completed()
-        return response
+    }
+
+    /// Answers one request as Sinch would; what it changed is saved within the call's transactions.
+    public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
+        await withFaults(serverError: Self.serverError) { .response(await route(request)) }
+    }
+
+    /// Runs `body` on the state as of `now` in one transaction, after sweeping what is due; `nil` when the
+    /// sandbox's file failed (logged), which callers answer with Sinch's 500.
+    func withState<T: Sendable>(
+        now: Date, _ body: @escaping @Sendable (SinchEmulatorState) throws -> T
+    ) async -> T? {
+        do {
+            return try await state.transaction { rows in
+                let state = SinchEmulatorState(rows, now: now)
+                try state.sweep()
+                return try body(state)
+            }
+        } catch {
+            logger.warning("sinch sandbox state failed", metadata: ["error": "\(error)"])
+            return nil
+        }
     }
 
     // MARK: routing
@@ -96,19 +124,23 @@ public final class SinchEmulator: VendorEmulator {
         case (0, .post):
             return await start(request, now: now)
         case (2, .put) where rest[0] == "id":
-            return await report(request.body, find: { $0.verification(rest[1], now: now) }, now: now)
+            let id = rest[1]
+            return await report(request.body, find: { try $0.verification(id) }, now: now)
         case (2, .put) where rest[0] == "number":
             let method = (try? JSONDecoder().decode(SinchWire.ReportRequest.self, from: request.body))?.method
                 .flatMap(SinchWire.canonicalMethod)
-            return await report(
-                request.body, find: { $0.newest(endpoint: rest[1], method: method, now: now) }, now: now)
+            let endpoint = rest[1]
+            return await report(request.body, find: { try $0.newest(endpoint: endpoint, method: method) }, now: now)
         case (2, .get) where rest[0] == "id":
-            return status { $0.verification(rest[1], now: now) }
+            let id = rest[1]
+            return await status(now: now) { try $0.verification(id) }
         case (2, .get) where rest[0] == "reference":
-            return status { $0.verification(reference: rest[1], now: now) }
+            let reference = rest[1]
+            return await status(now: now) { try $0.verification(reference: reference) }
         case (3, .get) where rest[1] == "number":
             guard let method = SinchWire.canonicalMethod(rest[0]) else { return Self.notFound() }
-            return status { $0.newest(endpoint: rest[2], method: method, now: now) }
+            let endpoint = rest[2]
+            return await status(now: now) { try $0.newest(endpoint: endpoint, method: method) }
         case (0, _), (2, _), (3, _):
             return Self.error(501, code: 50100, message: "Method not implemented")
         default:

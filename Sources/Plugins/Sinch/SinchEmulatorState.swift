@@ -1,9 +1,10 @@
 import Foundation
 import GatewayCore
 
-/// Everything the Sinch emulator remembers, indexed so a call costs the same however much it holds; each
-/// verification is saved through the emulator's persistence when it changes.
-struct SinchEmulatorState: Sendable {
+/// What the Sinch emulator remembers, as rows of its ``EmulatorTable`` read and written inside one
+/// transaction per call: a call reads the rows it needs, so it costs the same, and the emulator holds nothing
+/// in memory, however many verifications there are.
+struct SinchEmulatorState {
     struct Verification: Codable, Sendable, Equatable {
         var id: String
         /// Sinch's lower-case method (`sms`, `flashcall`, `callout`, `seamless`, `whatsapp`).
@@ -24,112 +25,136 @@ struct SinchEmulatorState: Sendable {
         var expiresAt: Date
     }
 
-    private(set) var verifications: [String: Verification] = [:]
-    private var byReference: [String: String] = [:]
-    /// Ids per number, oldest first.
-    private var byEndpoint: [String: [String]] = [:]
-    /// Start times per number in the last minute, for 42901.
-    private var recentStarts: [String: [Date]] = [:]
-    private var startWindows = DueQueue()
-    private var forgetting = DueQueue()
-    private var dirty: Set<String> = []
+    /// The table the state is rows of (``EmulatorTable``): `verification:<id>` looked up by
+    /// `endpoint:<E.164>`, `reference:<reference>` holding the id it names, and `starts:<E.164>` holding the
+    /// number's start times of the last minute. A verification and its reference are due when the
+    /// verification is forgotten, a start list when its oldest time leaves the window.
+    static let table = "verifications"
 
     /// How long a verification is kept after it was created.
     static let retention: TimeInterval = 24 * 3600
     /// Starts to one number within ``velocityWindow`` before 42901 (VelocityConstraint).
     static let velocityLimit = 5
     static let velocityWindow: TimeInterval = 60
+    /// How many due rows one call removes or trims at most; reads treat due rows as gone already.
+    static let sweepBatch = 256
 
-    init() {}
+    let rows: any EmulatorRows
+    /// The call's time.
+    let now: Date
 
-    init(restoring saved: [Verification]) {
-        for verification in saved.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) {
-            put(verification)
-        }
-        dirty = []
+    init(_ rows: any EmulatorRows, now: Date) {
+        self.rows = rows
+        self.now = now
     }
 
     /// A verification, with a pending one past its time settled as `FAIL`/`Expired` first.
-    mutating func verification(_ id: String, now: Date) -> Verification? {
-        guard var verification = verifications[id] else { return nil }
+    func verification(_ id: String) throws -> Verification? {
+        guard var verification = try stored(id) else { return nil }
         if verification.status == "PENDING", now >= verification.expiresAt {
             verification.status = "FAIL"
             verification.reason = "Expired"
             verification.updatedAt = verification.expiresAt
-            put(verification)
+            try put(verification)
         }
         return verification
     }
 
-    mutating func verification(reference: String, now: Date) -> Verification? {
-        byReference[reference].flatMap { verification($0, now: now) }
+    func verification(reference: String) throws -> Verification? {
+        guard let id = try rows.value(forKey: "reference:" + reference) else { return nil }
+        return try verification(String(decoding: id, as: UTF8.self))
     }
 
     /// The newest verification of `endpoint` (with `method`, when given).
-    mutating func newest(endpoint: String, method: String?, now: Date) -> Verification? {
-        for id in (byEndpoint[endpoint] ?? []).reversed() {
-            if let found = verifications[id], method == nil || found.method == method {
-                return verification(id, now: now)
+    func newest(endpoint: String, method: String?) throws -> Verification? {
+        for key in try rows.keys(lookup: "endpoint:" + endpoint).reversed() {
+            let id = String(key.dropFirst("verification:".count))
+            if let found = try stored(id), method == nil || found.method == method {
+                return try verification(id)
             }
         }
         return nil
     }
 
-    func isReferenceTaken(_ reference: String) -> Bool { byReference[reference] != nil }
+    func isReferenceTaken(_ reference: String) throws -> Bool {
+        guard let id = try rows.value(forKey: "reference:" + reference) else { return false }
+        return try stored(String(decoding: id, as: UTF8.self)) != nil
+    }
 
-    mutating func put(_ verification: Verification) {
-        if verifications[verification.id] == nil {
-            byEndpoint[verification.endpoint, default: []].append(verification.id)
-            if let reference = verification.reference { byReference[reference] = verification.id }
-            forgetting.append(verification.id, due: verification.createdAt.addingTimeInterval(Self.retention))
+    func put(_ verification: Verification) throws {
+        let due = verification.createdAt.addingTimeInterval(Self.retention)
+        try rows.put(
+            try JSONEncoder().encode(verification), forKey: "verification:" + verification.id,
+            lookup: "endpoint:" + verification.endpoint, due: due)
+        if let reference = verification.reference {
+            try rows.put(Data(verification.id.utf8), forKey: "reference:" + reference, lookup: "reference", due: due)
         }
-        verifications[verification.id] = verification
-        dirty.insert(verification.id)
     }
 
     /// A new start makes every pending verification of the number `ABORTED` (sinch.md §3.1).
-    mutating func abortPending(endpoint: String, now: Date) {
-        for id in byEndpoint[endpoint] ?? [] {
-            guard var verification = self.verification(id, now: now), verification.status == "PENDING" else { continue }
+    func abortPending(endpoint: String) throws {
+        for key in try rows.keys(lookup: "endpoint:" + endpoint) {
+            guard var verification = try verification(String(key.dropFirst("verification:".count))),
+                verification.status == "PENDING"
+            else { continue }
             verification.status = "ABORTED"
             verification.reason = nil
             verification.updatedAt = now
-            put(verification)
+            try put(verification)
         }
     }
 
     /// Counts a start to `endpoint`; `false` when it is one too many for the window.
-    mutating func admitStart(endpoint: String, now: Date) -> Bool {
-        for number in startWindows.popDue(now) {
-            recentStarts[number]?.removeAll { $0.addingTimeInterval(Self.velocityWindow) <= now }
-            if recentStarts[number]?.isEmpty == true { recentStarts[number] = nil }
-        }
-        let recent = (recentStarts[endpoint] ?? []).filter { $0.addingTimeInterval(Self.velocityWindow) > now }
+    func admitStart(endpoint: String) throws -> Bool {
+        let recent = try starts(endpoint)
         guard recent.count < Self.velocityLimit else { return false }
-        recentStarts[endpoint] = recent + [now]
-        startWindows.append(endpoint, due: now.addingTimeInterval(Self.velocityWindow))
+        try setStarts(endpoint, recent + [now])
         return true
     }
 
-    /// Forgets verifications past their retention; costs only what is due.
-    mutating func sweep(now: Date) {
-        for id in forgetting.popDue(now) {
-            guard let verification = verifications.removeValue(forKey: id) else { continue }
-            byEndpoint[verification.endpoint]?.removeAll { $0 == id }
-            if byEndpoint[verification.endpoint]?.isEmpty == true { byEndpoint[verification.endpoint] = nil }
-            if let reference = verification.reference, byReference[reference] == id { byReference[reference] = nil }
-            dirty.insert(id)
+    /// Forgets verifications past their retention and trims start lists: at most ``sweepBatch`` due rows.
+    func sweep() throws {
+        for key in try rows.keysDue(at: now, limit: Self.sweepBatch) {
+            if key.hasPrefix("starts:") {
+                let endpoint = String(key.dropFirst("starts:".count))
+                try setStarts(endpoint, try starts(endpoint))
+            } else {
+                try rows.remove(key)
+            }
         }
     }
 
-    mutating func takeChanges() -> [String: Data?] {
-        guard !dirty.isEmpty else { return [:] }
-        let encoder = JSONEncoder()
-        var changes: [String: Data?] = [:]
-        for id in dirty {
-            changes.updateValue(verifications[id].flatMap { try? encoder.encode($0) }, forKey: id)
+    /// Moves verifications an earlier version saved one by one (all read back at startup) into the table.
+    func move(_ saved: [Verification]) throws {
+        for verification in saved.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) })
+        where verification.createdAt.addingTimeInterval(Self.retention) > now {
+            try put(verification)
         }
-        dirty = []
-        return changes
+    }
+
+    // MARK: rows
+
+    /// The stored verification, as it was written; one kept past its retention counts as gone.
+    private func stored(_ id: String) throws -> Verification? {
+        guard let data = try rows.value(forKey: "verification:" + id),
+            let verification = try? JSONDecoder().decode(Verification.self, from: data),
+            verification.createdAt.addingTimeInterval(Self.retention) > now
+        else { return nil }
+        return verification
+    }
+
+    /// The number's start times within the window ending now.
+    private func starts(_ endpoint: String) throws -> [Date] {
+        guard let data = try rows.value(forKey: "starts:" + endpoint),
+            let times = try? JSONDecoder().decode([Date].self, from: data)
+        else { return [] }
+        return times.filter { $0.addingTimeInterval(Self.velocityWindow) > now }
+    }
+
+    private func setStarts(_ endpoint: String, _ times: [Date]) throws {
+        guard let oldest = times.min() else { return try rows.remove("starts:" + endpoint) }
+        try rows.put(
+            try JSONEncoder().encode(times), forKey: "starts:" + endpoint, lookup: "starts",
+            due: oldest.addingTimeInterval(Self.velocityWindow))
     }
 }
