@@ -855,6 +855,18 @@ struct VerificationServiceTests {
                 #expect(VerificationService.isWellFormedID(id))
             }
         }
+
+        @Test("ids sort by when they were made (milliseconds), and differ within one millisecond")
+        func timeOrderedIDs() {
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            let ids = (0..<50).map { Hex.timeOrdered(now: start.addingTimeInterval(Double($0) * 0.002)) }
+            #expect(ids == ids.sorted())
+            #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy { $0.isHexDigit && !$0.isUppercase } })
+            #expect(ids[0].hasPrefix(String(1_800_000_000_000, radix: 16).leftPadded(to: 12)))
+            let same = (0..<100).map { _ in Hex.timeOrdered(now: start) }
+            #expect(Set(same).count == 100)
+            #expect(Set(same.map { $0.prefix(12) }).count == 1)
+        }
     }
 
     // MARK: - concurrency
@@ -1008,3 +1020,8 @@ struct VerificationServiceTests {
     }
 }
 
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        String(repeating: "0", count: max(0, length - count)) + self
+    }
+}

@@ -20,7 +20,7 @@ extension TwilioEmulator {
         }
         let attempt = TwilioEmulatorState.SendAttempt(time: now, channel: channel, attemptSID: "VL" + Self.randomHex())
         let created = TwilioEmulatorState.Verification(
-            sid: "VE" + Self.randomHex(), to: to, channel: channel, code: Self.randomCode(), status: "pending",
+            sid: "VE" + Hex.timeOrdered(now: now), to: to, channel: channel, code: Self.randomCode(), status: "pending",
             checks: 0, sendAttempts: [attempt], createdAt: now, updatedAt: now, deleted: false)
         let outcome: Result<TwilioEmulatorState.Verification, StartRefusal>
         do {
