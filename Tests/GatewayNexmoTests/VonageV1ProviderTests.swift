@@ -162,8 +162,9 @@ struct VonageEmulatorStateTests {
                 transport: transport, clock: clock, logger: .quiet))
         let request = try VonageHarness.request(.sms, fallbacks: [.voice])
         _ = try await provider.start(request)
-        let writes = persistence.writeCount
-        #expect(writes == 1)
+        // The request and the count of live ones: two rows, nothing saved as entities.
+        #expect(persistence.memoryTable(VonageEmulatorState.table).writeCount == 2)
+        #expect(persistence.writeCount == 0)
         let second = VonageEmulator(context: EmulatorContext(clock: clock, outbox: outbox, persistence: persistence), settings: settings)
         let again = try VonageProvider(
             context: ProviderContext(
@@ -174,5 +175,61 @@ struct VonageEmulatorStateTests {
         clock.advance(by: 61)
         await second.tick()
         #expect(outbox.last(to: "+14155550100")?.channel == "voice")
+    }
+
+    @Test("requests an earlier version saved as entities become rows once, live ones counted for the ticker")
+    func movesEarlierEntities() async throws {
+        let persistence = InMemoryEmulatorPersistence()
+        let clock = ManualClock()
+        let live = VonageEmulatorState.Request(
+            id: "0123456789abcdef0123456789abcdef", api: "v1", number: "14155550100", brand: "Gateway",
+            steps: [.init(channel: "sms", to: "14155550100", status: "pending", initiatedAt: clock.now)], position: 0,
+            code: "1234", codeLength: 4, locale: nil, channelTimeout: 300, createdAt: clock.now,
+            stepStartedAt: clock.now, wrongChecks: 0, status: "in_progress", finalizedAt: nil, checks: [])
+        var old = live
+        old.id = "fedcba9876543210fedcba9876543210"
+        old.status = "completed"
+        old.finalizedAt = clock.now.addingTimeInterval(-2 * VonageEmulatorState.retention)
+        persistence.save([live.id: try JSONEncoder().encode(live), old.id: try JSONEncoder().encode(old)])
+        let oldID = old.id
+        let emulator = VonageEmulator(
+            context: EmulatorContext(clock: clock, persistence: persistence),
+            settings: VonageEmulator.Settings(autoAdvance: false))
+        #expect(persistence.load().isEmpty)
+        let found = try await persistence.table(VonageEmulatorState.table).transaction { rows in
+            let state = VonageEmulatorState(rows, now: clock.now)
+            return (try state.live(number: "14155550100"), try state.request(oldID), try state.hasLive)
+        }
+        #expect(found.0 == live)
+        #expect(found.1 == nil, "finished two days ago: not moved")
+        #expect(found.2)
+        _ = emulator
+    }
+
+    @Test("racing v1 starts to one number: one request, the others are status 10 with its id")
+    func racingStarts() async throws {
+        let emulator = VonageEmulator(
+            context: EmulatorContext(persistence: InMemoryEmulatorPersistence()),
+            settings: VonageEmulator.Settings(autoAdvance: false))
+        let body = "api_key=\(VonageSandbox.apiKey)&api_secret=\(VonageSandbox.apiSecret)&number=14155550100&brand=Gateway"
+        let answers = await withTaskGroup(of: VonageWire.V1Response?.self) { group in
+            for _ in 0..<6 {
+                group.addTask {
+                    var headers = HTTPFields()
+                    headers[.contentType] = "application/x-www-form-urlencoded"
+                    let request = EmulatorRequest(
+                        method: .post, path: "/verify/json", query: nil, headerFields: headers, body: Data(body.utf8))
+                    guard case .response(let response) = await emulator.handle(request) else { return nil }
+                    return try? JSONDecoder().decode(VonageWire.V1Response.self, from: response.body)
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let started = answers.compactMap { $0 }.filter { $0.status == "0" }
+        #expect(started.count == 1)
+        let id = try #require(started.first?.requestID)
+        let refused = answers.compactMap { $0 }.filter { $0.status == "10" }
+        #expect(refused.count == 5)
+        #expect(refused.allSatisfy { $0.requestID == id })
     }
 }

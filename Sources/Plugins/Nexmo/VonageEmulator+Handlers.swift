@@ -6,7 +6,7 @@ extension VonageEmulator {
 
     // MARK: v2
 
-    func startV2(_ body: Data, now: Date) -> TransportResponse {
+    func startV2(_ body: Data, now: Date, state: VonageEmulatorState) throws -> TransportResponse {
         guard let request = try? JSONDecoder().decode(VonageWire.StartRequest.self, from: body) else {
             return Self.invalid("body", "The request body is not a valid verification request.")
         }
@@ -32,8 +32,8 @@ extension VonageEmulator {
             return Self.invalid("code_length", "Must be from 4 to 10.")
         }
         let number = request.workflow[0].to
-        return state.withLock { state -> TransportResponse in
-            if let live = state.live(number: number) {
+        do {
+            if let live = try state.live(number: number) {
                 return Self.problem(
                     409, "concurrent", "Conflict", "Concurrent verifications to the same number are not allowed.",
                     requestID: live.id)
@@ -47,18 +47,18 @@ extension VonageEmulator {
                     ?? TimeInterval(request.channelTimeout ?? VonageWire.defaultChannelTimeout),
                 createdAt: now, stepStartedAt: now, wrongChecks: 0, status: "in_progress", finalizedAt: nil, checks: [])
             beginStep(&created, at: 0, now: now)
-            state.put(created)
+            try state.put(created)
             let checkURL = created.current.channel == "silent_auth" ? self.checkURL(created.id) : nil
             return Self.json(202, VonageWire.StartResponse(requestID: created.id, checkURL: checkURL))
         }
     }
 
-    func checkV2(id: String, body: Data, now: Date) -> TransportResponse {
+    func checkV2(id: String, body: Data, now: Date, state: VonageEmulatorState) throws -> TransportResponse {
         guard let check = try? JSONDecoder().decode(VonageWire.CheckRequest.self, from: body),
             (4...10).contains(check.code.count)
         else { return Self.invalid("code", "Invalid code.") }
-        return state.withLock { state -> TransportResponse in
-            guard var request = state.request(id), request.api == "v2", request.isLive else { return Self.notFoundV2() }
+        do {
+            guard var request = try state.request(id), request.api == "v2", request.isLive else { return Self.notFoundV2() }
             guard request.current.channel != "silent_auth" else {
                 return Self.problem(409, "no-code", "Conflict", "The current workflow step does not support a code.")
             }
@@ -66,7 +66,7 @@ extension VonageEmulator {
                 request.status = "completed"
                 request.steps[request.position].status = "completed"
                 request.finalizedAt = now
-                state.put(request)
+                try state.put(request)
                 return Self.json(200, VonageWire.CheckResponse(requestID: id, status: "completed"))
             }
             request.wrongChecks += 1
@@ -74,53 +74,53 @@ extension VonageEmulator {
                 request.status = "failed"
                 request.steps[request.position].status = "failed"
                 request.finalizedAt = now
-                state.put(request)
+                try state.put(request)
                 return Self.problem(
                     410, "expired", "Invalid Code",
                     "An incorrect code has been provided too many times. Workflow terminated.")
             }
-            state.put(request)
+            try state.put(request)
             return Self.problem(400, "invalid-code", "Invalid Code", "The code you provided does not match the expected value.")
         }
     }
 
-    func cancelV2(id: String, now: Date) -> TransportResponse {
-        state.withLock { state -> TransportResponse in
-            guard var request = state.request(id), request.api == "v2", request.isLive else { return Self.notFoundV2() }
+    func cancelV2(id: String, now: Date, state: VonageEmulatorState) throws -> TransportResponse {
+        do {
+            guard var request = try state.request(id), request.api == "v2", request.isLive else { return Self.notFoundV2() }
             if let refusal = cancelRefusal(request, now: now) {
                 return Self.problem(409, "conflict", "Conflict", refusal)
             }
             request.status = "cancelled"
             request.finalizedAt = now
-            state.put(request)
+            try state.put(request)
             return TransportResponse(status: .noContent)
         }
     }
 
-    func nextWorkflowV2(id: String, now: Date) -> TransportResponse {
-        state.withLock { state -> TransportResponse in
-            guard var request = state.request(id), request.api == "v2", request.isLive else { return Self.notFoundV2() }
+    func nextWorkflowV2(id: String, now: Date, state: VonageEmulatorState) throws -> TransportResponse {
+        do {
+            guard var request = try state.request(id), request.api == "v2", request.isLive else { return Self.notFoundV2() }
             guard request.position + 1 < request.steps.count else {
                 return Self.problem(409, "conflict", "Conflict", "There are no more events left to trigger.")
             }
             request.steps[request.position].status = "expired"
             beginStep(&request, at: request.position + 1, now: now)
-            state.put(request)
+            try state.put(request)
             return TransportResponse(status: .ok)
         }
     }
 
     /// The device opened the silent-auth URL over its mobile network: the number is verified. Answers
     /// `{request_id, code}` as Vonage does, and tells the gateway by callback.
-    func silentAuthRedirect(id: String, now: Date) -> (TransportResponse, [Data]) {
-        state.withLock { state -> (TransportResponse, [Data]) in
-            guard var request = state.request(id), request.api == "v2", request.isLive,
+    func silentAuthRedirect(id: String, now: Date, state: VonageEmulatorState) throws -> (TransportResponse, [Data]) {
+        do {
+            guard var request = try state.request(id), request.api == "v2", request.isLive,
                 request.current.channel == "silent_auth"
             else { return (Self.notFoundV2(), []) }
             request.steps[request.position].status = "completed"
             request.status = "completed"
             request.finalizedAt = now
-            state.put(request)
+            try state.put(request)
             let bodies = [event(request, channel: "silent_auth", status: "completed", at: now), summary(request, at: now)]
             return (Self.json(200, ["request_id": id, "code": request.code]), bodies)
         }
@@ -149,7 +149,7 @@ extension VonageEmulator {
 
     // MARK: v1
 
-    func startV1(_ fields: [String: String], now: Date) -> TransportResponse {
+    func startV1(_ fields: [String: String], now: Date, state: VonageEmulatorState) throws -> TransportResponse {
         guard let number = fields["number"], !number.isEmpty else { return Self.v1(status: "2", "Missing number") }
         guard let brand = fields["brand"], !brand.isEmpty else { return Self.v1(status: "2", "Missing brand") }
         guard brand.count <= 18 else { return Self.v1(status: "3", "Invalid value for brand") }
@@ -166,8 +166,8 @@ extension VonageEmulator {
         if fields["pin_code"] != nil {
             return Self.v1(status: "20", "This account does not support the parameter: pin_code.")
         }
-        return state.withLock { state -> TransportResponse in
-            if let live = state.live(number: number) {
+        do {
+            if let live = try state.live(number: number) {
                 return Self.v1(
                     status: "10", "Concurrent verifications to the same number are not allowed", requestID: live.id)
             }
@@ -179,16 +179,16 @@ extension VonageEmulator {
                 channelTimeout: settings.channelTimeout ?? 300, createdAt: now, stepStartedAt: now, wrongChecks: 0,
                 status: "in_progress", finalizedAt: nil, checks: [])
             beginStep(&created, at: 0, now: now)
-            state.put(created)
+            try state.put(created)
             return Self.json(200, VonageWire.V1Response(status: "0", requestID: created.id))
         }
     }
 
-    func checkV1(_ fields: [String: String], now: Date) -> TransportResponse {
+    func checkV1(_ fields: [String: String], now: Date, state: VonageEmulatorState) throws -> TransportResponse {
         guard let id = fields["request_id"], !id.isEmpty else { return Self.v1(status: "2", "Missing request_id") }
         guard let code = fields["code"], (4...6).contains(code.count) else { return Self.v1(status: "3", "Invalid value for code") }
-        return state.withLock { state -> TransportResponse in
-            guard var request = state.request(id), request.api == "v1", request.isLive else {
+        do {
+            guard var request = try state.request(id), request.api == "v1", request.isLive else {
                 return Self.v1(status: "6", "The requestId '\(id)' does not exist or its no longer active.", requestID: id)
             }
             let valid = ConstantTime.equals(code, request.code)
@@ -196,7 +196,7 @@ extension VonageEmulator {
             if valid {
                 request.status = "completed"
                 request.finalizedAt = now
-                state.put(request)
+                try state.put(request)
                 var answer = VonageWire.V1Response(status: "0", requestID: id)
                 answer.eventID = request.id.prefix(16).uppercased()
                 answer.price = "0.10000000"
@@ -207,17 +207,17 @@ extension VonageEmulator {
             if request.wrongChecks >= VonageWire.maxChecks {
                 request.status = "failed"
                 request.finalizedAt = now
-                state.put(request)
+                try state.put(request)
                 return Self.v1(status: "17", "The wrong code was provided too many times", requestID: id)
             }
-            state.put(request)
+            try state.put(request)
             return Self.v1(status: "16", "The code inserted does not match the expected value", requestID: id)
         }
     }
 
-    func searchV1(_ fields: [String: String]) -> TransportResponse {
+    func searchV1(_ fields: [String: String], state: VonageEmulatorState) throws -> TransportResponse {
         guard let id = fields["request_id"], !id.isEmpty else { return Self.v1(status: "2", "Missing request_id") }
-        guard let request = state.withLock({ $0.request(id) }), request.api == "v1" else {
+        guard let request = try state.request(id), request.api == "v1" else {
             return Self.v1(status: "101", "No response found")
         }
         let word: String
@@ -246,14 +246,14 @@ extension VonageEmulator {
         return Self.json(200, answer)
     }
 
-    func controlV1(_ fields: [String: String], now: Date) -> TransportResponse {
+    func controlV1(_ fields: [String: String], now: Date, state: VonageEmulatorState) throws -> TransportResponse {
         guard let id = fields["request_id"], !id.isEmpty else { return Self.v1(status: "2", "Missing request_id") }
         guard let command = fields["cmd"] else { return Self.v1(status: "2", "Missing cmd") }
         guard command == "cancel" || command == "trigger_next_event" else {
             return Self.v1(status: "3", "Invalid value for cmd")
         }
-        return state.withLock { state -> TransportResponse in
-            guard var request = state.request(id), request.api == "v1", request.isLive else {
+        do {
+            guard var request = try state.request(id), request.api == "v1", request.isLive else {
                 return Self.v1(status: "6", "The requestId '\(id)' does not exist or its no longer active.")
             }
             if command == "cancel" {
@@ -267,7 +267,7 @@ extension VonageEmulator {
                 request.steps[request.position].status = "expired"
                 beginStep(&request, at: request.position + 1, now: now)
             }
-            state.put(request)
+            try state.put(request)
             var answer = VonageWire.V1Response(status: "0")
             answer.command = command
             return Self.json(200, answer)

@@ -52,9 +52,9 @@ public final class VonageEmulator: VendorEmulator {
     let outbox: SandboxOutbox
     let logger: Logger
     let callbacks: CallbackSender
-    let persistence: any EmulatorPersistence
     let settings: Settings
-    let state: Mutex<VonageEmulatorState>
+    /// The requests, as rows read and written per call (``VonageEmulatorState``).
+    let state: any EmulatorTable
     private let ticking = Mutex(false)
     let applicationKey: _RSA.Signing.PublicKey?
 
@@ -63,41 +63,64 @@ public final class VonageEmulator: VendorEmulator {
         outbox = context.outbox
         logger = context.logger
         callbacks = context.callbacks
-        persistence = context.persistence
         self.settings = settings
-        let decoder = JSONDecoder()
-        let saved = context.persistence.load().values.compactMap {
-            try? decoder.decode(VonageEmulatorState.Request.self, from: $0)
-        }
-        state = Mutex(VonageEmulatorState(restoring: saved))
+        let table = context.persistence.table(VonageEmulatorState.table)
+        state = table
+        Self.moveSavedRequests(context.persistence.load(), context: context, to: table)
         applicationKey = try? _RSA.Signing.PrivateKey(pemRepresentation: VonageSandbox.privateKeyPEM).publicKey
     }
 
+    /// Requests an earlier version saved one by one (all read back at startup) become rows of the table,
+    /// once.
+    private static func moveSavedRequests(_ saved: [String: Data], context: EmulatorContext, to table: any EmulatorTable) {
+        guard !saved.isEmpty else { return }
+        let decoder = JSONDecoder()
+        let requests = saved.values.compactMap { try? decoder.decode(VonageEmulatorState.Request.self, from: $0) }
+        let now = context.clock.now
+        do {
+            try table.transactionNow { rows in try VonageEmulatorState(rows, now: now).move(requests) }
+            context.persistence.save(saved.mapValues { _ in nil })
+        } catch {
+            context.logger.warning(
+                "vonage sandbox requests saved by an earlier version not moved", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Answers one request as Vonage would: in one transaction, workflows whose step ran out advance and the
+    /// request is answered; the callbacks that made go out after it is saved.
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
         let isV1 = !request.path.hasPrefix("/v2/")
-        let response = await withFaults(serverError: { isV1 ? Self.v1ServerError($0) : Self.v2ServerError($0) }) {
-            let pending = advance()
-            let (response, more) = route(request)
-            await send(pending + more)
+        let serverError: @Sendable (Int) -> TransportResponse = { isV1 ? Self.v1ServerError($0) : Self.v2ServerError($0) }
+        let response = await withFaults(serverError: serverError) {
+            let now = clock.now
+            guard
+                let (response, bodies) = await withState(now: now, { state in
+                    let pending = try self.advance(state)
+                    let (response, more) = try self.route(request, state: state)
+                    return (response, pending + more)
+                })
+            else { return .response(serverError(500)) }
+            await send(bodies)
             return .response(response)
         }
-        await save()
         startTicker()
         return response
     }
 
     /// Advances every workflow whose step timed out and sends the callbacks that makes.
     public func tick() async {
-        await send(advance())
-        await save()
+        guard let bodies = await withState(now: clock.now, { try self.advance($0) }) else { return }
+        await send(bodies)
     }
 
-    private func save() async {
-        let saved = state.withLock { state -> EmulatorSave? in
-            let changes = state.takeChanges()
-            return changes.isEmpty ? nil : persistence.enqueue(changes)
+    /// Runs `body` on the state as of `now` in one transaction; `nil` when the sandbox's file failed (logged).
+    func withState<T: Sendable>(now: Date, _ body: @escaping @Sendable (VonageEmulatorState) throws -> T) async -> T? {
+        do {
+            return try await state.transaction { rows in try body(VonageEmulatorState(rows, now: now)) }
+        } catch {
+            logger.warning("vonage sandbox state failed", metadata: ["error": "\(error)"])
+            return nil
         }
-        await saved?.completed()
     }
 
     /// A background task that ticks while live workflows remain.
@@ -113,7 +136,7 @@ public final class VonageEmulator: VendorEmulator {
             while let emulator = self {
                 try? await Task.sleep(for: .milliseconds(250))
                 await emulator.tick()
-                let live = emulator.state.withLock { $0.hasLive }
+                let live = await emulator.withState(now: emulator.clock.now) { try $0.hasLive } ?? false
                 if !live {
                     emulator.ticking.withLock { $0 = false }
                     return
@@ -124,22 +147,23 @@ public final class VonageEmulator: VendorEmulator {
 
     // MARK: routing
 
-    private func route(_ request: EmulatorRequest) -> (TransportResponse, [Data]) {
+    private func route(_ request: EmulatorRequest, state: VonageEmulatorState) throws -> (TransportResponse, [Data]) {
         let parts = request.path.split(separator: "/").map(String.init)
-        let now = clock.now
+        let now = state.now
         if parts.first == "v2", parts.count >= 2, parts[1] == "verify" {
             if parts.count == 5, parts[3] == "silent-auth", parts[4] == "redirect", request.method == .get {
-                return silentAuthRedirect(id: parts[2], now: now)
+                return try silentAuthRedirect(id: parts[2], now: now, state: state)
             }
             guard isAuthorizedV2(request.headerFields[.authorization], now: now) else {
                 return (Self.problem(401, "unauthorized", "Unauthorized", "You did not provide correct credentials."), [])
             }
             let rest = Array(parts.dropFirst(2))
             switch (rest.count, request.method) {
-            case (0, .post): return (startV2(request.body, now: now), [])
-            case (1, .post): return (checkV2(id: rest[0], body: request.body, now: now), [])
-            case (1, .delete): return (cancelV2(id: rest[0], now: now), [])
-            case (2, .post) where rest[1] == "next_workflow": return (nextWorkflowV2(id: rest[0], now: now), [])
+            case (0, .post): return (try startV2(request.body, now: now, state: state), [])
+            case (1, .post): return (try checkV2(id: rest[0], body: request.body, now: now, state: state), [])
+            case (1, .delete): return (try cancelV2(id: rest[0], now: now, state: state), [])
+            case (2, .post) where rest[1] == "next_workflow":
+                return (try nextWorkflowV2(id: rest[0], now: now, state: state), [])
             case (0, _), (1, _):
                 return (Self.problem(405, "method-not-allowed", "Method Not Allowed", "Method not allowed."), [])
             default:
@@ -175,10 +199,10 @@ public final class VonageEmulator: VendorEmulator {
                 return (Self.v1(status: "4", "Invalid credentials were provided"), [])
             }
             switch Array(parts.dropFirst()) {
-            case ["json"]: return (startV1(fields, now: now), [])
-            case ["check", "json"]: return (checkV1(fields, now: now), [])
-            case ["search", "json"]: return (searchV1(fields), [])
-            case ["control", "json"]: return (controlV1(fields, now: now), [])
+            case ["json"]: return (try startV1(fields, now: now, state: state), [])
+            case ["check", "json"]: return (try checkV1(fields, now: now, state: state), [])
+            case ["search", "json"]: return (try searchV1(fields, state: state), [])
+            case ["control", "json"]: return (try controlV1(fields, now: now, state: state), [])
             default: break
             }
         }
@@ -209,12 +233,11 @@ public final class VonageEmulator: VendorEmulator {
 
     /// Moves every live request whose step has run out to its next step (or expires it); returns the v2
     /// callbacks to send.
-    func advance() -> [Data] {
-        let now = clock.now
-        return state.withLock { state -> [Data] in
-            state.forgetOld(now: now)
+    func advance(_ state: VonageEmulatorState) throws -> [Data] {
+        let now = state.now
+        do {
             var bodies: [Data] = []
-            for var request in state.dueSteps(now) {
+            for var request in try state.dueSteps() {
                 var changed = false
                 while request.isLive, now >= request.stepStartedAt.addingTimeInterval(request.channelTimeout) {
                     let endedAt = request.stepStartedAt.addingTimeInterval(request.channelTimeout)
@@ -229,7 +252,7 @@ public final class VonageEmulator: VendorEmulator {
                     }
                     changed = true
                 }
-                if changed { state.put(request) }
+                if changed { try state.put(request) }
             }
             return bodies
         }

@@ -1,8 +1,10 @@
 import Foundation
 import GatewayCore
 
-/// What the Vonage emulator remembers: one record per request, for both API versions.
-struct VonageEmulatorState: Sendable {
+/// What the Vonage emulator remembers: one record per request, for both API versions, as rows of its
+/// ``EmulatorTable`` read and written inside one transaction per call, so a call costs the same, and the
+/// emulator holds nothing in memory, however many requests there are.
+struct VonageEmulatorState {
     struct Step: Codable, Sendable, Equatable {
         var channel: String
         var to: String
@@ -40,72 +42,93 @@ struct VonageEmulatorState: Sendable {
         var valid: Bool
     }
 
-    private(set) var requests: [String: Request] = [:]
-    /// The live request of each number: Vonage allows one at a time.
-    private var liveByNumber: [String: String] = [:]
-    /// Requests by the end of their current step, and finished ones by when they are forgotten: the sweeps
-    /// take what is due, never a scan.
-    private var stepEnds = DueQueue()
-    private var forgetting = DueQueue()
-    private var dirty: Set<String> = []
+    /// The table the state is rows of (``EmulatorTable``): `request:<id>` looked up by `live:<number>` while
+    /// in progress (Vonage allows one at a time) and by `done` after, due when its current step ends while live
+    /// and ``retention`` after it finished otherwise; `live-count` counts the live ones, so the ticker knows
+    /// when to stop without a scan.
+    static let table = "requests"
 
     /// How long a finished request is kept (search answers about it, checks answer "not found").
     static let retention: TimeInterval = 86_400
+    /// How many due rows one call advances or forgets at most; reads treat forgotten ones as gone already.
+    static let sweepBatch = 256
 
-    init(restoring saved: [Request] = []) {
-        for request in saved.sorted(by: { ($0.stepStartedAt, $0.id) < ($1.stepStartedAt, $1.id) }) { put(request) }
-        dirty = []
+    let rows: any EmulatorRows
+    /// The call's time.
+    let now: Date
+
+    init(_ rows: any EmulatorRows, now: Date) {
+        self.rows = rows
+        self.now = now
     }
 
-    func request(_ id: String) -> Request? { requests[id] }
+    /// The request `id`, unless it finished more than ``retention`` ago.
+    func request(_ id: String) throws -> Request? {
+        guard let request = try stored(id) else { return nil }
+        return !request.isLive && Self.forgetAt(request) <= now ? nil : request
+    }
 
-    func live(number: String) -> Request? { liveByNumber[number].flatMap { requests[$0] } }
+    /// The live request of `number`.
+    func live(number: String) throws -> Request? {
+        for key in try rows.keys(lookup: "live:" + number).reversed() {
+            if let request = try stored(String(key.dropFirst("request:".count))), request.isLive { return request }
+        }
+        return nil
+    }
 
-    var hasLive: Bool { !liveByNumber.isEmpty }
+    var hasLive: Bool {
+        get throws { try liveCount() > 0 }
+    }
 
-    mutating func put(_ request: Request) {
-        let previous = requests[request.id]
-        requests[request.id] = request
-        dirty.insert(request.id)
-        if request.isLive {
-            liveByNumber[request.number] = request.id
-            if previous?.stepStartedAt != request.stepStartedAt || previous?.isLive != true {
-                stepEnds.append(request.id, due: request.stepStartedAt.addingTimeInterval(request.channelTimeout))
+    func put(_ request: Request) throws {
+        let wasLive = try stored(request.id)?.isLive == true
+        try rows.put(
+            try JSONEncoder().encode(request), forKey: "request:" + request.id,
+            lookup: request.isLive ? "live:" + request.number : "done",
+            due: request.isLive ? request.stepStartedAt.addingTimeInterval(request.channelTimeout) : Self.forgetAt(request))
+        if wasLive != request.isLive {
+            let count = max(0, try liveCount() + (request.isLive ? 1 : -1))
+            try rows.put(Data(String(count).utf8), forKey: "live-count", lookup: "meta", due: .distantFuture)
+        }
+    }
+
+    /// The live requests whose current step has ended by now, earliest first; forgets, on the way, requests
+    /// finished more than ``retention`` ago. At most ``sweepBatch`` rows per call.
+    func dueSteps() throws -> [Request] {
+        var due: [Request] = []
+        for key in try rows.keysDue(at: now, limit: Self.sweepBatch) where key.hasPrefix("request:") {
+            guard let request = try stored(String(key.dropFirst("request:".count))) else {
+                try rows.remove(key)
+                continue
             }
-        } else {
-            if liveByNumber[request.number] == request.id { liveByNumber[request.number] = nil }
-            if previous?.isLive != false {
-                forgetting.append(request.id, due: (request.finalizedAt ?? request.createdAt).addingTimeInterval(Self.retention))
+            if request.isLive {
+                due.append(request)
+            } else {
+                try rows.remove(key)
             }
         }
+        return due
     }
 
-    /// The live requests whose current step has ended by `now` (each once, however often it was queued).
-    mutating func dueSteps(_ now: Date) -> [Request] {
-        var seen: Set<String> = []
-        return stepEnds.popDue(now).compactMap { id in
-            guard seen.insert(id).inserted, let request = requests[id], request.isLive,
-                request.stepStartedAt.addingTimeInterval(request.channelTimeout) <= now
-            else { return nil }
-            return request
+    /// Moves requests an earlier version saved one by one (all read back at startup) into the table.
+    func move(_ saved: [Request]) throws {
+        for request in saved.sorted(by: { ($0.stepStartedAt, $0.id) < ($1.stepStartedAt, $1.id) })
+        where request.isLive || Self.forgetAt(request) > now {
+            try put(request)
         }
     }
 
-    /// Forgets requests finished more than ``retention`` ago.
-    mutating func forgetOld(now: Date) {
-        for id in forgetting.popDue(now) {
-            guard let request = requests[id], !request.isLive else { continue }
-            requests[id] = nil
-            dirty.insert(id)
-        }
+    // MARK: rows
+
+    private static func forgetAt(_ request: Request) -> Date {
+        (request.finalizedAt ?? request.createdAt).addingTimeInterval(retention)
     }
 
-    mutating func takeChanges() -> [String: Data?] {
-        guard !dirty.isEmpty else { return [:] }
-        let encoder = JSONEncoder()
-        var changes: [String: Data?] = [:]
-        for id in dirty { changes.updateValue(requests[id].flatMap { try? encoder.encode($0) }, forKey: id) }
-        dirty = []
-        return changes
+    private func stored(_ id: String) throws -> Request? {
+        try rows.value(forKey: "request:" + id).flatMap { try? JSONDecoder().decode(Request.self, from: $0) }
+    }
+
+    private func liveCount() throws -> Int {
+        try rows.value(forKey: "live-count").flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
     }
 }
