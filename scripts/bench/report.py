@@ -10,6 +10,7 @@ import json
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -217,6 +218,24 @@ def build(out, command):
                 "%s ms" % ms(ready * 1000) if ready is not None else "–", "%.1f MB" % idle if idle is not None else "–",
                 "%.1f MB" % later if later else "–"))
         add("")
+        interleaved = [(label, x) for label, x in (("1M in the gateway's store", m_store),
+                                                   ("1M in the store and 1M live in the emulator", m_emulator))
+                       if x and x.get("seeded_rps")]
+        if interleaved:
+            add("No decay, measured interleaved: after each step, round by round, %s s of starts on a gateway with a "
+                "new, empty data directory (the target's \"first 10k\"), then %s s on the seeded one; the medians are "
+                "compared, so the machine's drift over the minutes between steps does not enter the comparison "
+                "(the table above shows the first round of each step)." % (seconds, seconds))
+            add("")
+            add("| step | new data directory, req/s per round | seeded, req/s per round | CPU µs per start, new / seeded (medians) | medians | change |")
+            add("|---|---|---|---:|---:|---:|")
+            for label, x in interleaved:
+                fresh, seeded = statistics.median(x["fresh_rps"]), statistics.median(x["seeded_rps"])
+                add("| %s | %s | %s | %s / %s | %s vs %s | %+.1f%% |" % (
+                    label, ", ".join(f(v) for v in x["fresh_rps"]), ", ".join(f(v) for v in x["seeded_rps"]),
+                    f(statistics.median(x["fresh_us"])), f(statistics.median(x["seeded_us"])),
+                    f(seeded), f(fresh), 100 * (seeded / fresh - 1)))
+            add("")
 
     pr = r.get("profile")
     if pr and "error" not in pr:
@@ -326,8 +345,24 @@ def build(out, command):
     # before seeding; the suite's empty-store run, minutes earlier, is shown beside it.
     s0 = r.get("start_first") or r.get("start")
     baseline = "its first starts" if r.get("start_first") else "the empty store"
-    for label, key in (("1M in the gateway's store", "start_1m_store"), ("1M in the store and 1M live in the emulator", "start_1m_emulator")):
+    for label, key, m in (("1M in the gateway's store", "start_1m_store", m_store),
+                          ("1M in the store and 1M live in the emulator", "start_1m_emulator", m_emulator)):
         s1 = r.get(key)
+        if m and m.get("seeded_rps"):
+            # The interleaved medians decide; the single comparisons with the phase's first starts (minutes
+            # earlier) and with the suite's empty-store run are shown beside them.
+            fresh, seeded = statistics.median(m["fresh_rps"]), statistics.median(m["seeded_rps"])
+            change = seeded / fresh - 1
+            aside = []
+            if s0 and s1:
+                aside.append("%+.1f%% against %s" % (100 * (rate_of(s1) / rate_of(s0) - 1), baseline))
+            if r.get("start_first") and r.get("start") and s1:
+                aside.append("%+.1f%% against the empty-store run above" % (100 * (rate_of(s1) / rate_of(r["start"]) - 1)))
+            add("| start with %s within 10%% of a new data directory's, interleaved | medians of %d rounds: %s vs %s req/s: %+.1f%%%s | %s |" % (
+                label, len(m["seeded_rps"]), f(seeded), f(fresh), 100 * change,
+                " (single first rounds: %s)" % "; ".join(aside) if aside else "",
+                verdict(change >= -0.10, "" if change >= -0.10 else "%.0f points beyond" % (100 * (-change - 0.10)))))
+            continue
         if s0 and s1:
             change = rate_of(s1) / rate_of(s0) - 1
             aside = ""

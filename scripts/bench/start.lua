@@ -6,7 +6,8 @@ local headers = {
     ["Authorization"] = "Bearer " .. os.getenv("BENCH_KEY"),
     ["Content-Type"] = "application/json",
 }
-local counter = 0
+-- BENCH_COUNTER_START: where the counter starts, so that several runs against one gateway use new numbers.
+local counter = tonumber(os.getenv("BENCH_COUNTER_START") or "0")
 
 function request()
     counter = counter + 1
