@@ -94,34 +94,3 @@ public final class InMemoryEmulatorPersistence: EmulatorPersistence {
     /// Entities written so far (a save of one entity counts one), to show a call writes only what it changed.
     public var writeCount: Int { writes.withLock { $0 } }
 }
-
-/// Keys in the order they were queued with a due time, taken from the front once due: an emulator's
-/// expiry and retention sweeps cost the entities that are due, never a scan of everything it holds.
-/// Due times must not go backwards much (they follow creation order); a key queued with an earlier time
-/// than the one before waits behind it.
-public struct DueQueue: Sendable {
-    private var items: [(key: String, due: Date)] = []
-    private var head = 0
-
-    public init() {}
-
-    public var count: Int { items.count - head }
-
-    public mutating func append(_ key: String, due: Date) {
-        items.append((key, due))
-    }
-
-    /// Removes and returns the keys due at `now`, oldest first.
-    public mutating func popDue(_ now: Date) -> [String] {
-        var due: [String] = []
-        while head < items.count, items[head].due <= now {
-            due.append(items[head].key)
-            head += 1
-        }
-        if head > 1024, head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        }
-        return due
-    }
-}

@@ -234,7 +234,16 @@ struct IDaaSEmulatorTests {
         let persistence = InMemoryEmulatorPersistence()
         let table = persistence.memoryTable(IDaaSEmulatorState.table)
         let h = H(persistence: persistence)
-        for _ in 0..<300 { _ = try await h.captcha() }
+        // 300 sliders nobody answered, written as the emulator writes them (drawing 300 images takes seconds).
+        let now = h.clock.now
+        try await table.transaction { rows in
+            let state = IDaaSEmulatorState(rows, now: now)
+            for n in 0..<300 {
+                try state.setCaptcha(
+                    "slider\(n)",
+                    .init(answerX: 10, answerY: 10, expiresAt: now.addingTimeInterval(IDaaSEmulator.defaultCaptchaLifetime)))
+            }
+        }
         _ = await h.send(try await h.captchaToken())
         let code = try #require(h.outbox.last(to: H.number)?.code)
         #expect(await h.login(code)?.status == .ok)
