@@ -1,53 +1,22 @@
 import Foundation
 import Synchronization
 
-/// Where an emulator keeps its state across restarts: one JSON value per key (a verification, a session),
-/// written when that entity changes, so a call costs the same whatever else the emulator holds
-/// (DESIGN.md §7). The sandbox backs it with rows in a SQLite file under the data directory; tests use
+/// Where an emulator keeps its state across restarts: its tables (``table(_:)``), rows it reads and writes
+/// per call, so a call costs the same whatever else the emulator holds and nothing is held in memory or read
+/// at startup (DESIGN.md §7). Beside them, the entities earlier versions saved one JSON value per key, all read
+/// back at startup (``load()``), which each emulator moves into its tables once and deletes (``save(_:)``).
+/// The sandbox backs both with rows in a SQLite file under the data directory; tests use
 /// ``InMemoryEmulatorPersistence`` or nothing at all.
 public protocol EmulatorPersistence: Sendable {
-    /// Every entity saved and not deleted: read once, when the emulator is built.
+    /// Every entity saved one by one and not deleted: read once, when the emulator is built.
     func load() -> [String: Data]
 
-    /// Saves the changed entities (`nil` deletes). Called in the order the changes happened, inside the
-    /// emulator's own lock, so a later change never lands before an earlier one.
+    /// Saves or deletes (`nil`) entities saved one by one, at once.
     func save(_ changes: [String: Data?])
-
-    /// ``save(_:)`` without waiting for it: queues the changes, in the same order and inside the same lock,
-    /// and returns at once; the emulator awaits the answer's ``EmulatorSave/completed()`` outside its lock,
-    /// before it answers the call. Under load the SQLite-backed sandbox commits the saves that queued up
-    /// together as one transaction, and no thread waits on the emulator's lock while a save is written. By
-    /// default it saves at once and returns a save already complete.
-    func enqueue(_ changes: [String: Data?]) -> EmulatorSave
 
     /// The emulator's table `name` (``EmulatorTable``): rows it reads and writes per call, kept beside
     /// what ``load()`` returns and never part of it. Every call with the same name gives the same rows.
     func table(_ name: String) -> any EmulatorTable
-}
-
-extension EmulatorPersistence {
-    public func enqueue(_ changes: [String: Data?]) -> EmulatorSave {
-        save(changes)
-        return .done
-    }
-}
-
-/// A save queued by ``EmulatorPersistence/enqueue(_:)``.
-public struct EmulatorSave: Sendable {
-    private let wait: @Sendable () async -> Void
-
-    /// Waits with `wait` for the save to complete.
-    public init(_ wait: @escaping @Sendable () async -> Void) {
-        self.wait = wait
-    }
-
-    /// A save that has completed already.
-    public static let done = EmulatorSave {}
-
-    /// Returns once the changes are saved (or their save failed, which the persistence reports itself).
-    public func completed() async {
-        await wait()
-    }
 }
 
 /// Keeps nothing: an emulator that starts empty every time.

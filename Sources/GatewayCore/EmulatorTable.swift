@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// An emulator's entities as rows it reads and writes per call, for state that grows with traffic (a
@@ -19,6 +20,37 @@ public protocol EmulatorTable: Sendable {
     /// ``transaction(_:)`` for a caller that cannot suspend: an emulator moving rows from an earlier format
     /// while it is built. It blocks its thread until the rows are saved.
     func transactionNow<T>(_ body: (any EmulatorRows) throws -> T) throws -> T
+}
+
+extension EmulatorTable {
+    /// ``transaction(_:)`` for one call of an emulator: a failure (the sandbox's file) is logged as
+    /// `"<what> failed"` and gives `nil`, which the emulator answers with its vendor's 500.
+    public func attempt<T: Sendable>(
+        _ what: String, logger: Logger, _ body: @escaping @Sendable (any EmulatorRows) throws -> T
+    ) async -> T? {
+        do {
+            return try await transaction(body)
+        } catch {
+            logger.warning("\(what) failed", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Moves what an earlier version saved one entity per key (`saved`, all of it read back at startup) into
+    /// this table with `move`, once, then deletes it from `context`'s persistence; a failure is logged and
+    /// leaves the entities where they are, for the next start.
+    public func moveSaved(
+        _ saved: [String: Data], context: EmulatorContext, _ what: String,
+        _ move: (any EmulatorRows, [String: Data]) throws -> Void
+    ) {
+        guard !saved.isEmpty else { return }
+        do {
+            try transactionNow { rows in try move(rows, saved) }
+            context.persistence.save(saved.mapValues { _ in nil })
+        } catch {
+            context.logger.warning("\(what) saved by an earlier version not moved", metadata: ["error": "\(error)"])
+        }
+    }
 }
 
 /// The rows of one ``EmulatorTable``, valid inside the transaction that handed them out.

@@ -9,8 +9,8 @@ import Testing
 
 @testable import gateway
 
-/// The sandbox emulators' rows in `sandbox/emulators.sqlite`: saves queued with `enqueue` inside an
-/// emulator's lock land in that order, and each is in the file once its wait returns.
+/// The sandbox emulators' rows in `sandbox/emulators.sqlite`: the entities saved one by one that emulators
+/// move from, and the tables they keep their state in.
 @Suite("Sandbox emulator state in SQLite")
 struct SQLiteEmulatorPersistenceTests {
     let directory = TemporaryDirectory("gateway-emulator-state")
@@ -22,40 +22,12 @@ struct SQLiteEmulatorPersistenceTests {
         return SQLiteEmulatorPersistence(database: database, pluginID: plugin, logger: quietLogger)
     }
 
-    @Test("saves queued under a lock by concurrent calls land in the order they were queued; the last one wins")
-    func orderUnderConcurrency() async throws {
-        let store = try persistence()
-        // Stands for an emulator: its state and the lock it enqueues under.
-        final class Lock: Sendable { let value = Mutex(0) }
-        let counter = Lock()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<300 {
-                group.addTask {
-                    let saved = counter.value.withLock { value -> EmulatorSave in
-                        value += 1
-                        return store.enqueue(["VEshared": Data(String(value).utf8), "VE\(value)": Data("x".utf8)])
-                    }
-                    await saved.completed()
-                }
-            }
-            try await group.waitForAll()
-        }
-        let reopened = try persistence()
-        let rows = reopened.load()
-        #expect(rows["VEshared"] == Data("300".utf8))
-        #expect(rows.count == 301)
-        // Calls that queued together shared transactions.
-        let counters = store.database.groupCounters
-        #expect(counters.calls == 300)
-        #expect(counters.groups <= counters.calls)
-    }
-
-    @Test("a save's wait returns once its rows are in the file; deletes too; plugins keep apart")
+    @Test("a save's rows are in the file when it returns; deletes too; plugins keep apart")
     func visibleOnceCompleted() async throws {
         let twilio = try persistence("twilio")
         let sinch = SQLiteEmulatorPersistence(database: twilio.database, pluginID: "sinch", logger: quietLogger)
-        await twilio.enqueue(["VE1": Data("one".utf8), "VE2": Data("two".utf8)]).completed()
-        await sinch.enqueue(["VE1": Data("sinch".utf8)]).completed()
+        twilio.save(["VE1": Data("one".utf8), "VE2": Data("two".utf8)])
+        sinch.save(["VE1": Data("sinch".utf8)])
         let connection = try SQLiteConnection(path: file.path, synchronous: .normal)
         defer { connection.close() }
         let count = { () throws -> Int64 in
@@ -63,7 +35,7 @@ struct SQLiteEmulatorPersistenceTests {
                 .first.flatMap { $0 } ?? -1
         }
         #expect(try count() == 3)
-        await twilio.enqueue(["VE1": nil]).completed()
+        twilio.save(["VE1": nil])
         #expect(try count() == 2)
         #expect(twilio.load() == ["VE2": Data("two".utf8)])
         #expect(sinch.load() == ["VE1": Data("sinch".utf8)])

@@ -7,7 +7,7 @@ import Testing
 @testable import GatewayTwilio
 
 /// Calls the Twilio emulator in process, as the backend (account credentials) or as a device.
-struct PushWire {
+struct PushWire: Sendable {
     let emulator: TwilioEmulator
     static let base = "/v2/Services/" + TwilioSandbox.serviceSID
 

@@ -264,7 +264,7 @@ struct TwilioEmulatorTests {
         #expect(persistence.memoryTable(TwilioEmulatorState.table).count == 0)
     }
 
-    @Test("verifications an earlier version saved as entities become rows once; deleted ones are dropped")
+    @Test("verifications and push entities an earlier version saved become rows once; deleted ones are dropped")
     func movesEarlierRows() async throws {
         let persistence = InMemoryEmulatorPersistence()
         let clock = ManualClock()
@@ -276,14 +276,19 @@ struct TwilioEmulatorTests {
         deleted.sid = "VE" + String(repeating: "b", count: 32)
         deleted.status = "approved"
         deleted.deleted = true
-        // As the earlier version wrote them: JSONEncoder's rows, one entity per SID, beside a push entity.
+        // As the earlier version wrote them: JSONEncoder's rows, one entity per SID, beside Verify Push's.
+        let entity = TwilioPushState.Entity(sid: "YE" + String(repeating: "c", count: 32), identity: "user-1", createdAt: clock.now)
         persistence.save([
             pending.sid: try JSONEncoder().encode(pending), deleted.sid: try JSONEncoder().encode(deleted),
-            "YE1": Data("{}".utf8),
+            entity.sid: try JSONEncoder().encode(entity),
         ])
         let client = TwilioWireClient(persistence: persistence, clock: clock)
-        #expect(Set(persistence.load().keys) == ["YE1"])
+        #expect(persistence.load().isEmpty)
         #expect(persistence.memoryTable(TwilioEmulatorState.table).count == 1)
+        let moved = try await persistence.table(TwilioPushState.table).transaction { rows in
+            try TwilioPushState(rows, now: clock.now).entity("user-1")
+        }
+        #expect(moved == entity)
         let checked = try await client.check([("To", TwilioHarness.phone), ("Code", "123456")])
         let check = try JSONDecoder().decode(TwilioWire.VerificationCheck.self, from: checked.body)
         #expect(check.sid == pending.sid)

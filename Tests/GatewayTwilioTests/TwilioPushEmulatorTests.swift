@@ -148,6 +148,29 @@ struct TwilioPushEmulatorTests {
         #expect(fetched.headers[TwilioEmulator.signatureFieldsHeader] == nil)
     }
 
+    @Test("a device answering one challenge twice at once: one answer counts, the other is 60322; one webhook")
+    func racingAnswers() async throws {
+        let device = try await enrolled()
+        let sid = try #require(try await challenge(device).json["sid"]?.stringValue)
+        let before = sink.requests.count
+        let (wire, now) = (wire, clock.now)
+        // The device's key is an immutable value; the two answers only read it.
+        struct Shared: @unchecked Sendable { let device: PushDevice }
+        let shared = Shared(device: device)
+        let answers = try await withThrowingTaskGroup(of: (Int, Int?).self) { group in
+            for status in ["approved", "denied"] {
+                group.addTask {
+                    let answer = try await shared.device.answer(wire, challenge: sid, status: status, now: now)
+                    return (answer.status, answer.code)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.filter { $0.0 == 200 }.count == 1)
+        #expect(answers.filter { $0.0 == 403 && $0.1 == 60322 }.count == 1)
+        #expect(sink.requests.count == before + 1)
+    }
+
     @Test("a denial is signed and reported as challenge.denied")
     func deny() async throws {
         let device = try await enrolled()

@@ -82,34 +82,18 @@ public final class FirebaseEmulator: VendorEmulator {
         self.logger = context.logger
         let table = context.persistence.table(FirebaseEmulatorState.table)
         self.state = table
-        Self.moveSavedState(context.persistence.load(), context: context, to: table)
+        table.moveSaved(context.persistence.load(), context: context, "firebase sandbox state") {
+            try FirebaseEmulatorState($0).move($1)
+        }
         if rejected > 0 {
             logger.warning("firebase sandbox ignored test numbers", metadata: ["count": "\(rejected)"])
-        }
-    }
-
-    /// Entities an earlier version saved one by one (all read back at startup) become rows of the table,
-    /// once.
-    private static func moveSavedState(_ saved: [String: Data], context: EmulatorContext, to table: any EmulatorTable) {
-        guard !saved.isEmpty else { return }
-        do {
-            try table.transactionNow { rows in try FirebaseEmulatorState(rows).move(saved) }
-            context.persistence.save(saved.mapValues { _ in nil })
-        } catch {
-            context.logger.warning(
-                "firebase sandbox state saved by an earlier version not moved", metadata: ["error": "\(error)"])
         }
     }
 
     /// Runs `body` on the state in one transaction; `nil` when the sandbox's file failed (logged), which
     /// callers answer with Google's 500.
     func withState<T: Sendable>(_ body: @escaping @Sendable (FirebaseEmulatorState) throws -> T) async -> T? {
-        do {
-            return try await state.transaction { rows in try body(FirebaseEmulatorState(rows)) }
-        } catch {
-            logger.warning("firebase sandbox state failed", metadata: ["error": "\(error)"])
-            return nil
-        }
+        await state.attempt("firebase sandbox state", logger: logger) { rows in try body(FirebaseEmulatorState(rows)) }
     }
 
     /// Google's answer when the emulated backend fails.

@@ -78,20 +78,9 @@ public final class IDaaSEmulator: VendorEmulator {
         self.logger = context.logger
         let table = context.persistence.table(IDaaSEmulatorState.table)
         self.state = table
-        Self.moveSavedState(context.persistence.load(), context: context, to: table)
-    }
-
-    /// Entities an earlier version saved one by one (all read back at startup) become rows of the table,
-    /// once.
-    private static func moveSavedState(_ saved: [String: Data], context: EmulatorContext, to table: any EmulatorTable) {
-        guard !saved.isEmpty else { return }
         let now = context.clock.now
-        do {
-            try table.transactionNow { rows in try IDaaSEmulatorState(rows, now: now).move(saved) }
-            context.persistence.save(saved.mapValues { _ in nil })
-        } catch {
-            context.logger.warning(
-                "idaas sandbox state saved by an earlier version not moved", metadata: ["error": "\(error)"])
+        table.moveSaved(context.persistence.load(), context: context, "idaas sandbox state") {
+            try IDaaSEmulatorState($0, now: now).move($1)
         }
     }
 
@@ -100,15 +89,10 @@ public final class IDaaSEmulator: VendorEmulator {
     func withState<T: Sendable>(
         now: Date, _ body: @escaping @Sendable (IDaaSEmulatorState) throws -> T
     ) async -> T? {
-        do {
-            return try await state.transaction { rows in
-                let state = IDaaSEmulatorState(rows, now: now)
-                try state.prune()
-                return try body(state)
-            }
-        } catch {
-            logger.warning("idaas sandbox state failed", metadata: ["error": "\(error)"])
-            return nil
+        await state.attempt("idaas sandbox state", logger: logger) { rows in
+            let state = IDaaSEmulatorState(rows, now: now)
+            try state.prune()
+            return try body(state)
         }
     }
 

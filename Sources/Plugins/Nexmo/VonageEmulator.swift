@@ -66,24 +66,13 @@ public final class VonageEmulator: VendorEmulator {
         self.settings = settings
         let table = context.persistence.table(VonageEmulatorState.table)
         state = table
-        Self.moveSavedRequests(context.persistence.load(), context: context, to: table)
-        applicationKey = try? _RSA.Signing.PrivateKey(pemRepresentation: VonageSandbox.privateKeyPEM).publicKey
-    }
-
-    /// Requests an earlier version saved one by one (all read back at startup) become rows of the table,
-    /// once.
-    private static func moveSavedRequests(_ saved: [String: Data], context: EmulatorContext, to table: any EmulatorTable) {
-        guard !saved.isEmpty else { return }
-        let decoder = JSONDecoder()
-        let requests = saved.values.compactMap { try? decoder.decode(VonageEmulatorState.Request.self, from: $0) }
         let now = context.clock.now
-        do {
-            try table.transactionNow { rows in try VonageEmulatorState(rows, now: now).move(requests) }
-            context.persistence.save(saved.mapValues { _ in nil })
-        } catch {
-            context.logger.warning(
-                "vonage sandbox requests saved by an earlier version not moved", metadata: ["error": "\(error)"])
+        table.moveSaved(context.persistence.load(), context: context, "vonage sandbox requests") { rows, saved in
+            let decoder = JSONDecoder()
+            try VonageEmulatorState(rows, now: now).move(
+                saved.values.compactMap { try? decoder.decode(VonageEmulatorState.Request.self, from: $0) })
         }
+        applicationKey = try? _RSA.Signing.PrivateKey(pemRepresentation: VonageSandbox.privateKeyPEM).publicKey
     }
 
     /// Answers one request as Vonage would: in one transaction, workflows whose step ran out advance and the
@@ -115,12 +104,7 @@ public final class VonageEmulator: VendorEmulator {
 
     /// Runs `body` on the state as of `now` in one transaction; `nil` when the sandbox's file failed (logged).
     func withState<T: Sendable>(now: Date, _ body: @escaping @Sendable (VonageEmulatorState) throws -> T) async -> T? {
-        do {
-            return try await state.transaction { rows in try body(VonageEmulatorState(rows, now: now)) }
-        } catch {
-            logger.warning("vonage sandbox state failed", metadata: ["error": "\(error)"])
-            return nil
-        }
+        await state.attempt("vonage sandbox state", logger: logger) { rows in try body(VonageEmulatorState(rows, now: now)) }
     }
 
     /// A background task that ticks while live workflows remain.

@@ -42,7 +42,12 @@ public final class SinchEmulator: VendorEmulator {
         self.callbacks = context.callbacks
         let table = context.persistence.table(SinchEmulatorState.table)
         self.state = table
-        Self.moveSavedVerifications(context.persistence.load(), context: context, to: table)
+        let now = context.clock.now
+        table.moveSaved(context.persistence.load(), context: context, "sinch sandbox verifications") { rows, saved in
+            let decoder = JSONDecoder()
+            try SinchEmulatorState(rows, now: now).move(
+                saved.values.compactMap { try? decoder.decode(SinchEmulatorState.Verification.self, from: $0) })
+        }
         var base = (publicBaseURL ?? Self.sandboxBase(callbacks: context.callbacks))?.absoluteString
             ?? "https://verification.api.sinch.com"
         while base.hasSuffix("/") { base.removeLast() }
@@ -59,24 +64,6 @@ public final class SinchEmulator: VendorEmulator {
             .appending(path: String(SinchSandbox.mountPath.dropFirst()))
     }
 
-    /// Verifications an earlier version saved one by one (all read back at startup) become rows of the
-    /// table, once.
-    private static func moveSavedVerifications(
-        _ saved: [String: Data], context: EmulatorContext, to table: any EmulatorTable
-    ) {
-        guard !saved.isEmpty else { return }
-        let decoder = JSONDecoder()
-        let verifications = saved.values.compactMap { try? decoder.decode(SinchEmulatorState.Verification.self, from: $0) }
-        let now = context.clock.now
-        do {
-            try table.transactionNow { rows in try SinchEmulatorState(rows, now: now).move(verifications) }
-            context.persistence.save(saved.mapValues { _ in nil })
-        } catch {
-            context.logger.warning(
-                "sinch sandbox verifications saved by an earlier version not moved", metadata: ["error": "\(error)"])
-        }
-    }
-
     /// Answers one request as Sinch would; what it changed is saved within the call's transactions.
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
         await withFaults(serverError: Self.serverError) { .response(await route(request)) }
@@ -87,15 +74,10 @@ public final class SinchEmulator: VendorEmulator {
     func withState<T: Sendable>(
         now: Date, _ body: @escaping @Sendable (SinchEmulatorState) throws -> T
     ) async -> T? {
-        do {
-            return try await state.transaction { rows in
-                let state = SinchEmulatorState(rows, now: now)
-                try state.sweep()
-                return try body(state)
-            }
-        } catch {
-            logger.warning("sinch sandbox state failed", metadata: ["error": "\(error)"])
-            return nil
+        await state.attempt("sinch sandbox state", logger: logger) { rows in
+            let state = SinchEmulatorState(rows, now: now)
+            try state.sweep()
+            return try body(state)
         }
     }
 

@@ -31,7 +31,7 @@ extension TwilioEmulator {
     ]
 
     /// `token:<access token>` or `token:<JWT>`, the device's Basic auth (twilio.md §3.1–3.2).
-    func deviceCaller(_ header: String?, now: Date) -> Caller? {
+    func deviceCaller(_ header: String?, now: Date) async -> Caller? {
         guard let header, header.count > 6, header.prefix(6).lowercased() == "basic ",
             let data = Data(base64Encoded: header.dropFirst(6).trimmingCharacters(in: .whitespaces)),
             let text = String(data: data, encoding: .utf8), text.hasPrefix("token:")
@@ -39,7 +39,7 @@ extension TwilioEmulator {
         let secret = String(text.dropFirst("token:".count))
         if let jwt = TwilioPushCrypto.parseJWT(secret) {
             guard let kid = jwt.header["kid"]?.stringValue,
-                let factor = push.withLock({ $0.factor(credential: kid) }),
+                let factor = await withPush(now: now, { try $0.factor(credential: kid) }) ?? nil,
                 let key = TwilioPushCrypto.publicKey(base64: factor.publicKey), jwt.isSigned(by: key),
                 jwt.claims["sub"]?.stringValue == TwilioSandbox.accountSID,
                 let exp = jwt.claims["exp"]?.numberValue, exp > now.timeIntervalSince1970,
@@ -47,10 +47,7 @@ extension TwilioEmulator {
             else { return nil }
             return .device(factor)
         }
-        return push.withLock { state in
-            state.sweepTokens(now: now)
-            return state.accessToken(secret).map(Caller.enrolment)
-        }
+        return (await withPush(now: now) { try $0.accessToken(secret) } ?? nil).map(Caller.enrolment)
     }
 
     /// Routes `AccessTokens` and `Entities/…`.
@@ -62,14 +59,14 @@ extension TwilioEmulator {
         let denied = Self.error(401, code: 20003, message: "Authenticate")
         if rest == ["AccessTokens"] {
             guard request.method == .post else { return Self.methodNotAllowed() }
-            return isAccount ? createAccessToken(single, now: now) : denied
+            return isAccount ? await createAccessToken(single, now: now) : denied
         }
         guard rest.first == "Entities" else { return Self.notFound() }
         if rest.count == 1 {
             guard isAccount else { return denied }
             switch request.method {
-            case .post: return createEntity(single, now: now)
-            case .get: return listEntities()
+            case .post: return await createEntity(single, now: now)
+            case .get: return await listEntities(now: now)
             default: return Self.methodNotAllowed()
             }
         }
@@ -84,23 +81,31 @@ extension TwilioEmulator {
         switch (Array(rest.dropFirst(2)), request.method) {
         case ([], .get):
             guard isAccount else { return denied }
-            return push.withLock { $0.entity(identity) }.map { Self.json(200, Self.entityJSON($0)) } ?? Self.notFound()
+            guard let found = await withPush(now: now, { try $0.entity(identity) }) else { return Self.serverError(500) }
+            return found.map { Self.json(200, Self.entityJSON($0)) } ?? Self.notFound()
         case ([], .delete):
             guard isAccount else { return denied }
-            let existed = push.withLock { state in
-                defer { state.deleteEntity(identity) }
-                return state.entity(identity) != nil
-            }
+            guard
+                let existed = await withPush(now: now, { state -> Bool in
+                    let found = try state.entity(identity) != nil
+                    try state.deleteEntity(identity)
+                    return found
+                })
+            else { return Self.serverError(500) }
             return existed ? TransportResponse(status: .noContent) : Self.notFound()
         case (["Factors"], .post):
             return await createFactor(identity: identity, form: single, caller: caller, now: now)
         case (["Factors"], .get):
             guard isAccount else { return denied }
-            let factors = push.withLock { $0.factors(of: identity) }
+            guard let factors = await withPush(now: now, { try $0.factors(of: identity) }) else {
+                return Self.serverError(500)
+            }
             return Self.json(200, Self.page("factors", identity: identity, items: factors.map { Self.factorJSON($0) }))
         case (let path, .get) where path.count == 2 && path[0] == "Factors":
             if case .device(let own) = caller, own.sid != path[1] { return Self.notFound() }
-            return push.withLock { $0.factor(path[1]) }.flatMap { $0.identity == identity ? $0 : nil }
+            let sid = path[1]
+            guard let found = await withPush(now: now, { try $0.factor(sid) }) else { return Self.serverError(500) }
+            return found.flatMap { $0.identity == identity ? $0 : nil }
                 .map { Self.json(200, Self.factorJSON($0)) } ?? Self.notFound()
         case (let path, .post) where path.count == 2 && path[0] == "Factors":
             if case .device(let own) = caller, own.sid != path[1] { return Self.notFound() }
@@ -110,18 +115,21 @@ extension TwilioEmulator {
             return await deleteFactor(identity: identity, sid: path[1], now: now)
         case (["Challenges"], .post):
             guard isAccount else { return denied }
-            return createChallenge(identity: identity, form: form, now: now)
+            return await createChallenge(identity: identity, form: form, now: now)
         case (["Challenges"], .get):
             let query = request.queryItems
-            var challenges = push.withLock { $0.challenges(of: identity, now: now) }
+            guard var challenges = await withPush(now: now, { try $0.challenges(of: identity) }) else {
+                return Self.serverError(500)
+            }
             if let factor = query["FactorSid"] { challenges = challenges.filter { $0.factorSID == factor } }
             if let status = query["Status"] { challenges = challenges.filter { $0.status == status } }
             if query["Order"] == "desc" { challenges.reverse() }
             return Self.json(
                 200, Self.page("challenges", identity: identity, items: challenges.map { Self.challengeJSON($0) }))
         case (let path, .get) where path.count == 2 && path[0] == "Challenges":
-            guard let challenge = push.withLock({ $0.challenge(path[1], now: now) }), challenge.identity == identity
-            else { return Self.notFound() }
+            let sid = path[1]
+            guard let found = await withPush(now: now, { try $0.challenge(sid) }) else { return Self.serverError(500) }
+            guard let challenge = found, challenge.identity == identity else { return Self.notFound() }
             var response = Self.json(200, Self.challengeJSON(challenge))
             if challenge.status == "pending" {
                 response.headerFields[Self.signatureFieldsHeader] = Self.signatureFields.joined(separator: ",")
@@ -131,7 +139,7 @@ extension TwilioEmulator {
             return await updateChallenge(identity: identity, sid: path[1], form: single, now: now)
         case (let path, .post) where path.count == 3 && path[0] == "Challenges" && path[2] == "Notifications":
             guard isAccount else { return denied }
-            return notify(identity: identity, sid: path[1], form: single, now: now)
+            return await notify(identity: identity, sid: path[1], form: single, now: now)
         case (let path, _) where (1...3).contains(path.count):
             return Self.methodNotAllowed()
         default:
@@ -143,7 +151,7 @@ extension TwilioEmulator {
 
     // MARK: access tokens and entities
 
-    private func createAccessToken(_ form: [String: String], now: Date) -> TransportResponse {
+    private func createAccessToken(_ form: [String: String], now: Date) async -> TransportResponse {
         guard let identity = form["Identity"], Self.isIdentity(identity) else { return Self.error(400, code: 60305, message: "Access Token parameters invalid: Identity") }
         guard form["FactorType"] == "push" else {
             return Self.error(400, code: 60305, message: "Access Token parameters invalid: FactorType")
@@ -162,27 +170,28 @@ extension TwilioEmulator {
         let token = TwilioPushState.AccessToken(
             sid: "YK" + Self.randomHex(), identity: identity,
             token: "eyJ" + Self.randomHex() + Self.randomHex(), friendlyName: friendlyName, ttl: ttl, createdAt: now)
-        push.withLock { state in
-            state.sweepTokens(now: now)
-            state.putToken(token)
+        guard await withPush(now: now, { state -> Bool in try state.putToken(token); return true }) != nil else {
+            return Self.serverError(500)
         }
         return Self.json(201, Self.accessTokenJSON(token))
     }
 
-    private func createEntity(_ form: [String: String], now: Date) -> TransportResponse {
+    private func createEntity(_ form: [String: String], now: Date) async -> TransportResponse {
         guard let identity = form["Identity"], Self.isIdentity(identity) else { return Self.pushInvalid("Identity") }
-        let outcome: TwilioPushState.Entity? = push.withLock { state in
-            guard state.entity(identity) == nil else { return nil }
-            let entity = TwilioPushState.Entity(sid: "YE" + Self.randomHex(), identity: identity, createdAt: now)
-            state.putEntity(entity)
-            return entity
-        }
-        guard let outcome else { return Self.error(409, code: 60301, message: "Entity already exists") }
+        guard
+            let created = await withPush(now: now, { state -> TwilioPushState.Entity? in
+                guard try state.entity(identity) == nil else { return nil }
+                let entity = TwilioPushState.Entity(sid: "YE" + Self.randomHex(), identity: identity, createdAt: now)
+                try state.putEntity(entity)
+                return entity
+            })
+        else { return Self.serverError(500) }
+        guard let outcome = created else { return Self.error(409, code: 60301, message: "Entity already exists") }
         return Self.json(201, Self.entityJSON(outcome))
     }
 
-    private func listEntities() -> TransportResponse {
-        let entities = push.withLock { $0.entities.values.sorted { $0.createdAt < $1.createdAt } }
+    private func listEntities(now: Date) async -> TransportResponse {
+        guard let entities = await withPush(now: now, { try $0.entities() }) else { return Self.serverError(500) }
         return Self.json(
             200,
             JSONValue.object([
@@ -222,31 +231,34 @@ extension TwilioEmulator {
             guard text.count <= 1024, let parsed = Self.stringObject(text) else { return Self.pushInvalid("Metadata") }
             metadata = parsed
         }
-        let outcome: Result<TwilioPushState.Factor, TransportResponseBox> = push.withLock { state in
-            let existing = state.factors(of: identity)
+        let (version, factorMetadata) = (form["Config.SdkVersion"], metadata)
+        guard
+            let outcome = await withPush(now: now, { state -> Result<TwilioPushState.Factor, TransportResponseBox> in
+            let existing = try state.factors(of: identity)
             if existing.contains(where: { $0.publicKey == publicKey }) {
                 return .failure(.init(Self.error(409, code: 60317, message: "Factor already exists")))
             }
             if existing.count >= Self.maxPushFactors {
                 return .failure(.init(Self.error(400, code: 60315, message: "Max factors per entity reached")))
             }
-            let recent = (state.factorCreations[identity] ?? []).filter { now.timeIntervalSince($0) < 60 }
+            let recent = try state.factorCreations(identity)
             if recent.count >= Self.maxFactorCreationsPerMinute {
                 return .failure(
                     .init(Self.error(429, code: 60326, message: "Too many requests to create factors for the entity")))
             }
-            state.factorCreations[identity] = recent + [now]
-            let entity =
-                state.entity(identity) ?? TwilioPushState.Entity(sid: "YE" + Self.randomHex(), identity: identity, createdAt: now)
-            if state.entity(identity) == nil { state.putEntity(entity) }
+            try state.setFactorCreations(identity, recent + [now])
+            let known = try state.entity(identity)
+            let entity = known ?? TwilioPushState.Entity(sid: "YE" + Self.randomHex(), identity: identity, createdAt: now)
+            if known == nil { try state.putEntity(entity) }
             let factor = TwilioPushState.Factor(
                 sid: "YF" + Self.randomHex(), identity: identity, entitySID: entity.sid, friendlyName: name,
                 status: "unverified", publicKey: publicKey, credentialSID: "CR" + Self.randomHex(), appID: appID,
-                notificationPlatform: platform, notificationToken: token, sdkVersion: form["Config.SdkVersion"],
-                metadata: metadata, verificationAttempts: 0, createdAt: now, updatedAt: now)
-            state.putFactor(factor)
+                notificationPlatform: platform, notificationToken: token, sdkVersion: version,
+                metadata: factorMetadata, verificationAttempts: 0, createdAt: now, updatedAt: now)
+            try state.putFactor(factor)
             return .success(factor)
-        }
+        })
+        else { return Self.serverError(500) }
         switch outcome {
         case .failure(let box): return box.response
         case .success(let factor):
@@ -259,8 +271,9 @@ extension TwilioEmulator {
     private func updateFactor(identity: String, sid: String, form: [String: String], now: Date) async
         -> TransportResponse
     {
-        let outcome: Result<(TwilioPushState.Factor, Bool), TransportResponseBox> = push.withLock { state in
-            guard var factor = state.factor(sid), factor.identity == identity else {
+        guard
+            let outcome = await withPush(now: now, { state -> Result<(TwilioPushState.Factor, Bool), TransportResponseBox> in
+            guard var factor = try state.factor(sid), factor.identity == identity else {
                 return .failure(.init(Self.notFound()))
             }
             var verifiedNow = false
@@ -272,7 +285,7 @@ extension TwilioEmulator {
                     TwilioPushCrypto.verifiesFactor(proof: proof, sid: sid, key: key)
                 else {
                     factor.verificationAttempts += 1
-                    state.putFactor(factor)
+                    try state.putFactor(factor)
                     return .failure(.init(Self.error(403, code: 60311, message: "Factor verification failed")))
                 }
                 factor.status = "verified"
@@ -290,9 +303,10 @@ extension TwilioEmulator {
             }
             if let version = form["Config.SdkVersion"] { factor.sdkVersion = version }
             factor.updatedAt = now
-            state.putFactor(factor)
+            try state.putFactor(factor)
             return .success((factor, verifiedNow))
-        }
+        })
+        else { return Self.serverError(500) }
         switch outcome {
         case .failure(let box): return box.response
         case .success(let (factor, verifiedNow)):
@@ -302,19 +316,21 @@ extension TwilioEmulator {
     }
 
     private func deleteFactor(identity: String, sid: String, now: Date) async -> TransportResponse {
-        let removed: TwilioPushState.Factor? = push.withLock { state in
-            guard let factor = state.factor(sid), factor.identity == identity else { return nil }
-            state.deleteFactor(sid)
-            return factor
-        }
-        guard let removed else { return Self.notFound() }
+        guard
+            let deleted = await withPush(now: now, { state -> TwilioPushState.Factor? in
+                guard let factor = try state.factor(sid), factor.identity == identity else { return nil }
+                try state.deleteFactor(sid)
+                return factor
+            })
+        else { return Self.serverError(500) }
+        guard let removed = deleted else { return Self.notFound() }
         await sendWebhook(type: "factor.deleted", factor: removed, challenge: nil)
         return TransportResponse(status: .noContent)
     }
 
     // MARK: challenges
 
-    private func createChallenge(identity: String, form: [(String, String)], now: Date) -> TransportResponse {
+    private func createChallenge(identity: String, form: [(String, String)], now: Date) async -> TransportResponse {
         let single = Dictionary(form, uniquingKeysWith: { _, last in last })
         guard let factorSID = single["FactorSid"], TwilioConfiguration.matches(factorSID, prefixes: ["YF"]) else {
             return Self.pushInvalid("FactorSid")
@@ -343,16 +359,16 @@ extension TwilioEmulator {
             else { return Self.pushInvalid("ExpirationDate") }
             expiresAt = date
         }
-        let outcome: Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> = push.withLock {
-            state in
-            guard let factor = state.factor(factorSID), factor.identity == identity else {
+        let (challengeFields, hiddenDetails, expiration) = (fields, hidden, expiresAt)
+        guard
+            let outcome = await withPush(now: now, { state -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> in
+            guard let factor = try state.factor(factorSID), factor.identity == identity else {
                 return .failure(.init(Self.notFound()))
             }
             guard factor.status == "verified" else {
                 return .failure(.init(Self.error(403, code: 60318, message: "Factor is unverified")))
             }
-            state.forgetOldChallenges(of: factorSID, now: now)
-            let pending = state.challenges(of: identity, now: now).filter {
+            let pending = try state.challenges(of: identity).filter {
                 $0.factorSID == factorSID && $0.status == "pending"
             }
             guard pending.count < Self.maxPendingChallenges else {
@@ -360,11 +376,12 @@ extension TwilioEmulator {
             }
             let challenge = TwilioPushState.Challenge(
                 sid: "YC" + Self.randomHex(), identity: identity, entitySID: factor.entitySID, factorSID: factorSID,
-                status: "pending", message: message, fields: fields, hiddenDetails: hidden, metadata: nil,
-                notifications: 0, createdAt: now, updatedAt: now, respondedAt: nil, expiresAt: expiresAt)
-            state.putChallenge(challenge)
+                status: "pending", message: message, fields: challengeFields, hiddenDetails: hiddenDetails,
+                metadata: nil, notifications: 0, createdAt: now, updatedAt: now, respondedAt: nil, expiresAt: expiration)
+            try state.putChallenge(challenge)
             return .success((challenge, factor))
-        }
+        })
+        else { return Self.serverError(500) }
         switch outcome {
         case .failure(let box): return box.response
         case .success(let (challenge, factor)):
@@ -385,10 +402,11 @@ extension TwilioEmulator {
             guard text.count <= 1024, let parsed = Self.stringObject(text) else { return Self.pushInvalid("Metadata") }
             metadata = parsed
         }
-        let outcome: Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> = push.withLock {
-            state in
-            guard var challenge = state.challenge(sid, now: now), challenge.identity == identity,
-                let factor = state.factor(challenge.factorSID)
+        let answer = metadata
+        guard
+            let outcome = await withPush(now: now, { state -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> in
+            guard var challenge = try state.challenge(sid), challenge.identity == identity,
+                let factor = try state.factor(challenge.factorSID)
             else { return .failure(.init(Self.notFound())) }
             if challenge.status == "expired" {
                 return .failure(.init(Self.error(403, code: 60323, message: "Challenge expired")))
@@ -408,10 +426,11 @@ extension TwilioEmulator {
             challenge.status = status
             challenge.respondedAt = now
             challenge.updatedAt = now
-            if let metadata { challenge.metadata = metadata }
-            state.putChallenge(challenge)
+            if let answer { challenge.metadata = answer }
+            try state.putChallenge(challenge)
             return .success((challenge, factor))
-        }
+        })
+        else { return Self.serverError(500) }
         switch outcome {
         case .failure(let box): return box.response
         case .success(let (challenge, factor)):
@@ -421,16 +440,16 @@ extension TwilioEmulator {
     }
 
     /// `POST …/Challenges/{sid}/Notifications`: sends the push again (at most three times).
-    private func notify(identity: String, sid: String, form: [String: String], now: Date) -> TransportResponse {
+    private func notify(identity: String, sid: String, form: [String: String], now: Date) async -> TransportResponse {
         var ttl = 300
         if let text = form["Ttl"] {
             guard let value = Int(text), (0...300).contains(value) else { return Self.pushInvalid("Ttl") }
             ttl = value
         }
-        let outcome: Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> = push.withLock {
-            state in
-            guard var challenge = state.challenge(sid, now: now), challenge.identity == identity,
-                let factor = state.factor(challenge.factorSID)
+        guard
+            let outcome = await withPush(now: now, { state -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> in
+            guard var challenge = try state.challenge(sid), challenge.identity == identity,
+                let factor = try state.factor(challenge.factorSID)
             else { return .failure(.init(Self.notFound())) }
             if challenge.status == "expired" {
                 return .failure(.init(Self.error(403, code: 60323, message: "Challenge expired")))
@@ -446,9 +465,10 @@ extension TwilioEmulator {
                     .init(Self.error(429, code: 60309, message: "Push notifications limit for a challenge reached")))
             }
             challenge.notifications += 1
-            state.putChallenge(challenge)
+            try state.putChallenge(challenge)
             return .success((challenge, factor))
-        }
+        })
+        else { return Self.serverError(500) }
         switch outcome {
         case .failure(let box): return box.response
         case .success(let (challenge, factor)):

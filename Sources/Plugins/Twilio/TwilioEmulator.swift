@@ -22,11 +22,11 @@ public final class TwilioEmulator: VendorEmulator {
     let logger: Logger
     /// The verifications, as rows read and written per call (``TwilioEmulatorState``).
     let verifications: any EmulatorTable
-    /// Verify Push: entities, factors, challenges and access tokens.
-    let push: Mutex<TwilioPushState>
+    /// Verify Push: entities, factors, challenges and access tokens, as rows read and written per call
+    /// (``TwilioPushState``).
+    let push: any EmulatorTable
     /// Where Verify Push webhooks go: the gateway's callback route.
     let callbacks: CallbackSender
-    let persistence: any EmulatorPersistence
 
     /// Builds an emulator that reads time from `context.clock`, records sends in `context.outbox` and keeps
     /// its verifications as rows of `context.persistence`'s table ``TwilioEmulatorState/table``.
@@ -34,49 +34,42 @@ public final class TwilioEmulator: VendorEmulator {
         self.clock = context.clock
         self.outbox = context.outbox
         self.logger = context.logger
-        self.persistence = context.persistence
         self.callbacks = context.callbacks
         self.verifications = context.persistence.table(TwilioEmulatorState.table)
+        // Rows an earlier version saved one entity per SID (all read back at startup) move into the tables
+        // once; soft-deleted and long-expired verifications are dropped.
         let loaded = context.persistence.load()
-        self.push = Mutex(TwilioPushState(restoring: loaded.filter { !$0.key.hasPrefix("VE") }))
-        Self.moveSavedVerifications(
-            loaded.filter { $0.key.hasPrefix("VE") }, now: context.clock.now, context: context, to: verifications)
-    }
-
-    /// Verifications saved by an earlier version as one entity each (``EmulatorPersistence/save(_:)``, all
-    /// of them read back at startup) become rows of the table, once; soft-deleted and
-    /// long-expired ones are dropped.
-    private static func moveSavedVerifications(
-        _ saved: [String: Data], now: Date, context: EmulatorContext, to table: any EmulatorTable
-    ) {
-        guard !saved.isEmpty else { return }
-        do {
-            try table.transactionNow { rows in
-                let state = TwilioEmulatorState(rows)
-                for (sid, data) in saved {
-                    guard let verification = TwilioEmulatorState.decode(data), verification.sid == sid,
-                        TwilioEmulatorState.due(verification) > now
-                    else { continue }
-                    try state.put(verification)
-                }
+        let now = context.clock.now
+        self.push = context.persistence.table(TwilioPushState.table)
+        push.moveSaved(loaded.filter { !$0.key.hasPrefix("VE") }, context: context, "twilio sandbox push state") {
+            try TwilioPushState($0, now: now).move($1)
+        }
+        verifications.moveSaved(loaded.filter { $0.key.hasPrefix("VE") }, context: context, "twilio sandbox verifications") {
+            rows, saved in
+            let state = TwilioEmulatorState(rows)
+            for (sid, data) in saved {
+                guard let verification = TwilioEmulatorState.decode(data), verification.sid == sid,
+                    TwilioEmulatorState.due(verification) > now
+                else { continue }
+                try state.put(verification)
             }
-            context.persistence.save(saved.mapValues { _ in nil })
-        } catch {
-            context.logger.warning(
-                "twilio sandbox verifications saved by an earlier version not moved", metadata: ["error": "\(error)"])
         }
     }
 
-    /// Answers one request as Twilio would, after the fault switch had its say, and saves what it changed
-    /// (verification rows within their call's transaction, Verify Push state here).
+    /// Answers one request as Twilio would, after the fault switch had its say; what it changed is saved
+    /// within the call's transactions.
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
-        let response = await withFaults(serverError: Self.serverError) { .response(await route(request)) }
-        let pushSaved = push.withLock { state -> EmulatorSave? in
-            let changes = state.takeChanges()
-            return changes.isEmpty ? nil : persistence.enqueue(changes)
+        await withFaults(serverError: Self.serverError) { .response(await route(request)) }
+    }
+
+    /// Runs `body` on the Verify Push state as of `now` in one transaction, after sweeping what is due; `nil`
+    /// when the sandbox's file failed (logged), which callers answer with Twilio's 500.
+    func withPush<T: Sendable>(now: Date, _ body: @escaping @Sendable (TwilioPushState) throws -> T) async -> T? {
+        await push.attempt("twilio sandbox push state", logger: logger) { rows in
+            let state = TwilioPushState(rows, now: now)
+            try state.sweep()
+            return try body(state)
         }
-        await pushSaved?.completed()
-        return response
     }
 
     // MARK: routing
@@ -86,7 +79,7 @@ public final class TwilioEmulator: VendorEmulator {
         let caller: Caller
         if Self.isAuthorized(request.headerFields[.authorization]) {
             caller = .account
-        } else if let device = deviceCaller(request.headerFields[.authorization], now: now) {
+        } else if let device = await deviceCaller(request.headerFields[.authorization], now: now) {
             caller = device
         } else {
             return Self.error(401, code: 20003, message: "Authenticate")

@@ -1,9 +1,10 @@
 import Foundation
 import GatewayCore
 
-/// What the Twilio emulator remembers of Verify Push: entities, push factors, challenges and access
-/// tokens. Each is saved through the emulator's persistence under its SID when it changes.
-struct TwilioPushState: Sendable {
+/// What the Twilio emulator remembers of Verify Push (entities, push factors, challenges, access tokens), as
+/// rows of its ``EmulatorTable`` read and written inside one transaction per call: a call reads only the rows
+/// it needs, and nothing is held in memory or read at startup.
+struct TwilioPushState {
     struct Entity: Codable, Sendable, Equatable {
         var sid: String
         var identity: String
@@ -65,147 +66,174 @@ struct TwilioPushState: Sendable {
         var expiresAt: Date { createdAt.addingTimeInterval(TimeInterval(ttl)) }
     }
 
-    private(set) var entities: [String: Entity] = [:]
-    private(set) var factors: [String: Factor] = [:]
-    private(set) var challenges: [String: Challenge] = [:]
-    private var tokens: [String: AccessToken] = [:]
-    private var tokenSIDs: [String: String] = [:]
-    private var credentials: [String: String] = [:]
-    /// When each identity's recent factors were created, for the creation-rate limit (60326).
-    var factorCreations: [String: [Date]] = [:]
-    private var dirty: Set<String> = []
+    /// The table the state is rows of (``EmulatorTable``): `entity:<identity>`; `factor:<sid>` looked up by
+    /// `factors:<identity>`, beside `credential:<sid>` naming the factor a device signs for; `challenge:<sid>`
+    /// looked up by `challenges:<identity>`, due when it expires while pending and a day after it ended;
+    /// `token:<access token>`, due when it expires; `creations:<identity>`, the factor creations of the last
+    /// minute (60326). Enrolments (entities, factors) are never due.
+    static let table = "push"
 
-    init() {}
+    /// How long an answered or expired challenge is kept.
+    static let challengeRetention: TimeInterval = 24 * 3600
+    /// The window of the factor-creation limit.
+    static let creationWindow: TimeInterval = 60
+    /// How many due rows one call handles at most; reads treat due rows as gone (or expired) already.
+    static let sweepBatch = 256
 
-    /// Rebuilds the state from saved records, by the prefix of their SID.
-    init(restoring saved: [String: Data]) {
-        let decoder = JSONDecoder()
-        for (key, data) in saved {
-            switch key.prefix(2) {
-            case "YE": if let value = try? decoder.decode(Entity.self, from: data) { entities[value.identity] = value }
-            case "YF": if let value = try? decoder.decode(Factor.self, from: data) { putFactor(value) }
-            case "YC": if let value = try? decoder.decode(Challenge.self, from: data) { challenges[value.sid] = value }
-            case "YK": if let value = try? decoder.decode(AccessToken.self, from: data) { putToken(value) }
-            default: break
-            }
-        }
-        dirty = []
+    let rows: any EmulatorRows
+    /// The call's time.
+    let now: Date
+
+    init(_ rows: any EmulatorRows, now: Date) {
+        self.rows = rows
+        self.now = now
     }
 
     // MARK: entities
 
-    func entity(_ identity: String) -> Entity? { entities[identity] }
+    func entity(_ identity: String) throws -> Entity? { try get(Entity.self, "entity:" + identity) }
 
-    mutating func putEntity(_ entity: Entity) {
-        entities[entity.identity] = entity
-        dirty.insert(entity.sid)
+    func putEntity(_ entity: Entity) throws {
+        try rows.put(try JSONEncoder().encode(entity), forKey: "entity:" + entity.identity, lookup: "entity", due: .distantFuture)
     }
 
-    /// Deletes an entity with its factors and challenges.
-    mutating func deleteEntity(_ identity: String) {
-        guard let entity = entities.removeValue(forKey: identity) else { return }
-        dirty.insert(entity.sid)
-        for factor in factors.values where factor.identity == identity { deleteFactor(factor.sid) }
+    /// Every entity, oldest first (the list endpoint).
+    func entities() throws -> [Entity] {
+        try rows.keys(lookup: "entity").compactMap { try get(Entity.self, $0) }.sorted { $0.createdAt < $1.createdAt }
+    }
+
+    /// Deletes an entity with its factors and their challenges.
+    func deleteEntity(_ identity: String) throws {
+        try rows.remove("entity:" + identity)
+        for factor in try factors(of: identity) { try deleteFactor(factor.sid) }
     }
 
     // MARK: factors
 
-    func factor(_ sid: String) -> Factor? { factors[sid] }
+    func factor(_ sid: String) throws -> Factor? { try get(Factor.self, "factor:" + sid) }
 
-    func factor(credential: String) -> Factor? { credentials[credential].flatMap { factors[$0] } }
-
-    func factors(of identity: String) -> [Factor] {
-        factors.values.filter { $0.identity == identity }.sorted { ($0.createdAt, $0.sid) < ($1.createdAt, $1.sid) }
+    func factor(credential: String) throws -> Factor? {
+        guard let sid = try rows.value(forKey: "credential:" + credential) else { return nil }
+        return try factor(String(decoding: sid, as: UTF8.self))
     }
 
-    mutating func putFactor(_ factor: Factor) {
-        factors[factor.sid] = factor
-        credentials[factor.credentialSID] = factor.sid
-        dirty.insert(factor.sid)
+    func factors(of identity: String) throws -> [Factor] {
+        try rows.keys(lookup: "factors:" + identity).compactMap { try get(Factor.self, $0) }
+            .sorted { ($0.createdAt, $0.sid) < ($1.createdAt, $1.sid) }
+    }
+
+    func putFactor(_ factor: Factor) throws {
+        try rows.put(
+            try JSONEncoder().encode(factor), forKey: "factor:" + factor.sid, lookup: "factors:" + factor.identity,
+            due: .distantFuture)
+        try rows.put(Data(factor.sid.utf8), forKey: "credential:" + factor.credentialSID, lookup: "credential", due: .distantFuture)
     }
 
     /// Deletes a factor and its challenges.
-    mutating func deleteFactor(_ sid: String) {
-        guard let factor = factors.removeValue(forKey: sid) else { return }
-        credentials[factor.credentialSID] = nil
-        dirty.insert(sid)
-        for challenge in challenges.values where challenge.factorSID == sid {
-            challenges[challenge.sid] = nil
-            dirty.insert(challenge.sid)
+    func deleteFactor(_ sid: String) throws {
+        guard let factor = try factor(sid) else { return }
+        try rows.remove("factor:" + sid)
+        try rows.remove("credential:" + factor.credentialSID)
+        for key in try rows.keys(lookup: "challenges:" + factor.identity) {
+            if try get(Challenge.self, key)?.factorSID == sid { try rows.remove(key) }
         }
+    }
+
+    /// Factor creations for `identity` within the last minute.
+    func factorCreations(_ identity: String) throws -> [Date] {
+        (try get([Date].self, "creations:" + identity) ?? []).filter { now.timeIntervalSince($0) < Self.creationWindow }
+    }
+
+    func setFactorCreations(_ identity: String, _ times: [Date]) throws {
+        guard let oldest = times.min() else { return try rows.remove("creations:" + identity) }
+        try rows.put(
+            try JSONEncoder().encode(times), forKey: "creations:" + identity, lookup: "creations",
+            due: oldest.addingTimeInterval(Self.creationWindow))
     }
 
     // MARK: challenges
 
-    /// A challenge as of `now`: a pending one past its expiration date has expired.
-    mutating func challenge(_ sid: String, now: Date) -> Challenge? {
-        guard var challenge = challenges[sid] else { return nil }
+    /// A challenge as of now: a pending one past its expiration date has expired; one ended more than a day
+    /// ago is gone.
+    func challenge(_ sid: String) throws -> Challenge? {
+        guard var challenge = try get(Challenge.self, "challenge:" + sid) else { return nil }
         if challenge.status == "pending", now >= challenge.expiresAt {
             challenge.status = "expired"
             challenge.updatedAt = challenge.expiresAt
-            putChallenge(challenge)
+            try putChallenge(challenge)
         }
-        return challenge
+        return Self.due(challenge) <= now ? nil : challenge
     }
 
-    mutating func challenges(of identity: String, now: Date) -> [Challenge] {
-        challenges.values.filter { $0.identity == identity }.map(\.sid).compactMap { challenge($0, now: now) }
+    /// An identity's challenges as of now, oldest first.
+    func challenges(of identity: String) throws -> [Challenge] {
+        try rows.keys(lookup: "challenges:" + identity).compactMap { try challenge(String($0.dropFirst("challenge:".count))) }
             .sorted { ($0.createdAt, $0.sid) < ($1.createdAt, $1.sid) }
     }
 
-    mutating func putChallenge(_ challenge: Challenge) {
-        challenges[challenge.sid] = challenge
-        dirty.insert(challenge.sid)
-    }
-
-    /// Forgets a factor's challenges that ended more than a day before `now`, so the state stays bounded.
-    mutating func forgetOldChallenges(of factorSID: String, now: Date) {
-        for challenge in challenges.values
-        where challenge.factorSID == factorSID && challenge.status != "pending"
-            && challenge.updatedAt.addingTimeInterval(24 * 3600) < now
-        {
-            challenges[challenge.sid] = nil
-            dirty.insert(challenge.sid)
-        }
+    func putChallenge(_ challenge: Challenge) throws {
+        try rows.put(
+            try JSONEncoder().encode(challenge), forKey: "challenge:" + challenge.sid,
+            lookup: "challenges:" + challenge.identity, due: Self.due(challenge))
     }
 
     // MARK: access tokens
 
-    func accessToken(_ token: String) -> AccessToken? { tokens[token] }
-
-    mutating func putToken(_ token: AccessToken) {
-        tokens[token.token] = token
-        tokenSIDs[token.sid] = token.token
-        dirty.insert(token.sid)
+    /// An access token until it expires.
+    func accessToken(_ token: String) throws -> AccessToken? {
+        guard let found = try get(AccessToken.self, "token:" + token), found.expiresAt >= now else { return nil }
+        return found
     }
 
-    /// Drops access tokens past their time to live.
-    mutating func sweepTokens(now: Date) {
-        for token in tokens.values where token.expiresAt < now {
-            tokens[token.token] = nil
-            tokenSIDs[token.sid] = nil
-            dirty.insert(token.sid)
-        }
+    func putToken(_ token: AccessToken) throws {
+        try rows.put(
+            try JSONEncoder().encode(token), forKey: "token:" + token.token, lookup: "token",
+            due: token.expiresAt.addingTimeInterval(1))
     }
 
-    // MARK: persistence
+    // MARK: sweeping and moving
 
-    mutating func takeChanges() -> [String: Data?] {
-        guard !dirty.isEmpty else { return [:] }
-        let encoder = JSONEncoder()
-        var changes: [String: Data?] = [:]
-        for key in dirty {
-            let data: Data?
-            switch key.prefix(2) {
-            case "YE": data = entities.values.first { $0.sid == key }.flatMap { try? encoder.encode($0) }
-            case "YF": data = factors[key].flatMap { try? encoder.encode($0) }
-            case "YC": data = challenges[key].flatMap { try? encoder.encode($0) }
-            case "YK": data = tokenSIDs[key].flatMap { tokens[$0] }.flatMap { try? encoder.encode($0) }
-            default: data = nil
+    /// Handles at most ``sweepBatch`` due rows: a pending challenge past its date expires (and is kept a day), an
+    /// ended challenge a day old and an expired token are removed, a creation list is trimmed.
+    func sweep() throws {
+        for key in try rows.keysDue(at: now, limit: Self.sweepBatch) {
+            if key.hasPrefix("challenge:") {
+                let sid = String(key.dropFirst("challenge:".count))
+                if try challenge(sid) == nil { try rows.remove(key) }
+            } else if key.hasPrefix("creations:") {
+                let identity = String(key.dropFirst("creations:".count))
+                try setFactorCreations(identity, try factorCreations(identity))
+            } else {
+                try rows.remove(key)
             }
-            changes.updateValue(data, forKey: key)
         }
-        dirty = []
-        return changes
+    }
+
+    /// Moves what an earlier version saved one entity per SID (all read back at startup) into the table.
+    func move(_ saved: [String: Data]) throws {
+        let decoder = JSONDecoder()
+        for (key, data) in saved {
+            switch key.prefix(2) {
+            case "YE": if let value = try? decoder.decode(Entity.self, from: data) { try putEntity(value) }
+            case "YF": if let value = try? decoder.decode(Factor.self, from: data) { try putFactor(value) }
+            case "YC":
+                if let value = try? decoder.decode(Challenge.self, from: data), Self.due(value) > now {
+                    try putChallenge(value)
+                }
+            case "YK": if let value = try? decoder.decode(AccessToken.self, from: data), value.expiresAt >= now { try putToken(value) }
+            default: break
+            }
+        }
+    }
+
+    // MARK: rows
+
+    /// When a challenge is next looked at: its expiry while pending, a day after it ended otherwise.
+    private static func due(_ challenge: Challenge) -> Date {
+        challenge.status == "pending" ? challenge.expiresAt : challenge.updatedAt.addingTimeInterval(challengeRetention)
+    }
+
+    private func get<Value: Decodable>(_ type: Value.Type, _ key: String) throws -> Value? {
+        try rows.value(forKey: key).flatMap { try? JSONDecoder().decode(type, from: $0) }
     }
 }

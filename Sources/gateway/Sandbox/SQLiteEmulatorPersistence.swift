@@ -2,9 +2,10 @@ import Foundation
 import GatewayCore
 import Logging
 
-/// The sandbox emulators' state as rows of `sandbox/emulators.sqlite` (one per plugin and key): a call
-/// writes only the entities it changed, so it costs the same however many verifications the emulator
-/// holds, and the state survives a restart.
+/// The sandbox emulators' state in `sandbox/emulators.sqlite`: each emulator's tables (`emulator_rows`,
+/// ``SQLiteEmulatorTable``), read and written per call, and the entities earlier versions saved one per
+/// plugin and key (`emulator_state`), which emulators move into their tables when they are built. The state
+/// survives a restart.
 struct SQLiteEmulatorPersistence: EmulatorPersistence {
     let database: SQLiteDatabase
     let pluginID: String
@@ -54,26 +55,13 @@ struct SQLiteEmulatorPersistence: EmulatorPersistence {
         SQLiteEmulatorTable(database: database, plugin: pluginID, name: name)
     }
 
-    /// Written at once, outside the queue's groups and ahead of any save still queued: for changes that no
-    /// queued save touches (an emulator's clean-up of its rows while it is built). Calls use ``enqueue(_:)``.
+    /// Written at once, on the file's queue (an emulator deleting the entities it moved into its tables
+    /// while it is built).
     func save(_ changes: [String: Data?]) {
         do {
             try database.performSync(Self.write(changes, plugin: pluginID))
         } catch {
             logger.warning("sandbox state not saved", metadata: ["plugin.id": "\(pluginID)"])
-        }
-    }
-
-    /// Queued on the file's queue (in the order of the calls), so saves that wait together are committed
-    /// together; the emulator awaits the answer outside its lock.
-    func enqueue(_ changes: [String: Data?]) -> EmulatorSave {
-        let submission = database.submit(Self.write(changes, plugin: pluginID))
-        let logger = logger
-        let plugin = pluginID
-        return EmulatorSave {
-            if case .failure = await submission.result() {
-                logger.warning("sandbox state not saved", metadata: ["plugin.id": "\(plugin)"])
-            }
         }
     }
 

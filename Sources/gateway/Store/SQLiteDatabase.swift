@@ -73,18 +73,6 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
         return try result.get()
     }
 
-    /// Queues `body` at once, behind every call queued before it, without waiting: for a caller that must
-    /// queue in an order it holds a lock for (an emulator saving its changes) and wait outside that lock.
-    /// The answer's ``SQLiteSubmission/result()`` is what ``perform(durability:_:)`` would have returned.
-    func submit<T: Sendable>(
-        durability: SQLiteWriteDurability = .synced,
-        _ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T
-    ) -> SQLiteSubmission<T> {
-        let submission = SQLiteSubmission<T>()
-        enqueue(Self.call(durability: durability, body) { submission.resolve($0) })
-        return submission
-    }
-
     /// A queued call that runs `body` and answers `answer` once its group's fate is known.
     private static func call<T: Sendable>(
         durability: SQLiteWriteDurability,
@@ -246,41 +234,4 @@ enum SQLiteWriteDurability: Sendable {
     case synced
     /// Written to the WAL, synced by the next synced commit (a ``StoreWriteDurability/provisional`` write).
     case unsynced
-}
-
-/// The answer of a call queued with ``SQLiteDatabase/submit(durability:_:)``, to await once or more.
-final class SQLiteSubmission<T: Sendable>: Sendable {
-    private enum State {
-        case waiting([CheckedContinuation<Result<T, SQLiteError>, Never>])
-        case done(Result<T, SQLiteError>)
-    }
-
-    private let state = Mutex(State.waiting([]))
-
-    fileprivate init() {}
-
-    fileprivate func resolve(_ result: Result<T, SQLiteError>) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Result<T, SQLiteError>, Never>] in
-            guard case .waiting(let waiters) = state else { return [] }
-            state = .done(result)
-            return waiters
-        }
-        for waiter in waiters { waiter.resume(returning: result) }
-    }
-
-    /// Suspends until the call has run and its group is committed (or failed).
-    func result() async -> Result<T, SQLiteError> {
-        await withCheckedContinuation { continuation in
-            let done = state.withLock { state -> Result<T, SQLiteError>? in
-                switch state {
-                case .done(let result): return result
-                case .waiting(var waiters):
-                    waiters.append(continuation)
-                    state = .waiting(waiters)
-                    return nil
-                }
-            }
-            if let done { continuation.resume(returning: done) }
-        }
-    }
 }
