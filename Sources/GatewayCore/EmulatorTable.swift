@@ -22,7 +22,35 @@ public protocol EmulatorTable: Sendable {
     func transactionNow<T>(_ body: (any EmulatorRows) throws -> T) throws -> T
 }
 
+/// One call's view of an emulator's rows as of the call's time (its entity-level reads and writes, over
+/// ``EmulatorRows``). ``EmulatorTable/attempt(_:logger:now:_:)`` builds it and sweeps what is due before the
+/// call's own work; a struct with `rows` and `now` as its stored properties gets `init(rows:now:)` for free.
+public protocol EmulatorRowsView {
+    init(rows: any EmulatorRows, now: Date)
+
+    /// Handles what is due by `now` (expiry, forgetting), at most ``sweepBatch`` rows; reads treat what is
+    /// due as handled already, so no call pays for more than one batch however much comes due at once.
+    func sweep() throws
+}
+
+extension EmulatorRowsView {
+    /// How many due rows one call handles at most.
+    public static var sweepBatch: Int { 256 }
+}
+
 extension EmulatorTable {
+    /// One call of an emulator on its rows: the view as of `now`, swept, then `body`, in one transaction; a
+    /// failure is logged and gives `nil`, which the emulator answers with its vendor's 500.
+    public func attempt<View: EmulatorRowsView, T: Sendable>(
+        _ what: String, logger: Logger, now: Date, _ body: @escaping @Sendable (View) throws -> T
+    ) async -> T? {
+        await attempt(what, logger: logger) { rows in
+            let view = View(rows: rows, now: now)
+            try view.sweep()
+            return try body(view)
+        }
+    }
+
     /// ``transaction(_:)`` for one call of an emulator: a failure (the sandbox's file) is logged as
     /// `"<what> failed"` and gives `nil`, which the emulator answers with its vendor's 500.
     public func attempt<T: Sendable>(

@@ -206,7 +206,7 @@ struct IDaaSEmulatorTests {
         #expect(token.sessionToken != nil)
         // The user made before keeps its id; its failures were reset by the sign-in.
         let stored = try await persistence.table(IDaaSEmulatorState.table).transaction { rows in
-            try IDaaSEmulatorState(rows, now: now).user(H.number)
+            try IDaaSEmulatorState(rows: rows, now: now).user(H.number)
         }
         #expect(stored == IDaaSEmulatorState.User(id: "earlier-user-id", failures: 0))
     }
@@ -237,7 +237,7 @@ struct IDaaSEmulatorTests {
         // 300 sliders nobody answered, written as the emulator writes them (drawing 300 images takes seconds).
         let now = h.clock.now
         try await table.transaction { rows in
-            let state = IDaaSEmulatorState(rows, now: now)
+            let state = IDaaSEmulatorState(rows: rows, now: now)
             for n in 0..<300 {
                 try state.setCaptcha(
                     "slider\(n)",

@@ -197,7 +197,7 @@ struct VonageEmulatorStateTests {
             settings: VonageEmulator.Settings(autoAdvance: false))
         #expect(persistence.load().isEmpty)
         let found = try await persistence.table(VonageEmulatorState.table).transaction { rows in
-            let state = VonageEmulatorState(rows, now: clock.now)
+            let state = VonageEmulatorState(rows: rows, now: clock.now)
             return (try state.live(number: "14155550100"), try state.request(oldID), try state.hasLive)
         }
         #expect(found.0 == live)

@@ -46,7 +46,7 @@ struct SinchEmulatorTests {
         let emulator = SinchEmulator(context: EmulatorContext(clock: clock, logger: .quiet, persistence: persistence))
         #expect(persistence.load().isEmpty)
         let found = try await persistence.table(SinchEmulatorState.table).transaction { rows in
-            let state = SinchEmulatorState(rows, now: clock.now)
+            let state = SinchEmulatorState(rows: rows, now: clock.now)
             return (try state.verification(reference: "vf_earlier"), try state.newest(endpoint: SinchHarness.phone, method: "sms"))
         }
         #expect(found.0 == saved)
@@ -75,7 +75,7 @@ struct SinchEmulatorTests {
         #expect(accepted.count == SinchEmulatorState.velocityLimit)
         #expect(outcomes.filter { $0 == GatewayError.Code.rateLimited.rawValue }.count == 8 - SinchEmulatorState.velocityLimit)
         let statuses = try await harness.emulator.state.transaction { rows in
-            let state = SinchEmulatorState(rows, now: harness.clock.now)
+            let state = SinchEmulatorState(rows: rows, now: harness.clock.now)
             return try accepted.compactMap { try state.verification($0)?.status }
         }
         #expect(statuses.filter { $0 == "PENDING" }.count == 1)

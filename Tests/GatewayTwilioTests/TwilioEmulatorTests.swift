@@ -286,7 +286,7 @@ struct TwilioEmulatorTests {
         #expect(persistence.load().isEmpty)
         #expect(persistence.memoryTable(TwilioEmulatorState.table).count == 1)
         let moved = try await persistence.table(TwilioPushState.table).transaction { rows in
-            try TwilioPushState(rows, now: clock.now).entity("user-1")
+            try TwilioPushState(rows: rows, now: clock.now).entity("user-1")
         }
         #expect(moved == entity)
         let checked = try await client.check([("To", TwilioHarness.phone), ("Code", "123456")])

@@ -26,8 +26,7 @@ extension FirebaseEmulator {
         let lifetime = codeLifetime
         if let fixed {
             guard
-                let sessionInfo = await withState({ state in
-                    try state.prune(now: now)
+                let sessionInfo = await withState(now: now, { state in
                     return try Self.openSession(
                         in: state, phoneNumber: number.e164, code: fixed, now: now, lifetime: lifetime,
                         isTestNumber: true)
@@ -40,9 +39,8 @@ extension FirebaseEmulator {
         let code = Self.newCode()
         let limit = maxSendsPerNumberPerHour
         guard
-            let opened = await withState({ state -> String? in
-                try state.prune(now: now)
-                if let limit, try state.recentSends(to: number.e164, now: now) >= limit {
+            let opened = await withState(now: now, { state -> String? in
+                if let limit, try state.recentSends(to: number.e164) >= limit {
                     return nil
                 }
                 try state.recordSend(to: number.e164, at: now)
@@ -69,7 +67,7 @@ extension FirebaseEmulator {
         isTestNumber: Bool
     ) throws -> String {
         var sessionInfo = randomString(length: sessionInfoLength)
-        while try state.session(sessionInfo, now: now) != nil { sessionInfo = randomString(length: sessionInfoLength) }
+        while try state.session(sessionInfo) != nil { sessionInfo = randomString(length: sessionInfoLength) }
         try state.setSession(
             sessionInfo,
             FirebaseEmulatorState.Session(
@@ -129,9 +127,8 @@ extension FirebaseEmulator {
         let maxWrongCodes = maxWrongCodes
         let localID = Self.randomString(length: 28, alphanumeric: true)
         guard
-            let outcome = await withState({ state -> SignInOutcome in
-                try state.prune(now: now)
-                guard var session = try state.session(sessionInfo, now: now) else {
+            let outcome = await withState(now: now, { state -> SignInOutcome in
+                guard var session = try state.session(sessionInfo) else {
                     return .refused("INVALID_SESSION_INFO", detail: nil)
                 }
                 if now >= session.expiresAt { return .refused("SESSION_EXPIRED", detail: nil) }

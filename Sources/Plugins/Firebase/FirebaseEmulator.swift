@@ -82,18 +82,19 @@ public final class FirebaseEmulator: VendorEmulator {
         self.logger = context.logger
         let table = context.persistence.table(FirebaseEmulatorState.table)
         self.state = table
+        let now = context.clock.now
         table.moveSaved(context.persistence.load(), context: context, "firebase sandbox state") {
-            try FirebaseEmulatorState($0).move($1)
+            try FirebaseEmulatorState(rows: $0, now: now).move($1)
         }
         if rejected > 0 {
             logger.warning("firebase sandbox ignored test numbers", metadata: ["count": "\(rejected)"])
         }
     }
 
-    /// Runs `body` on the state in one transaction; `nil` when the sandbox's file failed (logged), which
-    /// callers answer with Google's 500.
-    func withState<T: Sendable>(_ body: @escaping @Sendable (FirebaseEmulatorState) throws -> T) async -> T? {
-        await state.attempt("firebase sandbox state", logger: logger) { rows in try body(FirebaseEmulatorState(rows)) }
+    /// Runs `body` on the state as of `now` in one transaction, after pruning what is due; `nil` when the
+    /// sandbox's file failed (logged), which callers answer with Google's 500.
+    func withState<T: Sendable>(now: Date, _ body: @escaping @Sendable (FirebaseEmulatorState) throws -> T) async -> T? {
+        await state.attempt("firebase sandbox state", logger: logger, now: now, body)
     }
 
     /// Google's answer when the emulated backend fails.
@@ -158,8 +159,8 @@ public final class FirebaseEmulator: VendorEmulator {
         var pending: [FirebaseWire.VerificationCodesResponse.VerificationCode] = []
         if project == projectID {
             guard
-                let waiting = await withState({ state in
-                    try state.waitingSessions(now: now).map {
+                let waiting = await withState(now: now, { state in
+                    try state.waitingSessions().map {
                         FirebaseWire.VerificationCodesResponse.VerificationCode(
                             code: $0.session.code, phoneNumber: $0.session.phoneNumber, sessionInfo: $0.sessionInfo)
                     }

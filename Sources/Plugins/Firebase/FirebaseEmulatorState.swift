@@ -6,7 +6,7 @@ import GatewayCore
 /// costs the same, and the emulator holds nothing in memory, however many there are.
 ///
 /// It holds codes in clear, like the Auth Emulator's own export: it is sandbox state, never production.
-struct FirebaseEmulatorState {
+struct FirebaseEmulatorState: EmulatorRowsView {
     /// One `sessionInfo` and the code it waits for.
     struct Session: Codable, Sendable, Equatable {
         var phoneNumber: String
@@ -32,18 +32,13 @@ struct FirebaseEmulatorState {
     static let expiredRetention: TimeInterval = 3600
     /// The quota window.
     static let quotaWindow: TimeInterval = 3600
-    /// How many due rows one call removes or trims at most; reads treat due rows as gone already.
-    static let sweepBatch = 256
-
     let rows: any EmulatorRows
-
-    init(_ rows: any EmulatorRows) {
-        self.rows = rows
-    }
+    /// The call's time.
+    let now: Date
 
     /// The session `sessionInfo`, while it is remembered (an expired one for an hour, so a late check hears
     /// `SESSION_EXPIRED` rather than `INVALID_SESSION_INFO`).
-    func session(_ sessionInfo: String, now: Date) throws -> Session? {
+    func session(_ sessionInfo: String) throws -> Session? {
         guard let session = try decode(Session.self, "session:" + sessionInfo) else { return nil }
         return Self.due(session) <= now ? nil : session
     }
@@ -65,7 +60,7 @@ struct FirebaseEmulatorState {
     }
 
     /// Sends to `phoneNumber` within the quota window ending at `now`.
-    func recentSends(to phoneNumber: String, now: Date) throws -> Int {
+    func recentSends(to phoneNumber: String) throws -> Int {
         let horizon = now.addingTimeInterval(-Self.quotaWindow)
         return try sends(phoneNumber).count { $0 > horizon }
     }
@@ -77,7 +72,7 @@ struct FirebaseEmulatorState {
 
     /// Forgets long-expired sessions and trims send lists to the quota window: at most ``sweepBatch`` due
     /// rows, earliest first.
-    func prune(now: Date) throws {
+    func sweep() throws {
         let horizon = now.addingTimeInterval(-Self.quotaWindow)
         for key in try rows.keysDue(at: now, limit: Self.sweepBatch) {
             let (kind, id) = Self.split(key)
@@ -90,7 +85,7 @@ struct FirebaseEmulatorState {
     }
 
     /// The sessions whose code is still waiting at `now`, oldest first (the inspection endpoint).
-    func waitingSessions(now: Date) throws -> [(sessionInfo: String, session: Session)] {
+    func waitingSessions() throws -> [(sessionInfo: String, session: Session)] {
         try rows.keys(lookup: "session").compactMap { key in
             guard let session = try decode(Session.self, key), session.expiresAt > now else { return nil }
             return (String(key.dropFirst("session:".count)), session)

@@ -80,7 +80,7 @@ public final class IDaaSEmulator: VendorEmulator {
         self.state = table
         let now = context.clock.now
         table.moveSaved(context.persistence.load(), context: context, "idaas sandbox state") {
-            try IDaaSEmulatorState($0, now: now).move($1)
+            try IDaaSEmulatorState(rows: $0, now: now).move($1)
         }
     }
 
@@ -89,11 +89,7 @@ public final class IDaaSEmulator: VendorEmulator {
     func withState<T: Sendable>(
         now: Date, _ body: @escaping @Sendable (IDaaSEmulatorState) throws -> T
     ) async -> T? {
-        await state.attempt("idaas sandbox state", logger: logger) { rows in
-            let state = IDaaSEmulatorState(rows, now: now)
-            try state.prune()
-            return try body(state)
-        }
+        await state.attempt("idaas sandbox state", logger: logger, now: now, body)
     }
 
     var signer: IDaaSTokenSigner? {

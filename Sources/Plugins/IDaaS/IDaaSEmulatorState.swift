@@ -5,7 +5,7 @@ import GatewayCore
 /// transaction per call: a call reads the rows it needs, so it costs the same, and the emulator holds nothing
 /// in memory, however much there is.
 /// Sandbox state: codes and answers in clear, never production.
-struct IDaaSEmulatorState {
+struct IDaaSEmulatorState: EmulatorRowsView {
     /// A slider drawn and not yet answered, by its `token`.
     struct Captcha: Codable, Sendable, Equatable {
         var answerX: Int
@@ -47,17 +47,9 @@ struct IDaaSEmulatorState {
 
     /// How long an expired entity is still remembered, so a late call hears "expired", not "unknown".
     static let retention: TimeInterval = 3600
-    /// How many due rows one call removes at most; reads treat due rows as gone already.
-    static let sweepBatch = 256
-
     let rows: any EmulatorRows
     /// The call's time: what is due by then reads as gone.
     let now: Date
-
-    init(_ rows: any EmulatorRows, now: Date) {
-        self.rows = rows
-        self.now = now
-    }
 
     func captcha(_ id: String) throws -> Captcha? { try get(Captcha.self, "captcha", id) }
     func grant(_ id: String) throws -> Grant? { try get(Grant.self, "grant", id) }
@@ -78,7 +70,7 @@ struct IDaaSEmulatorState {
     }
 
     /// Forgets what expired more than ``retention`` ago: at most ``sweepBatch`` rows, earliest first.
-    func prune() throws {
+    func sweep() throws {
         for key in try rows.keysDue(at: now, limit: Self.sweepBatch) where !key.hasPrefix("user:") {
             try rows.remove(key)
         }

@@ -69,7 +69,7 @@ public final class VonageEmulator: VendorEmulator {
         let now = context.clock.now
         table.moveSaved(context.persistence.load(), context: context, "vonage sandbox requests") { rows, saved in
             let decoder = JSONDecoder()
-            try VonageEmulatorState(rows, now: now).move(
+            try VonageEmulatorState(rows: rows, now: now).move(
                 saved.values.compactMap { try? decoder.decode(VonageEmulatorState.Request.self, from: $0) })
         }
         applicationKey = try? _RSA.Signing.PrivateKey(pemRepresentation: VonageSandbox.privateKeyPEM).publicKey
@@ -104,7 +104,7 @@ public final class VonageEmulator: VendorEmulator {
 
     /// Runs `body` on the state as of `now` in one transaction; `nil` when the sandbox's file failed (logged).
     func withState<T: Sendable>(now: Date, _ body: @escaping @Sendable (VonageEmulatorState) throws -> T) async -> T? {
-        await state.attempt("vonage sandbox state", logger: logger) { rows in try body(VonageEmulatorState(rows, now: now)) }
+        await state.attempt("vonage sandbox state", logger: logger, now: now, body)
     }
 
     /// A background task that ticks while live workflows remain.

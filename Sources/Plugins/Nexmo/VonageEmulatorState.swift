@@ -4,7 +4,7 @@ import GatewayCore
 /// What the Vonage emulator remembers: one record per request, for both API versions, as rows of its
 /// ``EmulatorTable`` read and written inside one transaction per call, so a call costs the same, and the
 /// emulator holds nothing in memory, however many requests there are.
-struct VonageEmulatorState {
+struct VonageEmulatorState: EmulatorRowsView {
     struct Step: Codable, Sendable, Equatable {
         var channel: String
         var to: String
@@ -50,17 +50,13 @@ struct VonageEmulatorState {
 
     /// How long a finished request is kept (search answers about it, checks answer "not found").
     static let retention: TimeInterval = 86_400
-    /// How many due rows one call advances or forgets at most; reads treat forgotten ones as gone already.
-    static let sweepBatch = 256
-
     let rows: any EmulatorRows
     /// The call's time.
     let now: Date
 
-    init(_ rows: any EmulatorRows, now: Date) {
-        self.rows = rows
-        self.now = now
-    }
+    /// Due rows are live requests whose step ended, which ``VonageEmulator/advance(_:)`` takes with
+    /// ``dueSteps()`` to send their callbacks, and finished ones it forgets on the way: nothing to do first.
+    func sweep() throws {}
 
     /// The request `id`, unless it finished more than ``retention`` ago.
     func request(_ id: String) throws -> Request? {

@@ -45,7 +45,7 @@ public final class SinchEmulator: VendorEmulator {
         let now = context.clock.now
         table.moveSaved(context.persistence.load(), context: context, "sinch sandbox verifications") { rows, saved in
             let decoder = JSONDecoder()
-            try SinchEmulatorState(rows, now: now).move(
+            try SinchEmulatorState(rows: rows, now: now).move(
                 saved.values.compactMap { try? decoder.decode(SinchEmulatorState.Verification.self, from: $0) })
         }
         var base = (publicBaseURL ?? Self.sandboxBase(callbacks: context.callbacks))?.absoluteString
@@ -74,11 +74,7 @@ public final class SinchEmulator: VendorEmulator {
     func withState<T: Sendable>(
         now: Date, _ body: @escaping @Sendable (SinchEmulatorState) throws -> T
     ) async -> T? {
-        await state.attempt("sinch sandbox state", logger: logger) { rows in
-            let state = SinchEmulatorState(rows, now: now)
-            try state.sweep()
-            return try body(state)
-        }
+        await state.attempt("sinch sandbox state", logger: logger, now: now, body)
     }
 
     // MARK: routing

@@ -4,7 +4,7 @@ import GatewayCore
 /// What the Sinch emulator remembers, as rows of its ``EmulatorTable`` read and written inside one
 /// transaction per call: a call reads the rows it needs, so it costs the same, and the emulator holds nothing
 /// in memory, however many verifications there are.
-struct SinchEmulatorState {
+struct SinchEmulatorState: EmulatorRowsView {
     struct Verification: Codable, Sendable, Equatable {
         var id: String
         /// Sinch's lower-case method (`sms`, `flashcall`, `callout`, `seamless`, `whatsapp`).
@@ -36,17 +36,9 @@ struct SinchEmulatorState {
     /// Starts to one number within ``velocityWindow`` before 42901 (VelocityConstraint).
     static let velocityLimit = 5
     static let velocityWindow: TimeInterval = 60
-    /// How many due rows one call removes or trims at most; reads treat due rows as gone already.
-    static let sweepBatch = 256
-
     let rows: any EmulatorRows
     /// The call's time.
     let now: Date
-
-    init(_ rows: any EmulatorRows, now: Date) {
-        self.rows = rows
-        self.now = now
-    }
 
     /// A verification, with a pending one past its time settled as `FAIL`/`Expired` first.
     func verification(_ id: String) throws -> Verification? {

@@ -22,12 +22,9 @@ extension TwilioEmulator {
         let created = TwilioEmulatorState.Verification(
             sid: "VE" + Hex.timeOrdered(now: now), to: to, channel: channel, code: Self.randomCode(), status: "pending",
             checks: 0, sendAttempts: [attempt], createdAt: now, updatedAt: now, deleted: false)
-        let outcome: Result<TwilioEmulatorState.Verification, StartRefusal>
-        do {
-            outcome = try await verifications.transaction { rows in
-                let state = TwilioEmulatorState(rows)
-                try state.sweep(now: now)
-                if var pending = try state.current(for: to, statuses: ["pending"], now: now) {
+        guard
+            let outcome = await withState(now: now, { state -> Result<TwilioEmulatorState.Verification, StartRefusal> in
+                if var pending = try state.current(for: to, statuses: ["pending"]) {
                     guard pending.sendAttempts.count < TwilioWire.maxSends else { return .failure(.maxSends) }
                     pending.sendAttempts.append(attempt)
                     pending.channel = channel
@@ -37,10 +34,8 @@ extension TwilioEmulator {
                 }
                 try state.put(created)
                 return .success(created)
-            }
-        } catch {
-            return stateFailure(error)
-        }
+            })
+        else { return Self.serverError(500) }
         switch outcome {
         case .failure:
             return Self.error(429, code: 60203, message: "Max send attempts reached")
@@ -83,17 +78,14 @@ extension TwilioEmulator {
         guard sid != nil || to != nil else {
             return Self.error(400, code: 60221, message: "No target verification specified")
         }
-        let outcome: CheckOutcome
-        do {
-            outcome = try await verifications.transaction { rows in
-                let state = TwilioEmulatorState(rows)
-                try state.sweep(now: now)
+        guard
+            let outcome = await withState(now: now, { state -> CheckOutcome in
                 let live: Set<String> = ["pending", "max_attempts_reached"]
                 let found: TwilioEmulatorState.Verification?
                 if let sid {
-                    found = try state.verification(sid, now: now).flatMap { !$0.deleted && live.contains($0.status) ? $0 : nil }
+                    found = try state.verification(sid).flatMap { !$0.deleted && live.contains($0.status) ? $0 : nil }
                 } else if let to {
-                    found = try state.current(for: to, statuses: live, now: now)
+                    found = try state.current(for: to, statuses: live)
                 } else {
                     found = nil
                 }
@@ -112,10 +104,8 @@ extension TwilioEmulator {
                 }
                 try state.put(verification)
                 return .checked(verification)
-            }
-        } catch {
-            return stateFailure(error)
-        }
+            })
+        else { return Self.serverError(500) }
         switch outcome {
         case .notFound: return Self.notFound()
         case .maxChecks: return Self.error(429, code: 60202, message: "Max check attempts reached")
@@ -125,17 +115,13 @@ extension TwilioEmulator {
 
     /// `GET …/Verifications/{Sid}`: approved and expired verifications are gone (404).
     func fetch(sid: String, now: Date) async -> TransportResponse {
-        do {
-            let found = try await verifications.transaction { rows -> TwilioEmulatorState.Verification? in
-                let state = TwilioEmulatorState(rows)
-                try state.sweep(now: now)
-                return try state.verification(sid, now: now).flatMap { $0.deleted ? nil : $0 }
-            }
-            guard let found else { return Self.notFound() }
-            return Self.json(200, Self.resource(found))
-        } catch {
-            return stateFailure(error)
-        }
+        guard
+            let found = await withState(now: now, { state -> TwilioEmulatorState.Verification? in
+                try state.verification(sid).flatMap { $0.deleted ? nil : $0 }
+            })
+        else { return Self.serverError(500) }
+        guard let found else { return Self.notFound() }
+        return Self.json(200, Self.resource(found))
     }
 
     /// `POST …/Verifications/{Sid}` with `Status=canceled|approved`.
@@ -143,11 +129,9 @@ extension TwilioEmulator {
         guard let status = form["Status"], status == "canceled" || status == "approved" else {
             return Self.invalidParameter("Status")
         }
-        do {
-            let updated = try await verifications.transaction { rows -> TwilioEmulatorState.Verification? in
-                let state = TwilioEmulatorState(rows)
-                try state.sweep(now: now)
-                guard var verification = try state.verification(sid, now: now), !verification.deleted else { return nil }
+        guard
+            let updated = await withState(now: now, { state -> TwilioEmulatorState.Verification? in
+                guard var verification = try state.verification(sid), !verification.deleted else { return nil }
                 if verification.status == "pending" {
                     verification.status = status
                     verification.updatedAt = now
@@ -157,18 +141,16 @@ extension TwilioEmulator {
                     return nil
                 }
                 return verification
-            }
-            guard let updated else { return Self.notFound() }
-            return Self.json(200, Self.resource(updated))
-        } catch {
-            return stateFailure(error)
-        }
+            })
+        else { return Self.serverError(500) }
+        guard let updated else { return Self.notFound() }
+        return Self.json(200, Self.resource(updated))
     }
 
-    /// The emulated server could not read or write its state (the sandbox's file failed): Twilio's 500.
-    private func stateFailure(_ error: any Error) -> TransportResponse {
-        logger.warning("twilio sandbox state failed", metadata: ["error": "\(error)"])
-        return Self.serverError(500)
+    /// Runs `body` on the verifications as of `now` in one transaction, after sweeping what is due; `nil`
+    /// when the sandbox's file failed (logged), which callers answer with Twilio's 500.
+    func withState<T: Sendable>(now: Date, _ body: @escaping @Sendable (TwilioEmulatorState) throws -> T) async -> T? {
+        await verifications.attempt("twilio sandbox state", logger: logger, now: now, body)
     }
 
     // MARK: validation and generation

@@ -42,11 +42,11 @@ public final class TwilioEmulator: VendorEmulator {
         let now = context.clock.now
         self.push = context.persistence.table(TwilioPushState.table)
         push.moveSaved(loaded.filter { !$0.key.hasPrefix("VE") }, context: context, "twilio sandbox push state") {
-            try TwilioPushState($0, now: now).move($1)
+            try TwilioPushState(rows: $0, now: now).move($1)
         }
         verifications.moveSaved(loaded.filter { $0.key.hasPrefix("VE") }, context: context, "twilio sandbox verifications") {
             rows, saved in
-            let state = TwilioEmulatorState(rows)
+            let state = TwilioEmulatorState(rows: rows, now: now)
             for (sid, data) in saved {
                 guard let verification = TwilioEmulatorState.decode(data), verification.sid == sid,
                     TwilioEmulatorState.due(verification) > now
@@ -65,11 +65,7 @@ public final class TwilioEmulator: VendorEmulator {
     /// Runs `body` on the Verify Push state as of `now` in one transaction, after sweeping what is due; `nil`
     /// when the sandbox's file failed (logged), which callers answer with Twilio's 500.
     func withPush<T: Sendable>(now: Date, _ body: @escaping @Sendable (TwilioPushState) throws -> T) async -> T? {
-        await push.attempt("twilio sandbox push state", logger: logger) { rows in
-            let state = TwilioPushState(rows, now: now)
-            try state.sweep()
-            return try body(state)
-        }
+        await push.attempt("twilio sandbox push state", logger: logger, now: now, body)
     }
 
     // MARK: routing

@@ -4,7 +4,7 @@ import GatewayCore
 /// What the Twilio emulator remembers of Verify Push (entities, push factors, challenges, access tokens), as
 /// rows of its ``EmulatorTable`` read and written inside one transaction per call: a call reads only the rows
 /// it needs, and nothing is held in memory or read at startup.
-struct TwilioPushState {
+struct TwilioPushState: EmulatorRowsView {
     struct Entity: Codable, Sendable, Equatable {
         var sid: String
         var identity: String
@@ -77,17 +77,9 @@ struct TwilioPushState {
     static let challengeRetention: TimeInterval = 24 * 3600
     /// The window of the factor-creation limit.
     static let creationWindow: TimeInterval = 60
-    /// How many due rows one call handles at most; reads treat due rows as gone (or expired) already.
-    static let sweepBatch = 256
-
     let rows: any EmulatorRows
     /// The call's time.
     let now: Date
-
-    init(_ rows: any EmulatorRows, now: Date) {
-        self.rows = rows
-        self.now = now
-    }
 
     // MARK: entities
 

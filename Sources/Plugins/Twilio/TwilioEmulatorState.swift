@@ -4,7 +4,7 @@ import GatewayCore
 /// The Twilio emulator's verifications, as rows of its ``EmulatorTable`` read and written inside one
 /// transaction: a call reads the rows it needs (by SID, by `To`, or due) and writes the ones it changes, so
 /// it costs the same, and the emulator holds nothing in memory, however many verifications there are.
-struct TwilioEmulatorState {
+struct TwilioEmulatorState: EmulatorRowsView {
     /// One verification as the emulated Twilio keeps it.
     struct Verification: Codable, Sendable, Equatable {
         var sid: String
@@ -38,19 +38,14 @@ struct TwilioEmulatorState {
     /// How long a finished verification is kept before it is forgotten entirely.
     static let retention: TimeInterval = 24 * 3600
 
-    /// How many due verifications one sweep reads at a time.
-    static let sweepBatch = 256
-
     let rows: any EmulatorRows
+    /// The call's time.
+    let now: Date
 
-    init(_ rows: any EmulatorRows) {
-        self.rows = rows
-    }
-
-    /// The verification stored under `sid` as of `now`: one whose window has passed (pending) or whose day
+    /// The verification stored under `sid` as of now: one whose window has passed (pending) or whose day
     /// of keeping has (finished) counts as gone even before a sweep reached it, as does a row this build
     /// cannot read.
-    func verification(_ sid: String, now: Date) throws -> Verification? {
+    func verification(_ sid: String) throws -> Verification? {
         guard let verification = try rows.value(forKey: sid).flatMap(Self.decode) else { return nil }
         return Self.due(verification) <= now ? nil : verification
     }
@@ -79,19 +74,19 @@ struct TwilioEmulatorState {
     }
 
     /// Removes up to ``sweepBatch`` verifications that are due (expired while pending, or kept a day since they
-    /// finished), earliest first. Reads treat anything due as gone already (``verification(_:now:)``), so a
+    /// finished), earliest first. Reads treat anything due as gone already (``verification(_:)``), so a
     /// call never pays for more than one batch, however many came due at once (a million verifications
     /// started in the same second expire together).
-    func sweep(now: Date) throws {
+    func sweep() throws {
         for sid in try rows.keysDue(at: now, limit: Self.sweepBatch) {
             try rows.remove(sid)
         }
     }
 
     /// The newest live verification of `to` whose status is one of `statuses`.
-    func current(for to: String, statuses: Set<String>, now: Date) throws -> Verification? {
+    func current(for to: String, statuses: Set<String>) throws -> Verification? {
         for sid in try rows.keys(lookup: to).reversed() {
-            if let verification = try verification(sid, now: now), !verification.deleted,
+            if let verification = try verification(sid), !verification.deleted,
                 statuses.contains(verification.status)
             {
                 return verification
