@@ -36,14 +36,16 @@ extension SinchEmulator {
         let reference = body.reference
         let e164 = number.e164
         guard
-            let admission = await withState(now: now, { state -> Int in
-                if let reference, try state.isReferenceTaken(reference) { return 409 }
-                return try state.admitStart(endpoint: e164) ? 200 : 429
+            let admission = await withState(now: now, { state -> StartAdmission in
+                if let reference, try state.isReferenceTaken(reference) { return .referenceTaken }
+                return try state.admitStart(endpoint: e164) ? .admitted : .tooSoon
             })
         else { return Self.serverError(500) }
-        if admission == 409 { return Self.error(409, code: 40900, message: "Reference already defined") }
-        guard admission == 200 else {
+        switch admission {
+        case .referenceTaken: return Self.error(409, code: 40900, message: "Reference already defined")
+        case .tooSoon:
             return Self.error(429, code: 42901, message: "Cannot initiate verification to the same number too quickly")
+        case .admitted: break
         }
         let requested = SinchWire.languages(fromAcceptLanguage: request.headerFields[.acceptLanguage])
         let language = SinchLanguages.negotiate(requested: requested, country: number.region)
@@ -95,6 +97,13 @@ extension SinchEmulator {
         else { return Self.serverError(500) }
         deliver(created, now: now)
         return Self.json(200, startResponse(created, body: body), headers: languageHeader(created))
+    }
+
+    /// Whether a start may go on: decided, with its start counted, in one transaction.
+    private enum StartAdmission: Sendable {
+        case admitted
+        case referenceTaken
+        case tooSoon
     }
 
     private func languageHeader(_ verification: SinchEmulatorState.Verification) -> HTTPFields {
