@@ -15,6 +15,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
 
 
+def comparison_suite(label, binary, seconds, rate=1000):
+    """A bench Suite for one build in one round of an interleaved comparison: no django, phone numbers or
+    profile, its output in a temporary directory (remove `suite.args.out` after `suite.cleanup()`)."""
+    class Args:
+        pass
+    args = Args()
+    args.gateway, args.quick, args.seconds = binary, False, seconds
+    args.out = os.path.join(tempfile.gettempdir(), "compare-%s-%d" % (label, os.getpid()))
+    args.keep, args.prepare_seconds, args.rate, args.seeded = False, 6, rate, 0
+    args.skip_django = args.skip_phone = args.no_profile = True
+    return bench.Suite(args)
+
+
 def main():
     if len(sys.argv) < 4 or any("=" not in a for a in sys.argv[3:]):
         sys.exit(__doc__)
@@ -23,14 +36,7 @@ def main():
     table = {}
     for r in range(rounds):
         for name, binary in builds:
-            class Args:
-                pass
-            args = Args()
-            args.gateway, args.quick, args.seconds = binary, False, seconds
-            args.out = os.path.join(tempfile.gettempdir(), "compare-%s-%d-%d" % (name, r, os.getpid()))
-            args.keep, args.prepare_seconds, args.rate, args.seeded = False, 6, 1000, 0
-            args.skip_django = args.skip_phone = args.no_profile = True
-            suite = bench.Suite(args)
+            suite = comparison_suite("%s-%d" % (name, r), binary, seconds)
             try:
                 gateway = suite.gateway("main")
                 gateway.start()
@@ -53,7 +59,7 @@ def main():
                 suite.wrk("check_right", gateway.base, "check.lua", dict(env, BENCH_MODE="right"), gateway=gateway)
             finally:
                 suite.cleanup()
-                shutil.rmtree(args.out, ignore_errors=True)
+                shutil.rmtree(suite.args.out, ignore_errors=True)
             for phase, result in suite.results.items():
                 if "gateway_cores" in result:
                     us = result["gateway_cores"] * result["seconds"] / max(result["counted"], 1) * 1e6

@@ -26,6 +26,7 @@ struct MetricsRegistry: Sendable {
 
     private final class StoreGroupsSeen: Sendable {
         let counters = Mutex(SQLiteDatabase.GroupCounters())
+        let checkpoints = Mutex(SQLiteCheckpointer.Counters())
     }
 
     var factory: PrometheusMetricsFactory {
@@ -58,8 +59,15 @@ struct MetricsRegistry: Sendable {
             helpText: "Store calls run in those groups: divided by gateway_store_commit_groups_total, the mean group size.")
     }
 
-    /// The exposition text, with the breaker gauges and the SQLite store's group counters brought up to date
-    /// first.
+    /// The SQLite store's WAL checkpoints by who ran them (docs/performance.md, "Checkpoints off the writer").
+    static var storeCheckpoints: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "gateway_store_checkpoints", unitName: "total",
+            helpText: "WAL checkpoints of the SQLite store: background (its own connection), tail (the writer, a few frames so the WAL starts over), inline (the writer, the WAL at its limit), skipped (another was under way).")
+    }
+
+    /// The exposition text, with the breaker gauges and the SQLite store's group and checkpoint counters
+    /// brought up to date first.
     func scrape(breakers: CircuitBreakers, store: (any VerificationStore)? = nil) -> [UInt8] {
         if let sqlite = store as? SQLiteVerificationStore {
             let now = sqlite.database.groupCounters
@@ -71,6 +79,18 @@ struct MetricsRegistry: Sendable {
                 .increment(by: Int64(max(0, now.groups - before.groups)))
             registry.makeCounter(descriptor: Self.storeGroupedCalls)
                 .increment(by: Int64(max(0, now.calls - before.calls)))
+            let checkpoints = sqlite.database.checkpointCounters
+            let seen = storeSeen.checkpoints.withLock { seen in
+                defer { seen = checkpoints }
+                return seen
+            }
+            for (kind, count) in [
+                ("background", checkpoints.background - seen.background), ("tail", checkpoints.tails - seen.tails),
+                ("inline", checkpoints.inline - seen.inline), ("skipped", checkpoints.skipped - seen.skipped),
+            ] {
+                registry.makeCounter(descriptor: Self.storeCheckpoints, labels: [("kind", kind)])
+                    .increment(by: Int64(max(0, count)))
+            }
         }
         for status in breakers.statuses {
             let value: Int64

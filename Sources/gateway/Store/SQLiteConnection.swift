@@ -67,6 +67,8 @@ final class SQLiteConnection {
     /// Closes the file; later calls fail with ``SQLiteError/closed``. Closing twice is harmless.
     func close() {
         guard let handle else { return }
+        sqlite3_wal_hook(handle, nil, nil)
+        checkpointer = nil
         for statement in statements.values { sqlite3_finalize(statement) }
         statements = [:]
         sqlite3_close_v2(handle)
@@ -201,6 +203,29 @@ final class SQLiteConnection {
         // Restored whatever `body` did; this fails only on a closed handle or an open transaction.
         try run(synchronous == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
         return try result.get()
+    }
+
+    /// The checkpointer the WAL's growth is handed to, kept alive while its hook is installed.
+    private var checkpointer: SQLiteCheckpointer?
+
+    /// Hands the WAL's checkpoints to `checkpointer` (``SQLiteCheckpointer``) instead of running them inside
+    /// the commit that crosses SQLite's threshold; `nil` goes back to SQLite's automatic checkpoint.
+    func checkpoint(with checkpointer: SQLiteCheckpointer?) {
+        guard let handle else { return }
+        self.checkpointer = checkpointer
+        guard let checkpointer else {
+            sqlite3_wal_autocheckpoint(handle, 1_000)
+            return
+        }
+        // Replaces the automatic checkpoint, which is itself a WAL hook.
+        sqlite3_wal_hook(
+            handle,
+            { context, writer, schema, pages in
+                guard let context else { return SQLITE_OK }
+                return Unmanaged<SQLiteCheckpointer>.fromOpaque(context).takeUnretainedValue()
+                    .walGrew(to: pages, connection: writer, schema: schema)
+            },
+            Unmanaged.passUnretained(checkpointer).toOpaque())
     }
 
     /// While `true`, SQLite turns every `COMMIT` into a rollback (`SQLITE_CONSTRAINT_COMMITHOOK`), as a

@@ -50,12 +50,29 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
         var largestGroup = 0
     }
 
-    init(path: String, synchronous: SQLiteSynchronous) throws(SQLiteError) {
+    /// Runs the file's WAL checkpoints off ``queue``; `nil` for an in-memory database, which has no WAL.
+    let checkpointer: SQLiteCheckpointer?
+
+    /// `checkpoints` defaults to ``SQLiteCheckpointer/Thresholds/standard(for:)``.
+    init(
+        path: String, synchronous: SQLiteSynchronous, checkpoints: SQLiteCheckpointer.Thresholds? = nil
+    ) throws(SQLiteError) {
         connection = try SQLiteConnection(path: path, synchronous: synchronous)
         queue = DispatchQueue(label: "gateway.store.sqlite")
+        if path == ":memory:" || path.isEmpty {
+            checkpointer = nil
+        } else {
+            let checkpointer = SQLiteCheckpointer(
+                path: path, synchronous: synchronous, thresholds: checkpoints ?? .standard(for: synchronous))
+            connection.checkpoint(with: checkpointer)
+            self.checkpointer = checkpointer
+        }
     }
 
     var groupCounters: GroupCounters { counters.withLock { $0 } }
+
+    /// What ``checkpointer`` did so far (all zero for an in-memory database).
+    var checkpointCounters: SQLiteCheckpointer.Counters { checkpointer?.snapshot ?? .init() }
 
     /// Calls queued and not yet taken into a group.
     var queuedCalls: Int { waiting.withLock { $0.calls.count } }
@@ -111,7 +128,12 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
 
     /// Closes the file after the work already queued; later calls fail with ``SQLiteError/closed``.
     func close() {
-        queue.sync { connection.close() }
+        queue.sync {
+            // The checkpointer's connection first: the last connection to close checkpoints the WAL and removes it.
+            connection.checkpoint(with: nil)
+            checkpointer?.close()
+            connection.close()
+        }
     }
 
     // MARK: - The queue
