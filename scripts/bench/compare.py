@@ -5,7 +5,8 @@
 
 Each round starts every binary in turn (sandbox mode, a new data directory) and runs, with the bench
 suite's own wrk scripts: /healthz, starts through the Twilio emulator, the emulator alone, wrong-code checks and
-right-code checks. Interleaving spreads the shared machine's drifting load over every build alike; the
+right-code checks; then the suite's start → read code → check flow with its Python client (CPU µs per flow,
+and flows/s). Interleaving spreads the shared machine's drifting load over every build alike; the
 median CPU µs per request (the gateway process's user + system time over the requests it answered) is the
 reading to compare. Loopback only; every run stops by itself. Needs what scripts/bench/run.sh installs (wrk).
 """
@@ -57,6 +58,13 @@ def main():
                 suite.wrk("check_wrong", gateway.base, "check.lua", dict(env, BENCH_MODE="wrong", BENCH_REPEAT="1"),
                           gateway=gateway)
                 suite.wrk("check_right", gateway.base, "check.lua", dict(env, BENCH_MODE="right"), gateway=gateway)
+                # The suite's start → read code → check flow (the django comparison's), with the gateway's CPU.
+                cpu_before, began = gateway.cpu_seconds(), time.perf_counter()
+                flow = suite.httpload("flow", "flow", "--target", "gateway", "--base", gateway.base, "--key", bench.KEY,
+                                      "--seconds", seconds, "--concurrency", 32, "--prefix", prefix + "4")
+                cores = (gateway.cpu_seconds() - cpu_before) / (time.perf_counter() - began)
+                table.setdefault((name, "flow"), []).append(
+                    (cores / max(flow["flows_per_s"], 1e-9) * 1e6, flow["flows_per_s"]))
             finally:
                 suite.cleanup()
                 shutil.rmtree(suite.args.out, ignore_errors=True)
@@ -65,7 +73,7 @@ def main():
                     us = result["gateway_cores"] * result["seconds"] / max(result["counted"], 1) * 1e6
                     table.setdefault((name, phase), []).append((us, result.get("active_rps", result["rps"])))
     print("load average:", open("/proc/loadavg").read().strip())
-    for phase in ["healthz", "start", "direct", "check_wrong", "check_right"]:
+    for phase in ["healthz", "start", "direct", "check_wrong", "check_right", "flow"]:
         for name, _ in builds:
             runs = table.get((name, phase), [])
             if not runs:
