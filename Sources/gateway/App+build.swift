@@ -86,11 +86,10 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         let sandboxDirectory = options.dataDirectory.appendingPathComponent("sandbox", isDirectory: true)
         let journal = OutboxJournal(
             file: sandboxDirectory.appendingPathComponent("outbox.jsonl"), capacity: 1000, logger: logger)
-        let outboxBox = LateBound<SandboxOutbox>()
         let outbox = SandboxOutbox(
             capacity: journal.capacity,
             onSend: { message in
-                journal.append(message, current: outboxBox.value?.all ?? [])
+                journal.append(message)
                 logger.notice(
                     "sandbox message sent",
                     metadata: [
@@ -103,7 +102,6 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
                     "sandbox message dropped (delivery_rate)",
                     metadata: ["provider.id": "\(message.provider)", "to": "\(PhoneNumber.mask(message.to))"])
             })
-        outboxBox.bind(outbox)
         // The outbox survives a restart like the emulators' state, so a pending code can be read again.
         outbox.restore(journal.load())
         journal.replace(with: outbox.all)
@@ -387,15 +385,6 @@ struct SelfCallRouter: HTTPTransport {
         }
         return try await SandboxInProcessTransport(sandbox: sandbox).send(request, timeout: timeout)
     }
-}
-
-/// A value set once, after the closures that read it were made.
-final class LateBound<Value: Sendable>: Sendable {
-    private let stored = Mutex<Value?>(nil)
-
-    func bind(_ value: Value) { stored.withLock { $0 = value } }
-
-    var value: Value? { stored.withLock { $0 } }
 }
 
 /// The certificate chain and key the gateway serves HTTPS with.

@@ -31,19 +31,71 @@ struct OutboxJournalTests {
         }
     }
 
-    @Test("appended lines survive a new journal over the same file")
-    func reload() throws {
-        let file = FileManager.default.temporaryDirectory
+    private static func temporaryFile() -> URL {
+        FileManager.default.temporaryDirectory
             .appendingPathComponent("outbox-journal-\(UUID().uuidString)", isDirectory: true)
             .appendingPathComponent("outbox.jsonl")
+    }
+
+    private static func messages(_ range: Range<Int>) -> [SandboxOutbox.Message] {
+        range.map {
+            SandboxOutbox.Message(
+                provider: "twilio", channel: "sms", to: "+4474000\(String(format: "%05d", $0))", code: "000000",
+                text: "code \($0)", sentAt: Date(timeIntervalSinceReferenceDate: 785_000_000.5 + Double($0)))
+        }
+    }
+
+    private static func lines(_ url: URL) -> Int {
+        ((try? Data(contentsOf: url)) ?? Data()).reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+    }
+
+    @Test("appended lines survive a new journal over the same file")
+    func reload() throws {
+        let file = Self.temporaryFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let journal = OutboxJournal(file: file, capacity: 10, logger: Logger(label: "test"))
-        let messages = (0..<3).map {
-            SandboxOutbox.Message(
-                provider: "twilio", channel: "sms", to: "+44740000000\($0)", code: "00000\($0)", text: "code \($0)",
-                sentAt: Date(timeIntervalSinceReferenceDate: 785_000_000.5 + Double($0)))
-        }
-        for message in messages { journal.append(message, current: messages) }
+        let messages = Self.messages(0..<3)
+        for message in messages { journal.append(message) }
         #expect(OutboxJournal(file: file, capacity: 10, logger: Logger(label: "test")).load() == messages)
+    }
+
+    @Test("a full file is renamed, not rewritten: the two files keep the newest messages and at most twice the capacity")
+    func rotation() throws {
+        let file = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let journal = OutboxJournal(file: file, capacity: 10, logger: Logger(label: "test"))
+        let messages = Self.messages(0..<37)
+        for (index, message) in messages.enumerated() {
+            journal.append(message)
+            #expect(Self.lines(file) + Self.lines(journal.previous) <= 20)
+            // What a restart would read: the newest ten so far.
+            if index % 6 == 5 {
+                #expect(journal.load() == Array(messages[...index].suffix(10)))
+            }
+        }
+        // 37 lines: three full files went by; the newest seven are in the current file, the ten before in the previous.
+        #expect(Self.lines(file) == 7)
+        #expect(Self.lines(journal.previous) == 10)
+        #expect(OutboxJournal(file: file, capacity: 10, logger: Logger(label: "test")).load() == Array(messages.suffix(10)))
+    }
+
+    @Test("a journal opened over a full file starts a new one; replacing empties both")
+    func reopenFullAndReplace() throws {
+        let file = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let messages = Self.messages(0..<12)
+        let first = OutboxJournal(file: file, capacity: 10, logger: Logger(label: "test"))
+        for message in messages.prefix(10) { first.append(message) }
+        #expect(Self.lines(file) == 10)
+        let second = OutboxJournal(file: file, capacity: 10, logger: Logger(label: "test"))
+        for message in messages.suffix(2) { second.append(message) }
+        #expect(Self.lines(file) == 2)
+        #expect(Self.lines(second.previous) == 10)
+        #expect(second.load() == Array(messages.suffix(10)))
+        second.replace(with: [])
+        #expect(second.load().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: second.previous.path))
+        second.append(messages[0])
+        #expect(second.load() == [messages[0]])
     }
 }

@@ -50,10 +50,11 @@ def main():
                 shutil.rmtree(suite.args.out, ignore_errors=True)
             added = {p: row["gateway"][p] - row["direct"][p] for p in ("p50_ms", "p90_ms", "p99_ms")}
             table.setdefault(name, []).append(added)
-            print("round %d %-10s gateway p50 %.2f p90 %.2f p99 %.2f | direct p50 %.2f p90 %.2f p99 %.2f | "
-                  "added p50 %+.2f p90 %+.2f p99 %+.2f" % (
+            print("round %d %-10s gateway p50 %.2f p90 %.2f p99 %.2f p99.9 %.2f | direct p50 %.2f p90 %.2f p99 %.2f "
+                  "p99.9 %.2f | added p50 %+.2f p90 %+.2f p99 %+.2f" % (
                       r, name, row["gateway"]["p50_ms"], row["gateway"]["p90_ms"], row["gateway"]["p99_ms"],
-                      row["direct"]["p50_ms"], row["direct"]["p90_ms"], row["direct"]["p99_ms"],
+                      row["gateway"]["p999_ms"], row["direct"]["p50_ms"], row["direct"]["p90_ms"],
+                      row["direct"]["p99_ms"], row["direct"]["p999_ms"],
                       added["p50_ms"], added["p90_ms"], added["p99_ms"]), flush=True)
     print("load average:", open("/proc/loadavg").read().strip())
     for name, _ in builds:
