@@ -28,7 +28,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {  // unchecked: `connection
     struct Counters: Sendable, Equatable {
         /// Checkpoints run on the checkpointer's own queue.
         var background = 0
-        /// WAL frames copied into the database file by the background checkpoints.
+        /// WAL frames the background checkpoints copied into the database file.
         var framesCopied = 0
         /// Short checkpoints the writer ran to let the WAL start over (at most ``SQLiteCheckpointer/tailPages``
         /// frames to copy).
@@ -149,11 +149,15 @@ final class SQLiteCheckpointer: @unchecked Sendable {  // unchecked: `connection
         var logFrames: Int32 = 0
         var copied: Int32 = 0
         let code = sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &copied)
+        // `copied` counts from the WAL's start: what this checkpoint added is past the last one's reach, or
+        // all of it if the WAL started over since.
+        let reach = copiedThrough.load(ordering: .relaxed)
+        let added = max(copied >= reach ? copied - reach : copied, 0)
         if code == SQLITE_OK { copiedThrough.store(max(copied, 0), ordering: .relaxed) }
         counters.withLock { counters in
             if code == SQLITE_OK {
                 counters.background += 1
-                counters.framesCopied += Int(max(copied, 0))
+                counters.framesCopied += Int(added)
             } else {
                 counters.skipped += 1
             }
