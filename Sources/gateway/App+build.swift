@@ -148,16 +148,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         transport = SandboxInProcessTransport(sandbox: sandbox)
     } else {
         // Serving HTTPS with its own (often self-signed) certificate, the gateway trusts it on its self-calls.
-        var clientConfiguration = HTTPClient.Configuration()
-        // The gateway bootstraps no tracer; without this AsyncHTTPClient still opens a (no-op) span with its
-        // attributes for every vendor call (1.4% of a start's CPU, issue 13).
-        clientConfiguration.tracing.tracer = nil
-        if let tls {
-            var trust = TLSConfiguration.makeClientConfiguration()
-            trust.additionalTrustRoots = [.certificates(tls.chain)]
-            clientConfiguration.tlsConfiguration = trust
-        }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        let client = makeOutboundHTTPClient(
+            connectionsPerHost: configuration.vendorConnectionsPerHost, trusting: tls?.chain ?? [])
         httpClient = client
         let http = AsyncHTTPClientTransport(client: client)
         if let sandbox, let base = URL(string: baseURL) {
@@ -414,4 +406,25 @@ struct ServerTLS: Sendable {
             throw ConfigurationError(problems: ["give both a TLS certificate and a TLS key (--tls-cert and --tls-key), or neither"])
         }
     }
+}
+
+/// The outbound HTTP client of vendor calls, sandbox self-calls and webhooks.
+///
+/// `connectionsPerHost` is AsyncHTTPClient's per-host HTTP/1.1 pool limit (`vendor_connections_per_host`);
+/// calls beyond it wait in the pool for a connection to come free. Its default of 8 would let at most 8
+/// calls be in flight to a vendor without HTTP/2, and under load made a start queue for a connection
+/// (docs/performance.md, "Connections to a vendor"). `trusting` adds certificates to the system's roots
+/// (the gateway's own, when it serves HTTPS and calls itself in the sandbox).
+func makeOutboundHTTPClient(connectionsPerHost: Int, trusting extraRoots: [NIOSSLCertificate] = []) -> HTTPClient {
+    var configuration = HTTPClient.Configuration()
+    // The gateway bootstraps no tracer; without this AsyncHTTPClient still opens a (no-op) span with its
+    // attributes for every vendor call (1.4% of a start's CPU, issue 13).
+    configuration.tracing.tracer = nil
+    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
+    if !extraRoots.isEmpty {
+        var trust = TLSConfiguration.makeClientConfiguration()
+        trust.additionalTrustRoots = [.certificates(extraRoots)]
+        configuration.tlsConfiguration = trust
+    }
+    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
 }

@@ -79,6 +79,23 @@ def rss_kb(pid):
     return None
 
 
+def tree_cpu_seconds(pid):
+    """User + system CPU time used so far by a process and its live descendants (gunicorn's master and
+    workers), read from /proc."""
+    total, pending = 0.0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            with open("/proc/%d/stat" % current) as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            with open("/proc/%d/task/%d/children" % (current, current)) as handle:
+                pending.extend(int(child) for child in handle.read().split())
+        except (FileNotFoundError, ProcessLookupError, ValueError):
+            continue
+    return total
+
+
 class Gateway:
     def __init__(self, binary, data_dir, log_path):
         self.binary, self.data_dir, self.log_path = binary, data_dir, log_path
@@ -259,8 +276,11 @@ class Suite:
         self.wrk("check_wrong", base, "check.lua", dict(check_env, BENCH_MODE="wrong", BENCH_REPEAT="2"), gateway=gateway)
         self.wrk("check_right", base, "check.lua", dict(check_env, BENCH_MODE="right"), gateway=gateway)
 
-        self.httpload("flow", "flow", "--target", "gateway", "--base", base, "--key", KEY,
-                      "--seconds", self.duration, "--concurrency", 32, "--prefix", "+44744")
+        cpu_before = gateway.cpu_seconds()
+        flow = self.httpload("flow", "flow", "--target", "gateway", "--base", base, "--key", KEY,
+                             "--seconds", self.duration, "--concurrency", 32, "--prefix", "+44744")
+        flow["server_cpu_s"] = gateway.cpu_seconds() - cpu_before
+        self.record("flow", flow)
 
         # Added latency at a fixed rate: the gateway's start, then the same emulator called directly. When
         # either cannot sustain the rate (the closed-loop runs above say so), the pair runs again at half
@@ -492,8 +512,10 @@ class Suite:
                 time.sleep(0.01)
         else:
             raise SystemExit("gunicorn did not start; see %s" % log_path)
+        cpu_before = tree_cpu_seconds(process.pid)
         result = self.httpload("django_flow", "flow", "--target", "django", "--base", "http://127.0.0.1:%d" % port,
                                "--seconds", self.duration, "--concurrency", 32, "--prefix", "+44748")
+        result["server_cpu_s"] = tree_cpu_seconds(process.pid) - cpu_before
         result["workers"] = workers
         self.record("django_flow", result)
         process.send_signal(signal.SIGTERM)

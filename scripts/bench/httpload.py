@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import base64
 import json
+import resource
 import socket
 import sys
 import time
@@ -268,6 +269,12 @@ def split_base(base):
     return parsed.hostname, parsed.port or 80, "%s:%d" % (parsed.hostname, parsed.port or 80)
 
 
+def process_cpu_seconds():
+    """User + system CPU time this process has used so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 async def run_flow(args):
     host, port, host_header = split_base(args.base)
     target = GatewayTarget(host_header, args.key) if args.target == "gateway" else DjangoTarget(host_header)
@@ -310,12 +317,14 @@ async def run_flow(args):
         finally:
             client.close()
 
-    began = now()
+    began, cpu_began = now(), process_cpu_seconds()
     await asyncio.wait_for(asyncio.gather(*(user() for _ in range(args.concurrency))),
                            args.seconds + args.drain)
     elapsed = now() - began
     result = {
         "mode": "flow", "target": args.target, "seconds": elapsed, "concurrency": args.concurrency,
+        # The client's own CPU: it shares the machine's cores with the server it loads.
+        "client_cpu_s": process_cpu_seconds() - cpu_began,
         "flows": len(flows), "flows_per_s": len(flows) / elapsed,
         "requests_per_s": sum(len(v) for v in steps.values()) / elapsed,
         "flow": summary(flows), "steps": {name: summary(v) for name, v in steps.items()},

@@ -290,16 +290,29 @@ def build(out, command):
             "(2 × cores + 1), DEBUG off, a sending backend that sends nothing; the code is read from its table. Same client, "
             "32 users, %s s." % (dj.get("workers", 0), seconds))
         add("")
-        add("| server | flows/s | req/s | flow p50 ms | flow p99 ms | failures |")
-        add("|---|---:|---:|---:|---:|---|")
+        add("| server | flows/s | req/s | flow p50 ms | flow p99 ms | server CPU µs per flow | client CPU µs per flow | failures |")
+        add("|---|---:|---:|---:|---:|---:|---:|---|")
+
+        def cpu_per_flow(run, key):
+            # Older results (before 2026-11-24 16:40 UTC) have no CPU figures.
+            return f(run[key] / max(run["flows"], 1) * 1e6) if key in run else "–"
+
+        def row(name, run):
+            add("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                name, f(run["flows_per_s"]), f(run["requests_per_s"]), ms(run["flow"]["p50_ms"]),
+                ms(run["flow"]["p99_ms"]), cpu_per_flow(run, "server_cpu_s"), cpu_per_flow(run, "client_cpu_s"),
+                failures(run) or "none"))
         if fl:
-            add("| gateway | %s | %s | %s | %s | %s |" % (f(fl["flows_per_s"]), f(fl["requests_per_s"]), ms(fl["flow"]["p50_ms"]),
-                                                   ms(fl["flow"]["p99_ms"]), failures(fl) or "none"))
-        add("| django-phone-verify | %s | %s | %s | %s | %s |" % (f(dj["flows_per_s"]), f(dj["requests_per_s"]), ms(dj["flow"]["p50_ms"]),
-                                                           ms(dj["flow"]["p99_ms"]), failures(dj) or "none"))
+            row("gateway", fl)
+        row("django-phone-verify", dj)
         if fl and dj["flows_per_s"]:
-            add("| **ratio** | **%.1f×** | | | | |" % (fl["flows_per_s"] / dj["flows_per_s"]))
+            add("| **ratio** | **%.1f×** | | | | | | |" % (fl["flows_per_s"] / dj["flows_per_s"]))
         add("")
+        if fl and all(k in run for run in (fl, dj) for k in ("server_cpu_s", "client_cpu_s")):
+            add("Server CPU is the gateway process's user + system time during the flow run, or gunicorn's master and "
+                "workers'; client CPU is the Python client's own. Both share the machine's %d cores, so a flow's "
+                "throughput is bounded by server and client CPU together." % (os.cpu_count() or 0))
+            add("")
 
     ph = r.get("phones")
     if ph and "error" not in ph:

@@ -57,12 +57,18 @@ struct GatewayConfiguration: Sendable {
     /// `sqlite_sync: full | normal`: whether the SQLite store syncs every commit to the device (`full`, the
     /// default) or at checkpoints only (`normal`: faster; survives a crash of the process, not of the machine).
     var sqliteSynchronous: SQLiteSynchronous = .full
+    /// `vendor_connections_per_host` (1 to 1,000, default 64): the HTTP/1.1 connections the gateway keeps open
+    /// to one vendor host (and one webhook host). Calls beyond it wait for a connection, so it bounds the calls
+    /// in flight to a vendor that does not speak HTTP/2: about this many divided by the vendor's latency, per
+    /// second (docs/performance.md, "Connections to a vendor").
+    var vendorConnectionsPerHost = GatewayConfiguration.defaultVendorConnectionsPerHost
+    static let defaultVendorConnectionsPerHost = 64
 
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
         "public_base_url", "rate_limits", "countries", "pumping_guard",
         "prices", "metrics", "webhooks", "tls", "store", "store_password_env", "store_pool_size", "store_timeout",
-        "sqlite_sync",
+        "sqlite_sync", "vendor_connections_per_host",
     ]
 
     /// Reads and checks a configuration file; every problem is listed in one error.
@@ -359,6 +365,13 @@ struct GatewayConfiguration: Sendable {
         }
 
         parseStore(top, environment: environment, into: &config, problems: &problems)
+        if let value = top["vendor_connections_per_host"] {
+            if case .number(let count) = value, count.rounded() == count, (1...1000).contains(count) {
+                config.vendorConnectionsPerHost = Int(count)
+            } else {
+                problems.append("`vendor_connections_per_host` must be a whole number from 1 to 1000")
+            }
+        }
 
         // token
         if let value = top["token"] {
