@@ -145,18 +145,28 @@ public final class SandboxOutbox: Sendable {
 
     /// The kept messages and their index by recipient; both bounded by the capacity.
     private struct Listing {
-        var messages: [Message] = []
+        /// The kept messages, oldest first, from `head` on. Evicting one moves `head` instead of shifting
+        /// every message after it; the slots before `head` are dropped in one go once they are as many as
+        /// the kept ones, so an append costs the same however full the outbox is.
+        private var storage: [Message] = []
+        private var head = 0
         var byRecipient: [String: [Message]] = [:]
 
+        var messages: [Message] { Array(storage[head...]) }
+
         mutating func append(_ message: Message, capacity: Int) {
-            messages.append(message)
+            storage.append(message)
             byRecipient[message.to, default: []].append(message)
-            guard messages.count > capacity else { return }
-            for evicted in messages.prefix(messages.count - capacity) {
-                byRecipient[evicted.to]?.removeFirst()
-                if byRecipient[evicted.to]?.isEmpty == true { byRecipient[evicted.to] = nil }
+            while storage.count - head > capacity {
+                let evicted = storage[head].to
+                byRecipient[evicted]?.removeFirst()
+                if byRecipient[evicted]?.isEmpty == true { byRecipient[evicted] = nil }
+                head += 1
             }
-            messages.removeFirst(messages.count - capacity)
+            if head > 0, head >= storage.count - head {
+                storage.removeFirst(head)
+                head = 0
+            }
         }
     }
 }

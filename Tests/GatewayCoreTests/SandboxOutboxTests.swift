@@ -81,4 +81,26 @@ struct SandboxOutboxTests {
         #expect(restored.messages(to: "+1even").map(\.code) == ["4"])
         #expect(restored.messages(to: "nobody").isEmpty)
     }
+
+    @Test("over many sends, with evictions and a removeAll, the outbox and its index match a plain list of the newest")
+    func againstModel() {
+        let capacity = 7
+        let outbox = SandboxOutbox(capacity: capacity)
+        var model: [SandboxOutbox.Message] = []
+        var generator = SystemRandomNumberGenerator()
+        for n in 0..<2_000 {
+            let message = Self.message(n, to: "+1650555340\(Int.random(in: 0...4, using: &generator))")
+            outbox.record(message)
+            model = Array((model + [message]).suffix(capacity))
+            #expect(outbox.all == model)
+            for to in Set(model.map(\.to)) {
+                #expect(outbox.messages(to: to) == model.filter { $0.to == to })
+                #expect(outbox.last(to: to) == model.last { $0.to == to })
+            }
+            if n == 999 {
+                outbox.removeAll()
+                model = []
+            }
+        }
+    }
 }

@@ -132,6 +132,22 @@ struct ObservabilityTests {
         }
     }
 
+    @Test("requests no route matched are labelled by sandbox or callback id, or `unmatched`: never by their path")
+    func unroutedLabels() {
+        let labels = HTTPMetricsMiddleware.UnroutedLabels(knownIDs: ["twilio", "sinch", "firebase-staging"])
+        #expect(labels.label("/sandbox/twilio/v2/Services/VA1/Verifications") == "/sandbox/twilio/*")
+        #expect(labels.label("/sandbox/twilio") == "/sandbox/twilio/*")
+        #expect(labels.label("//sandbox//twilio/") == "/sandbox/twilio/*")
+        #expect(labels.label("/callbacks/sinch/verification") == "/callbacks/sinch/*")
+        #expect(labels.label("/callbacks/firebase-staging/x/y") == "/callbacks/firebase-staging/*")
+        #expect(labels.label("/sandbox/sinch/../twilio") == "/sandbox/sinch/*")
+        for path in ["/sandbox/nexmo/verify/json", "/sandbox", "/", "", "/v1/nothing/here", "/callbacks/+447400000001",
+                     "/metrics/twilio/x"]
+        {
+            #expect(labels.label(path) == "unmatched", "\(path)")
+        }
+    }
+
     @Test("/metrics wants an admin key off loopback, unless the configuration opens it")
     func metricsAccess() async throws {
         try await GatewayHarness().run { client, _ in

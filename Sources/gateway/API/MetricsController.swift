@@ -145,12 +145,34 @@ struct MetricsController: Sendable {
 struct HTTPMetricsMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let handles: MetricHandleCache
-    /// Provider and plugin ids: the only second path segments under `/sandbox` and `/callbacks` labelled.
-    let knownIDs: Set<String>
+    /// The labels of requests no route matched: `/sandbox/<id>/*` and `/callbacks/<id>/*` for provider and
+    /// plugin ids (the only second path segments labelled), built once; the sandbox's emulators are such
+    /// requests, answered before routing.
+    let unrouted: UnroutedLabels
 
     init(factory: PrometheusMetricsFactory, knownIDs: Set<String>) {
         self.handles = MetricHandleCache(factory: factory)
-        self.knownIDs = knownIDs
+        self.unrouted = UnroutedLabels(knownIDs: knownIDs)
+    }
+
+    struct UnroutedLabels: Sendable {
+        let sandbox: [String: String]
+        let callbacks: [String: String]
+
+        init(knownIDs: Set<String>) {
+            sandbox = Dictionary(uniqueKeysWithValues: knownIDs.map { ($0, "/sandbox/\($0)/*") })
+            callbacks = Dictionary(uniqueKeysWithValues: knownIDs.map { ($0, "/callbacks/\($0)/*") })
+        }
+
+        func label(_ path: String) -> String {
+            let parts = path.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: true)
+            guard parts.count >= 2 else { return "unmatched" }
+            switch parts[0] {
+            case "sandbox": return sandbox[String(parts[1])] ?? "unmatched"
+            case "callbacks": return callbacks[String(parts[1])] ?? "unmatched"
+            default: return "unmatched"
+            }
+        }
     }
 
     func handle(
@@ -158,20 +180,12 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let began = ContinuousClock.now
         let response = try await next(request, context)
-        let route = context.endpointPath ?? Self.unroutedLabel(request.uri.path, knownIDs: knownIDs)
+        let route = context.endpointPath ?? unrouted.label(request.uri.path)
         let method = request.method.rawValue
         let labels = [("method", method), ("route", route), ("status", String(response.status.code))]
         handles.counter("gateway_http_requests_total", labels).increment()
         let elapsed = ContinuousClock.now - began
         handles.timer("gateway_http_request_duration_seconds", labels).recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
         return response
-    }
-
-    static func unroutedLabel(_ path: String, knownIDs: Set<String>) -> String {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        if parts.count >= 2, parts[0] == "sandbox" || parts[0] == "callbacks", knownIDs.contains(String(parts[1])) {
-            return "/\(parts[0])/\(parts[1])/*"
-        }
-        return "unmatched"
     }
 }
