@@ -31,6 +31,11 @@ struct OutboxJournalTests {
         }
     }
 
+    /// A journal of capacity 10 over `file`, as the tests reopen it.
+    private static func journal(_ file: URL) -> OutboxJournal {
+        OutboxJournal(file: file, capacity: 10, logger: Logger(label: "test"))
+    }
+
     private static func temporaryFile() -> URL {
         FileManager.default.temporaryDirectory
             .appendingPathComponent("outbox-journal-\(UUID().uuidString)", isDirectory: true)
@@ -53,17 +58,17 @@ struct OutboxJournalTests {
     func reload() throws {
         let file = Self.temporaryFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let journal = OutboxJournal(file: file, capacity: 10, logger: Logger(label: "test"))
+        let journal = Self.journal(file)
         let messages = Self.messages(0..<3)
         for message in messages { journal.append(message) }
-        #expect(OutboxJournal(file: file, capacity: 10, logger: Logger(label: "test")).load() == messages)
+        #expect(Self.journal(file).load() == messages)
     }
 
     @Test("a full file is renamed, not rewritten: the two files keep the newest messages and at most twice the capacity")
     func rotation() throws {
         let file = Self.temporaryFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let journal = OutboxJournal(file: file, capacity: 10, logger: Logger(label: "test"))
+        let journal = Self.journal(file)
         let messages = Self.messages(0..<37)
         for (index, message) in messages.enumerated() {
             journal.append(message)
@@ -76,7 +81,7 @@ struct OutboxJournalTests {
         // 37 lines: three full files went by; the newest seven are in the current file, the ten before in the previous.
         #expect(Self.lines(file) == 7)
         #expect(Self.lines(journal.previous) == 10)
-        #expect(OutboxJournal(file: file, capacity: 10, logger: Logger(label: "test")).load() == Array(messages.suffix(10)))
+        #expect(Self.journal(file).load() == Array(messages.suffix(10)))
     }
 
     @Test("a journal opened over a full file starts a new one; replacing empties both")
@@ -84,10 +89,10 @@ struct OutboxJournalTests {
         let file = Self.temporaryFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let messages = Self.messages(0..<12)
-        let first = OutboxJournal(file: file, capacity: 10, logger: Logger(label: "test"))
+        let first = Self.journal(file)
         for message in messages.prefix(10) { first.append(message) }
         #expect(Self.lines(file) == 10)
-        let second = OutboxJournal(file: file, capacity: 10, logger: Logger(label: "test"))
+        let second = Self.journal(file)
         for message in messages.suffix(2) { second.append(message) }
         #expect(Self.lines(file) == 2)
         #expect(Self.lines(second.previous) == 10)

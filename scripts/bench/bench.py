@@ -79,16 +79,20 @@ def rss_kb(pid):
     return None
 
 
+def cpu_seconds(pid):
+    """User + system CPU time a process has used so far, from /proc."""
+    with open("/proc/%d/stat" % pid) as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def tree_cpu_seconds(pid):
-    """User + system CPU time used so far by a process and its live descendants (gunicorn's master and
-    workers), read from /proc."""
+    """The same for a process and its live descendants (gunicorn's master and workers)."""
     total, pending = 0.0, [pid]
     while pending:
         current = pending.pop()
         try:
-            with open("/proc/%d/stat" % current) as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            total += cpu_seconds(current)
             with open("/proc/%d/task/%d/children" % (current, current)) as handle:
                 pending.extend(int(child) for child in handle.read().split())
         except (FileNotFoundError, ProcessLookupError, ValueError):
@@ -136,9 +140,7 @@ class Gateway:
 
     def cpu_seconds(self):
         """User + system CPU time the process has used so far."""
-        with open("/proc/%d/stat" % self.process.pid) as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds(self.process.pid)
 
     def rss_mb(self):
         return rss_kb(self.process.pid) / 1024.0

@@ -312,12 +312,12 @@ def build(out, command):
         gm = statistics.median(p["gateway"]["flows_per_s"] for p in rounds)
         dm = statistics.median(p["django"]["flows_per_s"] for p in rounds)
         django_ratio = gm / max(dm, 1e-9)
+        def median_per_flow(side, key):
+            return f(statistics.median(p[side][key] / max(p[side]["flows"], 1) * 1e6 for p in rounds))
         add("| **medians** | **%s** | **%s** | **%.1f×** | %s | %s | %s / %s | |" % (
-            f(gm), f(dm), django_ratio,
-            f(statistics.median(p["gateway"]["server_cpu_s"] / max(p["gateway"]["flows"], 1) * 1e6 for p in rounds)),
-            f(statistics.median(p["django"]["server_cpu_s"] / max(p["django"]["flows"], 1) * 1e6 for p in rounds)),
-            f(statistics.median(p["gateway"]["client_cpu_s"] / max(p["gateway"]["flows"], 1) * 1e6 for p in rounds)),
-            f(statistics.median(p["django"]["client_cpu_s"] / max(p["django"]["flows"], 1) * 1e6 for p in rounds))))
+            f(gm), f(dm), django_ratio, median_per_flow("gateway", "server_cpu_s"),
+            median_per_flow("django", "server_cpu_s"), median_per_flow("gateway", "client_cpu_s"),
+            median_per_flow("django", "client_cpu_s")))
         add("")
         add("Server CPU is the gateway process's user + system time during the run, or gunicorn's master and "
             "workers'; client CPU is the Python client's own. Both share the machine's %d cores, so a flow's "

@@ -61,8 +61,7 @@ struct GatewayConfiguration: Sendable {
     /// to one vendor host (and one webhook host). Calls beyond it wait for a connection, so it bounds the calls
     /// in flight to a vendor that does not speak HTTP/2: about this many divided by the vendor's latency, per
     /// second (docs/performance.md, "Connections to a vendor").
-    var vendorConnectionsPerHost = GatewayConfiguration.defaultVendorConnectionsPerHost
-    static let defaultVendorConnectionsPerHost = 64
+    var vendorConnectionsPerHost = 64
 
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
