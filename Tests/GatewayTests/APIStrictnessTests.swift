@@ -52,6 +52,23 @@ struct APIStrictnessTests {
         }
     }
 
+    @Test("the media type is read as HTTP spells it: any case, blanks around it, parameters after `;`")
+    func mediaTypes() {
+        for accepted in [
+            "application/json", "APPLICATION/JSON", "Application/Json; charset=utf-8", " application/json ",
+            "\tapplication/json\t;charset=utf-8", "application/json;", "application/json ; q=1",
+        ] {
+            #expect(JSONBodyMiddleware.isJSON(accepted), "\(accepted)")
+        }
+        for refused in [
+            "", " ", ";", "application/jsonx", "application/jso", "xapplication/json", "application json",
+            "application\\json", "application/json/", "text/json", "application/problem+json", "application/\u{130}son",
+            "ﬁapplication/json", "application/json\u{A0}", "application/ json", "application /json",
+        ] {
+            #expect(!JSONBodyMiddleware.isJSON(refused), "\(refused)")
+        }
+    }
+
     @Test("an empty-bodied cancel and resend need no Content-Type")
     func emptyBodies() async throws {
         try await GatewayHarness().run { client, _ in
