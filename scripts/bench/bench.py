@@ -24,6 +24,8 @@ import tempfile
 import time
 import urllib.parse
 
+import profile_parts
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 KEY = "sk_sandbox_bench_suite_0001"
@@ -305,14 +307,27 @@ class Suite:
         gateway.stop()
 
     def profile(self, gateway, key_env):
-        """A CPU profile of the gateway under the start load (perf, 499 Hz, 4 s), after the measured runs so
-        that it perturbs none of them: which code the CPU time of a start goes to."""
-        seconds = 5
+        """CPU profiles of the gateway (perf, 499 Hz, 4 s each) under the start load and under the flow's,
+        after the measured runs so that they perturb none of them: which code a start's and a flow's CPU time
+        goes to, by library, by symbol and by part of the path (profile_parts.py)."""
         env = dict(os.environ, BENCH_DIR=HERE, BENCH_PREFIX="+44752", **key_env)
         log("profile: perf record during wrk start.lua")
-        data = os.path.join(self.out, "perf.data")
-        load = subprocess.Popen(["wrk", "-t1", "-c32", "-d%ds" % seconds, "-s", os.path.join(HERE, "start.lua"),
+        load = subprocess.Popen(["wrk", "-t1", "-c32", "-d5s", "-s", os.path.join(HERE, "start.lua"),
                                  gateway.base], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        start = self.perf_record(gateway, load, "perf.data")
+        if "error" in start:
+            self.record("profile", start)
+            return
+        log("profile: perf record during httpload.py flow")
+        load = subprocess.Popen([PYTHON, os.path.join(HERE, "httpload.py"), "flow", "--target", "gateway",
+                                 "--base", gateway.base, "--key", KEY, "--seconds", "5", "--concurrency", "32",
+                                 "--prefix", "+44753"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        flow = self.perf_record(gateway, load, "perf-flow.data")
+        self.record("profile", dict(start, flow=flow))
+
+    def perf_record(self, gateway, load, name):
+        """Records 4 s of the gateway's CPU while `load` (already started, about 5 s long) runs."""
+        data = os.path.join(self.out, name)
         self.others.append(load)
         time.sleep(0.5)
         cpu_before, began = gateway.cpu_seconds(), time.perf_counter()
@@ -321,8 +336,7 @@ class Suite:
         cores = (gateway.cpu_seconds() - cpu_before) / (time.perf_counter() - began)
         load.wait(timeout=60)
         if recorded.returncode != 0:
-            self.record("profile", {"error": recorded.stderr[-500:]})
-            return
+            return {"error": recorded.stderr[-500:]}
 
         def table(sort):
             output = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", sort, "-g", "none",
@@ -341,7 +355,11 @@ class Suite:
             names = demangled.stdout.splitlines()
             if demangled.returncode == 0 and len(names) == len(symbols):
                 symbols = [(pct, name) for (pct, _), name in zip(symbols, names)]
-        self.record("profile", {"cores": cores, "dso": table("dso")[:12], "symbols": symbols})
+        try:
+            parts, samples = profile_parts.parts_of_file(data)
+        except (RuntimeError, subprocess.TimeoutExpired) as error:
+            parts, samples = [], str(error)
+        return {"cores": cores, "dso": table("dso")[:12], "symbols": symbols, "parts": parts, "samples": samples}
 
     def rate_of(self, name):
         result = self.results[name]
@@ -575,7 +593,7 @@ def main():
     parser.add_argument("--skip-django", action="store_true")
     parser.add_argument("--skip-phone", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the temporary data directories")
-    parser.add_argument("--no-profile", action="store_true", help="skip the perf profile of a start")
+    parser.add_argument("--no-profile", action="store_true", help="skip the perf profiles of a start and a flow")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     suite = Suite(args)

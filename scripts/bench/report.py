@@ -128,9 +128,11 @@ def build(out, command):
                 "each prepared verification once; %.1f s of load" % cr["active_seconds"])
     fl = r.get("flow")
     if fl:
-        add("| start → read code (`GET /sandbox/outbox?to=`) → check, per flow | %s flows/s (%s req/s) | %s | %s | %s | – | – | %s flows%s | Python client, 32 users |" % (
+        cores = "%.2f" % (fl["server_cpu_s"] / fl["seconds"]) if "server_cpu_s" in fl else "–"
+        per = f(fl["server_cpu_s"] / max(fl["flows"], 1) * 1e6) + " per flow" if "server_cpu_s" in fl else "–"
+        add("| start → read code (`GET /sandbox/outbox?to=`) → check, per flow | %s flows/s (%s req/s) | %s | %s | %s | %s | %s | %s flows%s | Python client, 32 users |" % (
             f(fl["flows_per_s"]), f(fl["requests_per_s"]), ms(fl["flow"]["p50_ms"]), ms(fl["flow"]["p90_ms"]),
-            ms(fl["flow"]["p99_ms"]), f(fl["flows"]), failures(fl)))
+            ms(fl["flow"]["p99_ms"]), cores, per, f(fl["flows"]), failures(fl)))
     add("")
 
     add("### Added latency of the gateway over the emulator alone, at %s starts/s (open loop)" % f(data["rate"]))
@@ -239,17 +241,45 @@ def build(out, command):
 
     pr = r.get("profile")
     if pr and "error" not in pr:
-        add("### Where a start's CPU time goes")
+        flow_pr = pr.get("flow") if pr.get("flow") and "error" not in pr["flow"] else None
+        add("### Where the CPU time goes")
         add("")
-        add("`perf record -F 499 -g` on the gateway for 4 s of `wrk -c32` starts, after the measured runs "
-            "(`perf.data` in the raw results). The gateway kept %.2f cores busy meanwhile." % pr["cores"])
+        add("`perf record -F 499 -g` on the gateway for 4 s of `wrk -c32` starts%s, after the measured runs "
+            "(`perf.data`%s in the raw results). The gateway kept %.2f cores busy during the starts%s." % (
+                " and 4 s of the flow (Python client, 32 users)" if flow_pr else "",
+                " and `perf-flow.data`" if flow_pr else "", pr["cores"],
+                " and %.2f during the flow" % flow_pr["cores"] if flow_pr else ""))
         add("")
-        add("| share | library |")
-        add("|---:|---|")
+        if pr.get("parts"):
+            start_x, flow_x = r.get("start"), r.get("flow")
+            start_us = (start_x["gateway_cores"] / rate_of(start_x) * 1e6
+                        if start_x and start_x.get("gateway_cores") and rate_of(start_x) else None)
+            flow_us = (flow_x["server_cpu_s"] / flow_x["flows"] * 1e6
+                       if flow_x and flow_x.get("server_cpu_s") and flow_x.get("flows") else None)
+            add("By part of the path (`scripts/bench/profile_parts.py`): each sample goes to the first frame, from "
+                "the leaf up, that belongs to a part, so the shares add up to 100%% and say what kind of work the "
+                "CPU did; NIO and the concurrency runtime get only what no other part claims. The µs columns are "
+                "the share times the CPU that a start (%s µs) and a flow (%s µs) cost in the measured runs above." % (
+                    f(start_us) if start_us else "–", f(flow_us) if flow_us else "–"))
+            add("")
+            flow_parts = dict(flow_pr["parts"]) if flow_pr and flow_pr.get("parts") else {}
+            names = [name for name, _ in pr["parts"]] + [n for n in flow_parts if n not in dict(pr["parts"])]
+            add("| part | start | µs per start | flow | µs per flow |")
+            add("|---|---:|---:|---:|---:|")
+            start_parts = dict(pr["parts"])
+            for name in names:
+                a, b = start_parts.get(name, 0.0), flow_parts.get(name)
+                add("| %s | %.1f%% | %s | %s | %s |" % (
+                    name, a, f(a / 100 * start_us) if start_us else "–", "%.1f%%" % b if b is not None else "–",
+                    f(b / 100 * flow_us) if b is not None and flow_us else "–"))
+            add("")
+        add("| share of a start's samples | library | share of a flow's samples |")
+        add("|---:|---|---:|")
+        flow_dso = dict((name, pct) for pct, name in flow_pr["dso"]) if flow_pr else {}
         for pct, name in pr["dso"][:8]:
-            add("| %.1f%% | `%s` |" % (pct, name))
+            add("| %.1f%% | `%s` | %s |" % (pct, name, "%.1f%%" % flow_dso[name] if name in flow_dso else "–"))
         add("")
-        add("<details><summary>Top symbols</summary>")
+        add("<details><summary>Top symbols of a start</summary>")
         add("")
         add("| share | library, symbol |")
         add("|---:|---|")
