@@ -14,7 +14,7 @@ Against a sandbox gateway it starts itself (Twilio and Firebase emulators over r
   `200` or `already_approved`; the verification ends approved.
 Each pair is released at once from a barrier. Any other combination fails the run (exit 1). Stdlib only.
 """
-import argparse, collections, concurrent.futures, os, sys, tempfile, threading, time
+import argparse, collections, concurrent.futures, os, shutil, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sandbox_gateway as gw
@@ -120,8 +120,9 @@ def main():
         process.wait(timeout=30)
     print(f"took {time.monotonic() - began:.1f} s")
     if failures:
-        print(f"{len(failures)} untrue answers, first: {failures[:5]}")
+        print(f"{len(failures)} untrue answers, first: {failures[:5]}; the gateway's log is in {directory}")
         return 1
+    shutil.rmtree(directory, ignore_errors=True)
     print("concurrency check: every answer was true")
     return 0
 

@@ -15,7 +15,7 @@ own tally: starts, approvals and conversion per arm must be equal, and the repor
 p-value must match the one computed here from the tally (to 1e-6). The report is printed, with
 `gateway experiments report`. Exit status 0 when everything agrees; stdlib only.
 """
-import argparse, concurrent.futures, json, math, os, random, subprocess, sys, tempfile, time
+import argparse, concurrent.futures, json, math, os, random, shutil, subprocess, sys, tempfile, time
 import urllib.error, urllib.parse, urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -186,11 +186,13 @@ def main():
               else "the report finds no difference at the 5% level",
               "(the vendors were set to differ)" if truly_different else "(the vendors were set the same)")
         if failures:
-            raise SystemExit("report disagrees with the simulation:\n  " + "\n  ".join(failures))
-        return 0
+            raise SystemExit("report disagrees with the simulation (the gateway's log is in %s):\n  " % directory
+                             + "\n  ".join(failures))
     finally:
         process.terminate()
         process.wait(timeout=10)
+    shutil.rmtree(directory, ignore_errors=True)
+    return 0
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ Stdlib only. Against a gateway you started:  python3 scripts/idaas_walkthrough.p
 Or let the script start one:                  python3 scripts/idaas_walkthrough.py
 Prints the JSON of each step (images shortened). Exits non-zero on any unexpected answer.
 """
-import argparse, base64, json, os, struct, sys, tempfile, zlib
+import argparse, base64, json, os, shutil, struct, sys, tempfile, zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sandbox_gateway  # noqa: E402
@@ -169,13 +169,14 @@ def main():
         walk(args.base.rstrip("/"), args.key)
         return
     binary = sandbox_gateway.build()
-    data_dir = tempfile.mkdtemp()
-    process, base = sandbox_gateway.start(binary, data_dir)
+    work = tempfile.mkdtemp(prefix="gateway-idaas-")
+    process, base = sandbox_gateway.start(binary, os.path.join(work, "data"))
     try:
         walk(base)
     finally:
         process.terminate()
         process.wait(timeout=30)
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@
 
 Needs `prometheus_client` (pip). Exits non-zero on any failure.
 """
-import argparse, hashlib, hmac, http.server, json, os, signal, sys, tempfile, threading, time
+import argparse, hashlib, hmac, http.server, json, os, shutil, signal, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sandbox_gateway as gw  # noqa: E402
@@ -201,6 +201,7 @@ def main():
     finally:
         stop(process)
     receiver.server.shutdown()
+    shutil.rmtree(work, ignore_errors=True)
     print("observability check: passed")
 
 

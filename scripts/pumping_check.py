@@ -8,7 +8,7 @@ other prefixes (+44 7401…, +44 7402…) start and check theirs. With `min_star
 refused (`403 destination_blocked` with Retry-After) after at most 20 starts to its prefix, the normal users
 must never be refused, and `GET /v1/admin/blocks` must list the block. Stdlib only; load goes to 127.0.0.1.
 """
-import os, sys, tempfile, time, urllib.parse
+import os, shutil, sys, tempfile, time, urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sandbox_gateway as gw
@@ -73,7 +73,9 @@ def main():
         failures.append("the block names no verification whose timeline shows it")
     if failures:
         print("pumping check failed:\n  " + "\n  ".join(failures))
+        print(f"the gateway's log is in {directory}")
         return 1
+    shutil.rmtree(directory, ignore_errors=True)
     print("pumping check: the attack was blocked within 20 starts, normal traffic untouched")
     return 0
 

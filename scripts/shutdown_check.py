@@ -11,7 +11,7 @@ connection after the listener closed is expected, a 5xx is not), the gateway mus
 period plus a second, and after a restart on the same data directory every verification answered 201
 must be there (`GET` 200). Stdlib only; load goes to 127.0.0.1 and stops by itself.
 """
-import argparse, collections, os, signal, sys, tempfile, threading, time
+import argparse, collections, os, shutil, signal, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sandbox_gateway as gw
@@ -104,6 +104,7 @@ def main():
         print("shutdown check failed:\n  " + "\n  ".join(failures))
         print(f"logs in {directory}")
         return 1
+    shutil.rmtree(directory, ignore_errors=True)
     print("shutdown check: no 5xx, every exit within the grace period, every 201 present after restart")
     return 0
 

@@ -131,17 +131,15 @@ struct FirebaseAPITests {
 
     @Test("routing decides between the two sandbox vendors")
     func routing() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent("gateway.yaml")
-        try """
-        sandbox: true
-        routing:
-          default: [firebase, twilio]
-          channels: {voice: [twilio]}
-        """.write(to: file, atomically: true, encoding: .utf8)
-        let harness = GatewayHarness(dataDirectory: directory)
-        let (app, runtime) = try await buildApplication(harness.options(configFile: file))
+        let harness = GatewayHarness()
+        let (app, runtime) = try await buildApplication(
+            harness.options(
+                config: """
+                    sandbox: true
+                    routing:
+                      default: [firebase, twilio]
+                      channels: {voice: [twilio]}
+                    """))
         try await app.test(.router) { client in
             let sms = try await client.call(
                 .post, "/v1/verifications", json: #"{"to": "+447400123460", \#(Self.proof)}"#)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GatewayTestSupport
 import GatewayCore
 import Testing
 
@@ -129,7 +130,9 @@ struct GatewayConfigurationTests {
 
     @Test("gateway check-config exits 78 on a bad file and 0 on a good one")
     func checkConfigCommand() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
+        let scratch = TemporaryDirectory("gateway-check-config")
+        defer { withExtendedLifetime(scratch) {} }
+        let directory = scratch.url
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let good = directory.appendingPathComponent("good.yaml")
         try "sandbox: true\nrouting: {default: [firebase, twilio]}\n".write(to: good, atomically: true, encoding: .utf8)

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import GatewayTwilio
 import HTTPTypes
 import Hummingbird
@@ -10,7 +11,8 @@ import Testing
 @testable import gateway
 
 /// Builds a sandbox gateway on a fresh data directory and runs `body` against Hummingbird's
-/// socket-free router harness.
+/// socket-free router harness. A data directory the harness makes itself is removed when the test process
+/// exits (``ScratchDirectories``); one passed in belongs to the caller.
 struct GatewayHarness {
     static let apiKey = "sk_test_0123456789abcdef"
     let clock: ManualClock
@@ -18,9 +20,7 @@ struct GatewayHarness {
 
     init(clock: ManualClock = ManualClock(Date(timeIntervalSince1970: 1_900_000_000)), dataDirectory: URL? = nil) {
         self.clock = clock
-        self.dataDirectory =
-            dataDirectory
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("gateway-test-\(UUID().uuidString)")
+        self.dataDirectory = dataDirectory ?? ScratchDirectories.make("gateway-test")
     }
 
     func options(configFile: URL? = nil, environment: [String: String] = [:]) -> GatewayOptions {

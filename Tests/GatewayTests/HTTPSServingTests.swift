@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -68,7 +69,7 @@ struct HTTPSServingTests {
 
     /// Writes the certificate and key to a fresh directory.
     static func files() throws -> (certificate: URL, key: URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
+        let directory = ScratchDirectories.make("gateway-tls")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let certificate = directory.appendingPathComponent("cert.pem")
         let key = directory.appendingPathComponent("key.pem")

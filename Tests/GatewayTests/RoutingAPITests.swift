@@ -41,13 +41,9 @@ struct RoutingAPITests {
         _ config: String = Self.config,
         _ body: @Sendable (any TestClientProtocol, GatewayRuntime) async throws -> Void
     ) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent("gateway.yaml")
-        try config.write(to: file, atomically: true, encoding: .utf8)
-        let harness = GatewayHarness(dataDirectory: directory)
+        let harness = GatewayHarness()
         let (app, runtime) = try await buildApplication(
-            harness.options(configFile: file, environment: ["VERIFY_ONLY_KEY": Self.verifyOnlyKey]))
+            harness.options(config: config, environment: ["VERIFY_ONLY_KEY": Self.verifyOnlyKey]))
         try await app.test(.router) { client in try await body(client, runtime) }
     }
 
