@@ -163,6 +163,23 @@ def build(out, command):
             "runs), so the pair also ran at %s/s, half the lower of their closed-loop rates." % (
                 f(data["rate"]), f(r["rate_gateway_low"]["rate"])))
     add("")
+    latency_rounds = added_latency_rounds(r)
+    if len(latency_rounds) > 1:
+        add("The table shows the first round. The pair ran %d times, interleaved (gateway, then the emulator "
+            "directly, each %s s), and the target reads the medians of the added p50 and p99 over the rounds: "
+            "one stall of this shared machine moves a single run's p99 by milliseconds." % (
+                len(latency_rounds), f(data["seconds"])))
+        add("")
+        add("| round | gateway p50 / p99 ms | direct p50 / p99 ms | added p50 | added p99 |")
+        add("|---|---:|---:|---:|---:|")
+        for index, (g, d_) in enumerate(latency_rounds):
+            add("| %d | %s / %s | %s / %s | %s | %s |" % (
+                index + 1, ms(g["service"]["p50_ms"]), ms(g["service"]["p99_ms"]), ms(d_["service"]["p50_ms"]),
+                ms(d_["service"]["p99_ms"]), signed(g["service"]["p50_ms"], d_["service"]["p50_ms"]),
+                signed(g["service"]["p99_ms"], d_["service"]["p99_ms"])))
+        p50s, p99s = added_latency_medians(latency_rounds)
+        add("| **medians** | | | **%+.2f ms** | **%+.2f ms** |" % (p50s, p99s))
+        add("")
 
     seed_store, seed_emulator = r.get("seed_store"), r.get("seed_emulator")
     m_store, m_emulator = r.get("million_store"), r.get("million_emulator")
@@ -447,11 +464,13 @@ def build(out, command):
                 label, baseline, f(rate_of(s1)), f(rate_of(s0)), 100 * change, aside,
                 verdict(change >= -0.10, "" if change >= -0.10 else "%.0f points beyond" % (100 * (-change - 0.10)))))
     if rg and rd:
-        p50 = rg["service"]["p50_ms"] - rd["service"]["p50_ms"]
-        p99 = rg["service"]["p99_ms"] - rd["service"]["p99_ms"]
-        reached = rg["achieved_per_s"] >= 0.95 * data["rate"] and rd["achieved_per_s"] >= 0.95 * data["rate"]
-        note = "" if reached else "; the rate was not sustained: %s and %s of %s/s completed" % (
-            f(rg["achieved_per_s"]), f(rd["achieved_per_s"]), f(data["rate"]))
+        latency_rounds = added_latency_rounds(r)
+        p50, p99 = added_latency_medians(latency_rounds)
+        reached = all(x["achieved_per_s"] >= 0.95 * data["rate"] for pair in latency_rounds for x in pair)
+        note = "" if reached else "; the rate was not sustained in every run: %s of %s/s completed at worst" % (
+            f(min(x["achieved_per_s"] for pair in latency_rounds for x in pair)), f(data["rate"]))
+        if len(latency_rounds) > 1:
+            note = " (medians of %d interleaved rounds)%s" % (len(latency_rounds), note)
         add("| added latency p50 ≤ 0.3 ms at %s starts/s | %+.2f ms%s | %s |" % (f(data["rate"]), p50, note,
             verdict(p50 <= 0.3 and reached, "" if p50 <= 0.3 else "%.2f ms over" % (p50 - 0.3))))
         add("| added latency p99 ≤ 1 ms at %s starts/s | %+.2f ms%s | %s |" % (f(data["rate"]), p99, note,
@@ -486,6 +505,24 @@ def build(out, command):
     if count != 1_000_000:  # the labels say 1M; say what was seeded instead
         text = text.replace("1M ", "%s " % f(count))
     return text
+
+
+def added_latency_rounds(r):
+    """[(gateway, direct)] of the fixed-rate pairs at the target's rate, in the order they ran."""
+    rounds, index = [], 0
+    while True:
+        suffix = "" if index == 0 else "_%d" % index
+        g, d = r.get("rate_gateway" + suffix), r.get("rate_direct" + suffix)
+        if not (g and d):
+            return rounds
+        rounds.append((g, d))
+        index += 1
+
+
+def added_latency_medians(rounds):
+    """The medians over the rounds of the gateway's p50 and p99 minus the direct call's."""
+    return (statistics.median(g["service"]["p50_ms"] - d["service"]["p50_ms"] for g, d in rounds),
+            statistics.median(g["service"]["p99_ms"] - d["service"]["p99_ms"] for g, d in rounds))
 
 
 def rate_of(wrk_result):
