@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import GatewayTestSupport
 import GatewayCore
+import GatewayTestSupport
 import Testing
 
 @testable import gateway

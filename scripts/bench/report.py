@@ -276,14 +276,16 @@ def build(out, command):
             add("By part of the path (`scripts/bench/profile_parts.py`): each sample goes to the first frame, from "
                 "the leaf up, that belongs to a part, so the shares add up to 100%% and say what kind of work the "
                 "CPU did; NIO and the concurrency runtime get only what no other part claims. The µs columns are "
-                "the share times the CPU that a start (%s µs) and a flow (%s µs) cost in the measured runs above." % (
-                    f(start_us) if start_us else "–", f(flow_us) if flow_us else "–"))
+                "the share times the CPU that a start (%s µs) and a flow (%s µs) cost in the measured runs above "
+                "(%s and %s samples)." % (
+                    f(start_us) if start_us else "–", f(flow_us) if flow_us else "–", sample_count(pr),
+                    sample_count(flow_pr)))
             add("")
+            start_parts = dict(pr["parts"])
             flow_parts = dict(flow_pr["parts"]) if flow_pr and flow_pr.get("parts") else {}
-            names = [name for name, _ in pr["parts"]] + [n for n in flow_parts if n not in dict(pr["parts"])]
+            names = [name for name, _ in pr["parts"]] + [n for n in flow_parts if n not in start_parts]
             add("| part | start | µs per start | flow | µs per flow |")
             add("|---|---:|---:|---:|---:|")
-            start_parts = dict(pr["parts"])
             for name in names:
                 a, b = start_parts.get(name, 0.0), flow_parts.get(name)
                 add("| %s | %.1f%% | %s | %s | %s |" % (
@@ -505,6 +507,12 @@ def build(out, command):
     if count != 1_000_000:  # the labels say 1M; say what was seeded instead
         text = text.replace("1M ", "%s " % f(count))
     return text
+
+
+def sample_count(profile):
+    """A profile's sample count, or why its parts could not be read."""
+    samples = (profile or {}).get("samples")
+    return f(samples) if isinstance(samples, int) else "no parts (%s)" % samples if samples else "–"
 
 
 def added_latency_rounds(r):
