@@ -22,10 +22,18 @@ public protocol EmulatorTable: Sendable {
     func transactionNow<T>(_ body: (any EmulatorRows) throws -> T) throws -> T
 }
 
+#if compiler(>=6.2)
+/// ``EmulatorTable/attempt(_:logger:now:_:)`` builds a view inside a `@Sendable` closure, which captures the
+/// view's type: Swift 6.2 and later require that metatype to be sendable.
+public typealias EmulatorRowsViewMetatype = SendableMetatype
+#else
+public protocol EmulatorRowsViewMetatype {}
+#endif
+
 /// One call's view of an emulator's rows as of the call's time (its entity-level reads and writes, over
 /// ``EmulatorRows``). ``EmulatorTable/attempt(_:logger:now:_:)`` builds it and sweeps what is due before the
 /// call's own work; a struct with `rows` and `now` as its stored properties gets `init(rows:now:)` for free.
-public protocol EmulatorRowsView {
+public protocol EmulatorRowsView: EmulatorRowsViewMetatype {
     init(rows: any EmulatorRows, now: Date)
 
     /// Handles what is due by `now` (expiry, forgetting), at most ``sweepBatch`` rows; reads treat what is

@@ -129,6 +129,40 @@ struct SinchEmulatorTests {
         #expect(sent.headerFields[.contentType] == "application/json; charset=UTF-8")
     }
 
+    @Test(
+        "a status answer carries source only where Sinch's status schema has it, and only intercepted or manual",
+        arguments: [
+            ("sms", "manual", true), ("whatsapp", "manual", true), ("flashcall", "intercepted", true),
+            ("callout", "manual", false), ("seamless", nil, false),
+        ] as [(String, String?, Bool)])
+    func statusSource(method: String, source: String?, carriesSource: Bool) throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let verification = SinchEmulatorState.Verification(
+            id: "1234567890123456789", method: method, endpoint: SinchHarness.phone, reference: "vf_status",
+            custom: nil, secret: "4321", status: "SUCCESSFUL", reason: nil, source: source, language: nil,
+            countryID: "SE", createdAt: now, updatedAt: now, expiresAt: now.addingTimeInterval(600))
+        let body = json(try JSONEncoder().encode(SinchEmulator.statusBody(verification)))
+        #expect(body["method"] as? String == method)
+        #expect((body["source"] != nil) == carriesSource)
+        if let value = body["source"] as? String { #expect(["intercepted", "manual"].contains(value)) }
+    }
+
+    @Test("a seamless verification completed by its URL reports no source")
+    func seamlessHasNoSource() async throws {
+        let harness = try SinchHarness(callbacks: false)
+        let (verification, _, _) = try await harness.start(.silentAuth)
+        let id = try #require(verification.reference)
+        let token = try await harness.emulator.state.transaction { rows in
+            try SinchEmulatorState(rows: rows, now: harness.clock.now).verification(id)?.secret
+        }
+        _ = await harness.emulator.seamless(id: id, token: try #require(token), now: harness.clock.now)
+        let stored = try await harness.emulator.state.transaction { rows in
+            try SinchEmulatorState(rows: rows, now: harness.clock.now).verification(id)
+        }
+        #expect(stored?.status == "SUCCESSFUL")
+        #expect(stored?.source == nil)
+    }
+
     static func signedGET(path: String, at date: Date) throws -> HTTPFields {
         let key = try #require(SinchSigning.key(fromSecret: SinchSandbox.applicationSecret))
         var headers = HTTPFields()

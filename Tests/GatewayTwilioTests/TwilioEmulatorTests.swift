@@ -105,6 +105,14 @@ struct TwilioEmulatorTests {
         #expect(sent.sentAt == client.clock.now)
     }
 
+    @Test("a call lands in the outbox as a voice message under Twilio's channel name", arguments: ["call", "sms"])
+    func callKind(channel: String) async throws {
+        _ = try await client.start(channel: channel)
+        let sent = try #require(client.outbox.all.first)
+        #expect(sent.kind == (channel == "call" ? .voice : .sms))
+        #expect(sent.channel == channel)
+    }
+
     @Test("starting again for the same To keeps the SID and code and adds a send attempt")
     func startAgain() async throws {
         let first = try await client.start()

@@ -229,8 +229,9 @@ extension SinchEmulator {
                 ConstantTime.equals(token, verification.secret)
             else { return nil }
             guard verification.status == "PENDING" else { return (verification, false) }
+            // Sinch's `source` says how a code came back (`intercepted` or `manual`); a data verification
+            // returns no code, so it has none.
             verification.status = "SUCCESSFUL"
-            verification.source = "seamless"
             verification.updatedAt = now
             try state.put(verification)
             return (verification, true)
@@ -247,13 +248,17 @@ extension SinchEmulator {
             callComplete: verification.method == "callout" || verification.method == "flashcall" ? true : nil)
     }
 
+    /// The methods whose status answers may carry `source`.
+    static let methodsWithSource: Set<String> = ["sms", "flashcall", "whatsapp"]
+
     static func statusBody(_ verification: SinchEmulatorState.Verification) -> SinchWire.StatusResponse {
         var body = reportBody(verification)
         body.reference = verification.reference
         body.identity = SinchWire.Identity(endpoint: verification.endpoint)
         body.countryId = verification.countryID
         body.verificationTimestamp = SinchWire.verificationTimestamp(verification.updatedAt)
-        body.source = verification.source
+        // Sinch's status schemas carry `source` for sms, flashcall and whatsapp only (not callout).
+        body.source = Self.methodsWithSource.contains(verification.method) ? verification.source : nil
         body.price = SinchWire.Price(
             verificationPrice: SinchWire.Money(currencyId: "EUR", amount: 0), terminationPrice: nil,
             billableDuration: nil)

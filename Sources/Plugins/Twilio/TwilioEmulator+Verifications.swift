@@ -44,7 +44,9 @@ extension TwilioEmulator {
             let message = SandboxMessages.verificationCode(verification.code, language: form["Locale"])
             outbox.record(
                 SandboxOutbox.Message(
-                    provider: "twilio", channel: channel, to: to, code: verification.code, text: message.text,
+                    // Twilio's `call` is the gateway's voice: the kind says so, the channel keeps Twilio's name.
+                    provider: "twilio", kind: TwilioWire.channel(named: channel).map(SandboxOutbox.Message.Kind.init),
+                    channel: channel, to: to, code: verification.code, text: message.text,
                     language: message.language, sentAt: now))
             logger.debug(
                 "twilio sandbox sent a code",
