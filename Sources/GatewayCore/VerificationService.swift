@@ -398,7 +398,8 @@ public struct VerificationService: Sendable {
             providerState: result.state,
             status: result.status,
             maxAttempts: min(policy.maxAttempts, provider.capabilities.vendorMaxAttempts ?? Int.max),
-            sends: awaitsChallenge ? 0 : 1,
+            // A test number, a challenge to solve first: nothing reached the user yet.
+            sends: awaitsChallenge || result.sentNothing ? 0 : 1,
             createdAt: now,
             updatedAt: now,
             expiresAt: result.expiresAt ?? now.addingTimeInterval(policy.codeValidity),

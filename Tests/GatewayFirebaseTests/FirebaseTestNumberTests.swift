@@ -17,15 +17,19 @@ struct FirebaseTestNumberTests {
         #expect(h.provider.capabilities.requiresAppVerification)
     }
 
-    @Test("a test number starts, approves with its fixed code and refuses others, without ever calling Firebase")
-    func neverCallsFirebase() async throws {
+    @Test("a test number starts without a proof or an SMS, and Firebase signs it in with its fixed code")
+    func signsInWithoutSMS() async throws {
         let h = try FirebaseHarness()
         let started = try await h.start(FirebaseHarness.testNumber, proof: nil, locales: ["fr-FR"])
         #expect(started.sentNothing)
         #expect(started.state["test_number"] == "true")
-        #expect(started.state["session_info"] == nil)
-        #expect(started.reference == nil)
+        #expect(started.state["session_info"] != nil)
+        #expect(started.reference?.hasPrefix("sha256:") == true)
         #expect(started.contentLanguage == "fr")
+        let send = try #require(h.transport.requests.first)
+        #expect(send.url.path().hasSuffix(":sendVerificationCode"))
+        let body = try #require(try JSONSerialization.jsonObject(with: send.body) as? [String: Any])
+        #expect(Set(body.keys) == ["phoneNumber"], "no proof goes with a test number")
         let verification = try FirebaseHarness.verification(started, to: FirebaseHarness.testNumber)
 
         #expect(try await h.provider.check(verification, code: "654321").status == .pending)
@@ -34,22 +38,26 @@ struct FirebaseTestNumberTests {
         #expect(resent.state == started.state)
         let approved = try await h.provider.check(verification, code: FirebaseHarness.testCode)
         #expect(approved.status == .approved)
-        #expect(approved.tokens.isEmpty, "Firebase never saw the sign-in, so there are no Firebase tokens")
-
-        #expect(h.transport.requests.isEmpty)
+        #expect(approved.tokens["idToken"] != nil, "Firebase signs a test number in like any other")
+        #expect(approved.tokens["localId"] != nil)
         #expect(h.outbox.all.isEmpty)
     }
 
-    @Test("a test number with a proof still never reaches Firebase")
+    @Test("a test number started with a proof sends Firebase none")
     func proofIgnored() async throws {
         let h = try FirebaseHarness()
         _ = try await h.start(FirebaseHarness.testNumber, proof: .recaptcha)
-        #expect(h.transport.requests.isEmpty)
+        let send = try #require(h.transport.requests.first)
+        let body = try #require(try JSONSerialization.jsonObject(with: send.body) as? [String: Any])
+        #expect(body["recaptchaToken"] == nil)
+        #expect(h.outbox.all.isEmpty)
     }
 
     @Test("test numbers come from the provider's own setting, in any spelling of the number")
     func configuredNumbers() async throws {
-        let h = try FirebaseHarness(settings: ["test_numbers": " +1 (650) 555-0199 = 999111 , +447700900123=222333"])
+        let h = try FirebaseHarness(
+            settings: ["test_numbers": " +1 (650) 555-0199 = 999111 , +447700900123=222333"],
+            emulatorTestNumbers: ["+16505550199": "999111", "+447700900123": "222333"])
         let uk = try await h.start("+447700900123", proof: nil)
         #expect(uk.sentNothing)
         let check = try await h.provider.check(FirebaseHarness.verification(uk, to: "+447700900123"), code: "222333")
@@ -59,20 +67,31 @@ struct FirebaseTestNumberTests {
         // The sandbox number is no longer configured: it needs a proof like any other.
         #expect(
             h.provider.requiresAppVerification(for: try FirebaseHarness.sms(FirebaseHarness.testNumber, proof: nil)))
-        #expect(h.transport.requests.isEmpty)
+        #expect(h.outbox.all.isEmpty)
     }
 
-    @Test("a verification of a number removed from the test list expires instead of calling Firebase")
-    func removedTestNumber() async throws {
-        let before = try FirebaseHarness()
-        let started = try await before.start(FirebaseHarness.testNumber, proof: nil)
-        let after = try FirebaseHarness(settings: ["test_numbers": "+16505550111=111111"])
-        let error = await gatewayError {
-            try await after.provider.check(
-                FirebaseHarness.verification(started, to: FirebaseHarness.testNumber), code: "123456")
-        }
+    @Test("a test number the project does not list is refused by Firebase, as a missing proof")
+    func unlistedAtFirebase() async throws {
+        let h = try FirebaseHarness(emulatorTestNumbers: [:])
+        let error = await gatewayError { try await h.start(FirebaseHarness.testNumber, proof: nil) }
+        #expect(error?.code == .appVerificationRequired)
+        #expect(h.outbox.all.isEmpty)
+    }
+
+    @Test("a test-number verification stored without a session compares the configured code, or expires once removed")
+    func storedWithoutSession() async throws {
+        let state = try ProviderState(
+            FirebaseVerificationState(sessionInfo: nil, sentAt: Date(timeIntervalSince1970: 0), testNumber: true))
+        let stored = ProviderVerification(
+            destination: .phone(try PhoneNumber(parsing: FirebaseHarness.testNumber)), channel: .sms, reference: nil,
+            state: state)
+        let configured = try FirebaseHarness()
+        #expect(try await configured.provider.check(stored, code: "654321").status == .pending)
+        #expect(try await configured.provider.check(stored, code: FirebaseHarness.testCode).status == .approved)
+        let removed = try FirebaseHarness(settings: ["test_numbers": "+16505550111=111111"])
+        let error = await gatewayError { try await removed.provider.check(stored, code: FirebaseHarness.testCode) }
         #expect(error?.code == .expired)
-        #expect(after.transport.requests.isEmpty)
+        #expect(configured.transport.requests.isEmpty && removed.transport.requests.isEmpty)
     }
 
     @Test("through the engine, a test number starts without a proof while another number is refused")
@@ -94,13 +113,16 @@ struct FirebaseTestNumberTests {
             clock: clock)
 
         let record = try await service.start(try FirebaseHarness.sms(FirebaseHarness.testNumber, proof: nil))
+        #expect(record.sends == 0, "a test number receives nothing")
         let outcome = try await service.check(
             CheckVerification(verificationID: record.id, code: FirebaseHarness.testCode))
         #expect(outcome.record.status == .approved)
+        #expect(outcome.providerTokens["idToken"] != nil)
+        #expect(transport.requests.count == 2)
 
         let error = await gatewayError { try await service.start(try FirebaseHarness.sms(proof: nil)) }
         #expect(error?.code == .appVerificationRequired)
-        #expect(transport.requests.isEmpty)
+        #expect(transport.requests.count == 2, "the engine refuses a start without a proof before calling")
     }
 
     @Test("through the engine, a full sign-in reaches the emulator and returns Firebase's tokens")

@@ -61,12 +61,16 @@ struct FirebaseProvider: VerificationProvider {
         let language = FirebaseWire.language(from: request.locales)
         let sentAt = clock.now
         if configuration.testNumbers.contains(number) {
+            // Firebase answers a test number without a proof and without an SMS, and signs it in for real
+            // (a user and tokens), so the session is opened at Firebase like any other.
+            let sessionInfo = try await sendVerificationCode(to: number, proof: nil, language: language)
             logger.info(
                 "firebase test number: nothing sent",
                 metadata: ["provider.id": "\(id)", "to": "\(number.masked)"])
             return ProviderStartResult(
-                reference: nil,
-                state: try ProviderState(FirebaseVerificationState(sessionInfo: nil, sentAt: sentAt, testNumber: true)),
+                reference: Self.reference(for: sessionInfo),
+                state: try ProviderState(
+                    FirebaseVerificationState(sessionInfo: sessionInfo, sentAt: sentAt, testNumber: true)),
                 contentLanguage: language, channel: .sms, sentNothing: true)
         }
         guard let proof = request.appVerification else {
@@ -87,13 +91,13 @@ struct FirebaseProvider: VerificationProvider {
 
     /// Calls `accounts:sendVerificationCode` and returns the `sessionInfo`.
     func sendVerificationCode(
-        to number: PhoneNumber, proof: AppVerificationProof, language: String?
+        to number: PhoneNumber, proof: AppVerificationProof?, language: String?
     ) async throws(GatewayError) -> String {
         var body = FirebaseWire.SendVerificationCodeRequest(phoneNumber: number.e164)
-        try Self.add(proof, to: &body)
+        if let proof { try Self.add(proof, to: &body) }
         var headers = HTTPFields()
         if let language, let name = FirebaseWire.localeHeader { headers[name] = language }
-        if proof.kind == .iosReceipt, let bundle = configuration.iosBundleID, let name = FirebaseWire.iosBundleHeader {
+        if let proof, proof.kind == .iosReceipt, let bundle = configuration.iosBundleID, let name = FirebaseWire.iosBundleHeader {
             headers[name] = bundle
         }
         let response = try await call(
@@ -156,7 +160,8 @@ struct FirebaseProvider: VerificationProvider {
     func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult {
         guard !code.isEmpty else { throw GatewayError(.invalidRequest, "`code` is required.") }
         var state = try verification.state.decode(FirebaseVerificationState.self)
-        if state.testNumber {
+        if state.testNumber, state.sessionInfo == nil {
+            // Started before test numbers went to Firebase: compared here, as then.
             return try checkTestNumber(verification, code: code)
         }
         guard let sessionInfo = state.sessionInfo, !sessionInfo.isEmpty else {
@@ -198,8 +203,8 @@ struct FirebaseProvider: VerificationProvider {
         throw malformed(operation: .signIn, httpStatus: response.status.code)
     }
 
-    /// A test number's check: the configured code, compared in constant time, without calling Firebase.
-    /// Approval carries no Firebase tokens, since Firebase never saw the sign-in.
+    /// The check of a test-number verification stored before test numbers went to Firebase (it has no
+    /// session): the configured code, compared in constant time. Its approval carries no Firebase tokens.
     private func checkTestNumber(_ verification: ProviderVerification, code: String) throws(GatewayError)
         -> ProviderCheckResult
     {

@@ -3,8 +3,9 @@ import GatewayCore
 /// Firebase's fictional test numbers: up to 10 E.164 numbers, each with a fixed 6-digit code, that never
 /// receive an SMS, use no quota and need no app-verification proof (firebase.md §5, [TESTNUM]).
 ///
-/// The `test_numbers` setting mirrors the project's "Phone numbers for testing" console list, so the
-/// provider can answer them without calling Firebase; the emulator takes the same list.
+/// The `test_numbers` setting mirrors the project's "Phone numbers for testing" console list: a start for
+/// one of them goes to Firebase without a proof (the gateway does not ask the app for one), and Firebase
+/// sends nothing and signs it in with the fixed code. The emulator takes the same list.
 struct FirebaseTestNumbers: Sendable, Equatable {
     /// The most a Firebase project may configure ([TESTNUM]).
     static let limit = 10

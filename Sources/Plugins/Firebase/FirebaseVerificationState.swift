@@ -7,7 +7,7 @@ struct FirebaseVerificationState: Codable, Equatable, Sendable {
     var sessionInfo: String?
     /// When the code was sent: a resend within ``FirebaseConfiguration/resendAfter`` keeps it.
     var sentAt: Date
-    /// A configured test number: nothing was sent and the check compares the fixed code.
+    /// A configured test number: nothing was sent, and a resend sends nothing either.
     var testNumber: Bool
 
     init(sessionInfo: String?, sentAt: Date, testNumber: Bool = false) {
