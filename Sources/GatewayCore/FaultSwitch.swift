@@ -63,8 +63,8 @@ public final class FaultSwitch: Sendable {
         /// What is wrong with these faults, one sentence each; empty when they can be set.
         public var problems: [String] {
             var problems: [String] = []
-            for (name, rate) in [("error_rate", errorRate), ("reset_rate", resetRate), ("malformed_rate", malformedRate)]
-            where !(0...1).contains(rate) {
+            let rates = [("error_rate", errorRate), ("reset_rate", resetRate), ("malformed_rate", malformedRate)]
+            for (name, rate) in rates where !(0...1).contains(rate) {
                 problems.append("`\(name)` must be a number from 0 to 1.")
             }
             if problems.isEmpty, errorRate + resetRate + malformedRate > 1 + 1e-9 {

@@ -125,7 +125,8 @@ extension VendorEmulator {
             if afterHandling { _ = await body() }
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
-            return .response(TransportResponse(status: .ok, headerFields: headers, body: Data("{\"unexpected\": [".utf8)))
+            return .response(
+                TransportResponse(status: .ok, headerFields: headers, body: Data("{\"unexpected\": [".utf8)))
         }
     }
 }
