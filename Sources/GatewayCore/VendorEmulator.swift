@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Logging
-import Synchronization
 
 /// A vendor's server, emulated on the wire: a plain request-to-response handler.
 ///
@@ -100,79 +99,34 @@ public struct CallbackSender: Sendable {
     }
 }
 
-/// Faults an emulator injects on demand, for tests and for trying failover by hand.
-public final class FaultSwitch: Sendable {
-    public struct Faults: Sendable, Equatable, Codable {
-        /// Added before every answer.
-        public var latencyMilliseconds: Int = 0
-        /// Answer every request with this 5xx status and the vendor's error body.
-        public var serverErrorStatus: Int?
-        /// Answer 200 with a body that is not the vendor's JSON.
-        public var malformedBody: Bool = false
-        /// Drop the connection instead of answering.
-        public var connectionReset: Bool = false
-        /// Only the next this-many requests are affected, then the faults clear. `nil`: until changed.
-        public var remaining: Int?
-
-        public init(
-            latencyMilliseconds: Int = 0, serverErrorStatus: Int? = nil, malformedBody: Bool = false,
-            connectionReset: Bool = false, remaining: Int? = nil
-        ) {
-            self.latencyMilliseconds = latencyMilliseconds
-            self.serverErrorStatus = serverErrorStatus
-            self.malformedBody = malformedBody
-            self.connectionReset = connectionReset
-            self.remaining = remaining
-        }
-
-        public static let none = Faults()
-    }
-
-    private let state = Mutex(Faults.none)
-
-    public init() {}
-
-    public var current: Faults { state.withLock { $0 } }
-
-    public func set(_ faults: Faults) { state.withLock { $0 = faults } }
-
-    public func clear() { set(.none) }
-
-    /// Takes the faults for one request, counting down ``Faults/remaining``.
-    public func take() -> Faults {
-        state.withLock { faults in
-            if let remaining = faults.remaining, remaining <= 0 {
-                faults = .none
-                return .none
-            }
-            let now = faults
-            if let remaining = faults.remaining {
-                faults.remaining = remaining - 1
-                if remaining - 1 <= 0 { faults = .none }
-            }
-            return now
-        }
-    }
-}
-
 extension VendorEmulator {
-    /// Applies the fault switch around `body`: latency first, then a reset, a 5xx or a malformed body
-    /// instead of the real answer. `serverError` builds the vendor's own 5xx body.
+    /// Applies the fault switch around `body`: latency first, then the request's fault. A 5xx is answered
+    /// instead of handling the request (the vendor refused; nothing happened). A reset or malformed body
+    /// from a rate runs `body` first, so the vendor has acted (a start has sent its message) when the
+    /// answer is lost or garbled: what makes those failures ambiguous for the gateway. The switches
+    /// `connection_reset` and `malformed_body` skip `body`. `serverError` builds the vendor's own 5xx body.
     public func withFaults(
         serverError: (Int) -> TransportResponse,
         _ body: () async -> EmulatorResponse
     ) async -> EmulatorResponse {
-        let faults = self.faults.take()
-        if faults.latencyMilliseconds > 0 {
-            try? await Task.sleep(for: .milliseconds(faults.latencyMilliseconds))
+        let fault = self.faults.take()
+        if fault.latencyMilliseconds > 0 {
+            try? await Task.sleep(for: .milliseconds(fault.latencyMilliseconds))
         }
-        if faults.connectionReset { return .reset }
-        if let status = faults.serverErrorStatus { return .response(serverError(status)) }
-        if faults.malformedBody {
+        switch fault.outcome {
+        case .none:
+            return await body()
+        case .serverError(let status):
+            return .response(serverError(status))
+        case .reset(let afterHandling):
+            if afterHandling { _ = await body() }
+            return .reset
+        case .malformed(let afterHandling):
+            if afterHandling { _ = await body() }
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
-            return .response(TransportResponse(status: .ok, headerFields: headers, body: Data("{\"unexpected\": [".utf8)))
+            return .response(
+                TransportResponse(status: .ok, headerFields: headers, body: Data("{\"unexpected\": [".utf8)))
         }
-        return await body()
     }
 }

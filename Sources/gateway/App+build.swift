@@ -359,7 +359,8 @@ struct SelfCallTransport: HTTPTransport {
         } catch .connectionReset(let reason) {
             // While shutting down, the server closes only connections it is not serving a request on, so a
             // reset self-call was never read by the emulator. At any other time a reset is ambiguous (the
-            // fault switch resets after reading), and it is left to the provider.
+            // fault switch resets after reading, and its `reset_rate` after handling), and it is left to the
+            // provider.
             guard shutdown.isRaised else { throw .connectionReset(reason) }
             return try await inProcess.send(request, timeout: timeout)
         }

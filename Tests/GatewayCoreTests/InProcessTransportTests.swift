@@ -110,6 +110,35 @@ struct InProcessTransportTests {
         #expect(emulator.handledCount == 0)
     }
 
+    @Test("a reset drawn by reset_rate comes after the emulator handled the request: the vendor acted")
+    func resetAfterHandling() async throws {
+        emulator.faults.set(FaultSwitch.Faults(resetRate: 1))
+        let error = try await failure()
+        guard case .connectionReset = error else {
+            Issue.record("expected connectionReset, got \(String(describing: error))")
+            return
+        }
+        #expect(emulator.handledCount == 1)
+    }
+
+    @Test("a malformed body drawn by malformed_rate comes after the emulator handled the request")
+    func malformedAfterHandling() async throws {
+        emulator.faults.set(FaultSwitch.Faults(malformedRate: 1))
+        let response = try await get(Self.ping)
+        #expect(response.status == .ok)
+        #expect(throws: (any Error).self) { try JSONSerialization.jsonObject(with: response.body) }
+        #expect(emulator.handledCount == 1)
+    }
+
+    @Test("an error drawn by error_rate answers the vendor's error body without handling the request")
+    func errorRateSkipsHandler() async throws {
+        emulator.faults.set(FaultSwitch.Faults(errorRate: 1, errorStatus: 502))
+        let response = try await get(Self.ping)
+        #expect(response.status.code == 502)
+        #expect(response.body == Data(#"{"error":"emulated outage"}"#.utf8))
+        #expect(emulator.handledCount == 0)
+    }
+
     @Test("a server-error fault answers with that status and the vendor's error body")
     func serverError() async throws {
         emulator.faults.set(FaultSwitch.Faults(serverErrorStatus: 503))
@@ -126,6 +155,7 @@ struct InProcessTransportTests {
         #expect(response.status == .ok)
         #expect(response.headerFields[.contentType] == "application/json")
         #expect(throws: (any Error).self) { try JSONSerialization.jsonObject(with: response.body) }
+        #expect(emulator.handledCount == 0)
     }
 
     @Test("faults limited by remaining affect only that many requests, then the emulator answers normally")

@@ -133,7 +133,7 @@ struct APIStrictnessTests {
             (.get, "/v1/verifications/vf_0123456789abcdef0123456789abcdef/check", "POST"),
             (.post, "/healthz", "GET"),
             (.patch, "/sandbox/outbox", "DELETE, GET"),
-            (.post, "/sandbox/faults/twilio", "GET, PUT"),
+            (.post, "/sandbox/faults/twilio", "DELETE, GET, PUT"),
             (.get, "/v1/factors/access-tokens", "POST"),
             (.options, "/v1/factors/access-tokens", "POST"),
             (.post, "/v1/factors/FA0123456789abcdef0123456789abcdef", "DELETE, GET"),

@@ -3631,6 +3631,73 @@ enum OpenAPIDocument {
             }
           }
         }
+      },
+      "delete": {
+        "operationId": "sandboxClearFaults",
+        "security": [],
+        "summary": "Sandbox only: clear an emulator's faults and delivery rate",
+        "parameters": [
+          {
+            "name": "plugin",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The cleared fault switch",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Faults"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request is not valid HTTP/1.1, or a parameter is invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No such emulator.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
       }
     }
   },
@@ -5518,11 +5585,21 @@ enum OpenAPIDocument {
       "Faults": {
         "type": "object",
         "additionalProperties": false,
+        "description": "A `PUT` replaces the faults (fields left out take their defaults) and keeps the delivery rate unless given. Switches hit every request; rates hit a share, drawn from `seed` and each request's position since the `PUT`. `error_rate`, `reset_rate` and `malformed_rate` must add up to at most 1, and `latency_ms` plus `latency_jitter_ms` to at most 60000 (else 400).",
         "properties": {
           "latency_ms": {
             "type": "integer",
             "minimum": 0,
-            "maximum": 60000
+            "maximum": 60000,
+            "default": 0,
+            "description": "Added before every answer."
+          },
+          "latency_jitter_ms": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 60000,
+            "default": 0,
+            "description": "Up to this much more latency, drawn uniformly per request from `seed`."
           },
           "server_error_status": {
             "type": [
@@ -5530,13 +5607,53 @@ enum OpenAPIDocument {
               "null"
             ],
             "minimum": 500,
-            "maximum": 599
+            "maximum": 599,
+            "description": "Every request is answered with this status and the vendor's error body."
           },
           "malformed_body": {
-            "type": "boolean"
+            "type": "boolean",
+            "default": false,
+            "description": "Every request is answered 200 with a body that is not the vendor's, without being handled."
           },
           "connection_reset": {
-            "type": "boolean"
+            "type": "boolean",
+            "default": false,
+            "description": "Every request's connection drops after it is read, without being handled."
+          },
+          "error_rate": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1,
+            "default": 0,
+            "description": "Share of requests answered with `error_status` and the vendor's error body, without being handled (nothing is sent)."
+          },
+          "error_status": {
+            "type": "integer",
+            "minimum": 500,
+            "maximum": 599,
+            "default": 503,
+            "description": "The status `error_rate` answers with."
+          },
+          "reset_rate": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1,
+            "default": 0,
+            "description": "Share of requests whose connection drops after the emulator handled them: the vendor acted (a start sent its message) and the answer is lost."
+          },
+          "malformed_rate": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1,
+            "default": 0,
+            "description": "Share of requests answered 200 with a body that is not the vendor's, after the emulator handled them."
+          },
+          "seed": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 2147483647,
+            "default": 0,
+            "description": "Seeds which requests the rates pick and the latency jitter: the same faults and seed replay the same sequence."
           },
           "remaining": {
             "type": [

@@ -109,7 +109,7 @@ struct SandboxMiddleware: RouterMiddleware {
 }
 
 extension Sandbox {
-    /// `GET /sandbox/outbox`, `DELETE /sandbox/outbox`, `GET|PUT /sandbox/faults/{plugin}`.
+    /// `GET /sandbox/outbox`, `DELETE /sandbox/outbox`, `GET|PUT|DELETE /sandbox/faults/{plugin}`.
     func addRoutes(to router: some RouterMethods<GatewayRequestContext>) {
         router.get("sandbox/outbox") { request, _ in
             // `?to=+E164` narrows the list to one recipient (a simulation reads thousands of codes).
@@ -126,16 +126,21 @@ extension Sandbox {
             return try JSONResponse.response(
                 Self.faultsJSON(mount.emulator.faults.current, delivery: outbox.delivery(for: mount.pluginID)))
         }
+        // Back to a vendor that behaves: no faults, every message delivered.
+        router.delete("sandbox/faults/{plugin}") { _, context in
+            let mount = try faultMount(context)
+            mount.emulator.faults.clear()
+            outbox.setDelivery(SandboxOutbox.Delivery(), for: mount.pluginID)
+            logger.notice("sandbox faults cleared", metadata: ["plugin.id": "\(mount.pluginID)"])
+            return try JSONResponse.response(Self.faultsJSON(.none, delivery: SandboxOutbox.Delivery()))
+        }
         // A fault switch is set with a JSON body like the API's; the emulators' own routes take any body.
         router.group("sandbox/faults").add(middleware: JSONBodyMiddleware()).put("{plugin}") { request, context in
             var request = request
             let mount = try faultMount(context)
             let data = try await VerificationsController.body(of: &request, upTo: 4096)
             let reader = try JSONObjectReader(data: data, allowEmpty: true)
-            try reader.rejectUnknown(allowing: [
-                "latency_ms", "server_error_status", "malformed_body", "connection_reset", "remaining",
-                "delivery_rate", "delivery_seed",
-            ])
+            let faults = try Self.faults(from: reader)
             var delivery = outbox.delivery(for: mount.pluginID)
             if let rate = try reader.number("delivery_rate") {
                 guard (0...1).contains(rate) else {
@@ -144,17 +149,37 @@ extension Sandbox {
                 delivery.rate = rate
             }
             if let seed = try reader.integer("delivery_seed", in: 0...Int(Int32.max)) { delivery.seed = seed }
-            let faults = FaultSwitch.Faults(
-                latencyMilliseconds: try reader.integer("latency_ms", in: 0...60_000) ?? 0,
-                serverErrorStatus: try reader.integer("server_error_status", in: 500...599),
-                malformedBody: try reader.bool("malformed_body") ?? false,
-                connectionReset: try reader.bool("connection_reset") ?? false,
-                remaining: try reader.integer("remaining", in: 1...1_000_000))
             mount.emulator.faults.set(faults)
             outbox.setDelivery(delivery, for: mount.pluginID)
             logger.notice("sandbox faults set", metadata: ["plugin.id": "\(mount.pluginID)"])
             return try JSONResponse.response(Self.faultsJSON(faults, delivery: delivery))
         }
+    }
+
+    /// The faults a `PUT` body asks for, checked field by field and then as a whole (rates that add up to
+    /// more than 1, latency past its bound): every problem in one `invalid_request`.
+    static func faults(from reader: JSONObjectReader) throws(GatewayError) -> FaultSwitch.Faults {
+        try reader.rejectUnknown(allowing: [
+            "latency_ms", "latency_jitter_ms", "server_error_status", "malformed_body", "connection_reset",
+            "error_rate", "error_status", "reset_rate", "malformed_rate", "seed", "remaining", "delivery_rate",
+            "delivery_seed",
+        ])
+        let latencyBound = 0...FaultSwitch.Faults.maximumLatencyMilliseconds
+        let faults = FaultSwitch.Faults(
+            latencyMilliseconds: try reader.integer("latency_ms", in: latencyBound) ?? 0,
+            latencyJitterMilliseconds: try reader.integer("latency_jitter_ms", in: latencyBound) ?? 0,
+            serverErrorStatus: try reader.integer("server_error_status", in: 500...599),
+            malformedBody: try reader.bool("malformed_body") ?? false,
+            connectionReset: try reader.bool("connection_reset") ?? false,
+            errorRate: try reader.number("error_rate") ?? 0,
+            errorStatus: try reader.integer("error_status", in: 500...599) ?? 503,
+            resetRate: try reader.number("reset_rate") ?? 0,
+            malformedRate: try reader.number("malformed_rate") ?? 0,
+            seed: try reader.integer("seed", in: 0...Int(Int32.max)) ?? 0,
+            remaining: try reader.integer("remaining", in: 1...1_000_000))
+        let problems = faults.problems
+        guard problems.isEmpty else { throw GatewayError.invalidRequest(problems.joined(separator: " ")) }
+        return faults
     }
 
     private func faultMount(_ context: GatewayRequestContext) throws -> Mount {
@@ -170,9 +195,15 @@ extension Sandbox {
             "delivery_rate": .number(delivery.rate),
             "delivery_seed": .number(Double(delivery.seed)),
             "latency_ms": .number(Double(faults.latencyMilliseconds)),
+            "latency_jitter_ms": .number(Double(faults.latencyJitterMilliseconds)),
             "server_error_status": faults.serverErrorStatus.map { .number(Double($0)) } ?? .null,
             "malformed_body": .bool(faults.malformedBody),
             "connection_reset": .bool(faults.connectionReset),
+            "error_rate": .number(faults.errorRate),
+            "error_status": .number(Double(faults.errorStatus)),
+            "reset_rate": .number(faults.resetRate),
+            "malformed_rate": .number(faults.malformedRate),
+            "seed": .number(Double(faults.seed)),
             "remaining": faults.remaining.map { .number(Double($0)) } ?? .null,
         ]
     }
