@@ -319,7 +319,8 @@ doc = {
         "properties": {
           "ip": {"type": "string", "maxLength": 45, "anyOf": [{"format": "ipv4"}, {"format": "ipv6"}], "description": "The end user's IPv4 or IPv6 address (not the backend's)."},
           "user_agent": {"type": "string", "maxLength": 512},
-          "device_id": {"type": "string", "maxLength": 128, "description": "A stable id of the app installation or device."}}},
+          "device_id": {"type": "string", "maxLength": 128, "description": "A stable id of the app installation or device."},
+          "platform": {"type": "string", "enum": ["ios", "android", "web"], "description": "The kind of app the user is in. Firebase's reCAPTCHA Enterprise proof is sent with the matching client type (web when absent)."}}},
       "FactorAccessTokenRequest": {"type": "object", "additionalProperties": False, "required": ["identity"], "properties": {
         "identity": {**IDENTITY_SCHEMA, "description": "Your immutable, non-personal user id."},
         "provider": {"type": ["string", "null"], "maxLength": 40, "description": "Required when several providers keep device factors; null is the same as absent."},

@@ -6,14 +6,23 @@ public struct ClientContext: Sendable, Equatable, Codable {
     public var userAgent: String?
     /// A stable id of the app installation or device.
     public var deviceID: String?
+    /// The kind of app the user is in: vendors that attest apps want it (Firebase's `clientType` for
+    /// reCAPTCHA Enterprise differs between web, iOS and Android).
+    public var platform: Platform?
 
-    public init(ipAddress: String? = nil, userAgent: String? = nil, deviceID: String? = nil) {
+    /// The app platforms a client context can name.
+    public enum Platform: String, Sendable, Equatable, Codable, CaseIterable {
+        case ios, android, web
+    }
+
+    public init(ipAddress: String? = nil, userAgent: String? = nil, deviceID: String? = nil, platform: Platform? = nil) {
         self.ipAddress = ipAddress
         self.userAgent = userAgent
         self.deviceID = deviceID
+        self.platform = platform
     }
 
-    public var isEmpty: Bool { ipAddress == nil && userAgent == nil && deviceID == nil }
+    public var isEmpty: Bool { ipAddress == nil && userAgent == nil && deviceID == nil && platform == nil }
 
     /// For logs: the IP's first part only, no user agent, no device id.
     public var masked: String {
@@ -27,6 +36,7 @@ public struct ClientContext: Sendable, Equatable, Codable {
         case ipAddress = "ip"
         case userAgent = "user_agent"
         case deviceID = "device_id"
+        case platform
     }
 }
 

@@ -99,6 +99,22 @@ struct FirebaseProviderTests {
             proof: AppVerificationProof(kind: .safetyNet, token: "sn-token"), fields: ["safetyNetToken": "sn-token"]),
     ]
 
+    @Test(
+        "a reCAPTCHA Enterprise proof carries the client type of the app's platform, web when none is named",
+        arguments: [
+            (ClientContext.Platform?.none, "CLIENT_TYPE_WEB"), (.web, "CLIENT_TYPE_WEB"), (.ios, "CLIENT_TYPE_IOS"),
+            (.android, "CLIENT_TYPE_ANDROID"),
+        ])
+    func clientType(platform: ClientContext.Platform?, clientType: String) async throws {
+        let h = try FirebaseHarness()
+        var request = try FirebaseHarness.sms(proof: AppVerificationProof(kind: .recaptchaEnterprise, token: "ent"))
+        request.clientContext = ClientContext(platform: platform)
+        _ = try await h.provider.start(request)
+        let body = try jsonObject(try #require(h.transport.requests.first).body)
+        #expect(body["clientType"] as? String == clientType)
+        #expect(FirebaseWire.clientTypes.contains(clientType))
+    }
+
     @Test("each proof kind goes in its Identity Toolkit field, with the key in the query", arguments: proofCases)
     func proofOnTheWire(_ proofCase: ProofCase) async throws {
         let h = try FirebaseHarness(settings: ["ios_bundle_id": "com.example.app"])

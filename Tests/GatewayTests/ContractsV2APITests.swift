@@ -182,6 +182,8 @@ struct ContractsV2APITests {
             #"{"to": "+447400123456", "fallback_channels": "voice"}"#,
             #"{"to": "+447400123456", "client_context": {"ip": "not-an-ip"}}"#,
             #"{"to": "+447400123456", "client_context": {"browser": "x"}}"#,
+            #"{"to": "+447400123456", "client_context": {"platform": "blackberry"}}"#,
+            #"{"to": "+447400123456", "client_context": {"platform": 1}}"#,
             #"{"to": "+447400123456", "channel_options": {"prompt": {"details": []}}}"#,
             #"{"to": "+447400123456", "channel_options": {"prompt": {"message": "Hi", "details": [{"label": "x"}]}}}"#,
             #"{"to": "+447400123456", "channel_options": {"factor": "YF1"}}"#,

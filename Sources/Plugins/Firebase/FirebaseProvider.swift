@@ -63,7 +63,8 @@ struct FirebaseProvider: VerificationProvider {
         if configuration.testNumbers.contains(number) {
             // Firebase answers a test number without a proof and without an SMS, and signs it in for real
             // (a user and tokens), so the session is opened at Firebase like any other.
-            let sessionInfo = try await sendVerificationCode(to: number, proof: nil, language: language)
+            let sessionInfo = try await sendVerificationCode(
+                to: number, proof: nil, platform: request.clientContext.platform, language: language)
             logger.info(
                 "firebase test number: nothing sent",
                 metadata: ["provider.id": "\(id)", "to": "\(number.masked)"])
@@ -80,7 +81,8 @@ struct FirebaseProvider: VerificationProvider {
                 "Firebase needs an app verification proof: send `app_verification` with type one of: "
                     + Self.acceptedKinds + ".")
         }
-        let sessionInfo = try await sendVerificationCode(to: number, proof: proof, language: language)
+        let sessionInfo = try await sendVerificationCode(
+            to: number, proof: proof, platform: request.clientContext.platform, language: language)
         logger.info(
             "firebase code sent", metadata: ["provider.id": "\(id)", "to": "\(number.masked)"])
         return ProviderStartResult(
@@ -91,10 +93,10 @@ struct FirebaseProvider: VerificationProvider {
 
     /// Calls `accounts:sendVerificationCode` and returns the `sessionInfo`.
     func sendVerificationCode(
-        to number: PhoneNumber, proof: AppVerificationProof?, language: String?
+        to number: PhoneNumber, proof: AppVerificationProof?, platform: ClientContext.Platform?, language: String?
     ) async throws(GatewayError) -> String {
         var body = FirebaseWire.SendVerificationCodeRequest(phoneNumber: number.e164)
-        if let proof { try Self.add(proof, to: &body) }
+        if let proof { try Self.add(proof, platform: platform, to: &body) }
         var headers = HTTPFields()
         if let language, let name = FirebaseWire.localeHeader { headers[name] = language }
         if let proof, proof.kind == .iosReceipt, let bundle = configuration.iosBundleID, let name = FirebaseWire.iosBundleHeader {
@@ -115,7 +117,8 @@ struct FirebaseProvider: VerificationProvider {
 
     /// Puts the proof in the field Identity Toolkit takes for its kind (firebase.md §2.1).
     static func add(
-        _ proof: AppVerificationProof, to body: inout FirebaseWire.SendVerificationCodeRequest
+        _ proof: AppVerificationProof, platform: ClientContext.Platform?,
+        to body: inout FirebaseWire.SendVerificationCodeRequest
     ) throws(GatewayError) {
         guard !proof.token.isEmpty else {
             throw GatewayError(.appVerificationRequired, "The app verification token is empty.")
@@ -125,7 +128,7 @@ struct FirebaseProvider: VerificationProvider {
             body.recaptchaToken = proof.token
         case .recaptchaEnterprise:
             body.captchaResponse = proof.token
-            body.clientType = FirebaseWire.clientTypeWeb
+            body.clientType = FirebaseWire.clientType(for: platform)
             body.recaptchaVersion = FirebaseWire.recaptchaEnterprise
         case .iosReceipt:
             guard let secret = proof.secret, !secret.isEmpty else {
@@ -252,7 +255,8 @@ struct FirebaseProvider: VerificationProvider {
         }
         let language = FirebaseWire.language(from: verification.locales)
         let sentAgainAt = clock.now
-        let sessionInfo = try await sendVerificationCode(to: number, proof: proof, language: language)
+        let sessionInfo = try await sendVerificationCode(
+            to: number, proof: proof, platform: request.clientContext.platform, language: language)
         logger.info("firebase code sent again", metadata: ["provider.id": "\(id)", "to": "\(number.masked)"])
         return ProviderStartResult(
             reference: Self.reference(for: sessionInfo),

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import HTTPTypes
 
 /// Identity Toolkit v1 on the wire: paths, headers and the camelCase JSON bodies, shared by the
@@ -41,6 +42,20 @@ enum FirebaseWire {
     // MARK: values
 
     static let clientTypeWeb = "CLIENT_TYPE_WEB"
+    /// Identity Toolkit's `clientType` values (firebase.md §2.1).
+    static let clientTypes: Set<String> = [
+        "CLIENT_TYPE_UNSPECIFIED", clientTypeWeb, "CLIENT_TYPE_ANDROID", "CLIENT_TYPE_IOS",
+    ]
+
+    /// The `clientType` for the app's platform: what each client SDK sends (iOS always `CLIENT_TYPE_IOS`);
+    /// web when the backend did not say.
+    static func clientType(for platform: ClientContext.Platform?) -> String {
+        switch platform {
+        case .ios: return "CLIENT_TYPE_IOS"
+        case .android: return "CLIENT_TYPE_ANDROID"
+        case .web, nil: return clientTypeWeb
+        }
+    }
     static let recaptchaEnterprise = "RECAPTCHA_ENTERPRISE"
 
     // MARK: bodies

@@ -4130,6 +4130,15 @@ enum OpenAPIDocument {
             "type": "string",
             "maxLength": 128,
             "description": "A stable id of the app installation or device."
+          },
+          "platform": {
+            "type": "string",
+            "enum": [
+              "ios",
+              "android",
+              "web"
+            ],
+            "description": "The kind of app the user is in. Firebase's reCAPTCHA Enterprise proof is sent with the matching client type (web when absent)."
           }
         }
       },

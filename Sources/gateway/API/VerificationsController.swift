@@ -136,17 +136,25 @@ struct VerificationsController: Sendable {
         return channel
     }
 
-    /// The optional `client_context` object: the end user's IP, user agent and device id.
+    /// The optional `client_context` object: the end user's IP, user agent, device id and app platform.
     static func parseClientContext(_ reader: JSONObjectReader) throws(GatewayError) -> ClientContext {
         guard let object = try reader.object("client_context") else { return ClientContext() }
-        try object.rejectUnknown(allowing: ["ip", "user_agent", "device_id"])
+        try object.rejectUnknown(allowing: ["ip", "user_agent", "device_id", "platform"])
         let ip = try object.string("ip", maxLength: 64)
         if let ip, !isIPAddress(ip) {
             throw GatewayError.invalidRequest("`client_context.ip` must be an IPv4 or IPv6 address.")
         }
+        var platform: ClientContext.Platform?
+        if let name = try object.string("platform", maxLength: 16) {
+            guard let known = ClientContext.Platform(rawValue: name) else {
+                let names = ClientContext.Platform.allCases.map(\.rawValue).joined(separator: ", ")
+                throw GatewayError.invalidRequest("`client_context.platform` must be one of: \(names).")
+            }
+            platform = known
+        }
         return ClientContext(
             ipAddress: ip, userAgent: try object.string("user_agent", maxLength: 512),
-            deviceID: try object.string("device_id", maxLength: 128))
+            deviceID: try object.string("device_id", maxLength: 128), platform: platform)
     }
 
     static func isIPAddress(_ text: String) -> Bool {
