@@ -111,7 +111,7 @@ struct IDaaSProvider: VerificationProvider {
                 throw malformed(operation: .captchaVerify, httpStatus: response.status.code)
             }
             captchaToken = value
-        } catch  where error.code == .appVerificationFailed {
+        } catch where Self.needsFreshSlider(error) {
             return try await freshChallenge(state, verification: verification)
         }
         do {
@@ -120,7 +120,7 @@ struct IDaaSProvider: VerificationProvider {
                 body: IDaaSWire.SMSSendRequest(
                     mobile: state.mobile, type: configuration.smsType, captchaToken: captchaToken),
                 device: state.device, operation: .smsSend)
-        } catch  where error.code == .appVerificationFailed {
+        } catch where Self.needsFreshSlider(error) {
             // The captcha token was refused (expired, used): a new slider, never a send without one.
             return try await freshChallenge(state, verification: verification)
         }
@@ -128,6 +128,12 @@ struct IDaaSProvider: VerificationProvider {
         state.sentAt = clock.now
         logger.info("idaas code sent", metadata: ["provider.id": "\(id)", "to": "\(verification.destination.masked)"])
         return ProviderStartResult(reference: nil, state: try ProviderState(state), channel: .sms)
+    }
+
+    /// A refused slider or captcha token: a wrong or unreadable position (`SMS.1002`–`1004`, `CAPTCHA.*`) or an
+    /// expired token (`COMMON.1005`). The app gets a fresh slider; nothing was sent.
+    static func needsFreshSlider(_ error: GatewayError) -> Bool {
+        error.code == .appVerificationFailed || error.code == .expired
     }
 
     /// A new slider for the same number and device, with nothing sent.
@@ -248,7 +254,9 @@ struct IDaaSProvider: VerificationProvider {
             }
             switch try await verifyIDToken(token) {
             case .failure(let problem):
-                throw GatewayError(.invalidToken, "The ID token is not valid: \(problem.reason).")
+                throw GatewayError(
+                    problem.code, "The ID token is not valid: \(problem.reason).",
+                    vendor: GatewayError.VendorDetail(providerID: id, code: problem.sdkCode, httpStatus: nil))
             case .success(let claims):
                 var output: [String: JSONValue] = ["valid": .bool(true)]
                 output["subject"] = claims.sub.map(JSONValue.string)

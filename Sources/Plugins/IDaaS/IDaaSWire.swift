@@ -4,7 +4,7 @@ import HTTPTypes
 
 /// BambooCloud IDaaS's SDK REST family (`/api/v2/sdk/*`, the calls its AuthnCenter mobile SDKs wrap) on the
 /// wire: default paths, header names and the JSON bodies, shared by the provider (which encodes requests and
-/// decodes answers) and the emulator (the other way round). Facts: `shared/vendors/idaas.md`; every path and
+/// decodes answers) and the emulator (the other way round). Facts: the vendor notes (docs/idaas.md); every path and
 /// header name here is only a default, each one is a provider setting (idaas.md §4, §5).
 enum IDaaSWire {
     // MARK: default paths (idaas.md §2, §4)
