@@ -173,4 +173,79 @@ struct IDaaSAPITests {
             #expect(runtime.sandbox?.outbox.last(to: "+16505553434") == nil)
         }
     }
+
+    /// A started IDaaS verification whose slider is solved: its id and the code sent.
+    static func sent(_ client: some TestClientProtocol, _ runtime: GatewayRuntime, to number: String = number)
+        async throws -> (String, String)
+    {
+        let start = try await client.call(
+            .post, "/v1/verifications", json: #"{"to": "\#(number)", "provider": "idaas"}"#)
+        let id = try #require(start.body["id"] as? String)
+        let challenge = try #require(
+            (start.body["next_action"] as? [String: Any])?["solve_challenge"] as? [String: Any])
+        let solved = try await client.call(
+            .post, "/v1/verifications/\(id)/challenge", json: #"{"answer": {"x": \#(try solve(challenge))}}"#)
+        #expect(solved.status == .ok)
+        return (id, try #require(runtime.sandbox?.outbox.last(to: number)?.code))
+    }
+
+    /// The vendor checks the verification's timeline records.
+    static func vendorChecks(_ client: some TestClientProtocol, _ id: String) async throws -> Int {
+        let read = try await client.call(.get, "/v1/verifications/\(id)?include=timeline")
+        let events = try #require(read.body["timeline"] as? [[String: Any]])
+        return events.filter { event in
+            let operation = (event["detail"] as? [String: Any])?["operation"] as? String
+            return event["kind"] as? String == "provider_call" && operation == "check"
+        }.count
+    }
+
+    @Test("wrong codes count; IDaaS's lockout ends the verification as account_locked and IDaaS is not called again")
+    func lockout() async throws {
+        try await GatewayHarness().run { client, runtime in
+            let (id, code) = try await Self.sent(client, runtime)
+            let wrong = code == "000000" ? "111111" : "000000"
+            for left in [4, 3, 2, 1] {
+                let bad = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(wrong)"}"#)
+                #expect(bad.body.errorCode == "incorrect_code")
+                #expect(bad.body.error?["attempts_remaining"] as? Int == left)
+            }
+            for _ in 0..<20 {
+                let locked = try await client.call(
+                    .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(wrong)"}"#)
+                #expect(locked.status == .forbidden)
+                #expect(locked.body.errorCode == "account_locked")
+                #expect(locked.body.error?["retryable"] as? Bool == false)
+            }
+            let read = try await client.call(.get, "/v1/verifications/\(id)")
+            #expect(read.body["status"] as? String == "denied")
+            #expect(read.body["status_reason"] as? String == "account_locked")
+            #expect(try await Self.vendorChecks(client, id) == 5)  // the sandbox locks after 5 wrong codes
+            let right = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
+            #expect(right.body.errorCode == "account_locked")
+        }
+    }
+
+    @Test("wrong codes at once: four are counted, the rest answer account_locked, none max_attempts_reached")
+    func concurrentLockout() async throws {
+        try await GatewayHarness().run { client, runtime in
+            let (id, code) = try await Self.sent(client, runtime)
+            let wrong = code == "000000" ? "111111" : "000000"
+            let answers = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(wrong)"}"#)
+                            .body.errorCode
+                    }
+                }
+                var all: [String?] = []
+                for try await answer in group { all.append(answer) }
+                return all
+            }
+            #expect(answers.filter { $0 == "incorrect_code" }.count == 4, "\(answers)")
+            #expect(answers.filter { $0 == "account_locked" }.count == 8, "\(answers)")
+            let read = try await client.call(.get, "/v1/verifications/\(id)")
+            #expect(read.body["status"] as? String == "denied")
+            #expect(try await Self.vendorChecks(client, id) == 5)  // the sandbox locks after 5 wrong codes
+        }
+    }
 }
