@@ -102,7 +102,9 @@ extension VerificationService {
     {
         let clock = self.clock
         return try await acquireLease(id, owner: owner) { (record, provider) throws(GatewayError) in
-            if case .solveChallenge = record.nextAction {
+            // A challenge opened by a resend leaves the code already sent valid until a new one is sent; only
+            // a challenge before the first send means there is nothing to check.
+            if case .solveChallenge = record.nextAction, record.sends == 0 {
                 throw GatewayError(
                     .invalidState,
                     "Nothing was sent yet: answer the challenge at /v1/verifications/\(id)/challenge first.")

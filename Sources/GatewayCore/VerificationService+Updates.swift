@@ -81,7 +81,12 @@ extension VerificationService {
         _ record: VerificationRecord, provider: any VerificationProvider, request: ResendRequest, maxSends: Int
     ) throws(GatewayError) -> (channel: Channel?, usesFallback: Bool) {
         if case .solveChallenge = record.nextAction {
-            throw GatewayError(.invalidState, "Nothing was sent yet: answer the challenge first.")
+            throw GatewayError(
+                .invalidState,
+                record.sends == 0
+                    ? "Nothing was sent yet: answer the challenge at /v1/verifications/\(record.id)/challenge first."
+                    : "A resend's challenge is open: answer it at /v1/verifications/\(record.id)/challenge to send "
+                        + "the new code; the code already sent stays valid until then.")
         }
         let capabilities = provider.capabilities
         guard capabilities.supportsResend else {

@@ -248,4 +248,40 @@ struct IDaaSAPITests {
             #expect(try await Self.vendorChecks(client, id) == 5)  // the sandbox locks after 5 wrong codes
         }
     }
+
+    @Test("a resend leaves the delivered code valid until the new one is sent; the open slider is named")
+    func resendKeepsTheDeliveredCode() async throws {
+        try await GatewayHarness().run { client, runtime in
+            let (id, code) = try await Self.sent(client, runtime)
+            let resend = try await client.call(.post, "/v1/verifications/\(id)/resend", json: "{}")
+            #expect(resend.status == .ok)
+            #expect(resend.body["sends"] as? Int == 1)
+            let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
+            #expect(check.status == .ok)
+            #expect(check.body["status"] as? String == "approved")
+
+            // Once the new code is sent, the old one is IDaaS's no longer.
+            let other = "+8613900139000"
+            let (second, first) = try await Self.sent(client, runtime, to: other)
+            let again = try await client.call(.post, "/v1/verifications/\(second)/resend", json: "{}")
+            let slider = try #require(
+                (again.body["next_action"] as? [String: Any])?["solve_challenge"] as? [String: Any])
+            let twice = try await client.call(.post, "/v1/verifications/\(second)/resend", json: "{}")
+            #expect(twice.body.errorCode == "invalid_state")
+            let message = twice.body.error?["message"] as? String
+            #expect(message?.contains("/v1/verifications/\(second)/challenge") == true)
+            let solved = try await client.call(
+                .post, "/v1/verifications/\(second)/challenge", json: #"{"answer": {"x": \#(try Self.solve(slider))}}"#)
+            #expect(solved.body["sends"] as? Int == 2)
+            let latest = try #require(runtime.sandbox?.outbox.last(to: other)?.code)
+            if latest != first {
+                let old = try await client.call(
+                    .post, "/v1/verifications/\(second)/check", json: #"{"code": "\#(first)"}"#)
+                #expect(old.body.errorCode == "incorrect_code")
+            }
+            let new = try await client.call(
+                .post, "/v1/verifications/\(second)/check", json: #"{"code": "\#(latest)"}"#)
+            #expect(new.body["status"] as? String == "approved")
+        }
+    }
 }

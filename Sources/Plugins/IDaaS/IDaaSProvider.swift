@@ -11,7 +11,8 @@ import Logging
 ///   fresh slider, never an SMS.
 /// - `check` is the SMS login. `SUCCESS` (and `PASSWORD_WARN`) approve once the ID token verifies against the
 ///   tenant's JWKS; `MFA_AUTH`, `PASSWORD_EXPIRED` and `ACCESS_DENIED` end the verification as `denied`.
-/// - A resend needs a new captcha: it returns a fresh slider, and solving it sends the new SMS.
+/// - A resend needs a new captcha: it returns a fresh slider, and solving it sends the new SMS; the code sent
+///   before stays checkable until then.
 /// - Actions: `refresh_id_token` (session token → new ID token, rotated session token) and `verify_id_token`.
 ///
 /// Every call carries the client id and the device headers of ``IDaaSDevice``, kept in the verification's
@@ -175,7 +176,8 @@ struct IDaaSProvider: VerificationProvider {
     func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult {
         guard !code.isEmpty else { throw GatewayError(.invalidRequest, "`code` is required.") }
         let state = try verification.state.decode(IDaaSVerificationState.self)
-        guard state.captchaToken == nil else {
+        // A resend's open slider leaves the code already sent valid: IDaaS replaces it only with a new send.
+        guard state.captchaToken == nil || state.sentAt != nil else {
             throw GatewayError(.invalidState, "Nothing was sent yet: answer the slider first.")
         }
         let response: TransportResponse
@@ -217,7 +219,7 @@ struct IDaaSProvider: VerificationProvider {
     // MARK: resend
 
     /// A new SMS needs a new captcha token (idaas.md §2.3): the resend answers a fresh slider, and solving it
-    /// sends the code.
+    /// sends the code. Until then the code already sent stays valid at IDaaS, so checks of it go on.
     func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult
     {
