@@ -166,10 +166,10 @@ struct IDaaSAPITests {
 
             let us = try await client.call(
                 .post, "/v1/verifications", json: #"{"to": "+16505553434", "provider": "idaas"}"#)
-            // Routing already skips IDaaS for a region its area codes lack (`country_not_served`); the
-            // provider's own refusal (`unsupported_destination`) is tested in the plugin's tests.
-            #expect(us.status.code == 503)
-            #expect(us.body.errorCode == "no_provider_available")
+            // Routing skips IDaaS for a region its area codes lack (`country_not_served`); with no other
+            // provider for it the answer is final: `unsupported_destination`, not a retryable 503.
+            #expect(us.status.code == 400)
+            #expect(us.body.errorCode == "unsupported_destination")
             #expect(runtime.sandbox?.outbox.last(to: "+16505553434") == nil)
         }
     }
@@ -186,6 +186,7 @@ struct IDaaSAPITests {
         let solved = try await client.call(
             .post, "/v1/verifications/\(id)/challenge", json: #"{"answer": {"x": \#(try solve(challenge))}}"#)
         #expect(solved.status == .ok)
+        #expect(solved.body["content_language"] as? String == "zh")
         return (id, try #require(runtime.sandbox?.outbox.last(to: number)?.code))
     }
 

@@ -128,7 +128,8 @@ struct IDaaSProvider: VerificationProvider {
         state.captchaToken = nil
         state.sentAt = clock.now
         logger.info("idaas code sent", metadata: ["provider.id": "\(id)", "to": "\(verification.destination.masked)"])
-        return ProviderStartResult(reference: nil, state: try ProviderState(state), channel: .sms)
+        return ProviderStartResult(
+            reference: nil, state: try ProviderState(state), contentLanguage: configuration.smsLanguage, channel: .sms)
     }
 
     /// A refused slider or captcha token: a wrong or unreadable position (`SMS.1002`–`1004`, `CAPTCHA.*`) or an
@@ -266,6 +267,14 @@ struct IDaaSProvider: VerificationProvider {
                 output["expires_at"] = claims.exp.map(JSONValue.number)
                 output["phone_number"] = claims.phoneNumber.map(JSONValue.string)
                 output["api"] = claims.api.map(JSONValue.string)
+                // The user information the SDK reads from the token ([BC-IOS]), under the gateway's names.
+                var user: [String: JSONValue] = [:]
+                user["id"] = claims.id.map(JSONValue.string)
+                user["name"] = claims.name.map(JSONValue.string)
+                user["user_name"] = claims.userName.map(JSONValue.string)
+                user["mobile"] = claims.mobile.map(JSONValue.string)
+                user["email"] = claims.email.map(JSONValue.string)
+                if !user.isEmpty { output["user"] = .object(user) }
                 return output
             }
         default:

@@ -178,7 +178,9 @@ enum IDaaSWire {
         var e: String?
     }
 
-    /// The claims the gateway reads from an ID token (idaas.md §2.7: names other than `api` are ASSUMED).
+    /// The claims the gateway reads from an ID token: the registered ones, the user information the SDK's
+    /// `getUserInfoFromIdTokenWithIdToken` returns (`id`, `name`, `userName`, `mobile`, `email`, [BC-IOS]),
+    /// `api` as observed ([MAITUX]) and `phone_number`.
     struct IDTokenClaims: Codable, Sendable, Equatable {
         var iss: String?
         var sub: String?
@@ -188,9 +190,35 @@ enum IDaaSWire {
         /// A JSON *string* holding the user (`userName`), as observed ([MAITUX]).
         var api: String?
         var phoneNumber: String?
+        /// The user's id at the tenant.
+        var id: String?
+        var name: String?
+        var userName: String?
+        /// `+86-13808603636` in the documented example.
+        var mobile: String?
+        var email: String?
+
+        init(
+            iss: String? = nil, sub: String? = nil, aud: Audience? = nil, exp: Double? = nil, iat: Double? = nil,
+            api: String? = nil, phoneNumber: String? = nil, id: String? = nil, name: String? = nil,
+            userName: String? = nil, mobile: String? = nil, email: String? = nil
+        ) {
+            self.iss = iss
+            self.sub = sub
+            self.aud = aud
+            self.exp = exp
+            self.iat = iat
+            self.api = api
+            self.phoneNumber = phoneNumber
+            self.id = id
+            self.name = name
+            self.userName = userName
+            self.mobile = mobile
+            self.email = email
+        }
 
         enum CodingKeys: String, CodingKey {
-            case iss, sub, aud, exp, iat, api
+            case iss, sub, aud, exp, iat, api, id, name, userName, mobile, email
             case phoneNumber = "phone_number"
         }
     }
