@@ -4,7 +4,7 @@ import Testing
 
 @testable import GatewayIDaaS
 
-@Suite("IDaaS user information and the SMS language")
+@Suite("IDaaS user information, the SMS language and the area codes at startup")
 struct IDaaSTokenClaimsTests {
     typealias H = IDaaSProviderHarness
 
@@ -58,5 +58,17 @@ struct IDaaSTokenClaimsTests {
         #expect(IDaaSPlugin.plugin.problems(in: ["sms_language": "not a tag"], providerID: "idaas").contains {
             $0.contains("sms_language")
         })
+    }
+
+    @Test("warmUp reads the area codes once, so routing knows the tenant's regions before any start")
+    func warmUp() async throws {
+        let h = try H(settings: ["area_codes_preload": "true"])
+        #expect(h.provider.capabilities.servedRegions == ["CN", "HK", "MO", "TW"])
+        await h.provider.warmUp()
+        #expect(h.provider.capabilities.servedRegions == ["CN", "HK", "MO", "TW", "SG"])
+        #expect(h.transport.paths.filter { $0.hasSuffix(IDaaSWire.areaCodesPath) }.count == 1)
+        let off = try H()
+        await off.provider.warmUp()
+        #expect(off.transport.requests.isEmpty)
     }
 }

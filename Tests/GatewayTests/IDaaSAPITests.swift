@@ -200,6 +200,17 @@ struct IDaaSAPITests {
         }.count
     }
 
+    @Test("the tenant's area codes are read at startup: /v1/countries lists IDaaS for SG before any start")
+    func areaCodesAtStartup() async throws {
+        try await GatewayHarness().run { client, _ in
+            let countries = try await client.call(.get, "/v1/countries")
+            let list = try #require(countries.body["countries"] as? [[String: Any]])
+            let singapore = list.first { $0["region"] as? String == "SG" }
+            let providers = (singapore?["providers"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            #expect(providers?.contains("idaas") == true)
+        }
+    }
+
     @Test("wrong codes count; IDaaS's lockout ends the verification as account_locked and IDaaS is not called again")
     func lockout() async throws {
         try await GatewayHarness().run { client, runtime in

@@ -145,7 +145,7 @@ struct IDaaSConfiguration: Sendable, Equatable {
                 summary: "How long the tenant's area codes are cached (default 3600).",
                 isRequired: false, validate: { seconds($0) }),
             SettingSpec(
-                name: "area_codes_preload", summary: "Read the area codes when the provider is built (default true).",
+                name: "area_codes_preload", summary: "Read the area codes at startup (default true).",
                 isRequired: false, validate: { ["true", "false"].contains($0) ? nil : "must be true or false" }),
             SettingSpec(
                 name: "jwks_cache_seconds", summary: "How long the tenant's signing keys are cached (default 3600).",

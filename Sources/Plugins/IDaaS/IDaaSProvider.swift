@@ -55,9 +55,19 @@ struct IDaaSProvider: VerificationProvider {
         clock = context.clock
         logger = context.logger
         requestTimeout = context.requestTimeout
-        if configuration.preloadAreaCodes {
-            let provider = self
-            Task { await provider.preloadAreaCodes() }
+    }
+
+    /// Reads the area codes at startup (unless `area_codes_preload: false`), so routing and `/v1/countries`
+    /// know the tenant's regions from the first request. A failed read leaves the default regions; the list
+    /// is then read on the first start that needs it (``mobile(for:)``).
+    func warmUp() async {
+        guard configuration.preloadAreaCodes else { return }
+        do {
+            _ = try await areaCodes()
+        } catch {
+            logger.warning(
+                "idaas area codes could not be read at startup; the first start reads them",
+                metadata: ["provider.id": "\(id)", "error.code": "\(error.code.rawValue)"])
         }
     }
 
@@ -329,18 +339,6 @@ struct IDaaSProvider: VerificationProvider {
     /// The device headers of the gateway's own calls (the area codes), which no end user makes.
     var gatewayDevice: IDaaSDevice {
         IDaaSDevice(context: ClientContext(), subject: "gateway", locales: [], configuration: configuration)
-    }
-
-    /// Reads the area codes when the provider is built, so routing and `/v1/countries` know the tenant's
-    /// regions from the start; retried a few times (the sandbox's emulator may not listen yet).
-    func preloadAreaCodes() async {
-        for delay in [0, 1, 2, 4, 8, 16] {
-            if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
-            if (try? await areaCodes()) != nil { return }
-        }
-        logger.warning(
-            "idaas area codes could not be read; they will be read on the next start",
-            metadata: ["provider.id": "\(id)"])
     }
 
     // MARK: helpers
