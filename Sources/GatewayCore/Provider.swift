@@ -284,6 +284,12 @@ public protocol VerificationProvider: Sendable {
     /// Runs one of ``actions``. Input and output are JSON objects, so the core never needs to know a
     /// vendor's types.
     func perform(action: String, input: [String: JSONValue]) async throws(GatewayError) -> [String: JSONValue]
+
+    /// Reads what routing needs from the vendor before the first request (IDaaS: the tenant's area codes, which
+    /// decide ``ProviderCapabilities/servedRegions``). The gateway awaits it once at startup, every provider at
+    /// once; a failure is the provider's to log and to retry when it next needs the data. The default does
+    /// nothing.
+    func warmUp() async
 }
 
 /// A vendor-specific operation a provider exposes through the API.
@@ -302,6 +308,8 @@ public struct ProviderAction: Sendable, Equatable, Codable {
 
 extension VerificationProvider {
     public var actions: [ProviderAction] { [] }
+
+    public func warmUp() async {}
 
     public func requiresAppVerification(for request: StartVerification) -> Bool {
         capabilities.requiresAppVerification

@@ -59,7 +59,7 @@ extension VerificationService {
             }
             // A cancel that won the race leaves the record canceled: never report success for it. An approval
             // that arrived by callback meanwhile is this check's approval too: its token is handed out here.
-            guard settled.status == .approved else { throw settled.status.finalStateError ?? .internal() }
+            guard settled.status == .approved else { throw settled.finalStateError ?? .internal() }
             await countConversion(settled)
             if settled.tokenPending { return try await claimToken(settled) ?? CheckOutcome(record: settled, carriesToken: true) }
             return CheckOutcome(record: settled, providerTokens: result.tokens, carriesToken: true)
@@ -70,7 +70,7 @@ extension VerificationService {
                     record.nextAction = action
                     if let state = result.state { record.providerState = state }
                 }
-                if let error = settled.status.finalStateError { throw error }
+                if let error = settled.finalStateError { throw error }
                 return CheckOutcome(record: settled, carriesToken: false)
             }
             var remaining = 0
@@ -85,14 +85,14 @@ extension VerificationService {
                     .maxAttemptsReached, "Wrong code, and no attempts are left; start a new verification.",
                     attemptsRemaining: 0)
             }
-            if let error = settled.status.finalStateError { throw error }
+            if let error = settled.finalStateError { throw error }
             throw GatewayError(.incorrectCode, "The code is not correct.", attemptsRemaining: remaining)
         default:
             let settled = try await finishCheck(record.id, known: record, events: events) { record in
                 record.status = result.status
                 record.nextAction = nil
             }
-            throw settled.status.finalStateError ?? .internal()
+            throw settled.finalStateError ?? .internal()
         }
     }
 
@@ -100,8 +100,11 @@ extension VerificationService {
     private func acquireCheck(_ id: String, owner: String?) async throws(GatewayError)
         -> (VerificationRecord, any VerificationProvider)
     {
-        try await acquireLease(id, owner: owner) { (record, provider) throws(GatewayError) in
-            if case .solveChallenge = record.nextAction {
+        let clock = self.clock
+        return try await acquireLease(id, owner: owner) { (record, provider) throws(GatewayError) in
+            // A challenge opened by a resend leaves the code already sent valid until a new one is sent; only
+            // a challenge before the first send means there is nothing to check.
+            if case .solveChallenge = record.nextAction, record.sends == 0 {
                 throw GatewayError(
                     .invalidState,
                     "Nothing was sent yet: answer the challenge at /v1/verifications/\(id)/challenge first.")
@@ -111,8 +114,11 @@ extension VerificationService {
                     .invalidState,
                     "A \(record.channel.rawValue) verification completes without a code; read it with ?refresh=true.")
             }
-            if record.attempts >= record.maxAttempts {
-                // Even while another check holds the last attempt: no answer of it can give this one an attempt.
+            // While another check holds the last attempt, wait for its answer: it may give the attempt back
+            // (a vendor failure) or end the verification (a wrong code, a lockout), and this check then
+            // answers what the record says.
+            let held = record.checkLeaseUntil.map { $0 > clock.now } ?? false
+            if record.attempts >= record.maxAttempts, !held {
                 throw GatewayError(
                     .maxAttemptsReached, "Too many wrong codes for this verification; start a new one.",
                     attemptsRemaining: 0)
@@ -164,7 +170,7 @@ extension VerificationService {
             if record.effectiveStatus(at: clock.now) == .expired, record.status == .pending {
                 record = try await settle(record, status: .expired, event: .statusChanged)
             }
-            if let error = record.status.finalStateError { throw error }
+            if let error = record.finalStateError { throw error }
             let provider = try provider(for: record)
             try validate(record, provider)
             if let lease = record.checkLeaseUntil, lease > clock.now {
@@ -225,12 +231,15 @@ extension VerificationService {
         }
     }
 
-    /// A vendor error during a check: verification-class errors change the record's state; anything else
+    /// A vendor error during a check: verification-class errors change the record's state; a vendor lockout
+    /// (`account_locked`) ends the verification as `denied` with reason `account_locked`, so no later check
+    /// calls the vendor; a wrong code keeps its attempt (the last one ends the verification); anything else
     /// gives the attempt back. The answer is always true to the stored record: a verification that another
     /// request approved or canceled meanwhile says so, never the vendor's "already used".
     private func finishFailedCheck(_ error: GatewayError, record: VerificationRecord) async -> GatewayError {
         var error = error
         let target: VerificationStatus?
+        let wrongCode = error.code == .incorrectCode
         switch error.code {
         case .maxAttemptsReached: target = .maxAttemptsReached
         case .expired, .notFound:
@@ -242,6 +251,7 @@ extension VerificationService {
         case .canceled: target = .canceled
         case .denied: target = .denied
         case .destinationBlocked: target = .blocked
+        case .accountLocked: target = .denied
         default: target = nil
         }
         let settled: VerificationRecord
@@ -250,6 +260,13 @@ extension VerificationService {
                 if let target {
                     record.status = target
                     record.nextAction = nil
+                    if error.code == .accountLocked { record.statusReason = VerificationRecord.accountLockedReason }
+                } else if wrongCode {
+                    // The vendor judged the code: the attempt stays spent.
+                    if record.attemptsRemaining <= 0 {
+                        record.status = .maxAttemptsReached
+                        record.nextAction = nil
+                    }
                 } else if record.attempts > 0 {
                     // The check never reached a verdict: give the attempt back.
                     record.attempts -= 1
@@ -258,9 +275,10 @@ extension VerificationService {
         } catch let storeError {
             return storeError
         }
-        if let target, settled.status != target, let truth = settled.status.finalStateError { return truth }
-        if target == nil, let truth = settled.status.finalStateError { return truth }
+        if let target, settled.status != target, let truth = settled.finalStateError { return truth }
+        if target == nil, let truth = settled.finalStateError { return truth }
         if target == .maxAttemptsReached { error.attemptsRemaining = 0 }
+        if wrongCode { error.attemptsRemaining = min(error.attemptsRemaining ?? Int.max, settled.attemptsRemaining) }
         if target != nil { error.retryable = false }
         return error
     }

@@ -47,7 +47,7 @@ extension VerificationService {
                     record.nextAction = nil
                 }
             }
-            if let truth = settled.status.finalStateError, !forgot || settled.status != .expired { throw truth }
+            if let truth = settled.finalStateError, !forgot || settled.status != .expired { throw truth }
             throw error
         }
         let newChannel = result.channel ?? channel ?? record.channel
@@ -71,7 +71,7 @@ extension VerificationService {
             if let language = result.contentLanguage { record.contentLanguage = language }
             record.nextAction = result.nextAction
         }
-        if let error = settled.status.finalStateError { throw error }
+        if let error = settled.finalStateError { throw error }
         return settled
     }
 
@@ -81,7 +81,12 @@ extension VerificationService {
         _ record: VerificationRecord, provider: any VerificationProvider, request: ResendRequest, maxSends: Int
     ) throws(GatewayError) -> (channel: Channel?, usesFallback: Bool) {
         if case .solveChallenge = record.nextAction {
-            throw GatewayError(.invalidState, "Nothing was sent yet: answer the challenge first.")
+            throw GatewayError(
+                .invalidState,
+                record.sends == 0
+                    ? "Nothing was sent yet: answer the challenge at /v1/verifications/\(record.id)/challenge first."
+                    : "A resend's challenge is open: answer it at /v1/verifications/\(record.id)/challenge to send "
+                        + "the new code; the code already sent stays valid until then.")
         }
         let capabilities = provider.capabilities
         guard capabilities.supportsResend else {
@@ -136,7 +141,7 @@ extension VerificationService {
                 // A vendor that already forgot the verification leaves nothing to cancel.
                 if error.code != .notFound && error.code != .expired {
                     let released = try await finishCheck(id) { _ in }
-                    if let truth = released.status.finalStateError { throw truth }
+                    if let truth = released.finalStateError { throw truth }
                     throw error
                 }
             }
@@ -146,7 +151,7 @@ extension VerificationService {
             record.nextAction = nil
         }
         // An approval that won the race stays approved, and the caller hears so.
-        guard settled.status == .canceled else { throw settled.status.finalStateError ?? .internal() }
+        guard settled.status == .canceled else { throw settled.finalStateError ?? .internal() }
         try await store.append(VerificationEvent(verificationID: id, kind: .canceled, at: clock.now, detail: ["status": "canceled"]))
         return settled
     }
@@ -340,7 +345,7 @@ extension VerificationService {
         let challenge: NextAction
         while true {
             record = try await current(id, owner: owner)
-            if let error = record.status.finalStateError { throw error }
+            if let error = record.finalStateError { throw error }
             guard let action = record.nextAction, case .solveChallenge = action else {
                 throw GatewayError(.invalidState, "This verification has no challenge to answer.")
             }
@@ -393,7 +398,7 @@ extension VerificationService {
             VerificationEvent(
                 verificationID: id, kind: .challenge, at: clock.now,
                 detail: ["outcome": solved ? "accepted" : "rejected", "attempt": String(record.challengeAttempts)]))
-        if let error = settled.status.finalStateError { throw error }
+        if let error = settled.finalStateError { throw error }
         guard solved else {
             throw GatewayError(
                 .appVerificationFailed, "The challenge was not solved; a new challenge is in `next_action`.",

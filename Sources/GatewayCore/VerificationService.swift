@@ -149,6 +149,12 @@ public struct VerificationService: Sendable {
                 throw GatewayError(
                     .unsupportedChannel, "No configured provider can send over \(channels).")
             }
+            // Every candidate was passed over for the destination's country: no retry can change that.
+            let regionReasons: Set<String> = ["country_not_served", "country_excluded"]
+            if !onlyUnknown && decision.skipped.allSatisfy({ regionReasons.contains($0.reason) }) {
+                throw GatewayError(
+                    .unsupportedDestination, "No configured provider serves this destination's country.")
+            }
             throw GatewayError(.noProviderAvailable, "No provider is available for this request.")
         }
         let id = Self.newID()

@@ -173,6 +173,12 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
                 providerID: config.id, settings: config.settings, transport: transport, clock: options.clock,
                 logger: providerLogger, requestTimeout: options.vendorTimeout, publicBaseURL: publicBaseURL)
         }
+        // Providers read what routing needs (IDaaS: the tenant's area codes) before the first request.
+        await withTaskGroup(of: Void.self) { group in
+            for provider in registry.providerIDs.compactMap(registry.provider) {
+                group.addTask { await provider.warmUp() }
+            }
+        }
         let routing = configuration.routing ?? RoutingTable(defaultOrder: registry.providerIDs)
         let routingProblems =
             configuration.routing == nil

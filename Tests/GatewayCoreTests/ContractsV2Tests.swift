@@ -420,6 +420,18 @@ struct ContractsV2Tests {
             let dry = try h.service.dryRun(try .sms("+16505553434"))
             #expect(dry.skipped.contains { $0.providerID == "alpha" && $0.reason == "country_not_served" })
         }
+
+        @Test("a destination no provider serves is unsupported_destination (400, final), not a retryable 503")
+        func noProviderServesTheCountry() async throws {
+            let ukOnly = ScriptedProvider(
+                id: "alpha", capabilities: ProviderCapabilities(channels: [.sms], servedRegions: ["GB"]))
+            let h = try ServiceHarness([ukOnly])
+            let error = await expectAsyncGatewayError(.unsupportedDestination) {
+                try await h.service.start(try .sms("+16505553434"))
+            }
+            #expect(error?.httpStatus == 400 && error?.isRetryable == false)
+            #expect(ukOnly.callCount(.start) == 0)
+        }
     }
 
     // MARK: settling checks

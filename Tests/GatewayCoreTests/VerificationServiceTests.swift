@@ -480,6 +480,38 @@ struct VerificationServiceTests {
             #expect(provider.callCount(.check) == 1, "the settled state answers later checks without the vendor")
         }
 
+        @Test("a vendor lockout ends the verification as denied (account_locked); the vendor is not called again")
+        func vendorLockout() async throws {
+            let provider = ScriptedProvider(id: "alpha")
+            provider.scriptCheck(.fail(GatewayError(.accountLocked, "vendor: locked")))
+            let h = try ServiceHarness([provider])
+            let id = try await h.service.start(try .sms()).id
+            let error = await expectAsyncGatewayError(.accountLocked) { try await h.check(id, "123456") }
+            #expect(error?.isRetryable == false)
+            let record = try await h.stored(id)
+            #expect(record.status == .denied)
+            #expect(record.statusReason == VerificationRecord.accountLockedReason)
+            for _ in 0..<3 { await expectAsyncGatewayError(.accountLocked) { try await h.check(id, "123456") } }
+            await expectAsyncGatewayError(.accountLocked) { try await h.service.resend(id: id) }
+            #expect(provider.callCount(.check) == 1)
+        }
+
+        @Test("a wrong code the vendor throws keeps its attempt, and the last one ends the verification")
+        func thrownWrongCode() async throws {
+            let provider = ScriptedProvider(id: "alpha")
+            for _ in 0..<5 { provider.scriptCheck(.fail(GatewayError(.incorrectCode, "vendor: wrong code"))) }
+            let h = try ServiceHarness([provider])
+            let id = try await h.service.start(try .sms()).id
+            for left in [4, 3, 2, 1] {
+                let error = await expectAsyncGatewayError(.incorrectCode) { try await h.check(id, "000000") }
+                #expect(error?.attemptsRemaining == left)
+            }
+            await expectAsyncGatewayError(.maxAttemptsReached) { try await h.check(id, "000000") }
+            #expect(try await h.stored(id).status == .maxAttemptsReached)
+            await expectAsyncGatewayError(.maxAttemptsReached) { try await h.check(id, "000000") }
+            #expect(provider.callCount(.check) == 5)
+        }
+
         @Test(
             "a vendor failure that reached no verdict gives the attempt back",
             arguments: [GatewayError.Code.providerTimeout, .providerUnavailable, .providerError, .internal])
@@ -958,12 +990,20 @@ struct VerificationServiceTests {
             }
             #expect(await provider.waitForCalls(.check, count: 5))
 
-            // A sixth check while the fifth is at the vendor: no attempt is left for it.
-            await expectAsyncGatewayError(.maxAttemptsReached) { try await h.check(id, "999999") }
-
+            // A sixth check while the fifth holds the last attempt waits for its answer (the attempt could
+            // come back), and then hears the truth: approved, not max_attempts_reached on a pending record.
+            let sixth = inFlight { () throws(GatewayError) in
+                try await service.check(CheckVerification(verificationID: id, code: "999999"))
+            }
+            try await Task.sleep(for: .milliseconds(50))
             gate.open()
             let outcome = try await fifth.value.get()
             #expect(outcome.record.status == .approved, "the vendor approved the fifth code")
+            if case .failure(let error) = await sixth.value {
+                #expect(error.code == .alreadyApproved)
+            } else {
+                Issue.record("the sixth check must not approve")
+            }
             #expect(try await h.stored(id).status == .approved)
             #expect(provider.callCount(.check) == 5)
         }

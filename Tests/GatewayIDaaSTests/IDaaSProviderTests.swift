@@ -326,7 +326,7 @@ struct IDaaSProviderTests {
         #expect(await gatewayError { try await h.provider.perform(action: "nothing", input: [:]) }?.code == .notFound)
     }
 
-    @Test("a resend needs a new slider; solving it sends a new code")
+    @Test("a resend needs a new slider; the sent code checks meanwhile; solving it sends a new code")
     func resend() async throws {
         let h = try H()
         var (verification, first) = try await h.sent()
@@ -338,6 +338,9 @@ struct IDaaSProviderTests {
         }
         #expect(h.outbox.messages(to: H.number).count == 1)
         verification.state = result.state
+        // The slider is open, and the code already sent still checks (a wrong one is still pending).
+        let stillSent = first == "000000" ? "111111" : "000000"
+        #expect(try await h.provider.check(verification, code: stillSent).status == .pending)
         let solved = try await h.submit(verification, x: try await h.answer(verification))
         #expect(!solved.sentNothing)
         #expect(h.outbox.messages(to: H.number).count == 2)
@@ -345,6 +348,12 @@ struct IDaaSProviderTests {
         let second = try #require(h.outbox.last(to: H.number)?.code)
         if first != second { #expect(try await h.provider.check(verification, code: first).status == .pending) }
         #expect(try await h.provider.check(verification, code: second).status == .approved)
+        // The delivered code approves with a resend's slider open.
+        let other = try H()
+        var (open, code) = try await other.sent()
+        open.state = try await other.provider.resend(open, request: ResendRequest()).state
+        #expect(try other.state(open).captchaToken != nil)
+        #expect(try await other.provider.check(open, code: code).status == .approved)
         let voice = await gatewayError {
             try await h.provider.resend(verification, request: ResendRequest(channel: .voice))
         }

@@ -166,11 +166,134 @@ struct IDaaSAPITests {
 
             let us = try await client.call(
                 .post, "/v1/verifications", json: #"{"to": "+16505553434", "provider": "idaas"}"#)
-            // Routing already skips IDaaS for a region its area codes lack (`country_not_served`); the
-            // provider's own refusal (`unsupported_destination`) is tested in the plugin's tests.
-            #expect(us.status.code == 503)
-            #expect(us.body.errorCode == "no_provider_available")
+            // Routing skips IDaaS for a region its area codes lack (`country_not_served`); with no other
+            // provider for it the answer is final: `unsupported_destination`, not a retryable 503.
+            #expect(us.status.code == 400)
+            #expect(us.body.errorCode == "unsupported_destination")
             #expect(runtime.sandbox?.outbox.last(to: "+16505553434") == nil)
+        }
+    }
+
+    /// A started IDaaS verification whose slider is solved: its id and the code sent.
+    static func sent(_ client: some TestClientProtocol, _ runtime: GatewayRuntime, to number: String = number)
+        async throws -> (String, String)
+    {
+        let start = try await client.call(
+            .post, "/v1/verifications", json: #"{"to": "\#(number)", "provider": "idaas"}"#)
+        let id = try #require(start.body["id"] as? String)
+        let challenge = try #require(
+            (start.body["next_action"] as? [String: Any])?["solve_challenge"] as? [String: Any])
+        let solved = try await client.call(
+            .post, "/v1/verifications/\(id)/challenge", json: #"{"answer": {"x": \#(try solve(challenge))}}"#)
+        #expect(solved.status == .ok)
+        #expect(solved.body["content_language"] as? String == "zh")
+        return (id, try #require(runtime.sandbox?.outbox.last(to: number)?.code))
+    }
+
+    /// The vendor checks the verification's timeline records.
+    static func vendorChecks(_ client: some TestClientProtocol, _ id: String) async throws -> Int {
+        let read = try await client.call(.get, "/v1/verifications/\(id)?include=timeline")
+        let events = try #require(read.body["timeline"] as? [[String: Any]])
+        return events.filter { event in
+            let operation = (event["detail"] as? [String: Any])?["operation"] as? String
+            return event["kind"] as? String == "provider_call" && operation == "check"
+        }.count
+    }
+
+    @Test("the tenant's area codes are read at startup: /v1/countries lists IDaaS for SG before any start")
+    func areaCodesAtStartup() async throws {
+        try await GatewayHarness().run { client, _ in
+            let countries = try await client.call(.get, "/v1/countries")
+            let list = try #require(countries.body["countries"] as? [[String: Any]])
+            let singapore = list.first { $0["region"] as? String == "SG" }
+            let providers = (singapore?["providers"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            #expect(providers?.contains("idaas") == true)
+        }
+    }
+
+    @Test("wrong codes count; IDaaS's lockout ends the verification as account_locked and IDaaS is not called again")
+    func lockout() async throws {
+        try await GatewayHarness().run { client, runtime in
+            let (id, code) = try await Self.sent(client, runtime)
+            let wrong = code == "000000" ? "111111" : "000000"
+            for left in [4, 3, 2, 1] {
+                let bad = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(wrong)"}"#)
+                #expect(bad.body.errorCode == "incorrect_code")
+                #expect(bad.body.error?["attempts_remaining"] as? Int == left)
+            }
+            for _ in 0..<20 {
+                let locked = try await client.call(
+                    .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(wrong)"}"#)
+                #expect(locked.status == .forbidden)
+                #expect(locked.body.errorCode == "account_locked")
+                #expect(locked.body.error?["retryable"] as? Bool == false)
+            }
+            let read = try await client.call(.get, "/v1/verifications/\(id)")
+            #expect(read.body["status"] as? String == "denied")
+            #expect(read.body["status_reason"] as? String == "account_locked")
+            #expect(try await Self.vendorChecks(client, id) == 5)  // the sandbox locks after 5 wrong codes
+            let right = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
+            #expect(right.body.errorCode == "account_locked")
+        }
+    }
+
+    @Test("wrong codes at once: four are counted, the rest answer account_locked, none max_attempts_reached")
+    func concurrentLockout() async throws {
+        try await GatewayHarness().run { client, runtime in
+            let (id, code) = try await Self.sent(client, runtime)
+            let wrong = code == "000000" ? "111111" : "000000"
+            let answers = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(wrong)"}"#)
+                            .body.errorCode
+                    }
+                }
+                var all: [String?] = []
+                for try await answer in group { all.append(answer) }
+                return all
+            }
+            #expect(answers.filter { $0 == "incorrect_code" }.count == 4, "\(answers)")
+            #expect(answers.filter { $0 == "account_locked" }.count == 8, "\(answers)")
+            let read = try await client.call(.get, "/v1/verifications/\(id)")
+            #expect(read.body["status"] as? String == "denied")
+            #expect(try await Self.vendorChecks(client, id) == 5)  // the sandbox locks after 5 wrong codes
+        }
+    }
+
+    @Test("a resend leaves the delivered code valid until the new one is sent; the open slider is named")
+    func resendKeepsTheDeliveredCode() async throws {
+        try await GatewayHarness().run { client, runtime in
+            let (id, code) = try await Self.sent(client, runtime)
+            let resend = try await client.call(.post, "/v1/verifications/\(id)/resend", json: "{}")
+            #expect(resend.status == .ok)
+            #expect(resend.body["sends"] as? Int == 1)
+            let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
+            #expect(check.status == .ok)
+            #expect(check.body["status"] as? String == "approved")
+
+            // Once the new code is sent, the old one is IDaaS's no longer.
+            let other = "+8613900139000"
+            let (second, first) = try await Self.sent(client, runtime, to: other)
+            let again = try await client.call(.post, "/v1/verifications/\(second)/resend", json: "{}")
+            let slider = try #require(
+                (again.body["next_action"] as? [String: Any])?["solve_challenge"] as? [String: Any])
+            let twice = try await client.call(.post, "/v1/verifications/\(second)/resend", json: "{}")
+            #expect(twice.body.errorCode == "invalid_state")
+            let message = twice.body.error?["message"] as? String
+            #expect(message?.contains("/v1/verifications/\(second)/challenge") == true)
+            let solved = try await client.call(
+                .post, "/v1/verifications/\(second)/challenge", json: #"{"answer": {"x": \#(try Self.solve(slider))}}"#)
+            #expect(solved.body["sends"] as? Int == 2)
+            let latest = try #require(runtime.sandbox?.outbox.last(to: other)?.code)
+            if latest != first {
+                let old = try await client.call(
+                    .post, "/v1/verifications/\(second)/check", json: #"{"code": "\#(first)"}"#)
+                #expect(old.body.errorCode == "incorrect_code")
+            }
+            let new = try await client.call(
+                .post, "/v1/verifications/\(second)/check", json: #"{"code": "\#(latest)"}"#)
+            #expect(new.body["status"] as? String == "approved")
         }
     }
 }

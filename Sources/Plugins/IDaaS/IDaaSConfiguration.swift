@@ -16,6 +16,9 @@ struct IDaaSConfiguration: Sendable, Equatable {
     var defaultAgent: String
     /// `X-L`: `zh` or `en` (only `error_msg` is localized, idaas.md §1).
     var defaultLanguage: String
+    /// The language of the tenant's login SMS template, reported as `content_language` (the SMS is
+    /// Chinese, [BC-IOS]; `X-L` does not change it).
+    var smsLanguage: String
     var areaCodesTTL: TimeInterval
     var preloadAreaCodes: Bool
     var jwksTTL: TimeInterval
@@ -135,11 +138,14 @@ struct IDaaSConfiguration: Sendable, Equatable {
                 name: "language", summary: "X-L: zh or en (default en).", isRequired: false,
                 validate: { ["zh", "en"].contains($0) ? nil : "must be zh or en" }),
             SettingSpec(
+                name: "sms_language", summary: "The language of the tenant's login SMS (default zh).",
+                isRequired: false, validate: { isLanguageTag($0) ? nil : "must be a language tag such as zh or en" }),
+            SettingSpec(
                 name: "area_codes_cache_seconds",
                 summary: "How long the tenant's area codes are cached (default 3600).",
                 isRequired: false, validate: { seconds($0) }),
             SettingSpec(
-                name: "area_codes_preload", summary: "Read the area codes when the provider is built (default true).",
+                name: "area_codes_preload", summary: "Read the area codes at startup (default true).",
                 isRequired: false, validate: { ["true", "false"].contains($0) ? nil : "must be true or false" }),
             SettingSpec(
                 name: "jwks_cache_seconds", summary: "How long the tenant's signing keys are cached (default 3600).",
@@ -187,6 +193,7 @@ struct IDaaSConfiguration: Sendable, Equatable {
         defaultOS = value("default_os") ?? Self.defaultOSValue
         defaultAgent = value("default_agent") ?? Self.defaultAgentValue
         defaultLanguage = value("language") ?? "en"
+        smsLanguage = value("sms_language") ?? "zh"
         areaCodesTTL = value("area_codes_cache_seconds").flatMap(Double.init) ?? 3600
         preloadAreaCodes = value("area_codes_preload") != "false"
         jwksTTL = value("jwks_cache_seconds").flatMap(Double.init) ?? 3600
@@ -194,6 +201,16 @@ struct IDaaSConfiguration: Sendable, Equatable {
         clockSkew = 60
         defaultRegions = value("default_regions").flatMap(Self.regions) ?? ["CN", "HK", "MO", "TW"]
         challengeLifetime = value("challenge_seconds").flatMap(Double.init) ?? 120
+    }
+
+    /// `zh`, `en`, `zh-Hans`: a 2-3 letter language with optional subtags.
+    static func isLanguageTag(_ value: String) -> Bool {
+        let parts = value.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter })
+        else { return false }
+        return parts.dropFirst().allSatisfy { part in
+            (1...8).contains(part.count) && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        }
     }
 
     static func regions(_ value: String) -> Set<String>? {

@@ -242,17 +242,12 @@ public final class IDaaSEmulator: VendorEmulator {
         }
         guard let outcome else { return Self.serverError(500) }
         if let refusal = outcome { return refusal }
-        let english = (HTTPField.Name(IDaaSWire.languageHeader).flatMap { request.headerFields[$0] } ?? "zh")
-            .lowercased().hasPrefix("en")
-        let minutes = Int(codeLifetime / 60)
-        let text =
-            english
-            ? "Your verification code is \(code). It is valid for \(minutes) minutes."
-            : "您的验证码是\(code)，\(minutes)分钟内有效。"
+        // The tenant's template, in Chinese whatever `X-L` says (X-L localizes error_msg only).
+        let text = "您的验证码是\(code)，\(Int(codeLifetime / 60))分钟内有效。"
         outbox.record(
             SandboxOutbox.Message(
-                provider: "idaas", kind: .sms, channel: "sms", to: number, code: code, text: text,
-                language: english ? "en" : "zh", sentAt: now))
+                provider: "idaas", kind: .sms, channel: "sms", to: number, code: code, text: text, language: "zh",
+                sentAt: now))
         logger.info("idaas sandbox sent a code", metadata: ["to": "\(PhoneNumber.mask(number))"])
         return TransportResponse(status: .ok)
     }
@@ -360,13 +355,24 @@ public final class IDaaSEmulator: VendorEmulator {
             String(data: $0, encoding: .utf8)
         }
         let issued = now.timeIntervalSince1970.rounded(.down)
+        let mobile = Self.dashed(number)
         let claims = IDaaSWire.IDTokenClaims(
             iss: IDaaSSandbox.issuer, sub: userID, aud: IDaaSWire.Audience([clientID]),
-            exp: issued + Double(Self.idTokenLifetime), iat: issued, api: api, phoneNumber: number)
+            exp: issued + Double(Self.idTokenLifetime), iat: issued, api: api, phoneNumber: number, id: userID,
+            name: userID, userName: userID, mobile: mobile, email: "")
         return try? signer?.sign(claims)
     }
 
     // MARK: values
+
+    /// `+86-13800138000` for `+8613800138000`, with the tenant's area code; the E.164 form otherwise.
+    static func dashed(_ number: String) -> String {
+        let digits = number.dropFirst()
+        let area = IDaaSSandbox.areaCodes.map(\.areaCode).sorted { $0.count > $1.count }
+            .first { digits.hasPrefix($0) }
+        guard let area else { return number }
+        return "+" + area + "-" + digits.dropFirst(area.count)
+    }
 
     /// `+<area code>-<number>` (or, for China, the bare 11 digits: the CN regex makes the prefix optional,
     /// idaas.md §2.6) as E.164, when it is one of the tenant's area codes.

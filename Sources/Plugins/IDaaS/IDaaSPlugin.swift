@@ -20,12 +20,8 @@ public enum IDaaSPlugin {
         sandboxSettings: { baseURL in
             var base = baseURL.absoluteString
             while base.hasSuffix("/") { base.removeLast() }
-            // No read at build time in the sandbox: its emulator's list is the default regions, and a read
-            // running on its own could reach the gateway's port while it shuts down (tests start and stop many
-            // gateways). The list is read on the first start instead.
-            return [
-                "base_url": base, "client_id": IDaaSSandbox.clientID, "id_token_issuer": IDaaSSandbox.issuer,
-                "area_codes_preload": "false",
-            ]
+            // The area codes are read at startup (``IDaaSProvider/warmUp()``), awaited before the gateway
+            // serves, so no read outlives a gateway that tests start and stop.
+            return ["base_url": base, "client_id": IDaaSSandbox.clientID, "id_token_issuer": IDaaSSandbox.issuer]
         })
 }

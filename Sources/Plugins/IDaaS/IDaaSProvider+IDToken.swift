@@ -4,9 +4,19 @@ import GatewayCore
 import _CryptoExtras
 
 extension IDaaSProvider {
-    /// Why an ID token did not verify, as a bounded reason for errors and logs.
-    struct TokenProblem: Error, Sendable {
+    /// Why an ID token did not verify, as a bounded reason for errors and logs, with the result code the
+    /// SDK's `verifySignWithIdToken` gives for the same failure ([BC-IOS]; ``IDaaSErrorMapping/callbackCodes``).
+    struct TokenProblem: Error, Sendable, Equatable {
         var reason: String
+        var sdkCode: String
+
+        init(reason: String, sdkCode: String = "103") {
+            self.reason = reason
+            self.sdkCode = sdkCode
+        }
+
+        /// The gateway code the SDK's code maps to (`invalid_token` unless the table says otherwise).
+        var code: GatewayError.Code { IDaaSErrorMapping.callback(sdkCode)?.mapsTo ?? .invalidToken }
     }
 
     /// Verifies an ID token (idaas.md §2.7): an RS256 JWS whose key is in the tenant's JWKS (read again once
@@ -26,6 +36,7 @@ extension IDaaSProvider {
             keys = try await signingKeys(refresh: true)
             key = Self.key(in: keys, kid: header.kid)
         }
+        if keys.isEmpty { return .failure(TokenProblem(reason: "the tenant publishes no key", sdkCode: "102")) }
         guard let key, let n = key.n.flatMap(IDaaSWire.base64URLDecode),
             let e = key.e.flatMap(IDaaSWire.base64URLDecode),
             let publicKey = try? _RSA.Signing.PublicKey(n: n, e: e)
@@ -37,10 +48,10 @@ extension IDaaSProvider {
         else { return .failure(TokenProblem(reason: "signature does not verify")) }
         let now = clock.now.timeIntervalSince1970
         guard let exp = claims.exp, now < exp + configuration.clockSkew else {
-            return .failure(TokenProblem(reason: "expired"))
+            return .failure(TokenProblem(reason: "expired", sdkCode: "106"))
         }
         guard claims.aud?.values.contains(configuration.clientID) == true else {
-            return .failure(TokenProblem(reason: "audience is not this client id"))
+            return .failure(TokenProblem(reason: "audience is not this client id", sdkCode: "107"))
         }
         if let issuer = configuration.idTokenIssuer, claims.iss != issuer {
             return .failure(TokenProblem(reason: "issuer does not match"))
@@ -84,7 +95,7 @@ extension IDaaSProvider {
                 ])
             throw GatewayError(
                 .providerError, "The ID token IDaaS returned did not verify (\(problem.reason)); nothing was approved.",
-                vendor: GatewayError.VendorDetail(providerID: id, code: nil, httpStatus: 200))
+                vendor: GatewayError.VendorDetail(providerID: id, code: problem.sdkCode, httpStatus: 200))
         }
         var tokens: [String: JSONValue] = ["session_token": .string(sessionToken), "id_token": .string(idToken)]
         if let expire = answer.expire { tokens["expire"] = .number(Double(expire)) }

@@ -11,7 +11,8 @@ import Logging
 ///   fresh slider, never an SMS.
 /// - `check` is the SMS login. `SUCCESS` (and `PASSWORD_WARN`) approve once the ID token verifies against the
 ///   tenant's JWKS; `MFA_AUTH`, `PASSWORD_EXPIRED` and `ACCESS_DENIED` end the verification as `denied`.
-/// - A resend needs a new captcha: it returns a fresh slider, and solving it sends the new SMS.
+/// - A resend needs a new captcha: it returns a fresh slider, and solving it sends the new SMS; the code sent
+///   before stays checkable until then.
 /// - Actions: `refresh_id_token` (session token → new ID token, rotated session token) and `verify_id_token`.
 ///
 /// Every call carries the client id and the device headers of ``IDaaSDevice``, kept in the verification's
@@ -54,9 +55,19 @@ struct IDaaSProvider: VerificationProvider {
         clock = context.clock
         logger = context.logger
         requestTimeout = context.requestTimeout
-        if configuration.preloadAreaCodes {
-            let provider = self
-            Task { await provider.preloadAreaCodes() }
+    }
+
+    /// Reads the area codes at startup (unless `area_codes_preload: false`), so routing and `/v1/countries`
+    /// know the tenant's regions from the first request. A failed read leaves the default regions; the list
+    /// is then read on the first start that needs it (``mobile(for:)``).
+    func warmUp() async {
+        guard configuration.preloadAreaCodes else { return }
+        do {
+            _ = try await areaCodes()
+        } catch {
+            logger.warning(
+                "idaas area codes could not be read at startup; the first start reads them",
+                metadata: ["provider.id": "\(id)", "error.code": "\(error.code.rawValue)"])
         }
     }
 
@@ -111,7 +122,7 @@ struct IDaaSProvider: VerificationProvider {
                 throw malformed(operation: .captchaVerify, httpStatus: response.status.code)
             }
             captchaToken = value
-        } catch  where error.code == .appVerificationFailed {
+        } catch where Self.needsFreshSlider(error) {
             return try await freshChallenge(state, verification: verification)
         }
         do {
@@ -120,14 +131,21 @@ struct IDaaSProvider: VerificationProvider {
                 body: IDaaSWire.SMSSendRequest(
                     mobile: state.mobile, type: configuration.smsType, captchaToken: captchaToken),
                 device: state.device, operation: .smsSend)
-        } catch  where error.code == .appVerificationFailed {
+        } catch where Self.needsFreshSlider(error) {
             // The captcha token was refused (expired, used): a new slider, never a send without one.
             return try await freshChallenge(state, verification: verification)
         }
         state.captchaToken = nil
         state.sentAt = clock.now
         logger.info("idaas code sent", metadata: ["provider.id": "\(id)", "to": "\(verification.destination.masked)"])
-        return ProviderStartResult(reference: nil, state: try ProviderState(state), channel: .sms)
+        return ProviderStartResult(
+            reference: nil, state: try ProviderState(state), contentLanguage: configuration.smsLanguage, channel: .sms)
+    }
+
+    /// A refused slider or captcha token: a wrong or unreadable position (`SMS.1002`–`1004`, `CAPTCHA.*`) or an
+    /// expired token (`COMMON.1005`). The app gets a fresh slider; nothing was sent.
+    static func needsFreshSlider(_ error: GatewayError) -> Bool {
+        error.code == .appVerificationFailed || error.code == .expired
     }
 
     /// A new slider for the same number and device, with nothing sent.
@@ -169,7 +187,8 @@ struct IDaaSProvider: VerificationProvider {
     func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult {
         guard !code.isEmpty else { throw GatewayError(.invalidRequest, "`code` is required.") }
         let state = try verification.state.decode(IDaaSVerificationState.self)
-        guard state.captchaToken == nil else {
+        // A resend's open slider leaves the code already sent valid: IDaaS replaces it only with a new send.
+        guard state.captchaToken == nil || state.sentAt != nil else {
             throw GatewayError(.invalidState, "Nothing was sent yet: answer the slider first.")
         }
         let response: TransportResponse
@@ -211,7 +230,7 @@ struct IDaaSProvider: VerificationProvider {
     // MARK: resend
 
     /// A new SMS needs a new captcha token (idaas.md §2.3): the resend answers a fresh slider, and solving it
-    /// sends the code.
+    /// sends the code. Until then the code already sent stays valid at IDaaS, so checks of it go on.
     func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult
     {
@@ -248,7 +267,9 @@ struct IDaaSProvider: VerificationProvider {
             }
             switch try await verifyIDToken(token) {
             case .failure(let problem):
-                throw GatewayError(.invalidToken, "The ID token is not valid: \(problem.reason).")
+                throw GatewayError(
+                    problem.code, "The ID token is not valid: \(problem.reason).",
+                    vendor: GatewayError.VendorDetail(providerID: id, code: problem.sdkCode, httpStatus: nil))
             case .success(let claims):
                 var output: [String: JSONValue] = ["valid": .bool(true)]
                 output["subject"] = claims.sub.map(JSONValue.string)
@@ -256,6 +277,14 @@ struct IDaaSProvider: VerificationProvider {
                 output["expires_at"] = claims.exp.map(JSONValue.number)
                 output["phone_number"] = claims.phoneNumber.map(JSONValue.string)
                 output["api"] = claims.api.map(JSONValue.string)
+                // The user information the SDK reads from the token ([BC-IOS]), under the gateway's names.
+                var user: [String: JSONValue] = [:]
+                user["id"] = claims.id.map(JSONValue.string)
+                user["name"] = claims.name.map(JSONValue.string)
+                user["user_name"] = claims.userName.map(JSONValue.string)
+                user["mobile"] = claims.mobile.map(JSONValue.string)
+                user["email"] = claims.email.map(JSONValue.string)
+                if !user.isEmpty { output["user"] = .object(user) }
                 return output
             }
         default:
@@ -310,18 +339,6 @@ struct IDaaSProvider: VerificationProvider {
     /// The device headers of the gateway's own calls (the area codes), which no end user makes.
     var gatewayDevice: IDaaSDevice {
         IDaaSDevice(context: ClientContext(), subject: "gateway", locales: [], configuration: configuration)
-    }
-
-    /// Reads the area codes when the provider is built, so routing and `/v1/countries` know the tenant's
-    /// regions from the start; retried a few times (the sandbox's emulator may not listen yet).
-    func preloadAreaCodes() async {
-        for delay in [0, 1, 2, 4, 8, 16] {
-            if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
-            if (try? await areaCodes()) != nil { return }
-        }
-        logger.warning(
-            "idaas area codes could not be read; they will be read on the next start",
-            metadata: ["provider.id": "\(id)"])
     }
 
     // MARK: helpers

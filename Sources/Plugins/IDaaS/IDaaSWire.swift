@@ -4,7 +4,7 @@ import HTTPTypes
 
 /// BambooCloud IDaaS's SDK REST family (`/api/v2/sdk/*`, the calls its AuthnCenter mobile SDKs wrap) on the
 /// wire: default paths, header names and the JSON bodies, shared by the provider (which encodes requests and
-/// decodes answers) and the emulator (the other way round). Facts: `shared/vendors/idaas.md`; every path and
+/// decodes answers) and the emulator (the other way round). Facts: the vendor notes (docs/idaas.md); every path and
 /// header name here is only a default, each one is a provider setting (idaas.md §4, §5).
 enum IDaaSWire {
     // MARK: default paths (idaas.md §2, §4)
@@ -178,7 +178,9 @@ enum IDaaSWire {
         var e: String?
     }
 
-    /// The claims the gateway reads from an ID token (idaas.md §2.7: names other than `api` are ASSUMED).
+    /// The claims the gateway reads from an ID token: the registered ones, the user information the SDK's
+    /// `getUserInfoFromIdTokenWithIdToken` returns (`id`, `name`, `userName`, `mobile`, `email`, [BC-IOS]),
+    /// `api` as observed ([MAITUX]) and `phone_number`.
     struct IDTokenClaims: Codable, Sendable, Equatable {
         var iss: String?
         var sub: String?
@@ -188,9 +190,35 @@ enum IDaaSWire {
         /// A JSON *string* holding the user (`userName`), as observed ([MAITUX]).
         var api: String?
         var phoneNumber: String?
+        /// The user's id at the tenant.
+        var id: String?
+        var name: String?
+        var userName: String?
+        /// `+86-13808603636` in the documented example.
+        var mobile: String?
+        var email: String?
+
+        init(
+            iss: String? = nil, sub: String? = nil, aud: Audience? = nil, exp: Double? = nil, iat: Double? = nil,
+            api: String? = nil, phoneNumber: String? = nil, id: String? = nil, name: String? = nil,
+            userName: String? = nil, mobile: String? = nil, email: String? = nil
+        ) {
+            self.iss = iss
+            self.sub = sub
+            self.aud = aud
+            self.exp = exp
+            self.iat = iat
+            self.api = api
+            self.phoneNumber = phoneNumber
+            self.id = id
+            self.name = name
+            self.userName = userName
+            self.mobile = mobile
+            self.email = email
+        }
 
         enum CodingKeys: String, CodingKey {
-            case iss, sub, aud, exp, iat, api
+            case iss, sub, aud, exp, iat, api, id, name, userName, mobile, email
             case phoneNumber = "phone_number"
         }
     }

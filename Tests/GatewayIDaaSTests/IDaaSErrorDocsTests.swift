@@ -1,0 +1,59 @@
+import Foundation
+import GatewayCore
+import Testing
+
+@testable import GatewayIDaaS
+
+@Suite("docs/errors.md, IDaaS section")
+struct IDaaSErrorDocsTests {
+    /// The lines of the IDaaS section (from `## IDaaS` to the next `## `).
+    static func lines() throws -> [Substring] {
+        let root = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("docs/errors.md"), encoding: .utf8)
+        let all = text.split(separator: "\n")
+        guard let start = all.firstIndex(of: "## IDaaS") else { return [] }
+        let end = all[(start + 1)...].firstIndex { $0.hasPrefix("## ") } ?? all.endIndex
+        return Array(all[start..<end])
+    }
+
+    static func yesNo(_ value: Bool) -> String { value ? "yes" : "no" }
+
+    @Test(
+        "every code of the SDK's table has its line: both spellings, IDaaS status, gateway code, HTTP, class, retry",
+        arguments: IDaaSErrorMapping.sdkCodes)
+    func sdkCode(_ entry: IDaaSErrorMapping.SDKCode) throws {
+        let code = entry.mapsTo
+        let prefix =
+            "| `\(entry.ciam)` | `\(entry.eiam)` | \(entry.httpStatus) | `\(code.rawValue)` | \(code.httpStatus) | "
+            + "`\(code.errorClass.rawValue)` | \(Self.yesNo(code.isRetryable)) | \(entry.meaning) |"
+        let lines = try Self.lines()
+        #expect(lines.contains { $0.hasPrefix(prefix) }, "no line starting \(prefix)")
+        #expect(lines.filter { $0.hasPrefix("| `\(entry.ciam)` |") }.count == 1, "\(entry.ciam) is documented twice")
+    }
+
+    @Test("every other row (exact or group) has a line naming it with its gateway code")
+    func otherRows() throws {
+        let lines = try Self.lines()
+        let sdk = Set(IDaaSErrorMapping.sdkCodes.flatMap { [$0.ciam, $0.eiam] })
+        for row in IDaaSErrorMapping.rows where !sdk.contains(row.value) {
+            let named = lines.filter { line in
+                guard line.hasPrefix("|") else { return false }
+                let first = line.split(separator: "|", omittingEmptySubsequences: true).first ?? ""
+                return first.contains("`\(row.value)`")
+            }
+            #expect(named.count == 1, "\(row.value): \(named.count) lines")
+            #expect(named.allSatisfy { $0.contains("`\(row.mapsTo.rawValue)`") }, "\(row.value)")
+        }
+    }
+
+    @Test("every SDK callback code has its line with the same gateway code")
+    func callbackCodes() throws {
+        let lines = try Self.lines()
+        for row in IDaaSErrorMapping.callbackCodes {
+            let outcome = row.mapsTo.map { "`\($0.rawValue)`" } ?? "—"
+            let line = "| `\(row.code)` | \(row.callbacks) | \(row.meaning) | \(outcome) |"
+            #expect(lines.contains { $0 == line }, "no line \(line)")
+        }
+    }
+}
