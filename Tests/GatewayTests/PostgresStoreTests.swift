@@ -158,8 +158,9 @@ final class PostgresStoreTests: Sendable {
         let reachable = PostgresReachability(host: live.host, port: live.port)
         reachable.noteUnavailable()
         #expect(await reachable.refusesConnections() == false)
-        // Against a hang, not a speed figure (the probes connect to loopback): generous for a loaded machine.
-        #expect(clock.now - began < .seconds(10))
+        // Against a hang, not a speed figure (the probes connect to loopback): generous for a loaded machine,
+        // where this took 14.5 s beside four builds and a CPU hog.
+        #expect(clock.now - began < .seconds(60))
     }
 
     @Test("When the server stops, the first operation answers store_unavailable at once, not at the deadline")
@@ -167,7 +168,7 @@ final class PostgresStoreTests: Sendable {
         let live = try await Self.settings()
         let forwarder = try LoopbackForwarder(to: live.port)
         defer { forwarder.stop() }
-        var settings = try await Self.settings(timeout: .seconds(30))
+        var settings = try await Self.settings(timeout: .seconds(180))
         settings.port = forwarder.port
         let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let store = try await PostgresVerificationStore(settings: settings, searchPath: schema, logger: quietLogger)
@@ -179,9 +180,9 @@ final class PostgresStoreTests: Sendable {
         let began = clock.now
         let error = await #expect(throws: GatewayError.self) { try await store.record(id: "VEphone0001") }
         #expect(error?.code == .storeUnavailable)
-        // Well under the 30-second store deadline the pool would otherwise hold it for; generous for a
-        // loaded machine (the probe itself connects to loopback).
-        #expect(clock.now - began < .seconds(10))
+        // Well under the 180-second store deadline the pool would otherwise hold it for; generous for a
+        // loaded machine (the probes connect to loopback, every 200 ms until one is refused).
+        #expect(clock.now - began < .seconds(60))
     }
 
     @Test("A closed pool answers store_unavailable")

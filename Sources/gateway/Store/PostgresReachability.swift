@@ -6,12 +6,13 @@ import Synchronization
 ///
 /// postgres-nio's pool keeps a request waiting while it retries a connection that failed (with backoff; it
 /// gives up on waiting requests only after a minute), so without this every request during an outage would
-/// wait the whole store deadline before its `503`. An operation still waiting after ``probeDelay`` asks
-/// whether the server's port takes a TCP connection (``probe()``); so does every operation once one has
-/// failed as unavailable, before it goes to the pool. Refused means `503 store_unavailable` at once;
-/// accepted, or no answer within ``probeTimeout`` (a host that drops packets), means the operation waits
+/// wait the whole store deadline before its `503`. An operation still waiting after ``probeDelay`` asks, every
+/// ``probeInterval`` until it ends, whether the server's port takes a TCP connection; once one has failed as
+/// unavailable, every operation asks before it goes to the pool. Refused means `503 store_unavailable` at
+/// once; accepted, or no answer within ``probeTimeout`` (a host that drops packets), means the operation waits
 /// for the pool as usual, up to the store deadline. One probe runs at a time and its answer is reused for
-/// ``probeInterval``. The first operation that succeeds ends the suspicion; the pool reconnects by itself.
+/// ``probeInterval``, so a slow store costs the server at most five probe connections a second per
+/// instance. The first operation that succeeds ends the suspicion; the pool reconnects by itself.
 final class PostgresReachability: Sendable {
     static let probeInterval: Duration = .milliseconds(200)
     static let probeTimeout: TimeAmount = .milliseconds(250)
@@ -52,6 +53,18 @@ final class PostgresReachability: Sendable {
     func refusesConnections() async -> Bool {
         guard state.withLock({ $0.suspect }) else { return false }
         return await probe()
+    }
+
+    /// Probes until the server's port refuses a connection (true) or the task is cancelled (false): for an
+    /// operation that waits for the pool, which holds it while the server is down. A probe that connected,
+    /// or that had no answer in time (a host that drops packets, or a machine too busy to run the probe's
+    /// event loop within ``probeTimeout``), is tried again after ``probeInterval``.
+    func refusedWhileWaiting() async -> Bool {
+        while !Task.isCancelled {
+            if await probe() { return true }
+            try? await Task.sleep(for: Self.probeInterval)
+        }
+        return false
     }
 
     /// Whether the server's port refuses connections: the last probe's answer if it is recent, else the

@@ -79,10 +79,10 @@ final class PostgresVerificationStore: VerificationStore {
             throw GatewayError(.storeUnavailable, "The store is unavailable; retry shortly.")
         }
         let (client, reachability) = (client, reachability)
-        // The first operation of an outage waits for the pool's retries: probe the server if it is slow.
+        // The first operation of an outage waits for the pool's retries: probe the server while it is slow.
         let giveUp: (after: Duration, failure: @Sendable () async -> (any Error)?) = (
             after: PostgresReachability.probeDelay,
-            failure: { await reachability.probe() ? StoreRefusesConnections() : nil }
+            failure: { await reachability.refusedWhileWaiting() ? StoreRefusesConnections() : nil }
         )
         let outcome = await withStoreDeadline(settings.timeout, giveUp: giveUp) {
             try await client.withConnection { connection in try await body(connection) }
