@@ -70,14 +70,23 @@ public struct EmulatorContext: Sendable {
 
 /// How an emulator calls the gateway back, as its vendor calls a webhook: to the gateway's
 /// `/callbacks/<provider id>` route, signed by the emulator as the vendor signs.
+///
+/// A vendor is told the gateway's public address (`public_base_url`) and signs over it; a proxy or tunnel
+/// in front of the gateway forwards the call. The sandbox's emulators do the same: ``url(_:)`` is under the
+/// public ``baseURL``, which signatures cover, and ``send(_:timeout:)`` delivers to the gateway's own
+/// address when that differs, as the proxy would.
 public struct CallbackSender: Sendable {
-    /// The callback route of the provider the emulator stands behind (`…/callbacks/twilio`); `nil` when the
-    /// emulator has no gateway to call.
+    /// The callback route of the provider the emulator stands behind, as the vendor was told it
+    /// (`…/callbacks/twilio`); `nil` when the emulator has no gateway to call.
     public var baseURL: URL?
+    /// Where calls under ``baseURL`` are delivered (the gateway's own callback route), when not there.
+    private let deliveryURL: URL?
     private let transport: (any HTTPTransport)?
 
-    public init(baseURL: URL?, transport: (any HTTPTransport)?) {
+    /// `deliveredTo`: the gateway's own callback route, when the vendor was told another (`baseURL`).
+    public init(baseURL: URL?, deliveredTo deliveryURL: URL? = nil, transport: (any HTTPTransport)?) {
         self.baseURL = baseURL
+        self.deliveryURL = deliveryURL
         self.transport = transport
     }
 
@@ -90,12 +99,25 @@ public struct CallbackSender: Sendable {
         return subpath.isEmpty ? baseURL : baseURL.appending(path: subpath)
     }
 
-    /// Sends a callback built with ``url(_:)``.
+    /// Sends a callback built with ``url(_:)``, to the gateway's own address when the vendor was told another.
     public func send(_ request: TransportRequest, timeout: Duration = .seconds(10)) async throws(TransportError)
         -> TransportResponse
     {
         guard let transport else { throw .connectFailed("this emulator has no gateway to call back") }
-        return try await transport.send(request, timeout: timeout)
+        return try await transport.send(delivered(request), timeout: timeout)
+    }
+
+    /// `request` with its URL moved from under ``baseURL`` to under the delivery address, if there is one.
+    func delivered(_ request: TransportRequest) -> TransportRequest {
+        guard let baseURL, let deliveryURL else { return request }
+        let told = baseURL.absoluteString
+        let url = request.url.absoluteString
+        guard url.hasPrefix(told), let moved = URL(string: deliveryURL.absoluteString + url.dropFirst(told.count)) else {
+            return request
+        }
+        var request = request
+        request.url = moved
+        return request
     }
 }
 

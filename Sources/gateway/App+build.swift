@@ -111,6 +111,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             stateDirectory: sandboxDirectory,
             journal: journal,
             callbackBaseURL: URL(string: baseURL)?.appending(path: "callbacks"),
+            publicCallbackBaseURL: configuration.publicBaseURL?.appending(path: "callbacks"),
             callbackTransport: callbackTransport,
             logger: logger)
         sandbox = built

@@ -588,6 +588,23 @@ struct ContractsV2Tests {
         }
     }
 
+    @Test("an emulator told a public callback URL signs for it and delivers to the gateway's own address")
+    func callbackSenderBehindAProxy() async throws {
+        let received = RecordingCallbacks()
+        let sender = CallbackSender(
+            baseURL: URL(string: "https://verify.example.com/gw/callbacks/alpha"),
+            deliveredTo: URL(string: "http://127.0.0.1:8080/callbacks/alpha"), transport: received)
+        let url = try #require(sender.url("/status"))
+        #expect(url.absoluteString == "https://verify.example.com/gw/callbacks/alpha/status")
+        _ = try await sender.send(TransportRequest(method: .post, url: url, body: Data("{}".utf8)))
+        let query = try #require(URL(string: url.absoluteString + "?event=done"))
+        _ = try await sender.send(TransportRequest(method: .post, url: query))
+        #expect(
+            received.urls.map(\.absoluteString) == [
+                "http://127.0.0.1:8080/callbacks/alpha/status", "http://127.0.0.1:8080/callbacks/alpha/status?event=done",
+            ])
+    }
+
     @Test("outbox messages have a kind, and a push has no code")
     func outboxKinds() {
         let outbox = SandboxOutbox()

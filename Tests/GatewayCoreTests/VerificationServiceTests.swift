@@ -3,9 +3,10 @@ import GatewayCore
 import GatewayTestSupport
 import Testing
 
-/// A service over scripted providers, an in-memory store and a manual clock.
+/// A service over scripted providers, an in-memory store and a manual clock; it logs to ``logs``.
 struct ServiceHarness {
     let clock = ManualClock()
+    let logs = CapturedLogs()
     let store: any VerificationStore
     let service: VerificationService
 
@@ -19,7 +20,7 @@ struct ServiceHarness {
             registry: try makeRegistry(providers),
             routing: table ?? RoutingTable(routes: routes, defaultOrder: providers.map(\.id)),
             store: store, clock: clock, policy: policy,
-            breakers: CircuitBreakers(settings: breakers, clock: clock))
+            breakers: CircuitBreakers(settings: breakers, clock: clock), logger: logs.logger(label: "gateway"))
     }
 
     func stored(_ id: String) async throws -> VerificationRecord {

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import HTTPTypes
 import Synchronization
 import Testing
@@ -51,6 +52,8 @@ struct FirebaseHarness {
 
     let clock = ManualClock()
     let outbox = SandboxOutbox()
+    /// What the emulator and the provider logged.
+    let logs = CapturedLogs()
     let emulator: FirebaseEmulator
     let transport: RecordingTransport
     let provider: any VerificationProvider
@@ -61,7 +64,7 @@ struct FirebaseHarness {
         transport custom: (any HTTPTransport)? = nil, persistence: any EmulatorPersistence = NoEmulatorPersistence()
     ) throws {
         emulator = FirebaseEmulator(
-            context: EmulatorContext(clock: clock, outbox: outbox, persistence: persistence),
+            context: EmulatorContext(clock: clock, outbox: outbox, logger: logs.logger(), persistence: persistence),
             testNumbers: emulatorTestNumbers,
             maxSendsPerNumberPerHour: maxSendsPerNumberPerHour)
         transport = RecordingTransport(custom ?? InProcessTransport(emulator: emulator, pathPrefix: Self.mount))
@@ -71,7 +74,7 @@ struct FirebaseHarness {
         provider = try FirebasePlugin.plugin.makeProvider(
             ProviderContext(
                 providerID: "firebase", settings: settings, transport: transport, clock: clock,
-                requestTimeout: requestTimeout))
+                logger: logs.logger(), requestTimeout: requestTimeout))
     }
 
     static func sms(

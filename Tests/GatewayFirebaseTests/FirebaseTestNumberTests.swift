@@ -97,7 +97,8 @@ struct FirebaseTestNumberTests {
     @Test("through the engine, a test number starts without a proof while another number is refused")
     func engineSkipsProofForTestNumbers() async throws {
         let clock = ManualClock()
-        let emulator = FirebaseEmulator(context: EmulatorContext(clock: clock))
+        let logger = CapturedLogs().logger()
+        let emulator = FirebaseEmulator(context: EmulatorContext(clock: clock, logger: logger))
         let transport = RecordingTransport(InProcessTransport(emulator: emulator, pathPrefix: FirebaseHarness.mount))
         let settings = FirebasePlugin.plugin.sandboxSettings(
             try #require(URL(string: "http://gateway.test/sandbox/firebase")))
@@ -106,11 +107,12 @@ struct FirebaseTestNumberTests {
             configurations: [ProviderConfiguration(id: "firebase", plugin: "firebase", settings: settings)],
             context: { configuration in
                 ProviderContext(
-                    providerID: configuration.id, settings: configuration.settings, transport: transport, clock: clock)
+                    providerID: configuration.id, settings: configuration.settings, transport: transport, clock: clock,
+                    logger: logger)
             })
         let service = VerificationService(
             registry: registry, routing: RoutingTable(defaultOrder: ["firebase"]), store: InMemoryVerificationStore(),
-            clock: clock)
+            clock: clock, logger: logger)
 
         let record = try await service.start(try FirebaseHarness.sms(FirebaseHarness.testNumber, proof: nil))
         #expect(record.sends == 0, "a test number receives nothing")
@@ -129,7 +131,8 @@ struct FirebaseTestNumberTests {
     func engineHappyPath() async throws {
         let clock = ManualClock()
         let outbox = SandboxOutbox()
-        let emulator = FirebaseEmulator(context: EmulatorContext(clock: clock, outbox: outbox))
+        let logger = CapturedLogs().logger()
+        let emulator = FirebaseEmulator(context: EmulatorContext(clock: clock, outbox: outbox, logger: logger))
         let transport = InProcessTransport(emulator: emulator, pathPrefix: FirebaseHarness.mount)
         let settings = FirebasePlugin.plugin.sandboxSettings(
             try #require(URL(string: "http://gateway.test/sandbox/firebase")))
@@ -138,11 +141,13 @@ struct FirebaseTestNumberTests {
             configurations: [ProviderConfiguration(id: "firebase", plugin: "firebase", settings: settings)],
             context: { configuration in
                 ProviderContext(
-                    providerID: configuration.id, settings: configuration.settings, transport: transport, clock: clock)
+                    providerID: configuration.id, settings: configuration.settings, transport: transport, clock: clock,
+                    logger: logger)
             })
         let store = InMemoryVerificationStore()
         let service = VerificationService(
-            registry: registry, routing: RoutingTable(defaultOrder: ["firebase"]), store: store, clock: clock)
+            registry: registry, routing: RoutingTable(defaultOrder: ["firebase"]), store: store, clock: clock,
+            logger: logger)
 
         let record = try await service.start(try FirebaseHarness.sms(locales: ["de-DE"]))
         #expect(record.contentLanguage == "de")

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import HTTPTypes
 import Synchronization
 import Testing
@@ -45,10 +46,13 @@ struct IDaaSEmulatorHarness {
 
     let clock = ManualClock()
     let outbox = SandboxOutbox()
+    /// What the emulator logged.
+    let logs = CapturedLogs()
     let emulator: IDaaSEmulator
 
     init(persistence: any EmulatorPersistence = NoEmulatorPersistence()) {
-        emulator = IDaaSEmulator(context: EmulatorContext(clock: clock, outbox: outbox, persistence: persistence))
+        emulator = IDaaSEmulator(
+            context: EmulatorContext(clock: clock, outbox: outbox, logger: logs.logger(), persistence: persistence))
     }
 
     func raw(

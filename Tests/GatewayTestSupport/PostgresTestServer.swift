@@ -35,10 +35,22 @@ public enum PostgresTestServer {
 
     private actor Cluster {
         static let shared = Cluster()
-        private var started: String?
+        private var starting: Task<String, any Error>?
 
-        func url() throws -> String {
-            if let started { return started }
+        /// Starts the cluster once. initdb and pg_ctl run on a thread of their own: waiting for them on the
+        /// cooperative pool held one of its two threads (on two cores) for as long as they took on a busy
+        /// machine, and other tests' timeouts fired that much late.
+        func url() async throws -> String {
+            let starting = self.starting ?? Task {
+                try await withCheckedThrowingContinuation { continuation in
+                    Thread.detachNewThread { continuation.resume(with: Result { try Self.start() }) }
+                }
+            }
+            self.starting = starting
+            return try await starting.value
+        }
+
+        private static func start() throws -> String {
             guard let bin = PostgresTestServer.binaries else { throw Failure("no PostgreSQL binaries under /usr/lib/postgresql") }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "gateway-pg-\(UUID().uuidString.prefix(8))", isDirectory: true)
@@ -70,13 +82,11 @@ public enum PostgresTestServer {
             watchdog.standardOutput = FileHandle.nullDevice
             watchdog.standardError = FileHandle.nullDevice
             try watchdog.run()
-            let url = "postgres://gateway@127.0.0.1:\(port)/postgres"
-            started = url
-            return url
+            return "postgres://gateway@127.0.0.1:\(port)/postgres"
         }
 
-        private func run(_ tool: String, _ arguments: [String], as user: String?) throws {
-            try Self.runSync(tool, arguments, as: user)
+        private static func run(_ tool: String, _ arguments: [String], as user: String?) throws {
+            try runSync(tool, arguments, as: user)
         }
 
         /// posix_spawn and waitpid: Foundation's Process left `runuser` unreaped here (its exit went unseen).
@@ -98,7 +108,7 @@ public enum PostgresTestServer {
             guard status == 0 else { throw Failure("\(tool) \(arguments.joined(separator: " ")) failed (\(status))") }
         }
 
-        private func freePort() throws -> Int {
+        private static func freePort() throws -> Int {
             let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard socket >= 0 else { throw Failure("socket() failed") }
             defer { close(socket) }

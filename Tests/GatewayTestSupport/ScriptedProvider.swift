@@ -156,9 +156,10 @@ public final class ScriptedProvider: VerificationProvider {
         state.withLock { $0.calls.count { $0.operation == operation } }
     }
 
-    /// Waits until `count` calls of `operation` have arrived; `false` if `timeout` passes first.
+    /// Waits until `count` calls of `operation` have arrived; `false` if `timeout` passes first (a bound
+    /// against a hang, not a speed figure: tests run in parallel on busy machines).
     public func waitForCalls(
-        _ operation: ScriptedCall.Operation, count: Int, timeout: Duration = .seconds(10)
+        _ operation: ScriptedCall.Operation, count: Int, timeout: Duration = .seconds(60)
     ) async -> Bool {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while callCount(operation) < count {

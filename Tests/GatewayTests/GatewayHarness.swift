@@ -13,10 +13,16 @@ import Testing
 /// Builds a sandbox gateway on a fresh data directory and runs `body` against Hummingbird's
 /// socket-free router harness. A data directory the harness makes itself is removed when the test process
 /// exits (``ScratchDirectories``); one passed in belongs to the caller.
+///
+/// The gateway logs to ``logs``, in memory, so a passing run prints the test report and not the gateway's
+/// lines. Vendor calls get ``vendorTimeout``: a bound against a hang, not a speed figure, since the tests run
+/// in parallel on machines as busy as CI's two shared cores (a 2-second deadline failed Sinch starts there).
 struct GatewayHarness {
     static let apiKey = "sk_test_0123456789abcdef"
+    static let vendorTimeout: Duration = .seconds(60)
     let clock: ManualClock
     let dataDirectory: URL
+    let logs = CapturedLogs()
 
     init(clock: ManualClock = ManualClock(Date(timeIntervalSince1970: 1_900_000_000)), dataDirectory: URL? = nil) {
         self.clock = clock
@@ -30,7 +36,8 @@ struct GatewayHarness {
         options.clock = clock
         options.configFile = configFile
         options.environment = ["GATEWAY_SANDBOX_API_KEY": Self.apiKey].merging(environment) { _, new in new }
-        options.vendorTimeout = .seconds(2)
+        options.vendorTimeout = Self.vendorTimeout
+        options.logger = logs.logger(label: "gateway")
         return options
     }
 

@@ -116,10 +116,10 @@ struct HTTPSServingTests {
         #expect(runtime.baseURL.hasPrefix("https://127.0.0.1:"))
         let client = try Self.trustingClient()
         let base = "https://127.0.0.1:\(options.port)"
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService() }
+        try await withRunningApplication(app) {
             var ready = false
-            for _ in 0..<200 where !ready {
+            let deadline = ContinuousClock.now + .seconds(60)  // against a hang, not a speed figure
+            while !ready, ContinuousClock.now < deadline {
                 if let health = try? await Self.call(client, .GET, base + "/healthz"), health.status == 200 {
                     ready = true
                 } else {
@@ -136,7 +136,6 @@ struct HTTPSServingTests {
             await #expect(throws: (any Error).self) {
                 _ = try await Self.call(HTTPClient.shared, .GET, base + "/healthz")
             }
-            group.cancelAll()
         }
         try await client.shutdown()
     }

@@ -5,6 +5,7 @@ import Hummingbird
 import AsyncHTTPClient
 import HummingbirdTesting
 import NIOCore
+import ServiceLifecycle
 import Testing
 
 #if canImport(Glibc)
@@ -22,7 +23,6 @@ struct LiveServerTests {
         var options = harness.options()
         options.sandboxTransport = .http
         options.port = try Self.freePort()
-        options.vendorTimeout = .seconds(2)
         return (options, harness)
     }
 
@@ -107,17 +107,27 @@ struct LiveServerTests {
 func withLiveServer<App: ApplicationProtocol>(
     _ app: App, port: Int, _ body: @Sendable (LiveClient) async throws -> Void
 ) async throws {
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await app.runService() }
+    try await withRunningApplication(app) {
         let client = LiveClient(base: "http://127.0.0.1:\(port)")
         try await client.waitUntilReady()
-        do {
-            try await body(client)
-        } catch {
-            group.cancelAll()
-            throw error
-        }
-        group.cancelAll()
+        try await body(client)
+    }
+}
+
+/// Runs `app` while `body` runs, then shuts it down gracefully, as SIGTERM does: the server stops
+/// accepting, finishes what it serves and closes its port itself. (Cancelling it instead closed the port
+/// under the server's own graceful shutdown, which then logged `Server shutdown error: Already closed`.)
+func withRunningApplication<App: ApplicationProtocol>(
+    _ app: App, _ body: @Sendable () async throws -> Void
+) async throws {
+    let group = ServiceGroup(configuration: .init(services: [app], logger: app.logger))
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { try await group.run() }
+        var failure: (any Error)?
+        do { try await body() } catch { failure = error }
+        await group.triggerGracefulShutdown()
+        try await tasks.waitForAll()
+        if let failure { throw failure }
     }
 }
 
@@ -125,8 +135,10 @@ func withLiveServer<App: ApplicationProtocol>(
 struct LiveClient: Sendable {
     let base: String
 
+    /// Waits for `/healthz`: up to a minute, a bound against a server that never starts, not a speed figure.
     func waitUntilReady() async throws {
-        for _ in 0..<200 {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
             if let result = try? await call(.get, "/healthz", key: nil), result.status == .ok { return }
             try await Task.sleep(for: .milliseconds(25))
         }

@@ -23,7 +23,8 @@ struct Sandbox: Sendable {
     /// state in `emulators.sqlite` there, written entity by entity, so the sandbox survives a restart.
     init(
         plugins: [GatewayPlugin], context: EmulatorContext, stateDirectory: URL?, journal: OutboxJournal? = nil,
-        callbackBaseURL: URL? = nil, callbackTransport: (any HTTPTransport)? = nil, logger: Logger
+        callbackBaseURL: URL? = nil, publicCallbackBaseURL: URL? = nil, callbackTransport: (any HTTPTransport)? = nil,
+        logger: Logger
     ) {
         let database = stateDirectory.flatMap {
             SQLiteEmulatorPersistence.open($0.appendingPathComponent("emulators.sqlite"), logger: logger)
@@ -32,8 +33,12 @@ struct Sandbox: Sendable {
         for plugin in plugins {
             var context = context
             // In the sandbox each plugin serves one provider of the same id.
+            // Emulators sign for the callback URL a vendor would be told (under `public_base_url`, when set)
+            // and deliver to the gateway's own address, as a proxy in front of it would.
+            let own = callbackBaseURL?.appending(path: plugin.id)
+            let told = publicCallbackBaseURL?.appending(path: plugin.id)
             context.callbacks = CallbackSender(
-                baseURL: callbackBaseURL?.appending(path: plugin.id), transport: callbackTransport)
+                baseURL: told ?? own, deliveredTo: told == nil || told == own ? nil : own, transport: callbackTransport)
             if let database {
                 context.persistence = SQLiteEmulatorPersistence(database: database, pluginID: plugin.id, logger: logger)
             }

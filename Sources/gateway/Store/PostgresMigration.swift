@@ -138,6 +138,18 @@ struct PostgresMigration: Sendable {
     /// The advisory lock that serializes migrations: several instances starting at once apply each step once.
     static let lockKey: Int64 = 0x6761_7465_7761_7901
 
+    /// The migration lock of `schema`: ``lockKey`` for the connection's own search path (every gateway
+    /// instance), one of its own for a named schema, so stores in separate schemas (the tests make one per
+    /// store, dozens at once) do not queue behind each other's migrations, nor time out on the lock.
+    static func lockKey(forSchema schema: String?) -> Int64 {
+        guard let schema else { return lockKey }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across processes, unlike Hasher
+        for byte in schema.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return lockKey ^ Int64(bitPattern: hash)
+    }
+
     /// Brings the schema up to the newest step in one transaction under ``lockKey``. Returns the version.
     @discardableResult
     static func migrate(
@@ -148,7 +160,7 @@ struct PostgresMigration: Sendable {
             throw PostgresStoreError("schema name \(schema) is not lower-case letters, digits and _")
         }
         return try await client.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey(forSchema: schema)))", logger: logger)
             if let schema {
                 try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
             }

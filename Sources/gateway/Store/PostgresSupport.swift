@@ -74,12 +74,19 @@ extension PostgresConnection {
 /// A store operation that did not finish within its deadline.
 struct StoreDeadlineExceeded: Error {}
 
+/// The server refused a connection while an operation waited for the pool (``PostgresReachability``).
+struct StoreRefusesConnections: Error {}
+
 /// Runs `body` with a deadline without waiting for it past the deadline: a query stuck on a dead connection
 /// is left to fail on its own (it is cancelled), and the caller gets ``StoreDeadlineExceeded`` at once.
+/// With `giveUp`, a `body` still running after `giveUp.after` ends as soon as `giveUp.failure` names an error
+/// (the server refuses connections), instead of at the deadline.
 func withStoreDeadline<T: Sendable>(
-    _ limit: Duration, _ body: @escaping @Sendable () async throws -> T
+    _ limit: Duration, giveUp: (after: Duration, failure: @Sendable () async -> (any Error)?)? = nil,
+    _ body: @escaping @Sendable () async throws -> T
 ) async -> Result<T, any Error> {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>, Never>) in
+    let deadline = ContinuousClock.now + limit
+    return await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>, Never>) in
         let gate = ResumeOnce(continuation)
         let work = Task {
             do {
@@ -89,7 +96,15 @@ func withStoreDeadline<T: Sendable>(
             }
         }
         let timer = Task {
-            try? await Task.sleep(for: limit)
+            if let giveUp, giveUp.after < limit {
+                try? await Task.sleep(for: giveUp.after)
+                guard !Task.isCancelled else { return }
+                if let error = await giveUp.failure() {
+                    if gate.resume(.failure(error)) { work.cancel() }
+                    return
+                }
+            }
+            try? await Task.sleep(until: deadline, clock: .continuous)
             guard !Task.isCancelled else { return }
             if gate.resume(.failure(StoreDeadlineExceeded())) { work.cancel() }
         }

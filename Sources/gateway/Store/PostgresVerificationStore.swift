@@ -78,8 +78,13 @@ final class PostgresVerificationStore: VerificationStore {
             logger.debug("store refuses connections", metadata: ["store.operation": "\(operation)"])
             throw GatewayError(.storeUnavailable, "The store is unavailable; retry shortly.")
         }
-        let client = client
-        let outcome = await withStoreDeadline(settings.timeout) {
+        let (client, reachability) = (client, reachability)
+        // The first operation of an outage waits for the pool's retries: probe the server while it is slow.
+        let giveUp: (after: Duration, failure: @Sendable () async -> (any Error)?) = (
+            after: PostgresReachability.probeDelay,
+            failure: { await reachability.refusedWhileWaiting() ? StoreRefusesConnections() : nil }
+        )
+        let outcome = await withStoreDeadline(settings.timeout, giveUp: giveUp) {
             try await client.withConnection { connection in try await body(connection) }
         }
         switch outcome {
@@ -442,6 +447,8 @@ final class PostgresVerificationStore: VerificationStore {
             }
         } else if error is StoreDeadlineExceeded {
             detail = "no answer within the store deadline"
+        } else if error is StoreRefusesConnections {
+            detail = "the server refuses connections"
         } else if error is SQLiteError || error is PostgresStoreError || error is PostgresDecodingError {
             detail = "\(error)"
             unavailable = false
