@@ -49,7 +49,7 @@ extension EmulatorRowsView {
 extension EmulatorTable {
     /// One call of an emulator on its rows: the view as of `now`, swept, then `body`, in one transaction; a
     /// failure is logged and gives `nil`, which the emulator answers with its vendor's 500.
-    public func attempt<View: EmulatorRowsView & SendableMetatype, T: Sendable>(
+    public func attempt<View: EmulatorRowsView, T: Sendable>(
         _ what: String, logger: Logger, now: Date, _ body: @escaping @Sendable (View) throws -> T
     ) async -> T? {
         await attempt(what, logger: logger) { rows in
