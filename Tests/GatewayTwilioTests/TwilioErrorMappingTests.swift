@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Twilio error mapping")
 struct TwilioErrorMappingTests {
-    /// Every code in `shared/vendors/twilio.md` §4.2 (ranges expanded) and §5 (the push SDK's 60401–60407).
+    /// Every code in the vendor notes `twilio.md` §4.2 (ranges expanded) and §5 (the push SDK's 60401–60407).
     static let documentedCodes: [Int] = [
         20003, 20403, 20404, 20429, 20500, 20503,
         21211, 21408, 21610, 21612, 21614, 30450,

@@ -6,7 +6,7 @@ import GatewayCore
 /// (`INVALID_CODE`, or `QUOTA_EXCEEDED : detail`): only the part before the colon is read, never the
 /// detail. Google-level key problems carry no server string; they are read from `error.errors[].reason`
 /// (firebase.md §3.1). Anything else falls back to the HTTP status. Each row cites its source key in
-/// `shared/vendors/firebase.md` and names the iOS `AuthErrorCode` an app team knew it by.
+/// the vendor notes `firebase.md` and names the iOS `AuthErrorCode` an app team knew it by.
 enum FirebaseErrorMapping {
     /// A value of the iOS SDK's `AuthErrorCode` (domain `FIRAuthErrorDomain`, firebase.md §3.2).
     struct AuthErrorCode: Sendable, Equatable {

@@ -3,7 +3,7 @@ import Foundation
 import GatewayCore
 import HTTPTypes
 
-/// Verify Push on the emulator's wire (`shared/vendors/twilio.md` §3, `specs/twilio_verify_v2.yaml`):
+/// Verify Push on the emulator's wire (the vendor notes `twilio.md` §3, `specs/twilio_verify_v2.yaml`):
 /// access tokens, entities, push factors with ES256 bindings, factor verification by the device's signed
 /// proof, challenges with details, hidden details, expiry and limits, approval or denial only with a JWT
 /// signed by the factor's key, the push payload in the outbox, and webhooks signed as Twilio signs them.

@@ -3,7 +3,7 @@ import GatewayCore
 /// The one table from Twilio's numeric error codes to the gateway taxonomy (DESIGN.md §5).
 ///
 /// Mapping is by the envelope's `code` and the HTTP status only, never by `message`: Twilio's
-/// messages can carry the phone number. Each row cites its source key in `shared/vendors/twilio.md`.
+/// messages can carry the phone number. Each row cites its source key in the vendor notes `twilio.md`.
 /// The router's behaviour follows from the chosen code's class: `caller` and `verification` are
 /// never failed over, `blocked` ends the attempt, `provider_transient` / `provider_permanent` may be
 /// failed over before the vendor accepted the send.
