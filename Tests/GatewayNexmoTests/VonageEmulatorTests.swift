@@ -147,7 +147,7 @@ struct VonageEmulatorTests {
         #expect(after.status.code == 404)
     }
 
-    @Test("silent auth has one attempt: a wrong code is 410 and ends the request, with failed callbacks")
+    @Test("silent auth has one attempt: a wrong code is 410 and ends the request; the 410 is the only word of it")
     func oneAttempt() async throws {
         let rig = try Rig()
         let (id, checkURL) = try await rig.start(
@@ -156,7 +156,7 @@ struct VonageEmulatorTests {
         let wrong = code == "zzzzzz" ? "yyyyyy" : "zzzzzz"
         let refused = try await rig.call(.post, "/v2/verify/\(id)", json: #"{"code": "\#(wrong)"}"#)
         #expect(refused.status.code == 410)
-        #expect(try await rig.callbacks().map(\.status) == ["failed", "failed"])
+        #expect(try await rig.callbacks().isEmpty)
         let late = try await rig.call(.post, "/v2/verify/\(id)", json: #"{"code": "\#(code)"}"#)
         #expect(late.status.code == 404)
     }

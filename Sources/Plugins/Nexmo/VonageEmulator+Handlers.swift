@@ -64,8 +64,9 @@ extension VonageEmulator {
 
     /// A code check. On a silent-auth step the code is the one the device got from `check_url` and there is
     /// one attempt ([SPEC-V2-CUR] `checkCode`): before the device followed it there is no code (409
-    /// `no-code`), and a wrong one ends the request (410). A check that ends the request sends the `event`
-    /// and `summary` callbacks, as Vonage does.
+    /// `no-code`), and a wrong one ends the request (410). A right code sends the `event` and `summary`
+    /// callbacks (completed); a 410 sends none: its answer says it, and a `failed` summary arriving while the
+    /// gateway still holds the check would settle the verification as failed before the 410 is read.
     func checkV2(id: String, body: Data, now: Date, state: VonageEmulatorState) throws -> (TransportResponse, [Data]) {
         guard let check = try? JSONDecoder().decode(VonageWire.CheckRequest.self, from: body),
             (4...10).contains(check.code.count)
@@ -91,9 +92,9 @@ extension VonageEmulator {
             }
             request.wrongChecks += 1
             if silent || request.wrongChecks >= VonageWire.maxChecks {
-                let bodies = try finish(&request, status: "failed", now: now, state: state)
+                _ = try finish(&request, status: "failed", now: now, state: state)
                 let detail = "An incorrect code has been provided too many times. Workflow terminated."
-                return (Self.problem(410, "expired", "Invalid Code", detail), bodies)
+                return (Self.problem(410, "expired", "Invalid Code", detail), [])
             }
             try state.put(request)
             let detail = "The code you provided does not match the expected value."
