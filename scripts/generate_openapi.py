@@ -102,14 +102,14 @@ doc = {
                     "504": err("Refresh only: the vendor did not answer in time.")}}},
     "/v1/verifications/{id}/check": {"post": {
       "operationId": "checkVerification", "summary": "Check a code (for a flash call, the caller number the app intercepted)",
-      "description": "Checks of one verification are settled one at a time: a concurrent check waits for the one at the vendor, the first right code approves, and every other answer is `already_approved`. A verification whose channel completes without a code at its provider (push; silent_auth where the vendor finishes it) is never completed by a check: read it with `GET /v1/verifications/{id}?refresh=true`.",
+      "description": "Checks of one verification are settled one at a time: a concurrent check waits for the one at the vendor, the first right code approves, and every other answer is `already_approved`. A verification whose channel completes without a code at its provider (push; silent_auth where the vendor finishes it, as Sinch) is never completed by a check: read it with `GET /v1/verifications/{id}?refresh=true`. Vonage's silent_auth ends in a code the device gets from the `open_url` redirects: check it here (one attempt; before the device has it, `invalid_state`).",
       "parameters": [ID],
       "requestBody": {"required": True, "content": {"application/json": {"schema": ref("CheckRequest")}}},
       "responses": {"200": ok("Approved, with the signed token and any vendor tokens; or still pending with a new `next_action` when the vendor asks for another step before it approves", ref("CheckResult")),
                     **errors("400", "401"),
                     "403": err("The verification ended `denied` (`denied`) or `blocked` (`destination_blocked`), during this check or before it."),
                     "404": err("No verification with this id."),
-                    "409": err("`already_approved` or `canceled`; `invalid_state` while a challenge is unsolved, or when the provider completes this channel without a code (push, and silent_auth where the vendor finishes it: use GET with `refresh=true`); `concurrent_verification` when another check held the verification for too long."),
+                    "409": err("`already_approved` or `canceled`; `invalid_state` while a challenge is unsolved, or when the provider completes this channel without a code (push, and silent_auth where the vendor finishes it: use GET with `refresh=true`), or Vonage silent_auth before the device followed the URL to its code; `concurrent_verification` when another check held the verification for too long."),
                     "410": err("Expired."),
                     "422": err("Incorrect code; `attempts_remaining` says how many tries are left."),
                     "429": err("No attempts left."),
@@ -378,7 +378,7 @@ doc = {
           {"type": "object", "additionalProperties": False, "required": ["type", "open_url"], "properties": {
             "type": {"const": "open_url"},
             "open_url": {"type": "object", "required": ["url", "cellular_only"],
-              "description": "The app opens the URL; the verification then completes without a code (read it with `refresh=true`).",
+              "description": "The app opens the URL and follows its redirects. Where the vendor finishes it (Sinch) the verification then completes without a code (read it with `refresh=true`); where the redirects end in a code (Vonage: `{request_id, code}`), the backend checks that code, with one attempt.",
               "properties": {"url": {"type": "string"},
                              "cellular_only": {"type": "boolean", "description": "Open it over the mobile network (silent network authentication)."}}}}},
           {"type": "object", "additionalProperties": False, "required": ["type", "await_approval"], "properties": {

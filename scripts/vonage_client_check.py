@@ -11,7 +11,9 @@ The client builds `https://{api_host}{path}` (vonage-http-client's HttpClientOpt
 `127.0.0.1:PORT/sandbox/vonage`, and requests trusts the self-signed certificate through
 REQUESTS_CA_BUNDLE. For Verify v2 (`vonage-verify`) and the legacy v1 (`vonage-verify-legacy`) it starts a
 verification, checks a wrong and then the right code, triggers the next workflow step and cancels (first
-refused inside the cancel window, then accepted). Exit status 0 on success.
+refused inside the cancel window, then accepted). For v2 it also runs silent auth as the spec describes it
+(the device follows `check_url`'s redirects to a code the backend checks, once) and a WhatsApp step. Exit
+status 0 on success.
 """
 import argparse, json, os, pathlib, re, ssl, sys, time, urllib.request
 
@@ -66,7 +68,7 @@ def main():
 
     from vonage import Auth, HttpClientOptions, Vonage
     from vonage_http_client.errors import HttpRequestError
-    from vonage_verify import SmsChannel, VerifyRequest, VoiceChannel
+    from vonage_verify import SilentAuthChannel, SmsChannel, VerifyRequest, VoiceChannel, WhatsappChannel
     from vonage_verify_legacy import VerifyRequest as LegacyRequest
     from vonage_verify_legacy.errors import VerifyError as LegacyError
 
@@ -106,6 +108,40 @@ def main():
     expect_error(lambda: basic.verify.check_code(started.request_id, "1234"),
                  lambda e: "404" in str(e) or type(e).__name__ == "NotFoundError", "v2 check after cancel")
     print("v2 cancel after the window -> 204")
+
+    # Silent auth: the device opens check_url over mobile data and follows its redirects (urllib follows the
+    # 302s) to {request_id, code}; the backend checks that code, which completes the request.
+    to = "+14155550164"
+    started = basic.verify.start_verification(
+        VerifyRequest(brand=BRAND, workflow=[SilentAuthChannel(to=digits(to)), SmsChannel(to=digits(to))]))
+    assert started.check_url and started.check_url.endswith("/silent-auth/redirect"), started
+    with urllib.request.urlopen(started.check_url, context=context) as response:
+        answer = json.load(response)
+    assert answer["request_id"] == started.request_id and answer["code"], answer
+    checked = basic.verify.check_code(started.request_id, answer["code"])
+    assert checked.status == "completed", checked
+    print(f"v2 silent auth {started.request_id}: check_url -> code -> check completed")
+
+    # One attempt for a silent-auth code: a wrong one is 410 and ends the request.
+    to = "+14155550165"
+    started = basic.verify.start_verification(VerifyRequest(brand=BRAND, workflow=[SilentAuthChannel(to=digits(to))]))
+    with urllib.request.urlopen(started.check_url, context=context) as response:
+        code = json.load(response)["code"]
+    wrong = "abcd12" if code != "abcd12" else "abcd13"
+    expect_error(lambda: basic.verify.check_code(started.request_id, wrong),
+                 lambda e: isinstance(e, HttpRequestError) and "410" in str(e), "v2 silent auth wrong code")
+    expect_error(lambda: basic.verify.check_code(started.request_id, code),
+                 lambda e: "404" in str(e) or type(e).__name__ == "NotFoundError", "v2 silent auth after the one attempt")
+
+    # WhatsApp: `from` is the WhatsApp Business number; the code arrives as a whatsapp message.
+    to = "+14155550166"
+    started = basic.verify.start_verification(
+        VerifyRequest(brand=BRAND, workflow=[WhatsappChannel(to=digits(to), from_="14155550199")]))
+    message = latest(args.base, context, to)
+    assert message["kind"] == "whatsapp" and message["channel"] == "whatsapp", message
+    checked = basic.verify.check_code(started.request_id, message["code"])
+    assert checked.status == "completed", checked
+    print("v2 whatsapp: a whatsapp message in the outbox, its code completes")
 
     # --- Verify v1 (legacy) ----------------------------------------------------------------------------
     legacy = basic.verify_legacy

@@ -136,7 +136,7 @@ struct VonageV2ProviderTests {
         await expectGatewayError(.unauthorized) { try await harness.provider.handleCallback(good, lookup: lookup) }
     }
 
-    @Test("silent auth: check_url is an open_url next action over cellular; opening it approves by callback")
+    @Test("silent auth: check_url is an open_url over cellular; its redirects end in a code the check approves")
     func silentAuth() async throws {
         let harness = try VonageHarness()
         let request = try VonageHarness.request(.silentAuth, fallbacks: [.sms])
@@ -146,17 +146,18 @@ struct VonageV2ProviderTests {
             return
         }
         #expect(opening.cellularOnly)
-        #expect(harness.provider.capabilities.completesWithoutCode == [.silentAuth])
-        let url = try #require(URL(string: opening.url))
-        let path = url.path(percentEncoded: true)
-        #expect(path.hasSuffix("/silent-auth/redirect"))
-        let opened = await harness.emulator.handle(
-            EmulatorRequest(
-                method: .get, path: String(path.dropFirst(VonageHarness.mount.count)), query: nil, headerFields: [:],
-                body: Data()))
-        guard case .response(let response) = opened else { throw VonageTestFailure.reset }
-        #expect(response.status == .ok)
+        #expect(harness.provider.capabilities.completesWithoutCode.isEmpty)
         let verification = VonageHarness.stored(request, result)
+        // Before the device followed check_url there is no code: Vonage's 409 no-code.
+        await expectGatewayError(.invalidState) { try await harness.provider.check(verification, code: "1234") }
+        let code = try await Self.followCheckURL(opening.url, harness: harness)
+        #expect(harness.callbacks.requests.isEmpty)
+        #expect(try await harness.provider.check(verification, code: code).status == .approved)
+        let sent = try #require(harness.recorder.requests.last)
+        let reference = try #require(result.reference)
+        #expect(sent.method == .post && sent.url.path().hasSuffix("/v2/verify/" + reference))
+        // The status callbacks still come, after the answer, and say the same.
+        await harness.emulator.deliverPending()
         var approved = false
         for callback in harness.callbacks.vendorCallbacks {
             let reply = try await harness.provider.handleCallback(callback, lookup: VerificationLookup { _ in verification })
@@ -165,7 +166,47 @@ struct VonageV2ProviderTests {
         #expect(approved)
     }
 
-    @Test("silent auth only first, at most 3 channels, WhatsApp only with whatsapp_from")
+    @Test("silent auth allows one check: a wrong code is max_attempts_reached")
+    func silentAuthOneAttempt() async throws {
+        let harness = try VonageHarness()
+        let request = try VonageHarness.request(.silentAuth)
+        let result = try await harness.provider.start(request)
+        guard case .openURL(let opening)? = result.nextAction else {
+            Issue.record("no open_url next action")
+            return
+        }
+        let code = try await Self.followCheckURL(opening.url, harness: harness)
+        let verification = VonageHarness.stored(request, result)
+        let wrong = code == "abcd12" ? "abcd13" : "abcd12"
+        let error = await expectGatewayError(.maxAttemptsReached) {
+            try await harness.provider.check(verification, code: wrong)
+        }
+        #expect(error?.vendor?.httpStatus == 410)
+    }
+
+    /// Plays the device: GET `check_url` and its redirects on the emulator, then reads `code` from the answer.
+    static func followCheckURL(_ url: String, harness: VonageHarness) async throws -> String {
+        var next = try #require(URL(string: url))
+        for _ in 0..<5 {
+            let path = next.path(percentEncoded: true)
+            #expect(path.hasPrefix(VonageHarness.mount))
+            let opened = await harness.emulator.handle(
+                EmulatorRequest(
+                    method: .get, path: String(path.dropFirst(VonageHarness.mount.count)), query: nil, headerFields: [:],
+                    body: Data()))
+            guard case .response(let response) = opened else { throw VonageTestFailure.reset }
+            if response.status == .found {
+                next = try #require(response.headerFields[.location].flatMap(URL.init(string:)))
+                continue
+            }
+            #expect(response.status == .ok)
+            let answer = try JSONDecoder().decode([String: String].self, from: response.body)
+            return try #require(answer["code"])
+        }
+        throw VonageTestFailure.reset
+    }
+
+    @Test("silent auth only first, at most 3 channels; WhatsApp from whatsapp_from, only when it is set")
     func workflowRules() async throws {
         let harness = try VonageHarness()
         await expectGatewayError(.invalidRequest) {
@@ -175,14 +216,34 @@ struct VonageV2ProviderTests {
             try await harness.provider.start(
                 try VonageHarness.request(.silentAuth, fallbacks: [.sms, .voice, .sms]))
         }
+        let without = try VonageHarness(settings: ["whatsapp_from": ""])
+        #expect(!without.provider.capabilities.channels.contains(.whatsapp))
         await expectGatewayError(.unsupportedChannel) {
-            try await harness.provider.start(try VonageHarness.request(.whatsapp))
+            try await without.provider.start(try VonageHarness.request(.whatsapp))
         }
-        let withFrom = try VonageHarness(settings: ["whatsapp_from": "447700900999"])
-        let result = try await withFrom.provider.start(try VonageHarness.request(.whatsapp, fallbacks: [.sms, .voice]))
+        #expect(harness.recorder.requests.isEmpty && without.recorder.requests.isEmpty)
+        // The sandbox provider has a WhatsApp number.
+        #expect(harness.provider.capabilities.channels.contains(.whatsapp))
+        let result = try await harness.provider.start(try VonageHarness.request(.whatsapp, fallbacks: [.sms, .voice]))
         #expect(result.channel == .whatsapp)
-        #expect(withFrom.outbox.last(to: "+14155550100")?.channel == "whatsapp")
-        #expect(harness.recorder.requests.isEmpty)
+        let body = try JSONDecoder().decode(
+            VonageWire.StartRequest.self, from: try #require(harness.recorder.requests.first).body)
+        #expect(body.workflow.map(\.channel) == ["whatsapp", "sms", "voice"])
+        #expect(body.workflow[0].from == VonageSandbox.whatsappFrom && body.workflow[1].from == nil)
+        let message = try #require(harness.outbox.last(to: "+14155550100"))
+        #expect(message.channel == "whatsapp" && message.kind == .whatsapp)
+        let verification = VonageHarness.stored(try VonageHarness.request(.whatsapp, fallbacks: [.sms, .voice]), result)
+        #expect(try await harness.provider.check(verification, code: try #require(message.code)).status == .approved)
+    }
+
+    @Test("whatsapp_from must be a phone number; a leading + is dropped on the wire")
+    func whatsappFromSetting() async throws {
+        #expect(throws: ConfigurationError.self) { try VonageHarness(settings: ["whatsapp_from": "Gateway"]) }
+        let harness = try VonageHarness(settings: ["whatsapp_from": "+14155550198"])
+        _ = try await harness.provider.start(try VonageHarness.request(.whatsapp))
+        let body = try JSONDecoder().decode(
+            VonageWire.StartRequest.self, from: try #require(harness.recorder.requests.first).body)
+        #expect(body.workflow[0].from == "14155550198")
     }
 
     @Test("an invalid number answers 422 naming `to`: invalid_phone_number")

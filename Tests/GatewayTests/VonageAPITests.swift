@@ -52,4 +52,82 @@ struct VonageAPITests {
             #expect(after.body["status"] as? String == "pending")
         }
     }
+
+    @Test("silent auth: check_url redirects to a code, the check approves it with one attempt, the callbacks agree")
+    func silentAuth() async throws {
+        try await GatewayHarness().run { client, runtime in
+            let start = try await client.call(
+                .post, "/v1/verifications",
+                json: #"{"to": "+14155550133", "channel": "silent_auth", "fallback_channels": ["sms"], "provider": "vonage"}"#)
+            #expect(start.status == .created)
+            let id = try #require(start.body["id"] as? String)
+            let action = try #require(start.body["next_action"] as? [String: Any])
+            let opening = try #require(action["open_url"] as? [String: Any])
+            #expect(opening["cellular_only"] as? Bool == true)
+            let url = try #require((opening["url"] as? String).flatMap(URL.init(string:)))
+            // Before the device followed it there is no code: invalid_state, and the attempt is given back.
+            let early = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "1234"}"#)
+            #expect(early.body.errorCode == "invalid_state")
+
+            // The device follows check_url and its redirects over mobile data; that completes nothing.
+            let opened = try await client.call(.get, url.path(), key: nil)
+            #expect(opened.status == .found)
+            let network = try #require(opened.headers[.location].flatMap(URL.init(string:)))
+            let answer = try await client.call(.get, network.path(), key: nil)
+            #expect(answer.status == .ok)
+            let code = try #require(answer.body["code"] as? String)
+            let pending = try await client.call(.get, "/v1/verifications/\(id)")
+            #expect(pending.body["status"] as? String == "pending")
+            #expect(pending.body["attempts_remaining"] as? Int == start.body["attempts_remaining"] as? Int)
+
+            // The backend checks the code as any other.
+            let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
+            #expect(check.status == .ok && check.body["status"] as? String == "approved")
+            #expect(check.body["token"] is String)
+            // Vonage's status callbacks (completed) follow the answer; the verification stays approved.
+            let emulator = try #require(runtime.sandbox?.mount("vonage")?.emulator as? VonageEmulator)
+            await emulator.deliverPending()
+            #expect(try await client.call(.get, "/v1/verifications/\(id)").body["status"] as? String == "approved")
+        }
+    }
+
+    @Test("silent auth: a wrong code from the backend ends the verification (Vonage's one attempt)")
+    func silentAuthWrongCode() async throws {
+        try await GatewayHarness().run { client, runtime in
+            let start = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+14155550134", "channel": "silent_auth", "provider": "vonage"}"#)
+            let id = try #require(start.body["id"] as? String)
+            let action = try #require(start.body["next_action"] as? [String: Any])
+            let opening = try #require(action["open_url"] as? [String: Any])
+            let url = try #require((opening["url"] as? String).flatMap(URL.init(string:)))
+            let opened = try await client.call(.get, url.path(), key: nil)
+            let network = try #require(opened.headers[.location].flatMap(URL.init(string:)))
+            let code = try #require(try await client.call(.get, network.path(), key: nil).body["code"] as? String)
+            let wrong = code == "abcdef" ? "abcdeg" : "abcdef"
+            let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(wrong)"}"#)
+            #expect(check.body.errorCode == "max_attempts_reached")
+            #expect(check.body.error?["attempts_remaining"] as? Int == 0)
+            let emulator = try #require(runtime.sandbox?.mount("vonage")?.emulator as? VonageEmulator)
+            await emulator.deliverPending()
+            let read = try await client.call(.get, "/v1/verifications/\(id)")
+            #expect(read.body["status"] as? String == "max_attempts_reached")
+        }
+    }
+
+    @Test("whatsapp: the sandbox's Vonage sends it from its WhatsApp number, kind whatsapp in the outbox")
+    func whatsapp() async throws {
+        try await GatewayHarness().run { client, runtime in
+            let start = try await client.call(
+                .post, "/v1/verifications",
+                json: #"{"to": "+14155550135", "channel": "whatsapp", "fallback_channels": ["sms"], "provider": "vonage"}"#)
+            #expect(start.status == .created)
+            #expect(start.body["channel"] as? String == "whatsapp")
+            let id = try #require(start.body["id"] as? String)
+            let message = try #require(runtime.sandbox?.outbox.last(to: "+14155550135"))
+            #expect(message.kind == .whatsapp && message.channel == "whatsapp" && message.provider == "vonage")
+            let check = try await client.call(
+                .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(try #require(message.code))"}"#)
+            #expect(check.body["status"] as? String == "approved")
+        }
+    }
 }

@@ -61,8 +61,10 @@ struct VonageConfiguration: Sendable {
                 Int($0).map(VonageWire.channelTimeouts.contains) == true ? nil : "must be a whole number from 15 to 900"
             }),
         SettingSpec(
-            name: "whatsapp_from", summary: "v2: the WhatsApp Business number WhatsApp codes come from.",
-            isRequired: false),
+            name: "whatsapp_from",
+            summary: "v2: the WhatsApp Business number WhatsApp codes come from (E.164); offers the whatsapp channel.",
+            isRequired: false,
+            validate: { VonageConfiguration.isPhoneNumber($0) ? nil : "must be a phone number in E.164 form" }),
         SettingSpec(
             name: "workflow_id", summary: "v1: always use this workflow (1–7) instead of one chosen from the channels.",
             isRequired: false,
@@ -90,7 +92,8 @@ struct VonageConfiguration: Sendable {
         codeLength = value("code_length").flatMap(Int.init)
         signatureSecret = value("signature_secret")
         channelTimeout = value("channel_timeout").flatMap(Int.init)
-        whatsappFrom = value("whatsapp_from")
+        // Vonage takes numbers without the `+`.
+        whatsappFrom = value("whatsapp_from").map { $0.hasPrefix("+") ? String($0.dropFirst()) : $0 }
         workflowID = value("workflow_id").flatMap(Int.init)
         var base = value("base_url") ?? Self.defaultBaseURL
         while base.hasSuffix("/") { base.removeLast() }
@@ -130,6 +133,12 @@ struct VonageConfiguration: Sendable {
     /// `^[^\/{}:$]*$`, 1–18 characters ([SPEC-V2-CUR] `brand`; v1 allows 18 too).
     static func isValidBrand(_ value: String) -> Bool {
         (1...18).contains(value.count) && !value.contains(where: { "/{}:$".contains($0) })
+    }
+
+    /// E.164 with or without the `+`: 7 to 15 digits, no leading zero.
+    static func isPhoneNumber(_ value: String) -> Bool {
+        let digits = value.hasPrefix("+") ? value.dropFirst() : Substring(value)
+        return (7...15).contains(digits.count) && digits.first != "0" && digits.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
     static func isHTTPURL(_ value: String) -> Bool {

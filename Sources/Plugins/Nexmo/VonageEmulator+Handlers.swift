@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import HTTPTypes
 
 extension VonageEmulator {
     static let v2Channels: Set<String> = ["sms", "voice", "whatsapp", "email", "silent_auth"]
@@ -19,8 +20,14 @@ extension VonageEmulator {
             if step.channel == "silent_auth", index > 0 {
                 return Self.invalid("workflow[\(index)].channel", "silent_auth must be the first channel.")
             }
-            if step.channel == "whatsapp", (step.from ?? "").isEmpty {
+            // `from` is required for WhatsApp: a WABA-connected number, E.164 without `+` ([SPEC-V2-CUR] FromWhatsApp).
+            if step.channel == "whatsapp", !Self.isValidNumber(step.from ?? "") {
                 return Self.invalid("workflow[\(index)].from", "WhatsApp needs a from number.")
+            }
+            if let redirect = step.redirectURL,
+                step.channel != "silent_auth" || !VonageConfiguration.isHTTPURL(redirect)
+            {
+                return Self.invalid("workflow[\(index)].redirect_url", "Invalid redirect_url.")
             }
             let valid = step.channel == "email" ? step.to.contains("@") : Self.isValidNumber(step.to)
             guard valid else { return Self.invalid("to", "'to' phone number is invalid") }
@@ -41,7 +48,9 @@ extension VonageEmulator {
             let length = request.codeLength ?? 4
             var created = VonageEmulatorState.Request(
                 id: Self.randomID(), api: "v2", number: number, brand: request.brand,
-                steps: request.workflow.map { .init(channel: $0.channel, to: $0.to, status: "unused") }, position: 0,
+                steps: request.workflow.map {
+                    .init(channel: $0.channel, to: $0.to, status: "unused", redirectURL: $0.redirectURL)
+                }, position: 0,
                 code: Self.randomCode(length: length), codeLength: length, locale: request.locale,
                 channelTimeout: settings.channelTimeout
                     ?? TimeInterval(request.channelTimeout ?? VonageWire.defaultChannelTimeout),
@@ -53,35 +62,56 @@ extension VonageEmulator {
         }
     }
 
-    func checkV2(id: String, body: Data, now: Date, state: VonageEmulatorState) throws -> TransportResponse {
+    /// A code check. On a silent-auth step the code is the one the device got from `check_url` and there is
+    /// one attempt ([SPEC-V2-CUR] `checkCode`): before the device followed it there is no code (409
+    /// `no-code`), and a wrong one ends the request (410). A right code sends the `event` and `summary`
+    /// callbacks (completed); a 410 sends none: its answer says it, and a `failed` summary arriving while the
+    /// gateway still holds the check would settle the verification as failed before the 410 is read.
+    func checkV2(id: String, body: Data, now: Date, state: VonageEmulatorState) throws -> (TransportResponse, [Data]) {
         guard let check = try? JSONDecoder().decode(VonageWire.CheckRequest.self, from: body),
             (4...10).contains(check.code.count)
-        else { return Self.invalid("code", "Invalid code.") }
+        else { return (Self.invalid("code", "Invalid code."), []) }
         do {
-            guard var request = try state.request(id), request.api == "v2", request.isLive else { return Self.notFoundV2() }
-            guard request.current.channel != "silent_auth" else {
-                return Self.problem(409, "no-code", "Conflict", "The current workflow step does not support a code.")
+            guard var request = try state.request(id), request.api == "v2", request.isLive else {
+                return (Self.notFoundV2(), [])
             }
-            if ConstantTime.equals(check.code, request.code) {
-                request.status = "completed"
-                request.steps[request.position].status = "completed"
-                request.finalizedAt = now
-                try state.put(request)
-                return Self.json(200, VonageWire.CheckResponse(requestID: id, status: "completed"))
+            let silent = request.current.channel == "silent_auth"
+            let expected: String
+            if silent {
+                guard let code = request.silentAuthCode else {
+                    let detail = "The current workflow step does not support a code."
+                    return (Self.problem(409, "no-code", "Conflict", detail), [])
+                }
+                expected = code
+            } else {
+                expected = request.code
+            }
+            if ConstantTime.equals(check.code, expected) {
+                let bodies = try finish(&request, status: "completed", now: now, state: state)
+                return (Self.json(200, VonageWire.CheckResponse(requestID: id, status: "completed")), bodies)
             }
             request.wrongChecks += 1
-            if request.wrongChecks >= VonageWire.maxChecks {
-                request.status = "failed"
-                request.steps[request.position].status = "failed"
-                request.finalizedAt = now
-                try state.put(request)
-                return Self.problem(
-                    410, "expired", "Invalid Code",
-                    "An incorrect code has been provided too many times. Workflow terminated.")
+            if silent || request.wrongChecks >= VonageWire.maxChecks {
+                _ = try finish(&request, status: "failed", now: now, state: state)
+                let detail = "An incorrect code has been provided too many times. Workflow terminated."
+                return (Self.problem(410, "expired", "Invalid Code", detail), [])
             }
             try state.put(request)
-            return Self.problem(400, "invalid-code", "Invalid Code", "The code you provided does not match the expected value.")
+            let detail = "The code you provided does not match the expected value."
+            return (Self.problem(400, "invalid-code", "Invalid Code", detail), [])
         }
+    }
+
+    /// Ends a live v2 request and its current step with `status` (`completed`, `failed`); returns the
+    /// callbacks that tell: the step's `event`, then the `summary`.
+    private func finish(
+        _ request: inout VonageEmulatorState.Request, status: String, now: Date, state: VonageEmulatorState
+    ) throws -> [Data] {
+        request.status = status
+        request.steps[request.position].status = status
+        request.finalizedAt = now
+        try state.put(request)
+        return [event(request, channel: request.current.channel, status: status, at: now), summary(request, at: now)]
     }
 
     func cancelV2(id: String, now: Date, state: VonageEmulatorState) throws -> TransportResponse {
@@ -110,20 +140,48 @@ extension VonageEmulator {
         }
     }
 
-    /// The device opened the silent-auth URL over its mobile network: the number is verified. Answers
-    /// `{request_id, code}` as Vonage does, and tells the gateway by callback.
-    func silentAuthRedirect(id: String, now: Date, state: VonageEmulatorState) throws -> (TransportResponse, [Data]) {
-        do {
-            guard var request = try state.request(id), request.api == "v2", request.isLive,
-                request.current.channel == "silent_auth"
-            else { return (Self.notFoundV2(), []) }
-            request.steps[request.position].status = "completed"
-            request.status = "completed"
-            request.finalizedAt = now
+    /// The device opened `check_url` over its mobile network: Vonage redirects it to the network's check
+    /// ([SPEC-V2-CUR] `silentAuthCheck`, "a series of 30x redirects"), here one hop on the emulator.
+    func silentAuthRedirect(id: String, state: VonageEmulatorState) throws -> TransportResponse {
+        guard try silentAuthRequest(id, state: state) != nil else { return Self.notFoundV2() }
+        return Self.redirect(to: silentAuthURL(id, hop: "network"))
+    }
+
+    /// The network's check passed: the redirects end in a `code` the backend submits with a normal check,
+    /// as `{request_id, code}` (`SilentAuthConfirmationSuccess`), or, with the step's `redirect_url`, as a
+    /// last redirect there with `#request_id=…&code=…`. Nothing completes here; the check does.
+    func silentAuthNetwork(id: String, state: VonageEmulatorState) throws -> TransportResponse {
+        guard var request = try silentAuthRequest(id, state: state) else { return Self.notFoundV2() }
+        let code = request.silentAuthCode ?? Self.randomAlphanumeric(length: 6)
+        if request.silentAuthCode == nil {
+            request.silentAuthCode = code
             try state.put(request)
-            let bodies = [event(request, channel: "silent_auth", status: "completed", at: now), summary(request, at: now)]
-            return (Self.json(200, ["request_id": id, "code": request.code]), bodies)
         }
+        if let redirect = request.current.redirectURL {
+            var fragment = URLComponents()
+            fragment.queryItems = [URLQueryItem(name: "request_id", value: id), URLQueryItem(name: "code", value: code)]
+            return Self.redirect(to: redirect + "#" + (fragment.percentEncodedQuery ?? ""))
+        }
+        return Self.json(200, ["request_id": id, "code": code])
+    }
+
+    /// The live v2 request `id` while its silent-auth step is in progress.
+    private func silentAuthRequest(_ id: String, state: VonageEmulatorState) throws -> VonageEmulatorState.Request? {
+        guard let request = try state.request(id), request.api == "v2", request.isLive,
+            request.current.channel == "silent_auth"
+        else { return nil }
+        return request
+    }
+
+    static func redirect(to location: String) -> TransportResponse {
+        var headers = HTTPFields()
+        headers[.location] = location
+        return TransportResponse(status: .found, headerFields: headers)
+    }
+
+    static func randomAlphanumeric(length: Int) -> String {
+        let characters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        return String((0..<length).map { _ in characters.randomElement() ?? "0" })
     }
 
     /// Why a cancel is refused now: within the first 30 s, or once the second step has begun.

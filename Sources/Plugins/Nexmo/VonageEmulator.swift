@@ -10,8 +10,10 @@ import _CryptoExtras
 /// versions (relative to the mount point `/sandbox/vonage`):
 ///
 /// * v2: `POST /v2/verify`, `POST|DELETE /v2/verify/{id}`, `POST /v2/verify/{id}/next_workflow`,
-///   `GET /v2/verify/{id}/silent-auth/redirect` (the device's silent-auth URL). Basic auth or an application
-///   JWT (RS256, ``VonageSandbox/privateKeyPEM``); errors are `application/problem+json`.
+///   `GET /v2/verify/{id}/silent-auth/redirect` (the device's `check_url`, which redirects through
+///   `…/silent-auth/network`, the emulator's stand-in for the mobile network's check, to the `code`). Basic
+///   auth or an application JWT (RS256, ``VonageSandbox/privateKeyPEM``); errors are
+///   `application/problem+json`.
 /// * v1: `/verify/json`, `/verify/check/json`, `/verify/search/json`, `/verify/control/json`, GET or POST,
 ///   key and secret in the parameters, errors in HTTP 200 with a `status` string.
 ///
@@ -56,6 +58,8 @@ public final class VonageEmulator: VendorEmulator {
     /// The requests, as rows read and written per call (``VonageEmulatorState``).
     let state: any EmulatorTable
     private let ticking = Mutex(false)
+    /// Callbacks of answered requests on their way to the gateway.
+    private let deliveries = Mutex<[Task<Void, Never>]>([])
     let applicationKey: _RSA.Signing.PublicKey?
 
     public init(context: EmulatorContext = EmulatorContext(), settings: Settings = Settings()) {
@@ -76,10 +80,12 @@ public final class VonageEmulator: VendorEmulator {
     }
 
     /// Answers one request as Vonage would: in one transaction, workflows whose step ran out advance and the
-    /// request is answered; the callbacks that made go out after it is saved.
+    /// request is answered; the callbacks that made go out once it is answered, as Vonage's do, so a check's
+    /// answer reaches the gateway before the summary it causes.
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
         let isV1 = !request.path.hasPrefix("/v2/")
         let serverError: @Sendable (Int) -> TransportResponse = { isV1 ? Self.v1ServerError($0) : Self.v2ServerError($0) }
+        var callbacks: [Data] = []
         let response = await withFaults(serverError: serverError) {
             let now = clock.now
             guard
@@ -89,17 +95,37 @@ public final class VonageEmulator: VendorEmulator {
                     return (response, pending + more)
                 })
             else { return .response(serverError(500)) }
-            await send(bodies)
+            callbacks = bodies
             return .response(response)
         }
+        sendAfterAnswer(callbacks)
         startTicker()
         return response
     }
 
-    /// Advances every workflow whose step timed out and sends the callbacks that makes.
+    /// Delivers the callbacks still on their way, then advances every workflow whose step timed out and
+    /// sends the callbacks that makes.
     public func tick() async {
+        await deliverPending()
         guard let bodies = await withState(now: clock.now, { try self.advance($0) }) else { return }
         await send(bodies)
+    }
+
+    /// Sends `bodies` once the current request has been answered; ``tick()`` waits for them.
+    private func sendAfterAnswer(_ bodies: [Data]) {
+        guard !bodies.isEmpty else { return }
+        // Tracked, never fire-and-forget: ``deliverPending()`` awaits every one.
+        let delivery = Task { await self.send(bodies) }
+        deliveries.withLock { $0.append(delivery) }
+    }
+
+    /// Waits until every callback of an answered request has been sent.
+    package func deliverPending() async {
+        let pending = deliveries.withLock { pending in
+            defer { pending = [] }
+            return pending
+        }
+        for delivery in pending { await delivery.value }
     }
 
     /// Runs `body` on the state as of `now` in one transaction; `nil` when the sandbox's file failed (logged).
@@ -135,8 +161,13 @@ public final class VonageEmulator: VendorEmulator {
         let parts = request.path.split(separator: "/").map(String.init)
         let now = state.now
         if parts.first == "v2", parts.count >= 2, parts[1] == "verify" {
-            if parts.count == 5, parts[3] == "silent-auth", parts[4] == "redirect", request.method == .get {
-                return try silentAuthRedirect(id: parts[2], now: now, state: state)
+            if parts.count == 5, parts[3] == "silent-auth", request.method == .get {
+                // The device's hops, unauthenticated as Vonage's: check_url, then the mobile network's check.
+                switch parts[4] {
+                case "redirect": return (try silentAuthRedirect(id: parts[2], state: state), [])
+                case "network": return (try silentAuthNetwork(id: parts[2], state: state), [])
+                default: break
+                }
             }
             guard isAuthorizedV2(request.headerFields[.authorization], now: now) else {
                 return (Self.problem(401, "unauthorized", "Unauthorized", "You did not provide correct credentials."), [])
@@ -144,7 +175,7 @@ public final class VonageEmulator: VendorEmulator {
             let rest = Array(parts.dropFirst(2))
             switch (rest.count, request.method) {
             case (0, .post): return (try startV2(request.body, now: now, state: state), [])
-            case (1, .post): return (try checkV2(id: rest[0], body: request.body, now: now, state: state), [])
+            case (1, .post): return try checkV2(id: rest[0], body: request.body, now: now, state: state)
             case (1, .delete): return (try cancelV2(id: rest[0], now: now, state: state), [])
             case (2, .post) where rest[1] == "next_workflow":
                 return (try nextWorkflowV2(id: rest[0], now: now, state: state), [])
@@ -271,12 +302,15 @@ public final class VonageEmulator: VendorEmulator {
     }
 
     /// The URL the device opens for silent authentication: the emulator's own, on the gateway's address.
-    func checkURL(_ id: String) -> String {
+    func checkURL(_ id: String) -> String { silentAuthURL(id, hop: "redirect") }
+
+    /// One hop of silent authentication (`redirect`: the `check_url`; `network`: the mobile network's check).
+    func silentAuthURL(_ id: String, hop: String) -> String {
         if let base = callbacks.baseURL {
             let gateway = base.deletingLastPathComponent().deletingLastPathComponent()
-            return gateway.appending(path: "sandbox/vonage/v2/verify/\(id)/silent-auth/redirect").absoluteString
+            return gateway.appending(path: "sandbox/vonage/v2/verify/\(id)/silent-auth/\(hop)").absoluteString
         }
-        return "https://api.nexmo.com/v2/verify/\(id)/silent-auth/redirect"
+        return "https://api.nexmo.com/v2/verify/\(id)/silent-auth/\(hop)"
     }
 
     // MARK: callbacks

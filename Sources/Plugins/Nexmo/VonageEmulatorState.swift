@@ -11,6 +11,8 @@ struct VonageEmulatorState: EmulatorRowsView {
         /// `unused`, `pending` (in progress), `completed`, `failed`, `expired`, `action_pending`.
         var status: String
         var initiatedAt: Date?
+        /// silent_auth: the request's `redirect_url`, the last hop of `check_url`'s redirects.
+        var redirectURL: String?
     }
 
     struct Request: Codable, Sendable, Equatable {
@@ -31,6 +33,9 @@ struct VonageEmulatorState: EmulatorRowsView {
         var status: String
         var finalizedAt: Date?
         var checks: [V1Check]
+        /// silent_auth: the code the device got at the end of `check_url`'s redirects, which the backend
+        /// then checks (one attempt); `nil` until the device has followed them.
+        var silentAuthCode: String?
 
         var isLive: Bool { status == "in_progress" }
         var current: Step { steps[position] }

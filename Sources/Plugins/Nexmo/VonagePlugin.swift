@@ -24,6 +24,7 @@ public enum VonagePlugin {
                 "api_secret": VonageSandbox.apiSecret,
                 "brand": VonageSandbox.brand,
                 "signature_secret": VonageSandbox.signatureSecret,
+                "whatsapp_from": VonageSandbox.whatsappFrom,
                 "base_url": baseURL.absoluteString,
             ]
         })

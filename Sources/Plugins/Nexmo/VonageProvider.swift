@@ -44,8 +44,9 @@ struct VonageProvider: VerificationProvider {
             if configuration.whatsappFrom != nil { channels.insert(.whatsapp) }
             return ProviderCapabilities(
                 channels: channels, resendKeepsCode: false, supportsResend: true, supportsCancel: true,
-                supportsStatus: false, resendCanChangeChannel: true, completesWithoutCode: [.silentAuth],
-                nativeWorkflows: true, vendorMaxAttempts: VonageWire.maxChecks,
+                // Silent auth ends in a code the backend checks ([SPEC-V2-CUR] `silentAuthCheck`): not codeless.
+                supportsStatus: false, resendCanChangeChannel: true, nativeWorkflows: true,
+                vendorMaxAttempts: VonageWire.maxChecks,
                 acceptsCallbacks: configuration.signatureSecret != nil)
         case .v1:
             return ProviderCapabilities(

@@ -15,6 +15,8 @@ public enum VonageSandbox {
     public static let brand = "Gateway"
     /// The account id v1 search answers show.
     public static let accountID = "5a4db0c1"
+    /// The WhatsApp Business number the sandbox provider sends WhatsApp codes from (Vonage's `from`).
+    public static let whatsappFrom = "14155550199"
 
     /// The sandbox application's private key: a public test key, so that a client can sign application JWTs
     /// the emulator accepts. Never use it anywhere else.

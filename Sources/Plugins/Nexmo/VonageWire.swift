@@ -12,12 +12,21 @@ enum VonageWire {
         var channel: String
         /// E.164 without `+` for phone channels, an address for email.
         var to: String
+        /// sms: the sender; whatsapp: the WhatsApp Business number (required there).
         var from: String?
+        /// silent_auth: where the last redirect of `check_url` goes, with `#request_id=…&code=…` after it.
+        var redirectURL: String?
 
-        init(channel: String, to: String, from: String? = nil) {
+        init(channel: String, to: String, from: String? = nil, redirectURL: String? = nil) {
             self.channel = channel
             self.to = to
             self.from = from
+            self.redirectURL = redirectURL
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case channel, to, from
+            case redirectURL = "redirect_url"
         }
     }
 

@@ -397,7 +397,7 @@ enum OpenAPIDocument {
       "post": {
         "operationId": "checkVerification",
         "summary": "Check a code (for a flash call, the caller number the app intercepted)",
-        "description": "Checks of one verification are settled one at a time: a concurrent check waits for the one at the vendor, the first right code approves, and every other answer is `already_approved`. A verification whose channel completes without a code at its provider (push; silent_auth where the vendor finishes it) is never completed by a check: read it with `GET /v1/verifications/{id}?refresh=true`.",
+        "description": "Checks of one verification are settled one at a time: a concurrent check waits for the one at the vendor, the first right code approves, and every other answer is `already_approved`. A verification whose channel completes without a code at its provider (push; silent_auth where the vendor finishes it, as Sinch) is never completed by a check: read it with `GET /v1/verifications/{id}?refresh=true`. Vonage's silent_auth ends in a code the device gets from the `open_url` redirects: check it here (one attempt; before the device has it, `invalid_state`).",
         "parameters": [
           {
             "name": "id",
@@ -471,7 +471,7 @@ enum OpenAPIDocument {
             }
           },
           "409": {
-            "description": "`already_approved` or `canceled`; `invalid_state` while a challenge is unsolved, or when the provider completes this channel without a code (push, and silent_auth where the vendor finishes it: use GET with `refresh=true`); `concurrent_verification` when another check held the verification for too long.",
+            "description": "`already_approved` or `canceled`; `invalid_state` while a challenge is unsolved, or when the provider completes this channel without a code (push, and silent_auth where the vendor finishes it: use GET with `refresh=true`), or Vonage silent_auth before the device followed the URL to its code; `concurrent_verification` when another check held the verification for too long.",
             "content": {
               "application/json": {
                 "schema": {
@@ -4500,7 +4500,7 @@ enum OpenAPIDocument {
                   "url",
                   "cellular_only"
                 ],
-                "description": "The app opens the URL; the verification then completes without a code (read it with `refresh=true`).",
+                "description": "The app opens the URL and follows its redirects. Where the vendor finishes it (Sinch) the verification then completes without a code (read it with `refresh=true`); where the redirects end in a code (Vonage: `{request_id, code}`), the backend checks that code, with one attempt.",
                 "properties": {
                   "url": {
                     "type": "string"
