@@ -720,6 +720,35 @@ def drive_twilio(d):
                 break
 
 
+def drive_twilio_push(d):
+    """Verify Push: a simulated phone (scripts/push_device.py, needs `cryptography`) enrols a factor with the
+    access token from the API, approves one push and denies another; the factors are listed, fetched and
+    removed. The phone's own calls reach the emulator through the proxy too (the token's base_url is the
+    provider's), so they are checked against Twilio's document as well."""
+    try:
+        import push_device
+    except ImportError as error:
+        d.failures.append(f"Twilio push not driven: {error} (pip install cryptography)")
+        return
+    device = push_device.Device("wire-check-" + os.urandom(6).hex())
+    factor = device.enrol(d.base, KEY, "twilio")
+    for answer in ("approved", "denied"):
+        started = push_device.start_push(d.base, KEY, device.identity, "twilio")
+        d.expect("twilio push refresh", *d.call("GET", f"/v1/verifications/{started['id']}?refresh=true"), (200,))
+        push = device.pushes(d.base)[-1]
+        code, _, _ = device.answer(push["challenge_sid"], answer)
+        d.expect(f"twilio push {answer}", code, {}, (200,))
+        d.expect("twilio push read", *d.call("GET", f"/v1/verifications/{started['id']}?refresh=true"), (200,))
+    started = push_device.start_push(d.base, KEY, device.identity, "twilio")
+    d.expect("twilio push resend", *d.call("POST", f"/v1/verifications/{started['id']}/resend", {}), (200, 409, 422))
+    d.expect("twilio factors", *d.call("GET", f"/v1/factors?identity={device.identity}&provider=twilio"), (200,))
+    d.expect("twilio factor", *d.call("GET", f"/v1/factors/{factor}?identity={device.identity}&provider=twilio"),
+             (200,))
+    d.expect("twilio factor delete",
+             *d.call("DELETE", f"/v1/factors/{factor}?identity={device.identity}&provider=twilio"), (200, 204))
+    d.start("twilio", device.identity, "push", expect=(422,))  # no factor left: Twilio's 60390 path
+
+
 def drive_faults(d):
     """Each vendor's own error body: its emulator answers one call with a 500 (the fault switch)."""
     proof = {"type": "recaptcha", "token": "wire-check-token"}
@@ -763,6 +792,15 @@ def drive_vonage(d, provider, base_number):
         status, v = d.start(provider, "verify@example.com", "email", expect=(201, 400, 422))
         if status == 201:
             d.check(v["id"], d.code("verify@example.com"), expect=(200,))
+        # Silent authentication first, then SMS: the app opens the URL (the device's call, sent as given).
+        status, v = d.start(provider, f"+14155550{base_number}5", "silent_auth", fallback_channels=["sms"])
+        if status == 201:
+            url = ((v.get("next_action") or {}).get("open_url") or {}).get("url")
+            if url:
+                split = urllib.parse.urlsplit(url)
+                sandbox_gateway.call(f"{split.scheme}://{split.netloc}", "GET",
+                                     split.path + ("?" + split.query if split.query else ""), key=None)
+            d.expect("vonage silent auth read", *d.call("GET", f"/v1/verifications/{v['id']}"), (200,))
 
 
 def drive_sinch(d):
@@ -1035,7 +1073,7 @@ providers:
                                           extra=["--config", config_path], log_path=log_path)
     driver = Driver(base)
     try:
-        for name, step in (("twilio", drive_twilio), ("vonage", lambda d: drive_vonage(d, "vonage", "04")),
+        for name, step in (("twilio", drive_twilio), ("twilio push", drive_twilio_push), ("vonage", lambda d: drive_vonage(d, "vonage", "04")),
                            ("vonage-legacy", lambda d: drive_vonage(d, "vonage-legacy", "05")),
                            ("sinch", drive_sinch), ("firebase", drive_firebase), ("faults", drive_faults)):
             before = len(recorder.records)
@@ -1081,8 +1119,8 @@ providers:
         allowed = ", ".join(f"{k} x{n}" for k, n in sorted(t["allowed"].items())) or "-"
         print(f"{vendor:<11} {t['requests']:>8} {t['answers']:>8} {t['bad_requests']:>17} {t['bad_answers']:>16}  {allowed}")
         if args.verbose:
-            for op in sorted(t["operations"]):
-                print("    " + re.sub(r"/[A-Za-z0-9%+._-]{16,}", "/…", op))
+            for op in sorted({re.sub(r"/[A-Za-z0-9%+._-]{16,}", "/…", op) for op in t["operations"]}):
+                print("    " + op)
         if t["requests"] == 0:
             print(f"FAILED: {vendor} recorded no traffic")
             failed = True
