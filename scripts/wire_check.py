@@ -1112,6 +1112,9 @@ providers:
             for problem in problems:
                 r = record["request"]
                 print(f"INVALID {vendor} {kind}: {r['method']} {r['path']} -> {record['response']['status']}: {problem}")
+    if args.self_test:  # the broken copies first, so the summary ends the output
+        count, missed = self_test(docs, recorder.records)
+        vendors_covered = {vendor_of(r["request"]["path"])[0] for _, r, _ in mutations(recorder.records)}
     print()
     print(f"{'vendor':<11} {'requests':>8} {'answers':>8} {'invalid requests':>17} {'invalid answers':>16}  allowed")
     for vendor in VENDORS:
@@ -1132,8 +1135,6 @@ providers:
             print("  " + failure[:400])
         failed = True
     if args.self_test:
-        count, missed = self_test(docs, recorder.records)
-        vendors_covered = {vendor_of(r["request"]["path"])[0] for _, r, _ in mutations(recorder.records)}
         print(f"self-test: {count - len(missed)} of {count} broken copies refused "
               f"({', '.join(sorted(vendors_covered))})")
         if missed or count == 0 or len(vendors_covered) < len(VENDORS):
