@@ -860,6 +860,11 @@ def drive_firebase(d):
             expect=(201, 400, 422))
     d.start("firebase", "+447400123404", app_verification={"type": "ios_receipt", "token": "receipt",
                                                           "secret": "secret"}, expect=(201, 400, 422))
+    # Firebase's test number (configured on the provider): the send goes without a proof, nothing is sent.
+    status, v = d.start("firebase", "+16505550100")
+    if status == 201:
+        d.check(v["id"], "654321", expect=(422,))
+        d.check(v["id"], "123456", expect=(200,))
     to = "+447400123405"
     status, v = d.start("firebase", to, app_verification=proof)
     if status == 201:
