@@ -792,6 +792,10 @@ def drive_vonage(d, provider, base_number):
         status, v = d.start(provider, "verify@example.com", "email", expect=(201, 400, 422))
         if status == 201:
             d.check(v["id"], d.code("verify@example.com"), expect=(200,))
+        to = f"+14155550{base_number}6"
+        status, v = d.start(provider, to, "whatsapp", fallback_channels=["sms"])
+        if status == 201:
+            d.check(v["id"], d.code(to), expect=(200,))
         # Silent authentication first, then SMS: the app opens the URL (the device's call, sent as given).
         status, v = d.start(provider, f"+14155550{base_number}5", "silent_auth", fallback_channels=["sms"])
         if status == 201:
@@ -1056,7 +1060,8 @@ providers:
       auth_token_env: WIRE_TWILIO_TOKEN, service_sid: VA5a4db0c5a4db0c5a4db0c5a4db0c0001,
       base_url: "{via}/twilio"}}}}
   - {{id: vonage, plugin: vonage, settings: {{api_key: 5a4db0c1, api_secret_env: WIRE_VONAGE_SECRET,
-      brand: Gateway, signature_secret_env: WIRE_VONAGE_SIGNATURE, base_url: "{via}/vonage"}}}}
+      brand: Gateway, signature_secret_env: WIRE_VONAGE_SIGNATURE, base_url: "{via}/vonage",
+      whatsapp_from: "14155550100"}}}}
   - {{id: vonage-legacy, plugin: vonage, settings: {{api: v1, api_key: 5a4db0c1, api_secret_env: WIRE_VONAGE_SECRET,
       brand: Gateway, base_url: "{via}/vonage"}}}}
   - {{id: sinch, plugin: sinch, settings: {{application_key: 5a4db0c0-5a4d-4b0c-8a4d-b0c05a4d0001,
