@@ -34,6 +34,8 @@ struct GatewayOptions: Sendable {
     var logger = Logger(label: "gateway")
     /// Deadline for one vendor call.
     var vendorTimeout: Duration = .seconds(10)
+    /// Overrides the configuration's `policy.start_deadline_seconds` (tests on a busy machine).
+    var startDeadline: Duration?
     /// Where status webhooks go instead of the outbound HTTP client (tests).
     var webhookTransport: (any HTTPTransport)?
     /// Serve HTTPS with this certificate chain and private key (PEM files); the configuration file's
@@ -67,6 +69,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         configuration = GatewayConfiguration()
         configuration.sandbox = true
     }
+    if let startDeadline = options.startDeadline { configuration.policy.startDeadline = startDeadline }
     let tls = try ServerTLS.load(
         certificate: options.tlsCertificate ?? configuration.tlsCertificate,
         key: options.tlsKey ?? configuration.tlsKey)

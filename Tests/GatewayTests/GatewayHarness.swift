@@ -17,6 +17,8 @@ import Testing
 /// The gateway logs to ``logs``, in memory, so a passing run prints the test report and not the gateway's
 /// lines. Vendor calls get ``vendorTimeout``: a bound against a hang, not a speed figure, since the tests run
 /// in parallel on machines as busy as CI's two shared cores (a 2-second deadline failed Sinch starts there).
+/// A start's deadline across its vendors (30 s by default) is five of those: a failover test's start once
+/// passed 30 s there and was not failed over.
 struct GatewayHarness {
     static let apiKey = "sk_test_0123456789abcdef"
     static let vendorTimeout: Duration = .seconds(60)
@@ -37,6 +39,7 @@ struct GatewayHarness {
         options.configFile = configFile
         options.environment = ["GATEWAY_SANDBOX_API_KEY": Self.apiKey].merging(environment) { _, new in new }
         options.vendorTimeout = Self.vendorTimeout
+        options.startDeadline = Self.vendorTimeout * 5
         options.logger = logs.logger(label: "gateway")
         return options
     }
