@@ -248,6 +248,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         var services: [any Service] = []
         if let httpClient { services.append(HTTPClientService(client: httpClient)) }
         if let postgres { services.append(PostgresStoreService(store: postgres)) }
+        services.append(
+            StoreMaintenance(store: store, clock: options.clock, policy: configuration.policy, logger: logger))
         var webhooks: WebhookDispatcher?
         if !configuration.webhooks.endpoints.isEmpty {
             guard let webhookQueue else {

@@ -132,7 +132,18 @@ struct PostgresMigration: Sendable {
                 """,
                 "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at)",
                 "CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at)",
-            ])
+            ]),
+        // A claim made before leases has no record of how far it got: it is taken as having called a vendor.
+        PostgresMigration(
+            version: 2, name: "idempotency claims with a lease, their progress, pruning",
+            statements: [
+                "ALTER TABLE idempotency_keys ADD COLUMN token TEXT",
+                "ALTER TABLE idempotency_keys ADD COLUMN lease_until DOUBLE PRECISION",
+                "ALTER TABLE idempotency_keys ADD COLUMN stage BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE idempotency_keys ADD COLUMN verification_id TEXT",
+                "UPDATE idempotency_keys SET stage = 1 WHERE status IS NULL",
+                "CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at)",
+            ]),
     ]
 
     /// The advisory lock that serializes migrations: several instances starting at once apply each step once.
