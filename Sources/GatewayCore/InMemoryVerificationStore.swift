@@ -14,6 +14,7 @@ public final class InMemoryVerificationStore: VerificationStore {
         var log: [SequencedEvent] = []
         var webhookCursor: Int64?
         var deliveries: [String: WebhookDelivery] = [:]
+        var instances: [String: GatewayInstance] = [:]
     }
 
     private struct IdempotencyEntry {
@@ -192,6 +193,18 @@ public final class InMemoryVerificationStore: VerificationStore {
             existing.leaseUntil = min(existing.leaseUntil, at)
             state.idempotency[key] = existing
         }
+    }
+
+    public func heartbeat(_ instance: GatewayInstance) async throws(GatewayError) {
+        state.withLock { $0.instances[instance.id] = instance }
+    }
+
+    public func instances() async throws(GatewayError) -> [GatewayInstance] {
+        state.withLock { $0.instances.values.sorted { $0.id < $1.id } }
+    }
+
+    public func removeInstance(id: String) async throws(GatewayError) {
+        _ = state.withLock { $0.instances.removeValue(forKey: id) }
     }
 
     public func pruneIdempotencyKeys(claimedBefore before: Date, limit: Int) async throws(GatewayError) -> Int {

@@ -90,14 +90,18 @@ public struct VerificationService: Sendable {
     public let breakers: CircuitBreakers
     /// Starts, checks, outcomes, vendor latency, failovers and refusals (`docs/operations.md`).
     public let metrics: GatewayMetrics
+    /// This instance and the judge of other instances' leases; `nil`: leases carry no owner and a dead
+    /// instance's lease lapses only after ``VerificationPolicy/checkLease``.
+    public let leaseOwners: (any LeaseOwners)?
 
     public init(
         registry: ProviderRegistry, routing: RoutingTable, store: any VerificationStore,
         clock: any WallClock = SystemClock(), policy: VerificationPolicy = VerificationPolicy(),
         breakers: CircuitBreakers? = nil, logger: Logger = Logger(label: "gateway.verifications"),
-        metrics: GatewayMetrics = .disabled
+        metrics: GatewayMetrics = .disabled, leaseOwners: (any LeaseOwners)? = nil
     ) {
         self.metrics = metrics
+        self.leaseOwners = leaseOwners
         self.registry = registry
         self.routing = routing
         self.store = store

@@ -94,6 +94,15 @@ public protocol VerificationStore: Sendable {
     /// what is known (the verification, if it was stored after all, or that the outcome is unknown).
     func abandonIdempotencyKey(_ key: IdempotencyKey, token: String, at: Date) async throws(GatewayError)
 
+    /// Writes `instance`'s heartbeat row: inserted, or replacing the row with its id.
+    func heartbeat(_ instance: GatewayInstance) async throws(GatewayError)
+
+    /// Every instance's heartbeat row, by id.
+    func instances() async throws(GatewayError) -> [GatewayInstance]
+
+    /// Deletes the heartbeat row of `id` (an instance found dead); its leases are then taken over at once.
+    func removeInstance(id: String) async throws(GatewayError)
+
     /// Deletes at most `limit` keys claimed before `before` whose claim is not running (completed, or its
     /// lease over by then); returns how many it deleted.
     func pruneIdempotencyKeys(claimedBefore before: Date, limit: Int) async throws(GatewayError) -> Int

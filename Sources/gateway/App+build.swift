@@ -198,10 +198,14 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             pem: configuration.tokenSigningKeyPEM,
             file: options.dataDirectory.appendingPathComponent("token-signing-key.pem"))
         let metrics = MetricsRegistry()
+        // Before any lease is taken: this instance's heartbeat row, and dead instances' rows removed, so
+        // their leases are taken over at once.
+        let instances = InstanceRegistry(store: store, clock: options.clock, logger: logger)
+        try await instances.register()
         let service = VerificationService(
             registry: registry, routing: routing, store: store, clock: options.clock, policy: configuration.policy,
             breakers: CircuitBreakers(settings: configuration.breakers, clock: options.clock), logger: logger,
-            metrics: GatewayMetrics(factory: metrics.factory))
+            metrics: GatewayMetrics(factory: metrics.factory), leaseOwners: instances)
 
         let routes = RouteTable()
         let router = RecordingRouter(router: Router(context: GatewayRequestContext.self), table: routes)
@@ -248,6 +252,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         var services: [any Service] = []
         if let httpClient { services.append(HTTPClientService(client: httpClient)) }
         if let postgres { services.append(PostgresStoreService(store: postgres)) }
+        services.append(instances)
         services.append(
             StoreMaintenance(store: store, clock: options.clock, policy: configuration.policy, logger: logger))
         var webhooks: WebhookDispatcher?

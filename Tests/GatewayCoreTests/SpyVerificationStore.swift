@@ -126,6 +126,18 @@ final class SpyVerificationStore: VerificationStore {
         try await inner.abandonIdempotencyKey(key, token: token, at: at)
     }
 
+    func heartbeat(_ instance: GatewayInstance) async throws(GatewayError) {
+        try await inner.heartbeat(instance)
+    }
+
+    func instances() async throws(GatewayError) -> [GatewayInstance] {
+        try await inner.instances()
+    }
+
+    func removeInstance(id: String) async throws(GatewayError) {
+        try await inner.removeInstance(id: id)
+    }
+
     func pruneIdempotencyKeys(claimedBefore before: Date, limit: Int) async throws(GatewayError) -> Int {
         try await inner.pruneIdempotencyKeys(claimedBefore: before, limit: limit)
     }

@@ -48,6 +48,7 @@ public struct StoreConformance: Sendable {
         case abandonedClaimIsTakenOverAtOnceWithItsProgress
         case onlyTheHoldersTokenReleasesOrCompletesAClaim
         case expiredIdempotencyKeysArePrunedInBoundedBatches
+        case instanceHeartbeatsAreWrittenListedAndRemoved
 
         public var testDescription: String {
             switch self {
@@ -81,6 +82,7 @@ public struct StoreConformance: Sendable {
             case .abandonedClaimIsTakenOverAtOnceWithItsProgress: "An abandoned claim is taken over at once, with its progress"
             case .onlyTheHoldersTokenReleasesOrCompletesAClaim: "Only the holder's token records, releases or completes a claim"
             case .expiredIdempotencyKeysArePrunedInBoundedBatches: "Expired idempotency keys are pruned in bounded batches"
+            case .instanceHeartbeatsAreWrittenListedAndRemoved: "Instance heartbeats are written, listed and removed"
             }
         }
     }
@@ -118,6 +120,7 @@ public struct StoreConformance: Sendable {
         case .abandonedClaimIsTakenOverAtOnceWithItsProgress: try await abandonedClaimIsTakenOverAtOnceWithItsProgress()
         case .onlyTheHoldersTokenReleasesOrCompletesAClaim: try await onlyTheHoldersTokenReleasesOrCompletesAClaim()
         case .expiredIdempotencyKeysArePrunedInBoundedBatches: try await expiredIdempotencyKeysArePrunedInBoundedBatches()
+        case .instanceHeartbeatsAreWrittenListedAndRemoved: try await instanceHeartbeatsAreWrittenListedAndRemoved()
         }
     }
 
@@ -485,6 +488,28 @@ public struct StoreConformance: Sendable {
             try await store.append(VerificationEvent(verificationID: "VEkinds0001", kind: kind, at: Self.epoch))
         }
         #expect(try await store.events(verificationID: "VEkinds0001").map(\.kind) == VerificationEvent.Kind.allCases)
+    }
+
+    // MARK: - Instances
+
+    /// A heartbeat inserts an instance's row, a later one moves only its time; rows list by id; removing one
+    /// (or one that is not there) leaves the others.
+    public func instanceHeartbeatsAreWrittenListedAndRemoved() async throws {
+        let store = try await makeStore()
+        #expect(try await store.instances().isEmpty)
+        let first = GatewayInstance(
+            id: "in_b", host: "host/boot/pid:[1]", pid: 41, startedAt: Self.epoch, heartbeatAt: Self.epoch)
+        let second = GatewayInstance(
+            id: "in_a", host: "other", pid: 1, startedAt: Self.epoch + 1, heartbeatAt: Self.epoch + 1.25)
+        try await store.heartbeat(first)
+        try await store.heartbeat(second)
+        var later = first
+        later.heartbeatAt = Self.epoch + 5.5
+        try await store.heartbeat(later)
+        #expect(try await store.instances() == [second, later])
+        try await store.removeInstance(id: "in_a")
+        try await store.removeInstance(id: "in_unknown")
+        #expect(try await store.instances() == [later])
     }
 
     // MARK: - Idempotency

@@ -144,9 +144,25 @@ struct PostgresMigration: Sendable {
                 "UPDATE idempotency_keys SET stage = 1 WHERE status IS NULL",
                 "CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at)",
             ]),
+        PostgresMigration(
+            version: 3, name: "lease owners: instance heartbeats, the owner of a check lease",
+            statements: [
+                """
+                CREATE TABLE gateway_instances (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    host TEXT NOT NULL,
+                    pid BIGINT NOT NULL,
+                    started_at DOUBLE PRECISION NOT NULL,
+                    heartbeat_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "ALTER TABLE verifications ADD COLUMN check_lease_owner TEXT",
+                "ALTER TABLE verifications ADD COLUMN check_lease_attempt BIGINT NOT NULL DEFAULT 0",
+            ]),
     ]
 
-    /// The advisory lock that serializes migrations: several instances starting at once apply each step once.
+    /// The advisory lock that serializes migrations (combined with the schema's name): several instances
+    /// starting at once apply each step once.
     static let lockKey: Int64 = 0x6761_7465_7761_7901
 
     /// Brings the schema up to the newest step in one transaction under ``lockKey``. Returns the version.
@@ -159,7 +175,12 @@ struct PostgresMigration: Sendable {
             throw PostgresStoreError("schema name \(schema) is not lower-case letters, digits and _")
         }
         return try await client.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+            // One lock per schema: migrations of one schema run one at a time, those of different schemas (the
+            // tests give each store its own) do not queue behind each other. The rows are read, so a lock
+            // that timed out fails here rather than as the next statement's "transaction is aborted".
+            let name = schema ?? "public"
+            let lock: PostgresQuery = "SELECT pg_advisory_xact_lock(\(lockKey) # hashtext(\(name))::BIGINT)"
+            for try await _ in try await connection.query(lock, logger: logger) {}
             if let schema {
                 try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
             }

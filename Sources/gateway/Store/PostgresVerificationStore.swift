@@ -449,6 +449,42 @@ final class PostgresVerificationStore: VerificationStore {
         }
     }
 
+    func heartbeat(_ instance: GatewayInstance) async throws(GatewayError) {
+        let logger = logger
+        try await perform("heartbeat") { connection in
+            try await connection.run(
+                """
+                INSERT INTO gateway_instances (id, host, pid, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $5)
+                ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
+                """,
+                [
+                    .text(instance.id), .text(instance.host), .int(instance.pid), .date(instance.startedAt),
+                    .date(instance.heartbeatAt),
+                ], logger: logger)
+        }
+    }
+
+    func instances() async throws(GatewayError) -> [GatewayInstance] {
+        let logger = logger
+        return try await perform("instances") { connection in
+            try await connection.rows(
+                "SELECT id, host, pid, started_at, heartbeat_at FROM gateway_instances ORDER BY id", logger: logger
+            ) { row in
+                GatewayInstance(
+                    id: row.text(0) ?? "", host: row.text(1) ?? "", pid: Int(row.int64(2) ?? 0),
+                    startedAt: try SQLiteVerificationStore.date(row.double(3), what: "instance started_at"),
+                    heartbeatAt: try SQLiteVerificationStore.date(row.double(4), what: "instance heartbeat_at"))
+            }
+        }
+    }
+
+    func removeInstance(id: String) async throws(GatewayError) {
+        let logger = logger
+        try await perform("remove_instance") { connection in
+            try await connection.run("DELETE FROM gateway_instances WHERE id = $1", [.text(id)], logger: logger)
+        }
+    }
+
     /// Served by the `created_at` index of migration 2; bounded, so one call never holds many row locks.
     func pruneIdempotencyKeys(claimedBefore before: Date, limit: Int) async throws(GatewayError) -> Int {
         let logger = logger

@@ -151,6 +151,19 @@ struct SQLiteMigration: Sendable {
                 UPDATE idempotency_keys SET stage = 1 WHERE status IS NULL;
                 CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
                 """),
+        SQLiteMigration(
+            version: 10, name: "lease owners: instance heartbeats, the owner of a check lease",
+            sql: """
+                CREATE TABLE gateway_instances (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    host TEXT NOT NULL,
+                    pid INTEGER NOT NULL,
+                    started_at REAL NOT NULL,
+                    heartbeat_at REAL NOT NULL
+                );
+                ALTER TABLE verifications ADD COLUMN check_lease_owner TEXT;
+                ALTER TABLE verifications ADD COLUMN check_lease_attempt INTEGER NOT NULL DEFAULT 0;
+                """),
     ]
 
     /// Brings the database up to the newest step in one `BEGIN IMMEDIATE` transaction, so two processes

@@ -373,6 +373,41 @@ final class SQLiteVerificationStore: VerificationStore {
         }
     }
 
+    func heartbeat(_ instance: GatewayInstance) async throws(GatewayError) {
+        // Unsynced: a heartbeat lost to a power loss only makes the instance look dead a little sooner, and
+        // every instance of the file died with it anyway.
+        try await perform("heartbeat", durability: .unsynced) { (connection) throws(SQLiteError) in
+            try connection.run(
+                """
+                INSERT INTO gateway_instances (id, host, pid, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
+                """,
+                [
+                    .text(instance.id), .text(instance.host), .int(instance.pid), .date(instance.startedAt),
+                    .date(instance.heartbeatAt),
+                ])
+        }
+    }
+
+    func instances() async throws(GatewayError) -> [GatewayInstance] {
+        try await perform("instances") { (connection) throws(SQLiteError) in
+            try connection.query(
+                "SELECT id, host, pid, started_at, heartbeat_at FROM gateway_instances ORDER BY id"
+            ) { (row) throws(SQLiteError) in
+                GatewayInstance(
+                    id: row.text(0) ?? "", host: row.text(1) ?? "", pid: Int(row.int64(2) ?? 0),
+                    startedAt: try Self.date(row.double(3), what: "instance started_at"),
+                    heartbeatAt: try Self.date(row.double(4), what: "instance heartbeat_at"))
+            }
+        }
+    }
+
+    func removeInstance(id: String) async throws(GatewayError) {
+        try await perform("remove_instance") { (connection) throws(SQLiteError) in
+            try connection.run("DELETE FROM gateway_instances WHERE id = ?", [.text(id)])
+        }
+    }
+
     /// Served by the `created_at` index of migration 9; bounded, so one call never holds the file for long.
     func pruneIdempotencyKeys(claimedBefore before: Date, limit: Int) async throws(GatewayError) -> Int {
         try await perform("prune_idempotency_keys") { (connection) throws(SQLiteError) -> Int in
