@@ -54,6 +54,7 @@ CHECK_BOUND = 2.0  # seconds after a restart within which the right code must ap
 TWILIO = {"account_sid": "AC5a4db0c5a4db0c5a4db0c5a4db0c0001", "service_sid": "VA5a4db0c5a4db0c5a4db0c5a4db0c0001",
           "auth_token": "5a4db0c0sandbox0auth0token000001"}  # TwilioSandbox: what the vendor's emulator accepts
 TOKEN_VARIABLE = "MULTI_INSTANCE_TWILIO_AUTH_TOKEN"
+SIGNING_KEY_VARIABLE = "MULTI_INSTANCE_TOKEN_SIGNING_KEY"
 
 
 class Violations:
@@ -486,6 +487,18 @@ def outage_phase(load, instances, postgres, outage, recovery_bound):
     return report
 
 
+def jwks_check(client, instances):
+    """Every instance on the shared store serves the same JWKS, so a token from one verifies with another's."""
+    sets = {}
+    for instance in instances:
+        answer = client.call(instance, "GET", "/.well-known/jwks.json", key=None, record=False)
+        sets[instance.name] = json.dumps(answer.body.get("keys"), sort_keys=True)
+    if len(set(sets.values())) != 1 or not json.loads(next(iter(sets.values())) or "null"):
+        VIOLATIONS.add(f"instances serve different JWKS: {sets}")
+    kids = [key.get("kid") for key in json.loads(next(iter(sets.values())) or "[]") or []]
+    return f"JWKS: {'the same' if len(set(sets.values())) == 1 else 'DIFFERENT'} on {', '.join(sets)} (kid {kids})"
+
+
 # MARK: - Crashes mid-start and mid-check (issue 31)
 
 def vendor_sends(client, vendor, to):
@@ -737,10 +750,15 @@ def main():
                     f"    settings: {{account_sid: {TWILIO['account_sid']}, service_sid: {TWILIO['service_sid']}, "
                     f"auth_token_env: {TOKEN_VARIABLE}, base_url: '{vendor.base}/sandbox/twilio'}}\n"
                     f"store: '{postgres.url}'\n"
+                    f"token: {{signing_key_env: {SIGNING_KEY_VARIABLE}}}\n"
                     f"policy: {{check_lease_seconds: {CHECK_LEASE}, start_deadline_seconds: {START_DEADLINE}}}\n"
                     "store_pool_size: 10\n"
                     "store_timeout: 5\n")
             os.environ[TOKEN_VARIABLE] = TWILIO["auth_token"]
+            # One token signing key for every instance on the shared store (they refuse to start without one).
+            generated = subprocess.run([args.binary, "token-key", "generate"], capture_output=True, text=True,
+                                       timeout=30, check=True)
+            os.environ[SIGNING_KEY_VARIABLE] = generated.stdout
             instances = [Instance(name, args.binary, root, gw.free_port(), ["--config", config])
                          for name in ("A", "B", "C")]
             for instance in instances:
@@ -749,6 +767,7 @@ def main():
             print(f"vendor {vendor.base}; instances " + ", ".join(f"{i.name} {i.base}" for i in instances)
                   + f"; {args.users} users")
             load = Load(client, vendor, instances, args.users, number_base=int(time.time()) % 10_000 * 10_000)
+            print(jwks_check(client, instances))
 
             # One instance against three, alternating in rounds so the shared machine's load drifts evenly.
             rounds = {1: [], 3: []}

@@ -184,6 +184,13 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         if let injected = options.store {
             store = injected
         } else if let settings = try storeSettings(options, configuration) {
+            // Instances sharing a store must sign with one key, or a token from one fails another's JWKS.
+            guard configuration.tokenSigningKeyPEM != nil else {
+                throw ConfigurationError(problems: [
+                    "token: a shared store needs `token: {signing_key_env: VAR}` with one PEM P-256 key for every "
+                        + "instance (`gateway token-key generate` makes one; docs/operations.md)"
+                ])
+            }
             let opened = try await PostgresVerificationStore(settings: settings, logger: logger)
             logger.notice("store: PostgreSQL", metadata: ["store": "\(settings.displayURL)"])
             postgres = opened
@@ -195,7 +202,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
                 synchronous: configuration.sqliteSynchronous, logger: logger)
         }
         let signer = try VerificationTokenSigner.load(
-            pem: configuration.tokenSigningKeyPEM,
+            pem: configuration.tokenSigningKeyPEM, verification: configuration.tokenVerificationKeyPEMs,
             file: options.dataDirectory.appendingPathComponent("token-signing-key.pem"))
         let metrics = MetricsRegistry()
         // Before any lease is taken: this instance's heartbeat row, and dead instances' rows removed, so
