@@ -26,7 +26,8 @@ public struct VerificationPolicy: Sendable, Equatable {
     /// The SMS-pumping guard; off unless configured.
     public var pumpingGuard: PumpingGuard?
     /// How long one check may hold a verification while its vendor call runs. Other checks of the same
-    /// verification wait for it (at most this long); a lease left by a crashed instance lapses after it.
+    /// verification wait for it (at most this long); a lease left by a crashed instance lapses after it,
+    /// unless that instance is known dead sooner (``LeaseOwners``, docs/architecture.md §9.3).
     public var checkLease: TimeInterval = 30
     /// How long an idempotency key stays after it was claimed (what a client may retry within); older keys
     /// are pruned.
