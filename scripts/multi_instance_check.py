@@ -5,6 +5,7 @@
     swift build -c release --product gateway
     scripts/multi_instance_check.py --binary .build/release/gateway                   # the figures
     scripts/multi_instance_check.py --short                                           # CI: well under 3 min
+    scripts/multi_instance_check.py --sqlite --short                                  # CI: one SQLite instance
 
 Everything runs on 127.0.0.1 and is stopped (and removed) by the script, on success and on failure:
 - a throwaway PostgreSQL cluster (initdb + pg_ctl from /usr/lib/postgresql/<version>/bin, a free port);
@@ -28,6 +29,14 @@ mid-load and its restart on the same data directory; PostgreSQL stopped for --ou
 no other 5xx, no crash), then started again: the time until each instance starts verifications again.
 At the end, across instances: every verification whose start was answered (201) is readable on every
 instance with its id, none was approved twice, no attempt limit was exceeded. Exit 1 on any violation.
+
+Crash mid-start and mid-check (issue 31), after the kill phase: with the vendor slowed to 5 s, C gets
+--crash-keys starts with Idempotency-Keys and one check of the right code, and is killed while they are at
+the vendor, then restarted. The right code again on C must approve within 2 s of the restart, with the lost
+check's attempt given back; every key, retried on A and B, must get an answer other than
+`idempotency_conflict` within its claim's lease (start deadline + 15 s; 201 with the same id on a second
+retry, or 409 idempotency_outcome_unknown), and no number may get two sends at the vendor.
+`--sqlite` runs only that phase, with one instance on its SQLite file (restarted on the same data directory).
 Stdlib only.
 """
 import argparse, collections, concurrent.futures, glob, http.client, json, os, shutil, signal, socket, statistics
@@ -38,9 +47,14 @@ import sandbox_gateway as gw
 
 MAX_ATTEMPTS = 5  # the default policy's max_attempts
 CHECK_LEASE = 15  # policy.check_lease_seconds of the instances: a dead instance's check lease lapses after it
+START_DEADLINE = 1  # policy.start_deadline_seconds of the instances (one provider: no failover to bound)
+CLAIM_LEASE = START_DEADLINE + 15  # VerificationPolicy.idempotencyLease: a dead start's key is taken over after it
+CRASH_LATENCY_MS = 5000  # the vendor's latency while instances are killed mid-start and mid-check
+CHECK_BOUND = 2.0  # seconds after a restart within which the right code must approve
 TWILIO = {"account_sid": "AC5a4db0c5a4db0c5a4db0c5a4db0c0001", "service_sid": "VA5a4db0c5a4db0c5a4db0c5a4db0c0001",
           "auth_token": "5a4db0c0sandbox0auth0token000001"}  # TwilioSandbox: what the vendor's emulator accepts
 TOKEN_VARIABLE = "MULTI_INSTANCE_TWILIO_AUTH_TOKEN"
+SIGNING_KEY_VARIABLE = "MULTI_INSTANCE_TOKEN_SIGNING_KEY"
 
 
 class Violations:
@@ -473,6 +487,152 @@ def outage_phase(load, instances, postgres, outage, recovery_bound):
     return report
 
 
+def jwks_check(client, instances):
+    """Every instance on the shared store serves the same JWKS, so a token from one verifies with another's."""
+    sets = {}
+    for instance in instances:
+        answer = client.call(instance, "GET", "/.well-known/jwks.json", key=None, record=False)
+        sets[instance.name] = json.dumps(answer.body.get("keys"), sort_keys=True)
+    if len(set(sets.values())) != 1 or not json.loads(next(iter(sets.values())) or "null"):
+        VIOLATIONS.add(f"instances serve different JWKS: {sets}")
+    kids = [key.get("kid") for key in json.loads(next(iter(sets.values())) or "[]") or []]
+    return f"JWKS: {'the same' if len(set(sets.values())) == 1 else 'DIFFERENT'} on {', '.join(sets)} (kid {kids})"
+
+
+# MARK: - Crashes mid-start and mid-check (issue 31)
+
+def vendor_sends(client, vendor, to):
+    outbox = client.call(vendor, "GET", "/sandbox/outbox?to=" + urllib.parse.quote(to), key=None, record=False)
+    return len(outbox.body.get("messages") or [])
+
+
+def set_vendor_latency(client, vendor, milliseconds):
+    answer = client.call(vendor, "PUT", "/sandbox/faults/twilio", {"latency_ms": milliseconds}, record=False)
+    if answer.status != 200:
+        VIOLATIONS.add(f"PUT /sandbox/faults/twilio on the vendor: {answer.status or answer.error}")
+
+
+def crash_phase(load, victim, retry_on, keys, latency, lease, check_bound):
+    """kill -9 of `victim` while `keys` starts (each with an Idempotency-Key) and one check with the right code
+    are at a slow vendor; then the check is retried on the restarted victim, and every key on `retry_on`
+    until an answer that is not `idempotency_conflict`.
+
+    Holds: each key gets a 201 (the same id on a second retry) or `409 idempotency_outcome_unknown` within
+    its claim's lease (a little slack for the client), never two sends to one number, and the right code
+    approves within `check_bound` seconds of the restart with the dead check's attempt given back."""
+    client = load.client
+    client.begin("crash mid-start")
+    report = {}
+    # A verification to check, and its code, while the vendor is fast.
+    _, checked_to = load.next()
+    started = client.call(victim, "POST", "/v1/verifications", {"to": checked_to, "provider": "twilio"})
+    if started.status != 201:
+        VIOLATIONS.add(f"crash phase: start on {victim.name}: {started.status} {started.code}")
+        return report
+    vid = started.body["id"]
+    LEDGER.start(vid, victim, "crash mid-start")
+    code = None
+    for _ in range(100):
+        outbox = client.call(load.vendor, "GET", "/sandbox/outbox?to=" + urllib.parse.quote(checked_to), key=None,
+                             record=False)
+        messages = outbox.body.get("messages") or []
+        code = messages[-1].get("code") if messages else None
+        if code:
+            break
+        time.sleep(0.02)
+    if not code:
+        VIOLATIONS.add(f"crash phase: no code for {vid}")
+        return report
+    set_vendor_latency(client, load.vendor, latency)
+    requests = []
+    for _ in range(keys):
+        _, to = load.next()
+        requests.append((str(uuid.uuid4()), to, {"to": to, "provider": "twilio"}))
+    claimed_at = time.monotonic()
+    in_flight = [load.pool.submit(client.call, victim, "POST", "/v1/verifications", body,
+                                  headers={"Idempotency-Key": key}, record=False) for key, _, body in requests]
+    in_flight.append(load.pool.submit(client.call, victim, "POST", f"/v1/verifications/{vid}/check",
+                                      {"code": code}, record=False))
+    time.sleep(min(0.8, latency / 4000))  # every request has reached the vendor, none has its answer
+    victim.kill9(client)
+    killed = time.monotonic()
+    set_vendor_latency(client, load.vendor, 0)
+    for future in in_flight:
+        future.result()
+    victim.start()
+    restarted = time.monotonic()
+    report["restart"] = restarted - killed
+    # The right code again, on the restarted instance: the dead check's lease must not hold it up.
+    check = client.call(victim, "POST", f"/v1/verifications/{vid}/check", {"code": code})
+    report["check"] = time.monotonic() - restarted
+    report["check_answer"] = f"{check.status} {check.body.get('status') or check.code}"
+    note_checks(vid, [check])
+    if check.status != 200 or check.body.get("status") != "approved":
+        VIOLATIONS.add(f"crash phase: right code after the restart answered {report['check_answer']}")
+    elif report["check"] > check_bound:
+        VIOLATIONS.add(f"crash phase: right code approved {report['check']:.2f}s after the restart (> {check_bound}s)")
+    after = client.call(victim, "GET", f"/v1/verifications/{vid}", record=False)
+    report["attempts_remaining"] = after.body.get("attempts_remaining")
+    if report["attempts_remaining"] != MAX_ATTEMPTS - 1:
+        VIOLATIONS.add(f"crash phase: {vid} has {report['attempts_remaining']} attempts left after one check "
+                       f"answered and one lost in the crash (the lost one's attempt is given back: {MAX_ATTEMPTS - 1})")
+    # Every key, retried until it gets an answer that is not "still in progress".
+    pending = {key: (to, body) for key, to, body in requests}
+    answers, conflicts = {}, collections.Counter()
+    deadline = claimed_at + lease + 15
+    turn = 0
+    while pending and time.monotonic() < deadline:
+        for key, (to, body) in list(pending.items()):
+            instance = retry_on[turn % len(retry_on)]
+            turn += 1
+            answer = client.call(instance, "POST", "/v1/verifications", body, headers={"Idempotency-Key": key})
+            if answer.status == 409 and answer.code == "idempotency_conflict" or answer.status == 503:
+                conflicts[key] += 1
+                continue
+            answers[key] = (answer, time.monotonic() - claimed_at)
+            del pending[key]
+        if pending:
+            time.sleep(0.25)
+    for key in pending:
+        VIOLATIONS.add(f"crash phase: key {key} still answered idempotency_conflict {lease + 15:.0f}s after its claim")
+    kinds = collections.Counter()
+    for key, (answer, seconds) in answers.items():
+        to, body = next((t, b) for k, t, b in requests if k == key)
+        kind = f"{answer.status} {answer.code or answer.body.get('status')}"
+        kinds[kind] += 1
+        if seconds > lease + 2:
+            VIOLATIONS.add(f"crash phase: key {key} answered {kind} {seconds:.1f}s after its claim (lease {lease:.0f}s)")
+        if answer.status == 201:
+            LEDGER.start(answer.body["id"], answer.instance, "crash mid-start")
+            again = client.call(retry_on[0], "POST", "/v1/verifications", body, headers={"Idempotency-Key": key})
+            if again.status != 201 or again.body.get("id") != answer.body["id"]:
+                VIOLATIONS.add(f"crash phase: key {key} answered {answer.body['id']}, then {again.status} "
+                               f"{again.body.get('id') or again.code}")
+        elif not (answer.status == 409 and answer.code == "idempotency_outcome_unknown"):
+            VIOLATIONS.add(f"crash phase: key {key} answered {kind}")
+    time.sleep(max(0.0, killed + latency / 1000 + 0.5 - time.monotonic()))  # the vendor has answered them all
+    sends = collections.Counter(vendor_sends(client, load.vendor, to) for _, to, _ in requests)
+    twice = sends.get(2, 0) + sum(n for count, n in sends.items() if count > 2)
+    if twice:
+        VIOLATIONS.add(f"crash phase: {twice} numbers got two or more sends")
+    seconds = [s for _, s in answers.values()]
+    report.update(keys=keys, answers=dict(kinds), sends=dict(sends), twice=twice, pending=len(pending),
+                  slowest=max(seconds, default=0), fastest=min(seconds, default=0),
+                  conflicts=sum(conflicts.values()))
+    return report
+
+
+def crash_summary(report, lease):
+    if not report:
+        return "crash mid-start: not run"
+    return (f"crash mid-start: {report['keys']} keyed starts and a right code at the vendor during kill -9; restart "
+            f"{report['restart']:.1f}s; right code after restart {report['check_answer']} in {report['check']:.2f}s "
+            f"(attempts left {report['attempts_remaining']}); keys answered {report['answers']} "
+            f"{report['fastest']:.1f}-{report['slowest']:.1f}s after their claim (lease {lease:.0f}s, "
+            f"{report['conflicts']} 'in progress' answers before), {report['pending']} unanswered; "
+            f"vendor sends per number {report['sends']}: {report['twice']} numbers sent twice")
+
+
 # MARK: - Final checks
 
 def judge_slow(client, instances, hang_bound):
@@ -540,11 +700,14 @@ def main():
                         help="no answer may take longer (store_timeout is 5 s)")
     parser.add_argument("--recovery-bound", type=float, default=20.0,
                         help="seconds each instance gets to start verifications again after PostgreSQL is back")
-    parser.add_argument("--short", action="store_true", help="CI: 16 users, 5 s phases, 8 s kill phase")
+    parser.add_argument("--short", action="store_true", help="CI: 16 users, 5 s phases, 8 s kill phase, 8 keys")
+    parser.add_argument("--sqlite", action="store_true",
+                        help="one instance on its SQLite file, only the crash mid-start and mid-check")
+    parser.add_argument("--crash-keys", type=int, default=16, help="keyed starts at the vendor when an instance dies")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs)")
     args = parser.parse_args()
     if args.short:
-        args.users, args.seconds, args.kill_seconds, args.rounds = 16, 5.0, 8.0, 1
+        args.users, args.seconds, args.kill_seconds, args.rounds, args.crash_keys = 16, 5.0, 8.0, 1, 8
     if not os.access(args.binary, os.X_OK):
         raise SystemExit(f"{args.binary}: not built (swift build --product gateway)")
     root = tempfile.mkdtemp(prefix="gateway-multi-")
@@ -561,91 +724,104 @@ def main():
 
     signal.signal(signal.SIGTERM, interrupted)
     try:
-        postgres = Postgres(root)
-        watchdog = postgres.watchdog(root)
-        postgres.init()
-        migrated = subprocess.run([args.binary, "migrate", "--store", postgres.url], capture_output=True, text=True,
-                                  timeout=60)
-        print(f"postgres {postgres.bin} on 127.0.0.1:{postgres.port}; gateway migrate: "
-              f"{(migrated.stdout or migrated.stderr).strip()}")
-        if migrated.returncode != 0:
-            raise SystemExit("gateway migrate failed")
-        vendor = Instance("vendor", args.binary, root, gw.free_port(), [])
-        vendor.start()
-        started.append(vendor)
-        config = os.path.join(root, "instance.yaml")
-        with open(config, "w") as file:
-            file.write(
-                "# Sandbox (its API key, its own emulators unused) with one real Twilio provider: the vendor's emulator.\n"
-                "sandbox: true\n"
-                "providers:\n"
-                "  - id: twilio\n"
-                "    plugin: twilio\n"
-                f"    settings: {{account_sid: {TWILIO['account_sid']}, service_sid: {TWILIO['service_sid']}, "
-                f"auth_token_env: {TOKEN_VARIABLE}, base_url: '{vendor.base}/sandbox/twilio'}}\n"
-                f"store: '{postgres.url}'\n"
-                f"policy: {{check_lease_seconds: {CHECK_LEASE}}}\n"
-                "store_pool_size: 10\n"
-                "store_timeout: 5\n")
-        os.environ[TOKEN_VARIABLE] = TWILIO["auth_token"]
-        instances = [Instance(name, args.binary, root, gw.free_port(), ["--config", config])
-                     for name in ("A", "B", "C")]
-        for instance in instances:
-            instance.start()
-            started.append(instance)
-        print(f"vendor {vendor.base}; instances " + ", ".join(f"{i.name} {i.base}" for i in instances)
-              + f"; {args.users} users")
-        load = Load(client, vendor, instances, args.users, number_base=int(time.time()) % 10_000 * 10_000)
+        if args.sqlite:
+            completed = sqlite_main(args, root, started, client)
+        else:
+            postgres = Postgres(root)
+            watchdog = postgres.watchdog(root)
+            postgres.init()
+            migrated = subprocess.run([args.binary, "migrate", "--store", postgres.url], capture_output=True, text=True,
+                                      timeout=60)
+            print(f"postgres {postgres.bin} on 127.0.0.1:{postgres.port}; gateway migrate: "
+                  f"{(migrated.stdout or migrated.stderr).strip()}")
+            if migrated.returncode != 0:
+                raise SystemExit("gateway migrate failed")
+            vendor = Instance("vendor", args.binary, root, gw.free_port(), [])
+            vendor.start()
+            started.append(vendor)
+            config = os.path.join(root, "instance.yaml")
+            with open(config, "w") as file:
+                file.write(
+                    "# Sandbox (its API key, its own emulators unused) with one real Twilio provider: the vendor's emulator.\n"
+                    "sandbox: true\n"
+                    "providers:\n"
+                    "  - id: twilio\n"
+                    "    plugin: twilio\n"
+                    f"    settings: {{account_sid: {TWILIO['account_sid']}, service_sid: {TWILIO['service_sid']}, "
+                    f"auth_token_env: {TOKEN_VARIABLE}, base_url: '{vendor.base}/sandbox/twilio'}}\n"
+                    f"store: '{postgres.url}'\n"
+                    f"token: {{signing_key_env: {SIGNING_KEY_VARIABLE}}}\n"
+                    f"policy: {{check_lease_seconds: {CHECK_LEASE}, start_deadline_seconds: {START_DEADLINE}}}\n"
+                    "store_pool_size: 10\n"
+                    "store_timeout: 5\n")
+            os.environ[TOKEN_VARIABLE] = TWILIO["auth_token"]
+            # One token signing key for every instance on the shared store (they refuse to start without one).
+            generated = subprocess.run([args.binary, "token-key", "generate"], capture_output=True, text=True,
+                                       timeout=30, check=True)
+            os.environ[SIGNING_KEY_VARIABLE] = generated.stdout
+            instances = [Instance(name, args.binary, root, gw.free_port(), ["--config", config])
+                         for name in ("A", "B", "C")]
+            for instance in instances:
+                instance.start()
+                started.append(instance)
+            print(f"vendor {vendor.base}; instances " + ", ".join(f"{i.name} {i.base}" for i in instances)
+                  + f"; {args.users} users")
+            load = Load(client, vendor, instances, args.users, number_base=int(time.time()) % 10_000 * 10_000)
+            print(jwks_check(client, instances))
 
-        # One instance against three, alternating in rounds so the shared machine's load drifts evenly.
-        rounds = {1: [], 3: []}
-        for round_index in range(args.rounds):
-            for count in (1, 3):
-                cpu_before = cpu_seconds([vendor, *instances])
-                result = load.run(f"{count} instance{'s' if count > 1 else ''}", instances[:count],
-                                  args.seconds / args.rounds)
-                cpu_after = cpu_seconds([vendor, *instances])
-                result["cpu"] = {name: cpu_after[name] - cpu_before[name] for name in cpu_after}
-                rounds[count].append(result)
-                print(summary(result) + f"  (round {round_index + 1})")
-        rates = {}
-        for count, results in rounds.items():
-            seconds = sum(r["seconds"] for r in results)
-            flows = sum(r["flows"] for r in results)
-            requests = sum(r["requests"] for r in results)
-            gateway_cpu = sum(r["cpu"][i.name] for r in results for i in instances)
-            vendor_cpu = sum(r["cpu"]["vendor"] for r in results)
-            rates[count] = flows / seconds
-            print(f"{count} instance{'s' if count > 1 else ' '}: {flows / seconds:6.1f} flows/s, {requests / seconds:6.1f} req/s "
-                  f"over {seconds:.0f}s; CPU per flow: instances {1000 * gateway_cpu / max(1, flows):.1f} ms, "
-                  f"vendor {1000 * vendor_cpu / max(1, flows):.1f} ms")
-        print(f"three instances / one: {rates[3] / max(1e-9, rates[1]):.2f}x flows/s (one machine: the instances, the "
-              f"vendor, PostgreSQL and this client share {os.cpu_count()} cores; load average "
-              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})")
+            # One instance against three, alternating in rounds so the shared machine's load drifts evenly.
+            rounds = {1: [], 3: []}
+            for round_index in range(args.rounds):
+                for count in (1, 3):
+                    cpu_before = cpu_seconds([vendor, *instances])
+                    result = load.run(f"{count} instance{'s' if count > 1 else ''}", instances[:count],
+                                      args.seconds / args.rounds)
+                    cpu_after = cpu_seconds([vendor, *instances])
+                    result["cpu"] = {name: cpu_after[name] - cpu_before[name] for name in cpu_after}
+                    rounds[count].append(result)
+                    print(summary(result) + f"  (round {round_index + 1})")
+            rates = {}
+            for count, results in rounds.items():
+                seconds = sum(r["seconds"] for r in results)
+                flows = sum(r["flows"] for r in results)
+                requests = sum(r["requests"] for r in results)
+                gateway_cpu = sum(r["cpu"][i.name] for r in results for i in instances)
+                vendor_cpu = sum(r["cpu"]["vendor"] for r in results)
+                rates[count] = flows / seconds
+                print(f"{count} instance{'s' if count > 1 else ' '}: {flows / seconds:6.1f} flows/s, {requests / seconds:6.1f} req/s "
+                      f"over {seconds:.0f}s; CPU per flow: instances {1000 * gateway_cpu / max(1, flows):.1f} ms, "
+                      f"vendor {1000 * vendor_cpu / max(1, flows):.1f} ms")
+            print(f"three instances / one: {rates[3] / max(1e-9, rates[1]):.2f}x flows/s (one machine: the instances, the "
+                  f"vendor, PostgreSQL and this client share {os.cpu_count()} cores; load average "
+                  f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})")
 
-        killed = kill_phase(load, instances, args.kill_seconds)
-        print(summary(killed["result"]))
-        print(f"kill -9 of C: {len(killed['answered_before'])} starts C had answered before it died, "
-              f"{len(killed['missing'])} missing after its restart ({killed['restart']:.1f}s to healthy again)")
+            killed = kill_phase(load, instances, args.kill_seconds)
+            print(summary(killed["result"]))
+            print(f"kill -9 of C: {len(killed['answered_before'])} starts C had answered before it died, "
+                  f"{len(killed['missing'])} missing after its restart ({killed['restart']:.1f}s to healthy again)")
 
-        outage = outage_phase(load, instances, postgres, args.outage, args.recovery_bound)
-        print(summary(outage["result"]))
-        unavailable = outage["unavailable"]
-        if unavailable:
-            print(f"PostgreSQL stopped {outage['down_seconds']:.1f}s: {outage['during']} requests began meanwhile, "
-                  f"{len(unavailable)} answered 503 store_unavailable in {1000 * unavailable[0]:.0f} ms (min), "
-                  f"{1000 * statistics.median(unavailable):.0f} ms (median), {1000 * unavailable[-1]:.0f} ms (max); "
-                  f"others {dict(outage['other'])}")
-        print("recovered (first successful start after pg_ctl start): "
-              + ", ".join(f"{name} {seconds:.2f}s" for name, seconds in sorted(outage["recovered"].items())))
+            crashed = crash_phase(load, instances[2], instances[:2], args.crash_keys, CRASH_LATENCY_MS, CLAIM_LEASE,
+                                  CHECK_BOUND)
+            print(crash_summary(crashed, CLAIM_LEASE))
 
-        orphaned, waited = judge_slow(client, instances, args.hang_bound)
-        print(f"checks that waited for the lease of a killed instance: {len(waited)} "
-              f"(of {len(orphaned)} verifications C was working on), longest {max(waited, default=0):.1f}s")
-        count, statuses = final_checks(client, instances, args.users)
-        print(f"final: {count} answered starts read on each of {len(instances)} instances; statuses {dict(statuses)}; "
-              f"{sum(LEDGER.approvals.values())} approvals for {len(LEDGER.approvals)} verifications")
-        completed = True
+            outage = outage_phase(load, instances, postgres, args.outage, args.recovery_bound)
+            print(summary(outage["result"]))
+            unavailable = outage["unavailable"]
+            if unavailable:
+                print(f"PostgreSQL stopped {outage['down_seconds']:.1f}s: {outage['during']} requests began meanwhile, "
+                      f"{len(unavailable)} answered 503 store_unavailable in {1000 * unavailable[0]:.0f} ms (min), "
+                      f"{1000 * statistics.median(unavailable):.0f} ms (median), {1000 * unavailable[-1]:.0f} ms (max); "
+                      f"others {dict(outage['other'])}")
+            print("recovered (first successful start after pg_ctl start): "
+                  + ", ".join(f"{name} {seconds:.2f}s" for name, seconds in sorted(outage["recovered"].items())))
+
+            orphaned, waited = judge_slow(client, instances, args.hang_bound)
+            print(f"checks that waited for the lease of a killed instance: {len(waited)} "
+                  f"(of {len(orphaned)} verifications C was working on), longest {max(waited, default=0):.1f}s")
+            count, statuses = final_checks(client, instances, args.users)
+            print(f"final: {count} answered starts read on each of {len(instances)} instances; statuses {dict(statuses)}; "
+                  f"{sum(LEDGER.approvals.values())} approvals for {len(LEDGER.approvals)} verifications")
+            completed = True
     except KeyboardInterrupt:
         VIOLATIONS.add("interrupted")
     finally:
@@ -656,10 +832,15 @@ def main():
         if watchdog is not None:
             watchdog.kill()
             watchdog.wait()
-        if args.keep or VIOLATIONS.items or not completed:
-            print(f"logs kept in {root}")
-        else:
-            shutil.rmtree(root, ignore_errors=True)
+    return finish(args, root, began, completed)
+
+
+def finish(args, root, began, completed):
+    """Removes the temporary directory unless kept or something failed; prints the verdict."""
+    if args.keep or VIOLATIONS.items or not completed:
+        print(f"logs kept in {root}")
+    else:
+        shutil.rmtree(root, ignore_errors=True)
     elapsed = time.monotonic() - began
     if VIOLATIONS.items:
         print(f"FAILED after {elapsed:.0f}s: {len(VIOLATIONS.items)} violations")
@@ -668,6 +849,37 @@ def main():
         return 1
     print(f"multi-instance check: passed in {elapsed:.0f}s")
     return 0
+
+
+def sqlite_main(args, root, started, client):
+    """`--sqlite`: the vendor and one instance on its own SQLite file, killed mid-start and mid-check and
+    restarted on the same data directory."""
+    vendor = Instance("vendor", args.binary, root, gw.free_port(), [])
+    vendor.start()
+    started.append(vendor)
+    config = os.path.join(root, "instance.yaml")
+    with open(config, "w") as file:
+        file.write(
+            "sandbox: true\n"
+            "providers:\n"
+            "  - id: twilio\n"
+            "    plugin: twilio\n"
+            f"    settings: {{account_sid: {TWILIO['account_sid']}, service_sid: {TWILIO['service_sid']}, "
+            f"auth_token_env: {TOKEN_VARIABLE}, base_url: '{vendor.base}/sandbox/twilio'}}\n"
+            f"policy: {{check_lease_seconds: {CHECK_LEASE}, start_deadline_seconds: {START_DEADLINE}}}\n")
+    os.environ[TOKEN_VARIABLE] = TWILIO["auth_token"]
+    instance = Instance("A", args.binary, root, gw.free_port(), ["--config", config])
+    instance.start()
+    started.append(instance)
+    print(f"vendor {vendor.base}; instance A {instance.base} on SQLite")
+    load = Load(client, vendor, [instance], 1, number_base=int(time.time()) % 10_000 * 10_000)
+    crashed = crash_phase(load, instance, [instance], args.crash_keys, CRASH_LATENCY_MS, CLAIM_LEASE, CHECK_BOUND)
+    print(crash_summary(crashed, CLAIM_LEASE))
+    judge_slow(client, [instance], args.hang_bound)
+    count, statuses = final_checks(client, [instance], 4)
+    print(f"final: {count} answered starts read on A; statuses {dict(statuses)}; "
+          f"{sum(LEDGER.approvals.values())} approvals for {len(LEDGER.approvals)} verifications")
+    return True
 
 
 if __name__ == "__main__":

@@ -20,6 +20,9 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         case rateLimited = "rate_limited"
         case destinationBlocked = "destination_blocked"
         case idempotencyConflict = "idempotency_conflict"
+        /// An earlier request with this Idempotency-Key died after calling the vendor and before its outcome
+        /// was stored: a code may have been sent, and the gateway cannot say under which verification.
+        case idempotencyOutcomeUnknown = "idempotency_outcome_unknown"
         /// No device or user to verify (no enrolled push factor, an unknown IDaaS user).
         case notEnrolled = "not_enrolled"
         /// The end user's account at the vendor is locked.
@@ -60,7 +63,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
             switch self {
             case .invalidRequest, .invalidPhoneNumber, .unsupportedChannel, .unsupportedDestination,
                 .appVerificationRequired, .appVerificationFailed, .unauthorized, .forbidden, .rateLimited,
-                .idempotencyConflict, .notEnrolled, .accountLocked, .invalidToken:
+                .idempotencyConflict, .idempotencyOutcomeUnknown, .notEnrolled, .accountLocked, .invalidToken:
                 return .caller
             case .destinationBlocked:
                 return .blocked
@@ -88,7 +91,8 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
             case .notEnrolled, .invalidToken: return 422
             case .invalidState: return 409
             case .rateLimited, .maxSendsReached, .maxAttemptsReached: return 429
-            case .idempotencyConflict, .alreadyApproved, .canceled, .concurrentVerification: return 409
+            case .idempotencyConflict, .idempotencyOutcomeUnknown, .alreadyApproved, .canceled, .concurrentVerification:
+                return 409
             case .incorrectCode: return 422
             case .expired: return 410
             case .notFound: return 404

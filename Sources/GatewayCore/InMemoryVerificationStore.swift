@@ -7,13 +7,23 @@ public final class InMemoryVerificationStore: VerificationStore {
     private struct State {
         var records: [String: VerificationRecord] = [:]
         var events: [String: [VerificationEvent]] = [:]
-        var idempotency: [IdempotencyKey: (fingerprint: String, response: StoredResponse?)] = [:]
+        var idempotency: [IdempotencyKey: IdempotencyEntry] = [:]
         var counters: [String: (windowStart: Int64, count: Int)] = [:]
         var blocks: [String: PrefixBlock] = [:]
         /// Every event in append order, numbered from 1: what the webhook feeder reads.
         var log: [SequencedEvent] = []
         var webhookCursor: Int64?
         var deliveries: [String: WebhookDelivery] = [:]
+        var instances: [String: GatewayInstance] = [:]
+    }
+
+    private struct IdempotencyEntry {
+        var fingerprint: String
+        var claimedAt: Date
+        var response: StoredResponse?
+        var token: String
+        var leaseUntil: Date
+        var progress = IdempotencyProgress(stage: .claimed)
     }
 
     private let state = Mutex(State())
@@ -122,27 +132,89 @@ public final class InMemoryVerificationStore: VerificationStore {
     }
 
     public func claimIdempotencyKey(
-        _ key: IdempotencyKey, fingerprint: String, at: Date
+        _ key: IdempotencyKey, fingerprint: String, token: String, at: Date, lease: TimeInterval
     ) async throws(GatewayError) -> IdempotencyClaim {
         state.withLock { state in
-            guard let existing = state.idempotency[key] else {
-                state.idempotency[key] = (fingerprint, nil)
+            guard var existing = state.idempotency[key] else {
+                state.idempotency[key] = IdempotencyEntry(
+                    fingerprint: fingerprint, claimedAt: at, token: token, leaseUntil: at.addingTimeInterval(lease))
                 return .claimed
             }
             guard existing.fingerprint == fingerprint else { return .mismatch }
-            guard let response = existing.response else { return .inProgress }
-            return .replay(response)
+            if let response = existing.response { return .replay(response) }
+            guard existing.leaseUntil <= at else { return .inProgress }
+            existing.token = token
+            existing.leaseUntil = at.addingTimeInterval(lease)
+            state.idempotency[key] = existing
+            return .takenOver(existing.progress)
         }
     }
 
-    public func completeIdempotencyKey(_ key: IdempotencyKey, response: StoredResponse) async throws(GatewayError) {
+    public func recordIdempotencyProgress(
+        _ key: IdempotencyKey, token: String, progress: IdempotencyProgress, until: Date
+    ) async throws(GatewayError) -> Bool {
         state.withLock { state in
-            if let existing = state.idempotency[key] { state.idempotency[key] = (existing.fingerprint, response) }
+            guard var existing = state.idempotency[key], existing.token == token, existing.response == nil else {
+                return false
+            }
+            existing.progress = progress
+            existing.leaseUntil = until
+            state.idempotency[key] = existing
+            return true
         }
     }
 
-    public func releaseIdempotencyKey(_ key: IdempotencyKey) async throws(GatewayError) {
-        _ = state.withLock { $0.idempotency.removeValue(forKey: key) }
+    @discardableResult
+    public func completeIdempotencyKey(
+        _ key: IdempotencyKey, token: String, response: StoredResponse
+    ) async throws(GatewayError) -> Bool {
+        state.withLock { state in
+            guard var existing = state.idempotency[key], existing.token == token else { return false }
+            existing.response = response
+            state.idempotency[key] = existing
+            return true
+        }
+    }
+
+    public func releaseIdempotencyKey(_ key: IdempotencyKey, token: String) async throws(GatewayError) {
+        state.withLock { state in
+            guard let existing = state.idempotency[key], existing.token == token, existing.response == nil else {
+                return
+            }
+            state.idempotency[key] = nil
+        }
+    }
+
+    public func abandonIdempotencyKey(_ key: IdempotencyKey, token: String, at: Date) async throws(GatewayError) {
+        state.withLock { state in
+            guard var existing = state.idempotency[key], existing.token == token, existing.response == nil else {
+                return
+            }
+            existing.leaseUntil = min(existing.leaseUntil, at)
+            state.idempotency[key] = existing
+        }
+    }
+
+    public func heartbeat(_ instance: GatewayInstance) async throws(GatewayError) {
+        state.withLock { $0.instances[instance.id] = instance }
+    }
+
+    public func instances() async throws(GatewayError) -> [GatewayInstance] {
+        state.withLock { $0.instances.values.sorted { $0.id < $1.id } }
+    }
+
+    public func removeInstance(id: String) async throws(GatewayError) {
+        _ = state.withLock { $0.instances.removeValue(forKey: id) }
+    }
+
+    public func pruneIdempotencyKeys(claimedBefore before: Date, limit: Int) async throws(GatewayError) -> Int {
+        state.withLock { state in
+            let expired = state.idempotency.filter { _, entry in
+                entry.claimedAt < before && (entry.response != nil || entry.leaseUntil < before)
+            }.keys.prefix(max(0, limit))
+            for key in expired { state.idempotency[key] = nil }
+            return expired.count
+        }
     }
 }
 

@@ -53,6 +53,11 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
     /// Set while one check is at the vendor: checks of one verification are settled one at a time, and a
     /// lease left by a crashed instance lapses at this time.
     public var checkLeaseUntil: Date?
+    /// The instance that holds the lease (``LeaseOwners/instanceID``): another instance takes over the lease
+    /// of a dead one at once. `nil` for a lease taken without one (tests, records from before owners).
+    public var checkLeaseOwner: String?
+    /// Whether the lease holds an attempt its check reserved: given back when the lease's instance died.
+    public var checkLeaseHoldsAttempt: Bool
     /// The vendor's reason for the last status it reported (a bounded code such as `DENIED`).
     public var statusReason: String?
     public var version: Int
@@ -87,6 +92,8 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
         tokenPending: Bool = false,
         pendingTokens: [String: JSONValue] = [:],
         checkLeaseUntil: Date? = nil,
+        checkLeaseOwner: String? = nil,
+        checkLeaseHoldsAttempt: Bool = false,
         statusReason: String? = nil,
         version: Int = 1
     ) {
@@ -96,6 +103,8 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
         self.tokenPending = tokenPending
         self.pendingTokens = pendingTokens
         self.checkLeaseUntil = checkLeaseUntil
+        self.checkLeaseOwner = checkLeaseOwner
+        self.checkLeaseHoldsAttempt = checkLeaseHoldsAttempt
         self.statusReason = statusReason
         self.id = id
         self.destination = destination

@@ -125,6 +125,7 @@ extension VerificationService {
             }
         } reserve: { record in
             record.attempts += 1
+            record.checkLeaseHoldsAttempt = true
         }
     }
 
@@ -144,28 +145,57 @@ extension VerificationService {
         guard Self.isWellFormedID(id) else { throw GatewayError.notFound() }
         let waitLimit = ContinuousClock.now.advanced(by: .milliseconds(Int64(policy.checkLease * 1000)))
         var pause = Duration.milliseconds(1)
+        let holder = leaseOwners?.instanceID
+        // Instances found dead while their lease held this verification: their leases are taken over.
+        var dead: Set<String> = []
         while true {
             let now = clock.now
             let leaseUntil = now.addingTimeInterval(policy.checkLease)
             let service = self
+            let deadOwners = dead
             // Provisional: nothing is answered from the lease itself; the operation always ends with a
             // commit that gives it back (``finishCheck``), synced, and a power loss before that commit
             // undoes the lease and its reservation together with everything else of an unanswered request.
-            let attempt = try await store.modify(id: id, durability: .provisional) { record in
+            let attempt = try await store.modify(id: id, durability: .provisional) { stored in
+                let record = Self.reclaimingDeadLease(stored, deadOwners: deadOwners)
                 guard owner == nil || record.apiKeyID == owner, record.effectiveStatus(at: now) == .pending,
                     record.checkLeaseUntil.map({ $0 <= now }) ?? true,
                     let provider = try? service.provider(for: record), (try? validate(record, provider)) != nil
                 else { return nil }
                 var reserved = record
+                reserved.checkLeaseHoldsAttempt = false
                 reserve(&reserved)
                 reserved.checkLeaseUntil = leaseUntil
+                reserved.checkLeaseOwner = holder
                 reserved.updatedAt = now
                 reserved.version += 1
                 return reserved
             }
-            if let reserved = attempt.written { return (reserved, try provider(for: reserved)) }
-            guard var record = attempt.read, owner == nil || record.apiKeyID == owner else {
+            if let reserved = attempt.written {
+                if let read = attempt.read, let lost = read.checkLeaseOwner, deadOwners.contains(lost),
+                    read.checkLeaseUntil != nil
+                {
+                    logger.notice(
+                        "lease of a dead instance taken over",
+                        metadata: [
+                            "verification.id": "\(id)", "instance.dead": "\(lost)",
+                            "attempt.returned": "\(read.checkLeaseHoldsAttempt)",
+                        ])
+                }
+                return (reserved, try provider(for: reserved))
+            }
+            guard var record = attempt.read.map({ Self.reclaimingDeadLease($0, deadOwners: deadOwners) }),
+                owner == nil || record.apiKeyID == owner
+            else {
                 throw GatewayError.notFound()
+            }
+            if let lease = record.checkLeaseUntil, lease > clock.now, let leaseOwner = record.checkLeaseOwner,
+                leaseOwner != holder, !dead.contains(leaseOwner), let leaseOwners, await leaseOwners.isDead(leaseOwner)
+            {
+                // Its instance died at the vendor: no answer of that operation was stored. Take the lease over
+                // now, before judging the record: the attempt that lease holds comes back with it.
+                dead.insert(leaseOwner)
+                continue
             }
             if record.effectiveStatus(at: clock.now) == .expired, record.status == .pending {
                 record = try await settle(record, status: .expired, event: .statusChanged)
@@ -185,6 +215,21 @@ extension VerificationService {
             // Otherwise the record was free but not taken: its lease ran out after `now`, or another writer
             // won the compare-and-set. Read and try again.
         }
+    }
+
+    /// `record` with the lease of an instance in `deadOwners` given back, and the attempt that lease's
+    /// check reserved with it (the check never stored an answer; the vendor keeps its own count). Any other
+    /// record is returned as it is.
+    static func reclaimingDeadLease(_ record: VerificationRecord, deadOwners: Set<String>) -> VerificationRecord {
+        guard record.checkLeaseUntil != nil, let owner = record.checkLeaseOwner, deadOwners.contains(owner) else {
+            return record
+        }
+        var reclaimed = record
+        if record.checkLeaseHoldsAttempt, reclaimed.attempts > 0 { reclaimed.attempts -= 1 }
+        reclaimed.checkLeaseUntil = nil
+        reclaimed.checkLeaseOwner = nil
+        reclaimed.checkLeaseHoldsAttempt = false
+        return reclaimed
     }
 
     /// Applies a check's result and gives the lease back, in one compare-and-set. `apply` runs only while
@@ -211,6 +256,8 @@ extension VerificationService {
             var next = record
             if record.status == .pending { apply(&next) }
             next.checkLeaseUntil = nil
+            next.checkLeaseOwner = nil
+            next.checkLeaseHoldsAttempt = false
             if next == record {
                 if !events.isEmpty { try await store.append(contentsOf: events) }
                 return record

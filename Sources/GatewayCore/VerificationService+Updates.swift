@@ -208,6 +208,8 @@ extension VerificationService {
             next.tokenPending = false
             next.pendingTokens = [:]
             next.checkLeaseUntil = nil
+            next.checkLeaseOwner = nil
+            next.checkLeaseHoldsAttempt = false
             next.updatedAt = clock.now
             next.version += 1
             if try await store.update(next) {

@@ -26,8 +26,25 @@ public struct VerificationPolicy: Sendable, Equatable {
     /// The SMS-pumping guard; off unless configured.
     public var pumpingGuard: PumpingGuard?
     /// How long one check may hold a verification while its vendor call runs. Other checks of the same
-    /// verification wait for it (at most this long); a lease left by a crashed instance lapses after it.
+    /// verification wait for it (at most this long); a lease left by a crashed instance lapses after it,
+    /// unless that instance is known dead sooner (``LeaseOwners``, docs/architecture.md §9.3).
     public var checkLease: TimeInterval = 30
+    /// How long an idempotency key stays after it was claimed (what a client may retry within); older keys
+    /// are pruned.
+    public var idempotencyRetention: TimeInterval = 86_400
+
+    /// How long an idempotency claim holds its key while the start runs, from the claim and again from the
+    /// start's first vendor call: the start deadline plus a margin for one vendor call past it. A claim whose
+    /// holder died is taken over after it (docs/architecture.md §9.2).
+    public var idempotencyLease: TimeInterval {
+        let deadline = startDeadline.components
+        return TimeInterval(deadline.seconds) + TimeInterval(deadline.attoseconds) / 1e18
+            + Self.idempotencyLeaseMargin
+    }
+
+    /// What ``idempotencyLease`` adds to the start deadline: a vendor call begun just before the deadline
+    /// may run this long past it.
+    public static let idempotencyLeaseMargin: TimeInterval = 15
 
     public init(
         codeValidity: TimeInterval = 600, maxAttempts: Int = 5, maxSends: Int = 5,
@@ -74,14 +91,18 @@ public struct VerificationService: Sendable {
     public let breakers: CircuitBreakers
     /// Starts, checks, outcomes, vendor latency, failovers and refusals (`docs/operations.md`).
     public let metrics: GatewayMetrics
+    /// This instance and the judge of other instances' leases; `nil`: leases carry no owner and a dead
+    /// instance's lease lapses only after ``VerificationPolicy/checkLease``.
+    public let leaseOwners: (any LeaseOwners)?
 
     public init(
         registry: ProviderRegistry, routing: RoutingTable, store: any VerificationStore,
         clock: any WallClock = SystemClock(), policy: VerificationPolicy = VerificationPolicy(),
         breakers: CircuitBreakers? = nil, logger: Logger = Logger(label: "gateway.verifications"),
-        metrics: GatewayMetrics = .disabled
+        metrics: GatewayMetrics = .disabled, leaseOwners: (any LeaseOwners)? = nil
     ) {
         self.metrics = metrics
+        self.leaseOwners = leaseOwners
         self.registry = registry
         self.routing = routing
         self.store = store
@@ -102,14 +123,18 @@ public struct VerificationService: Sendable {
     ///
     /// `keyCountries` are the countries the calling API key may send to, when it is limited to some, and
     /// `keyLimit` the key's own limit on starts, on top of the policy's.
+    ///
+    /// `idempotency`: the claim the start runs under, if the request had an `Idempotency-Key`: before any
+    /// vendor is called the claim records the verification id and that a vendor call begins, and a claim
+    /// another request took over meanwhile stops the start (`idempotency_conflict`) before anything is sent.
     public func start(
         _ request: StartVerification, apiKeyID: String? = nil, apiKeyName: String? = nil, clientIP: String? = nil,
-        keyCountries: Set<String>? = nil, keyLimit: RateLimit? = nil
+        keyCountries: Set<String>? = nil, keyLimit: RateLimit? = nil, idempotency: IdempotentStart? = nil
     ) async throws(GatewayError) -> VerificationRecord {
         do {
             let record = try await routeStart(
                 request, apiKeyID: apiKeyID, apiKeyName: apiKeyName, clientIP: clientIP, keyCountries: keyCountries,
-                keyLimit: keyLimit)
+                keyLimit: keyLimit, idempotency: idempotency)
             metrics.started(record)
             return record
         } catch {
@@ -120,14 +145,14 @@ public struct VerificationService: Sendable {
 
     private func routeStart(
         _ request: StartVerification, apiKeyID: String?, apiKeyName: String?, clientIP: String?,
-        keyCountries: Set<String>?, keyLimit: RateLimit?
+        keyCountries: Set<String>?, keyLimit: RateLimit?, idempotency: IdempotentStart?
     ) async throws(GatewayError) -> VerificationRecord {
         if let forced = request.forcedProvider, registry.provider(forced) == nil {
             throw GatewayError(.invalidRequest, "`provider` names no configured provider.")
         }
         if let number = request.destination.phoneNumber, policy.testNumbers[number.e164] != nil {
             // A configured test number is the operator's choice, whatever the metadata says of it.
-            return try await startTestNumber(request, apiKeyID: apiKeyID)
+            return try await startTestNumber(request, apiKeyID: apiKeyID, idempotency: idempotency)
         }
         if let region = request.destination.phoneNumber?.policyRegion,
             !policy.countries.permits(region) || keyCountries.map({ $0.contains(region) }) == false
@@ -160,6 +185,10 @@ public struct VerificationService: Sendable {
         let id = Self.newID()
         var request = request
         request.verificationID = id
+        if let idempotency {
+            try await recordProgress(idempotency, IdempotencyProgress(stage: .vendorCallBegun, verificationID: id))
+        }
+        var sendMayHaveHappened = false
         let deadline = ContinuousClock.now.advanced(by: policy.startDeadline)
         var calls: [VerificationEvent] = []
         var failovers: [String] = []
@@ -185,6 +214,7 @@ public struct VerificationService: Sendable {
                 continue
             }
             let began = ContinuousClock.now
+            idempotency?.setSendMayHaveHappened(true)
             do {
                 var result: ProviderStartResult
                 if let challenge = try await provider.prepare(request) {
@@ -203,6 +233,8 @@ public struct VerificationService: Sendable {
                     events: calls, skipped: skipped, decision: decision, failovers: failovers)
             } catch {
                 calls.append(callEvent(id, provider.id, "start", outcome: error.code.rawValue, since: began))
+                sendMayHaveHappened = sendMayHaveHappened || error.sendMayHaveHappened
+                idempotency?.setSendMayHaveHappened(sendMayHaveHappened)
                 let vendorFailed = error.errorClass == .providerTransient || error.errorClass == .providerPermanent
                 breakers.record(
                     provider.id, country: decision.country, failure: vendorFailed,
@@ -334,16 +366,21 @@ public struct VerificationService: Sendable {
     }
 
     /// A configured test number: recorded like any verification, but no vendor is called.
-    private func startTestNumber(_ request: StartVerification, apiKeyID: String?) async throws(GatewayError)
-        -> VerificationRecord
-    {
+    private func startTestNumber(
+        _ request: StartVerification, apiKeyID: String?, idempotency: IdempotentStart?
+    ) async throws(GatewayError) -> VerificationRecord {
+        let id = Self.newID()
+        // Nothing is sent, but the id lets a takeover find the verification if it was stored.
+        if let idempotency {
+            try await recordProgress(idempotency, IdempotencyProgress(stage: .claimed, verificationID: id))
+        }
         let provider = TestNumberProvider(codes: policy.testNumbers)
         let result = try await provider.start(request)
         let decision = RoutingTable.Decision(
             route: "test_number", experiment: nil, arm: nil, candidates: [], skipped: [], failoverOnTimeout: false,
             country: request.destination.phoneNumber?.region)
         return try await persistStart(
-            id: Self.newID(), request: request, provider: provider, result: result, apiKeyID: apiKeyID, events: [],
+            id: id, request: request, provider: provider, result: result, apiKeyID: apiKeyID, events: [],
             skipped: [], decision: decision, failovers: [], isTestNumber: true)
     }
 
@@ -443,6 +480,22 @@ public struct VerificationService: Sendable {
     }
 
     // MARK: helpers
+
+    /// Records how far an idempotent start got and renews its claim; a claim taken over meanwhile ends the
+    /// start before anything is sent.
+    private func recordProgress(_ idempotency: IdempotentStart, _ progress: IdempotencyProgress)
+        async throws(GatewayError)
+    {
+        let until = clock.now.addingTimeInterval(policy.idempotencyLease)
+        guard
+            try await store.recordIdempotencyProgress(
+                idempotency.key, token: idempotency.token, progress: progress, until: until)
+        else {
+            throw GatewayError(
+                .idempotencyConflict,
+                "Another request with this Idempotency-Key took it over; retry with the same key to learn its outcome.")
+        }
+    }
 
     /// The record, when `owner` (an API key id; `nil` for any) may see it: a verification belongs to the key
     /// that started it, and another key is told it does not exist.

@@ -59,16 +59,53 @@ public protocol VerificationStore: Sendable {
     /// first: what the experiment report is computed from.
     func records(experiment: String, from: Date?, to: Date?) async throws(GatewayError) -> [VerificationRecord]
 
-    /// Atomically claims an idempotency key for a request fingerprint.
+    /// Atomically claims an idempotency key for a request fingerprint, under `token` (the claimant's own
+    /// random value) for `lease` seconds from `at`.
+    ///
+    /// A claim that was never completed or released and whose lease ran out by `at` (its holder crashed or
+    /// lost the store) is taken over: the caller then holds it under `token` and the answer says how far the
+    /// lapsed start got (``IdempotencyClaim/takenOver(_:)``). Of concurrent claims of one key, at most one
+    /// claims or takes it over; the others see it in progress.
     func claimIdempotencyKey(
-        _ key: IdempotencyKey, fingerprint: String, at: Date
+        _ key: IdempotencyKey, fingerprint: String, token: String, at: Date, lease: TimeInterval
     ) async throws(GatewayError) -> IdempotencyClaim
 
-    /// Stores the response of a claimed key, so replays receive it.
-    func completeIdempotencyKey(_ key: IdempotencyKey, response: StoredResponse) async throws(GatewayError)
+    /// Records how far the start holding `key` under `token` got (the verification id it will create and,
+    /// with ``IdempotencyProgress/Stage/vendorCallBegun``, that it is about to call a vendor) and renews its
+    /// lease to `until`, in one write. `false`, and nothing changed, when the claim is no longer `token`'s:
+    /// another request took it over, and this one must not call the vendor.
+    func recordIdempotencyProgress(
+        _ key: IdempotencyKey, token: String, progress: IdempotencyProgress, until: Date
+    ) async throws(GatewayError) -> Bool
 
-    /// Gives up a claim (the request failed in a way a retry may fix).
-    func releaseIdempotencyKey(_ key: IdempotencyKey) async throws(GatewayError)
+    /// Stores the response of a key claimed under `token`, so replays receive it; `false` (nothing stored)
+    /// when the claim is no longer `token`'s.
+    @discardableResult
+    func completeIdempotencyKey(
+        _ key: IdempotencyKey, token: String, response: StoredResponse
+    ) async throws(GatewayError) -> Bool
+
+    /// Gives up a claim held under `token` (the request failed before any vendor could have sent, in a way a
+    /// retry may fix): the key is new again.
+    func releaseIdempotencyKey(_ key: IdempotencyKey, token: String) async throws(GatewayError)
+
+    /// Ends the lease of a claim held under `token` at `at`, keeping its progress: the start called a vendor
+    /// and then failed without an answer to keep, so the next retry takes the claim over at once and is told
+    /// what is known (the verification, if it was stored after all, or that the outcome is unknown).
+    func abandonIdempotencyKey(_ key: IdempotencyKey, token: String, at: Date) async throws(GatewayError)
+
+    /// Writes `instance`'s heartbeat row: inserted, or replacing the row with its id.
+    func heartbeat(_ instance: GatewayInstance) async throws(GatewayError)
+
+    /// Every instance's heartbeat row, by id.
+    func instances() async throws(GatewayError) -> [GatewayInstance]
+
+    /// Deletes the heartbeat row of `id` (an instance found dead); its leases are then taken over at once.
+    func removeInstance(id: String) async throws(GatewayError)
+
+    /// Deletes at most `limit` keys claimed before `before` whose claim is not running (completed, or its
+    /// lease over by then); returns how many it deleted.
+    func pruneIdempotencyKeys(claimedBefore before: Date, limit: Int) async throws(GatewayError) -> Int
 
     /// ``update(_:)``, for a write that a later write of the same request always follows before anything is
     /// answered: with `.provisional` the store may leave making it durable to that later write. By default
@@ -183,13 +220,36 @@ public struct StoredResponse: Sendable, Equatable, Codable {
     }
 }
 
-/// The answer to ``VerificationStore/claimIdempotencyKey(_:fingerprint:at:)``.
+/// How far a start holding an idempotency key got, as recorded in the claim
+/// (``VerificationStore/recordIdempotencyProgress(_:token:progress:until:)``).
+public struct IdempotencyProgress: Sendable, Equatable {
+    public enum Stage: Int, Sendable, Equatable {
+        /// Claimed; no vendor has been called for it (a vendor may still be called only by the holder).
+        case claimed = 0
+        /// A vendor call for the start may have begun: a send may have happened.
+        case vendorCallBegun = 1
+    }
+
+    public var stage: Stage
+    /// The id the start gives (or gave) its verification, once known; the vendor knows it as the reference.
+    public var verificationID: String?
+
+    public init(stage: Stage, verificationID: String? = nil) {
+        self.stage = stage
+        self.verificationID = verificationID
+    }
+}
+
+/// The answer to ``VerificationStore/claimIdempotencyKey(_:fingerprint:token:at:lease:)``.
 public enum IdempotencyClaim: Sendable, Equatable {
-    /// The key is new; the caller owns it and must complete or release it.
+    /// The key is new; the caller owns it and must complete, release or abandon it.
     case claimed
+    /// The key's previous claim lapsed unfinished; the caller owns it now, and here is how far the lapsed
+    /// start got.
+    case takenOver(IdempotencyProgress)
     /// A request with this key already finished; here is its response.
     case replay(StoredResponse)
-    /// A request with this key is still running.
+    /// A request with this key is still running (its lease has not run out).
     case inProgress
     /// The key was used for a different request body.
     case mismatch

@@ -194,6 +194,13 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         if let injected = options.store {
             store = injected
         } else if let settings = try storeSettings(options, configuration) {
+            // Instances sharing a store must sign with one key, or a token from one fails another's JWKS.
+            guard configuration.tokenSigningKeyPEM != nil else {
+                throw ConfigurationError(problems: [
+                    "token: a shared store needs `token: {signing_key_env: VAR}` with one PEM P-256 key for every "
+                        + "instance (`gateway token-key generate` makes one; docs/operations.md)"
+                ])
+            }
             let opened = try await PostgresVerificationStore(settings: settings, logger: logger)
             logger.notice("store: PostgreSQL", metadata: ["store": "\(settings.displayURL)"])
             postgres = opened
@@ -205,13 +212,17 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
                 synchronous: configuration.sqliteSynchronous, logger: logger)
         }
         let signer = try VerificationTokenSigner.load(
-            pem: configuration.tokenSigningKeyPEM,
+            pem: configuration.tokenSigningKeyPEM, verification: configuration.tokenVerificationKeyPEMs,
             file: options.dataDirectory.appendingPathComponent("token-signing-key.pem"))
         let metrics = MetricsRegistry()
+        // Before any lease is taken: this instance's heartbeat row, and dead instances' rows removed, so
+        // their leases are taken over at once.
+        let instances = InstanceRegistry(store: store, clock: options.clock, logger: logger)
+        try await instances.register()
         let service = VerificationService(
             registry: registry, routing: routing, store: store, clock: options.clock, policy: configuration.policy,
             breakers: CircuitBreakers(settings: configuration.breakers, clock: options.clock), logger: logger,
-            metrics: GatewayMetrics(factory: metrics.factory))
+            metrics: GatewayMetrics(factory: metrics.factory), leaseOwners: instances)
 
         let routes = RouteTable()
         let router = RecordingRouter(router: Router(context: GatewayRequestContext.self), table: routes)
@@ -258,6 +269,9 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         var services: [any Service] = []
         if let httpClient { services.append(HTTPClientService(client: httpClient)) }
         if let postgres { services.append(PostgresStoreService(store: postgres)) }
+        services.append(instances)
+        services.append(
+            StoreMaintenance(store: store, clock: options.clock, policy: configuration.policy, logger: logger))
         var webhooks: WebhookDispatcher?
         if !configuration.webhooks.endpoints.isEmpty {
             guard let webhookQueue else {

@@ -10,7 +10,7 @@ struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
         abstract: "A multi-provider phone verification gateway.",
-        subcommands: [Serve.self, CheckConfig.self, Experiments.self, Keys.self, Migrate.self],
+        subcommands: [Serve.self, CheckConfig.self, Experiments.self, Keys.self, Migrate.self, TokenKey.self],
         defaultSubcommand: Serve.self)
 }
 

@@ -36,6 +36,7 @@ struct GatewayErrorTests {
         Documented(.forbidden, "forbidden", 403, .caller, retryable: false),
         Documented(.rateLimited, "rate_limited", 429, .caller, retryable: true),
         Documented(.idempotencyConflict, "idempotency_conflict", 409, .caller, retryable: true),
+        Documented(.idempotencyOutcomeUnknown, "idempotency_outcome_unknown", 409, .caller, retryable: false),
         // blocked: fraud or geo block, never failed over
         Documented(.destinationBlocked, "destination_blocked", 403, .blocked, retryable: false),
         // verification

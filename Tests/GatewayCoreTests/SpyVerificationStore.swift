@@ -100,16 +100,45 @@ final class SpyVerificationStore: VerificationStore {
     }
 
     func claimIdempotencyKey(
-        _ key: IdempotencyKey, fingerprint: String, at: Date
+        _ key: IdempotencyKey, fingerprint: String, token: String, at: Date, lease: TimeInterval
     ) async throws(GatewayError) -> IdempotencyClaim {
-        try await inner.claimIdempotencyKey(key, fingerprint: fingerprint, at: at)
+        try await inner.claimIdempotencyKey(key, fingerprint: fingerprint, token: token, at: at, lease: lease)
     }
 
-    func completeIdempotencyKey(_ key: IdempotencyKey, response: StoredResponse) async throws(GatewayError) {
-        try await inner.completeIdempotencyKey(key, response: response)
+    func recordIdempotencyProgress(
+        _ key: IdempotencyKey, token: String, progress: IdempotencyProgress, until: Date
+    ) async throws(GatewayError) -> Bool {
+        try await inner.recordIdempotencyProgress(key, token: token, progress: progress, until: until)
     }
 
-    func releaseIdempotencyKey(_ key: IdempotencyKey) async throws(GatewayError) {
-        try await inner.releaseIdempotencyKey(key)
+    @discardableResult
+    func completeIdempotencyKey(
+        _ key: IdempotencyKey, token: String, response: StoredResponse
+    ) async throws(GatewayError) -> Bool {
+        try await inner.completeIdempotencyKey(key, token: token, response: response)
+    }
+
+    func releaseIdempotencyKey(_ key: IdempotencyKey, token: String) async throws(GatewayError) {
+        try await inner.releaseIdempotencyKey(key, token: token)
+    }
+
+    func abandonIdempotencyKey(_ key: IdempotencyKey, token: String, at: Date) async throws(GatewayError) {
+        try await inner.abandonIdempotencyKey(key, token: token, at: at)
+    }
+
+    func heartbeat(_ instance: GatewayInstance) async throws(GatewayError) {
+        try await inner.heartbeat(instance)
+    }
+
+    func instances() async throws(GatewayError) -> [GatewayInstance] {
+        try await inner.instances()
+    }
+
+    func removeInstance(id: String) async throws(GatewayError) {
+        try await inner.removeInstance(id: id)
+    }
+
+    func pruneIdempotencyKeys(claimedBefore before: Date, limit: Int) async throws(GatewayError) -> Int {
+        try await inner.pruneIdempotencyKeys(claimedBefore: before, limit: limit)
     }
 }

@@ -13,14 +13,15 @@ struct ServiceHarness {
     init(
         _ providers: [any VerificationProvider], routes: [Channel: [String]] = [:], table: RoutingTable? = nil,
         policy: VerificationPolicy = VerificationPolicy(), breakers: CircuitBreakers.Settings = .init(),
-        store: any VerificationStore = InMemoryVerificationStore()
+        store: any VerificationStore = InMemoryVerificationStore(), leaseOwners: (any LeaseOwners)? = nil
     ) throws {
         self.store = store
         service = VerificationService(
             registry: try makeRegistry(providers),
             routing: table ?? RoutingTable(routes: routes, defaultOrder: providers.map(\.id)),
             store: store, clock: clock, policy: policy,
-            breakers: CircuitBreakers(settings: breakers, clock: clock), logger: logs.logger(label: "gateway"))
+            breakers: CircuitBreakers(settings: breakers, clock: clock), logger: logs.logger(label: "gateway"),
+            leaseOwners: leaseOwners)
     }
 
     func stored(_ id: String) async throws -> VerificationRecord {

@@ -40,6 +40,8 @@ extension StoreConformance {
             tokenPending: true,
             pendingTokens: ["id_token": "eyJ…", "expire": 7200, "nested": ["a": [1, 2]]],
             checkLeaseUntil: epoch.addingTimeInterval(30),
+            checkLeaseOwner: "in_0123456789abcdef",
+            checkLeaseHoldsAttempt: true,
             statusReason: "Fraud",
             version: 1)
     }

@@ -43,6 +43,12 @@ public struct StoreConformance: Sendable {
         case idempotencyKeysAreScoped
         case emptyStoredResponseReplaysAsEmpty
         case concurrentClaimsOfOneKeyHaveOneWinner
+        case lapsedClaimIsTakenOverWithItsProgress
+        case concurrentTakeoversOfALapsedClaimHaveOneWinner
+        case abandonedClaimIsTakenOverAtOnceWithItsProgress
+        case onlyTheHoldersTokenReleasesOrCompletesAClaim
+        case expiredIdempotencyKeysArePrunedInBoundedBatches
+        case instanceHeartbeatsAreWrittenListedAndRemoved
 
         public var testDescription: String {
             switch self {
@@ -71,6 +77,12 @@ public struct StoreConformance: Sendable {
             case .idempotencyKeysAreScoped: "Idempotency keys are scoped to their API key"
             case .emptyStoredResponseReplaysAsEmpty: "An empty stored response replays as empty"
             case .concurrentClaimsOfOneKeyHaveOneWinner: "Concurrent claims of one key have one winner"
+            case .lapsedClaimIsTakenOverWithItsProgress: "A lapsed idempotency claim is taken over, with how far it got"
+            case .concurrentTakeoversOfALapsedClaimHaveOneWinner: "Concurrent takeovers of a lapsed claim have one winner"
+            case .abandonedClaimIsTakenOverAtOnceWithItsProgress: "An abandoned claim is taken over at once, with its progress"
+            case .onlyTheHoldersTokenReleasesOrCompletesAClaim: "Only the holder's token records, releases or completes a claim"
+            case .expiredIdempotencyKeysArePrunedInBoundedBatches: "Expired idempotency keys are pruned in bounded batches"
+            case .instanceHeartbeatsAreWrittenListedAndRemoved: "Instance heartbeats are written, listed and removed"
             }
         }
     }
@@ -103,6 +115,12 @@ public struct StoreConformance: Sendable {
         case .idempotencyKeysAreScoped: try await idempotencyKeysAreScoped()
         case .emptyStoredResponseReplaysAsEmpty: try await emptyStoredResponseReplaysAsEmpty()
         case .concurrentClaimsOfOneKeyHaveOneWinner: try await concurrentClaimsOfOneKeyHaveOneWinner()
+        case .lapsedClaimIsTakenOverWithItsProgress: try await lapsedClaimIsTakenOverWithItsProgress()
+        case .concurrentTakeoversOfALapsedClaimHaveOneWinner: try await concurrentTakeoversOfALapsedClaimHaveOneWinner()
+        case .abandonedClaimIsTakenOverAtOnceWithItsProgress: try await abandonedClaimIsTakenOverAtOnceWithItsProgress()
+        case .onlyTheHoldersTokenReleasesOrCompletesAClaim: try await onlyTheHoldersTokenReleasesOrCompletesAClaim()
+        case .expiredIdempotencyKeysArePrunedInBoundedBatches: try await expiredIdempotencyKeysArePrunedInBoundedBatches()
+        case .instanceHeartbeatsAreWrittenListedAndRemoved: try await instanceHeartbeatsAreWrittenListedAndRemoved()
         }
     }
 
@@ -472,45 +490,80 @@ public struct StoreConformance: Sendable {
         #expect(try await store.events(verificationID: "VEkinds0001").map(\.kind) == VerificationEvent.Kind.allCases)
     }
 
+    // MARK: - Instances
+
+    /// A heartbeat inserts an instance's row, a later one moves only its time; rows list by id; removing one
+    /// (or one that is not there) leaves the others.
+    public func instanceHeartbeatsAreWrittenListedAndRemoved() async throws {
+        let store = try await makeStore()
+        #expect(try await store.instances().isEmpty)
+        let first = GatewayInstance(
+            id: "in_b", host: "host/boot/pid:[1]", pid: 41, startedAt: Self.epoch, heartbeatAt: Self.epoch)
+        let second = GatewayInstance(
+            id: "in_a", host: "other", pid: 1, startedAt: Self.epoch + 1, heartbeatAt: Self.epoch + 1.25)
+        try await store.heartbeat(first)
+        try await store.heartbeat(second)
+        var later = first
+        later.heartbeatAt = Self.epoch + 5.5
+        try await store.heartbeat(later)
+        #expect(try await store.instances() == [second, later])
+        try await store.removeInstance(id: "in_a")
+        try await store.removeInstance(id: "in_unknown")
+        #expect(try await store.instances() == [later])
+    }
+
     // MARK: - Idempotency
+
+    /// The token the conformance checks claim keys under, unless a check needs a second claimant.
+    public static let token = "token-1"
+
+    /// A claim at `at` (the epoch by default) for `lease` seconds.
+    public static func claim(
+        _ store: any VerificationStore, _ key: IdempotencyKey, _ fingerprint: String, token: String = token,
+        at: Date = epoch, lease: TimeInterval = 40
+    ) async throws -> IdempotencyClaim {
+        try await store.claimIdempotencyKey(key, fingerprint: fingerprint, token: token, at: at, lease: lease)
+    }
 
     /// A new key is claimed; while it runs a retry sees it in progress; once completed a retry gets the
     /// stored response.
     public func idempotencyKeyGoesFromClaimedToInProgressToReplay() async throws {
         let store = try await makeStore()
         let key = IdempotencyKey(scope: "key_live_1", key: "order-17")
-        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .claimed)
-        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .inProgress)
+        #expect(try await Self.claim(store, key, "fp-1") == .claimed)
+        #expect(try await Self.claim(store, key, "fp-1") == .inProgress)
         let response = StoredResponse(status: 201, body: Data(#"{"id":"VEphone0001","status":"pending"}"#.utf8))
-        try await store.completeIdempotencyKey(key, response: response)
-        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .replay(response))
-        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .replay(response))
+        try await store.completeIdempotencyKey(key, token: Self.token, response: response)
+        #expect(try await Self.claim(store, key, "fp-1") == .replay(response))
+        #expect(try await Self.claim(store, key, "fp-1") == .replay(response))
     }
 
     /// Reusing a key for a different request is a mismatch, both while it runs and after it completed.
     public func idempotencyKeyWithAnotherFingerprintIsAMismatch() async throws {
         let store = try await makeStore()
         let key = IdempotencyKey(scope: "key_live_1", key: "order-18")
-        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .claimed)
-        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-2", at: Self.epoch) == .mismatch)
-        try await store.completeIdempotencyKey(key, response: StoredResponse(status: 200, body: Data("{}".utf8)))
-        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-2", at: Self.epoch) == .mismatch)
+        #expect(try await Self.claim(store, key, "fp-1") == .claimed)
+        #expect(try await Self.claim(store, key, "fp-2") == .mismatch)
+        let stored = StoredResponse(status: 200, body: Data("{}".utf8))
+        try await store.completeIdempotencyKey(key, token: Self.token, response: stored)
+        #expect(try await Self.claim(store, key, "fp-2") == .mismatch)
     }
 
     /// A released key is free again, for the same request or a different one.
     public func releasedIdempotencyKeyCanBeClaimedAgain() async throws {
         let store = try await makeStore()
         let key = IdempotencyKey(scope: "key_live_1", key: "order-19")
-        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .claimed)
-        try await store.releaseIdempotencyKey(key)
-        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .claimed)
-        try await store.releaseIdempotencyKey(key)
-        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-2", at: Self.epoch) == .claimed)
+        #expect(try await Self.claim(store, key, "fp-1") == .claimed)
+        try await store.releaseIdempotencyKey(key, token: Self.token)
+        #expect(try await Self.claim(store, key, "fp-1") == .claimed)
+        try await store.releaseIdempotencyKey(key, token: Self.token)
+        #expect(try await Self.claim(store, key, "fp-2") == .claimed)
         // Releasing or completing a key nobody holds is not an error.
         let unknown = IdempotencyKey(scope: "key_live_1", key: "never-claimed")
-        try await store.releaseIdempotencyKey(unknown)
-        try await store.completeIdempotencyKey(unknown, response: StoredResponse(status: 200, body: Data()))
-        #expect(try await store.claimIdempotencyKey(unknown, fingerprint: "fp-1", at: Self.epoch) == .claimed)
+        try await store.releaseIdempotencyKey(unknown, token: Self.token)
+        let nothing = StoredResponse(status: 200, body: Data())
+        try await store.completeIdempotencyKey(unknown, token: Self.token, response: nothing)
+        #expect(try await Self.claim(store, unknown, "fp-1") == .claimed)
     }
 
     /// The same key under two API keys is two independent keys.
@@ -518,24 +571,24 @@ public struct StoreConformance: Sendable {
         let store = try await makeStore()
         let first = IdempotencyKey(scope: "key_live_1", key: "shared")
         let second = IdempotencyKey(scope: "key_live_2", key: "shared")
-        #expect(try await store.claimIdempotencyKey(first, fingerprint: "fp-1", at: Self.epoch) == .claimed)
-        #expect(try await store.claimIdempotencyKey(second, fingerprint: "fp-2", at: Self.epoch) == .claimed)
+        #expect(try await Self.claim(store, first, "fp-1") == .claimed)
+        #expect(try await Self.claim(store, second, "fp-2") == .claimed)
         let response = StoredResponse(status: 201, body: Data("first".utf8))
-        try await store.completeIdempotencyKey(first, response: response)
-        #expect(try await store.claimIdempotencyKey(second, fingerprint: "fp-2", at: Self.epoch) == .inProgress)
-        try await store.releaseIdempotencyKey(second)
-        #expect(try await store.claimIdempotencyKey(first, fingerprint: "fp-1", at: Self.epoch) == .replay(response))
-        #expect(try await store.claimIdempotencyKey(second, fingerprint: "fp-3", at: Self.epoch) == .claimed)
+        try await store.completeIdempotencyKey(first, token: Self.token, response: response)
+        #expect(try await Self.claim(store, second, "fp-2") == .inProgress)
+        try await store.releaseIdempotencyKey(second, token: Self.token)
+        #expect(try await Self.claim(store, first, "fp-1") == .replay(response))
+        #expect(try await Self.claim(store, second, "fp-3") == .claimed)
     }
 
     /// A completed response with an empty body (a 204) replays as an empty body, not as "in progress".
     public func emptyStoredResponseReplaysAsEmpty() async throws {
         let store = try await makeStore()
         let key = IdempotencyKey(scope: "key_live_1", key: "cancel-1")
-        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .claimed)
+        #expect(try await Self.claim(store, key, "fp-1") == .claimed)
         let response = StoredResponse(status: 204, body: Data())
-        try await store.completeIdempotencyKey(key, response: response)
-        #expect(try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) == .replay(response))
+        try await store.completeIdempotencyKey(key, token: Self.token, response: response)
+        #expect(try await Self.claim(store, key, "fp-1") == .replay(response))
     }
 
     /// Twenty requests racing with one new key: exactly one claims it, the rest see it in progress.
@@ -544,7 +597,7 @@ public struct StoreConformance: Sendable {
         let key = IdempotencyKey(scope: "key_live_1", key: "race")
         let claims = try await withThrowingTaskGroup(of: IdempotencyClaim.self) { group in
             for _ in 0..<20 {
-                group.addTask { try await store.claimIdempotencyKey(key, fingerprint: "fp-1", at: Self.epoch) }
+                group.addTask { try await Self.claim(store, key, "fp-1") }
             }
             var claims: [IdempotencyClaim] = []
             for try await claim in group { claims.append(claim) }
@@ -553,5 +606,116 @@ public struct StoreConformance: Sendable {
         #expect(claims.count == 20)
         #expect(claims.filter { $0 == .claimed }.count == 1)
         #expect(claims.filter { $0 == .inProgress }.count == 19)
+    }
+
+    /// A claim nobody finished is in progress until its lease (renewed by recording progress) runs out; then
+    /// the next claim takes it over and learns how far it got, and the old holder's token no longer counts.
+    public func lapsedClaimIsTakenOverWithItsProgress() async throws {
+        let store = try await makeStore()
+        let key = IdempotencyKey(scope: "key_live_1", key: "crashed")
+        #expect(try await Self.claim(store, key, "fp-1") == .claimed)
+        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 39) == .inProgress)
+        let progress = IdempotencyProgress(stage: .vendorCallBegun, verificationID: "vf_0001")
+        #expect(
+            try await store.recordIdempotencyProgress(
+                key, token: Self.token, progress: progress, until: Self.epoch + 45))
+        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 44) == .inProgress)
+        #expect(try await Self.claim(store, key, "fp-2", token: "token-2", at: Self.epoch + 50) == .mismatch)
+        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 45) == .takenOver(progress))
+        // The new holder's lease runs from the takeover.
+        #expect(try await Self.claim(store, key, "fp-1", token: "token-3", at: Self.epoch + 84) == .inProgress)
+        let late = StoredResponse(status: 201, body: Data("late".utf8))
+        #expect(try await store.completeIdempotencyKey(key, token: Self.token, response: late) == false)
+        #expect(
+            try await store.recordIdempotencyProgress(
+                key, token: Self.token, progress: progress, until: Self.epoch + 500) == false)
+        let response = StoredResponse(status: 201, body: Data("second".utf8))
+        #expect(try await store.completeIdempotencyKey(key, token: "token-2", response: response))
+        #expect(try await Self.claim(store, key, "fp-1", token: "token-3", at: Self.epoch + 1000) == .replay(response))
+    }
+
+    /// Twenty retries of one lapsed key at once: exactly one takes it over, the rest see it in progress.
+    public func concurrentTakeoversOfALapsedClaimHaveOneWinner() async throws {
+        let store = try await makeStore()
+        let key = IdempotencyKey(scope: "key_live_1", key: "lapsed-race")
+        #expect(try await Self.claim(store, key, "fp-1") == .claimed)
+        let claims = try await withThrowingTaskGroup(of: IdempotencyClaim.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    try await Self.claim(store, key, "fp-1", token: "taker-\(index)", at: Self.epoch + 60)
+                }
+            }
+            var claims: [IdempotencyClaim] = []
+            for try await claim in group { claims.append(claim) }
+            return claims
+        }
+        #expect(claims.filter { $0 == .takenOver(IdempotencyProgress(stage: .claimed)) }.count == 1)
+        #expect(claims.filter { $0 == .inProgress }.count == 19)
+    }
+
+    /// A holder that called a vendor and then failed without an answer abandons the claim: the next retry
+    /// takes it over at once and sees the progress, which a takeover keeps.
+    public func abandonedClaimIsTakenOverAtOnceWithItsProgress() async throws {
+        let store = try await makeStore()
+        let key = IdempotencyKey(scope: "key_live_1", key: "abandoned")
+        #expect(try await Self.claim(store, key, "fp-1") == .claimed)
+        let progress = IdempotencyProgress(stage: .vendorCallBegun, verificationID: "vf_0002")
+        #expect(
+            try await store.recordIdempotencyProgress(
+                key, token: Self.token, progress: progress, until: Self.epoch + 40))
+        try await store.abandonIdempotencyKey(key, token: "someone-else", at: Self.epoch + 5)
+        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 5) == .inProgress)
+        try await store.abandonIdempotencyKey(key, token: Self.token, at: Self.epoch + 5)
+        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 5) == .takenOver(progress))
+        try await store.abandonIdempotencyKey(key, token: "token-2", at: Self.epoch + 6)
+        #expect(try await Self.claim(store, key, "fp-1", token: "token-3", at: Self.epoch + 6) == .takenOver(progress))
+    }
+
+    /// Another token's release, progress or completion changes nothing; a completed key is never released.
+    public func onlyTheHoldersTokenReleasesOrCompletesAClaim() async throws {
+        let store = try await makeStore()
+        let key = IdempotencyKey(scope: "key_live_1", key: "held")
+        #expect(try await Self.claim(store, key, "fp-1") == .claimed)
+        try await store.releaseIdempotencyKey(key, token: "token-2")
+        #expect(
+            try await store.recordIdempotencyProgress(
+                key, token: "token-2", progress: IdempotencyProgress(stage: .vendorCallBegun), until: Self.epoch + 1)
+                == false)
+        #expect(
+            try await store.completeIdempotencyKey(
+                key, token: "token-2", response: StoredResponse(status: 500, body: Data())) == false)
+        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 1) == .inProgress)
+        let response = StoredResponse(status: 201, body: Data("done".utf8))
+        #expect(try await store.completeIdempotencyKey(key, token: Self.token, response: response))
+        try await store.releaseIdempotencyKey(key, token: Self.token)
+        #expect(
+            try await store.recordIdempotencyProgress(
+                key, token: Self.token, progress: IdempotencyProgress(stage: .claimed), until: Self.epoch + 1) == false)
+        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 100) == .replay(response))
+    }
+
+    /// Keys claimed before the cut-off go, completed or lapsed, at most `limit` per call; a claim whose
+    /// lease still runs and a newer key stay.
+    public func expiredIdempotencyKeysArePrunedInBoundedBatches() async throws {
+        let store = try await makeStore()
+        let done = IdempotencyKey(scope: "key_live_1", key: "done")
+        let lapsed = IdempotencyKey(scope: "key_live_1", key: "lapsed")
+        let running = IdempotencyKey(scope: "key_live_1", key: "running")
+        let newer = IdempotencyKey(scope: "key_live_1", key: "newer")
+        #expect(try await Self.claim(store, done, "fp") == .claimed)
+        try await store.completeIdempotencyKey(
+            done, token: Self.token, response: StoredResponse(status: 201, body: Data()))
+        #expect(try await Self.claim(store, lapsed, "fp", at: Self.epoch + 1) == .claimed)
+        #expect(try await Self.claim(store, running, "fp", at: Self.epoch + 2, lease: 1000) == .claimed)
+        #expect(try await Self.claim(store, newer, "fp", at: Self.epoch + 200) == .claimed)
+        let cutoff = Self.epoch + 100
+        #expect(try await store.pruneIdempotencyKeys(claimedBefore: cutoff, limit: 1) == 1)
+        #expect(try await store.pruneIdempotencyKeys(claimedBefore: cutoff, limit: 10) == 1)
+        #expect(try await store.pruneIdempotencyKeys(claimedBefore: cutoff, limit: 10) == 0)
+        for key in [done, lapsed] {
+            #expect(try await Self.claim(store, key, "fp-other", token: "token-2", at: Self.epoch + 300) == .claimed)
+        }
+        #expect(try await Self.claim(store, running, "fp", token: "token-2", at: Self.epoch + 300) == .inProgress)
+        #expect(try await Self.claim(store, newer, "fp", token: "token-2", at: Self.epoch + 210) == .inProgress)
     }
 }

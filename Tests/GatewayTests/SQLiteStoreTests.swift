@@ -84,16 +84,15 @@ final class SQLiteStoreTests: Sendable {
         let first = try SQLiteVerificationStore(path: path(), logger: quietLogger)
         try await first.insert(record)
         for event in events { try await first.append(event) }
-        #expect(try await first.claimIdempotencyKey(key, fingerprint: "fp", at: StoreConformance.epoch) == .claimed)
-        try await first.completeIdempotencyKey(key, response: response)
+        #expect(try await StoreConformance.claim(first, key, "fp") == .claimed)
+        try await first.completeIdempotencyKey(key, token: StoreConformance.token, response: response)
         first.close()
 
         let second = try SQLiteVerificationStore(path: path(), logger: quietLogger)
         #expect(try await second.record(id: record.id) == record)
         #expect(try await second.events(verificationID: record.id) == events)
         #expect(
-            try await second.claimIdempotencyKey(key, fingerprint: "fp", at: StoreConformance.epoch)
-                == .replay(response))
+            try await StoreConformance.claim(second, key, "fp", token: "token-2") == .replay(response))
         let next = StoreConformance.nextVersion(of: record, status: .approved)
         #expect(try await second.update(next))
         #expect(try await second.update(next) == false)
@@ -276,7 +275,7 @@ final class SQLiteStoreTests: Sendable {
             for index in 0..<20 {
                 let store = index.isMultiple(of: 2) ? left : right
                 group.addTask {
-                    try await store.claimIdempotencyKey(key, fingerprint: "fp", at: StoreConformance.epoch)
+                    try await StoreConformance.claim(store, key, "fp", token: "token-\(index)")
                 }
             }
             var claims: [IdempotencyClaim] = []

@@ -28,7 +28,7 @@ enum OpenAPIDocument {
             "name": "Idempotency-Key",
             "in": "header",
             "required": false,
-            "description": "Replays return the first response; the code is never sent twice.",
+            "description": "Replays return the first response; the code is never sent twice. A request that died holding the key is taken over after its lease (the start deadline plus 15 s): the retry answers the verification it stored, starts anew if no vendor was called, or answers `idempotency_outcome_unknown` (docs/architecture.md \u00a79.2).",
             "schema": {
               "type": "string",
               "minLength": 1,
@@ -99,7 +99,7 @@ enum OpenAPIDocument {
             }
           },
           "409": {
-            "description": "Idempotency-Key in use or reused with another body.",
+            "description": "`idempotency_conflict`: the Idempotency-Key is in use or was reused with another body; `idempotency_outcome_unknown`: an earlier request with this key died after calling the vendor, before its outcome was stored, so a code may have been sent (start again only with a new key).",
             "content": {
               "application/json": {
                 "schema": {
@@ -4794,6 +4794,7 @@ enum OpenAPIDocument {
                   "rate_limited",
                   "destination_blocked",
                   "idempotency_conflict",
+                  "idempotency_outcome_unknown",
                   "not_enrolled",
                   "account_locked",
                   "invalid_token",

@@ -41,15 +41,13 @@ struct VerificationsController: Sendable {
                 try await startBody(body: body, clientIP: clientIP, context: context), status: .created)
         }
         let fingerprint = Hex.lowercase(SHA256.hash(data: body))
+        let claim = IdempotentStart(key: idempotencyKey)
         switch try await service.store.claimIdempotencyKey(
-            idempotencyKey, fingerprint: fingerprint, at: service.clock.now)
+            idempotencyKey, fingerprint: fingerprint, token: claim.token, at: service.clock.now,
+            lease: service.policy.idempotencyLease)
         {
         case .replay(let stored):
-            var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
-            headers[.idempotentReplayed] = "true"
-            return Response(
-                status: HTTPResponse.Status(code: stored.status), headers: headers,
-                body: ResponseBody(byteBuffer: ByteBuffer(data: stored.body)))
+            return Self.replay(stored)
         case .inProgress:
             throw GatewayError(
                 .idempotencyConflict, "A request with this Idempotency-Key is still being processed; retry shortly.")
@@ -57,35 +55,93 @@ struct VerificationsController: Sendable {
             throw GatewayError(
                 .idempotencyConflict, "This Idempotency-Key was already used with a different request body.")
         case .claimed:
-            do {
-                let data = JSONResponse.encode(try await startBody(body: body, clientIP: clientIP, context: context))
-                try await service.store.completeIdempotencyKey(
-                    idempotencyKey, response: StoredResponse(status: 201, body: data))
-                return Response(
-                    status: .created, headers: [.contentType: "application/json; charset=utf-8"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(data: data)))
-            } catch let error as GatewayError where error.errorClass == .caller || error.errorClass == .blocked {
-                // The same body will fail the same way: keep the answer so a replay gets it without a send.
-                let apiError = APIError(error)
-                try await service.store.completeIdempotencyKey(
-                    idempotencyKey,
-                    response: StoredResponse(
-                        status: Int(apiError.status.code), body: apiError.body(requestID: context.requestID)))
-                throw error
-            } catch {
-                // A retry may succeed (vendor down, state changed): free the key.
-                try? await service.store.releaseIdempotencyKey(idempotencyKey)
-                throw error
-            }
+            return try await startClaimed(claim, body: body, clientIP: clientIP, context: context)
+        case .takenOver(let progress):
+            if let answer = try await answerTakeover(claim, progress: progress) { return answer }
+            return try await startClaimed(claim, body: body, clientIP: clientIP, context: context)
         }
     }
 
-    private func startBody(body: Data, clientIP: String?, context: GatewayRequestContext) async throws -> JSONValue {
+    /// A start under an idempotency claim this request holds: its answer is kept for replays, or the claim
+    /// is given up so a retry may try again, or (when a vendor may have sent) left for a retry to take over
+    /// at once and learn what is known.
+    private func startClaimed(
+        _ claim: IdempotentStart, body: Data, clientIP: String?, context: GatewayRequestContext
+    ) async throws -> Response {
+        do {
+            let data = JSONResponse.encode(
+                try await startBody(body: body, clientIP: clientIP, context: context, idempotency: claim))
+            try await service.store.completeIdempotencyKey(
+                claim.key, token: claim.token, response: StoredResponse(status: 201, body: data))
+            return Response(
+                status: .created, headers: [.contentType: "application/json; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(data: data)))
+        } catch let error as GatewayError where error.errorClass == .caller || error.errorClass == .blocked {
+            // The same body will fail the same way: keep the answer so a replay gets it without a send. (A
+            // claim taken over meanwhile keeps nothing of this request: the write needs the claim's token.)
+            let apiError = APIError(error)
+            try await service.store.completeIdempotencyKey(
+                claim.key, token: claim.token,
+                response: StoredResponse(
+                    status: Int(apiError.status.code), body: apiError.body(requestID: context.requestID)))
+            throw error
+        } catch {
+            if claim.sendMayHaveHappened {
+                // A vendor may have sent: a retry must not send again blindly. It takes the claim over at once
+                // and answers the verification if it was stored, else `idempotency_outcome_unknown`.
+                try? await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
+            } else {
+                // Nothing was sent and a retry may succeed (vendor down, state changed): free the key.
+                try? await service.store.releaseIdempotencyKey(claim.key, token: claim.token)
+            }
+            throw error
+        }
+    }
+
+    /// What a request that took over a lapsed claim answers from how far that claim got: the verification
+    /// it stored, or `idempotency_outcome_unknown` when it called a vendor and stored nothing; `nil` when
+    /// no vendor was called, so this request starts anew (docs/architecture.md §9.2).
+    private func answerTakeover(_ claim: IdempotentStart, progress: IdempotencyProgress) async throws -> Response? {
+        service.logger.notice(
+            "idempotency claim taken over",
+            metadata: [
+                "idempotency.stage": "\(progress.stage)", "verification.id": "\(progress.verificationID ?? "-")",
+            ])
+        if let id = progress.verificationID, let record = try await service.store.record(id: id),
+            record.status != .failed
+        {
+            let data = JSONResponse.encode(Self.render(record, now: service.clock.now))
+            let stored = StoredResponse(status: 201, body: data)
+            try await service.store.completeIdempotencyKey(claim.key, token: claim.token, response: stored)
+            return Self.replay(stored)
+        }
+        guard progress.stage == .vendorCallBegun else { return nil }
+        // Left for the next retry to take over at once: the verification may still turn up.
+        try await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
+        throw GatewayError(
+            .idempotencyOutcomeUnknown,
+            "An earlier request with this Idempotency-Key stopped after asking a vendor to send and before its "
+                + "outcome was stored: a code may have reached the user. Do not start again at once: ask the user "
+                + "whether a code arrived; to send one, start with a new Idempotency-Key.")
+    }
+
+    private static func replay(_ stored: StoredResponse) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        headers[.idempotentReplayed] = "true"
+        return Response(
+            status: HTTPResponse.Status(code: stored.status), headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(data: stored.body)))
+    }
+
+    private func startBody(
+        body: Data, clientIP: String?, context: GatewayRequestContext, idempotency: IdempotentStart? = nil
+    ) async throws -> JSONValue {
         let start = try Self.parseStart(body)
         let record = try await service.start(
             start, apiKeyID: context.apiKey?.id, apiKeyName: context.apiKey?.name, clientIP: clientIP,
             keyCountries: context.apiKey?.countries,
-            keyLimit: context.apiKey?.startsPerHour.map { RateLimit(limit: $0, window: 3600) })
+            keyLimit: context.apiKey?.startsPerHour.map { RateLimit(limit: $0, window: 3600) },
+            idempotency: idempotency)
         return Self.render(record, now: service.clock.now)
     }
 

@@ -20,7 +20,7 @@ import Yams
 ///   - {name: ops, key_sha256: 9f86d0…, scopes: [verify, admin]}
 /// policy: {code_validity_seconds: 600, max_attempts: 5, max_sends: 5, start_deadline_seconds: 30, check_lease_seconds: 30,
 ///          allow_unknown_numbers: [GB]}
-/// token: {signing_key_env: GATEWAY_TOKEN_SIGNING_KEY}
+/// token: {signing_key_env: GATEWAY_TOKEN_SIGNING_KEY, verification_keys_env: [GATEWAY_TOKEN_PREVIOUS_KEY]}
 /// ```
 struct GatewayConfiguration: Sendable {
     struct KeyEntry: Sendable, Equatable {
@@ -37,6 +37,9 @@ struct GatewayConfiguration: Sendable {
     var apiKeys: [KeyEntry] = []
     var policy = VerificationPolicy()
     var tokenSigningKeyPEM: String?
+    /// `token.verification_keys_env`: more keys the JWKS publishes (PEM, public or private; only the public
+    /// part is used): the next key before a rotation, the previous one until its tokens have expired.
+    var tokenVerificationKeyPEMs: [String] = []
     /// Where vendors reach the gateway (`https://verify.example.com`): callback URLs are
     /// `<public base URL>/callbacks/<provider id>`. The sandbox defaults it to its own address.
     var publicBaseURL: URL?
@@ -375,8 +378,25 @@ struct GatewayConfiguration: Sendable {
         // token
         if let value = top["token"] {
             if case .object(let token) = value {
-                for key in token.keys.sorted() where key != "signing_key_env" {
+                for key in token.keys.sorted() where key != "signing_key_env" && key != "verification_keys_env" {
                     problems.append("token: unknown key `\(key)`")
+                }
+                if let listed = token["verification_keys_env"] {
+                    if case .array(let variables) = listed {
+                        for variable in variables {
+                            guard case .string(let name) = variable else {
+                                problems.append("token: `verification_keys_env` must list variable names")
+                                continue
+                            }
+                            if let pem = environment[name], !pem.isEmpty {
+                                config.tokenVerificationKeyPEMs.append(pem)
+                            } else {
+                                problems.append("token: environment variable \(name) is not set")
+                            }
+                        }
+                    } else {
+                        problems.append("token: `verification_keys_env` must be a list of variable names")
+                    }
                 }
                 if case .string(let variable)? = token["signing_key_env"] {
                     if let pem = environment[variable], !pem.isEmpty {

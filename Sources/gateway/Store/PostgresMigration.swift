@@ -132,7 +132,33 @@ struct PostgresMigration: Sendable {
                 """,
                 "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at)",
                 "CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at)",
-            ])
+            ]),
+        // A claim made before leases has no record of how far it got: it is taken as having called a vendor.
+        PostgresMigration(
+            version: 2, name: "idempotency claims with a lease, their progress, pruning",
+            statements: [
+                "ALTER TABLE idempotency_keys ADD COLUMN token TEXT",
+                "ALTER TABLE idempotency_keys ADD COLUMN lease_until DOUBLE PRECISION",
+                "ALTER TABLE idempotency_keys ADD COLUMN stage BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE idempotency_keys ADD COLUMN verification_id TEXT",
+                "UPDATE idempotency_keys SET stage = 1 WHERE status IS NULL",
+                "CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at)",
+            ]),
+        PostgresMigration(
+            version: 3, name: "lease owners: instance heartbeats, the owner of a check lease",
+            statements: [
+                """
+                CREATE TABLE gateway_instances (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    host TEXT NOT NULL,
+                    pid BIGINT NOT NULL,
+                    started_at DOUBLE PRECISION NOT NULL,
+                    heartbeat_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "ALTER TABLE verifications ADD COLUMN check_lease_owner TEXT",
+                "ALTER TABLE verifications ADD COLUMN check_lease_attempt BIGINT NOT NULL DEFAULT 0",
+            ]),
     ]
 
     /// The advisory lock that serializes migrations: several instances starting at once apply each step once.
@@ -160,7 +186,10 @@ struct PostgresMigration: Sendable {
             throw PostgresStoreError("schema name \(schema) is not lower-case letters, digits and _")
         }
         return try await client.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey(forSchema: schema)))", logger: logger)
+            // The rows are read, so a lock that timed out fails here rather than as the next statement's
+            // "transaction is aborted".
+            let lock: PostgresQuery = "SELECT pg_advisory_xact_lock(\(lockKey(forSchema: schema)))"
+            for try await _ in try await connection.query(lock, logger: logger) {}
             if let schema {
                 try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
             }

@@ -353,20 +353,40 @@ final class PostgresVerificationStore: VerificationStore {
 
     // MARK: - Idempotency keys
 
+    /// A new key is one insert; a lapsed claim is taken over by one conditional update, which the row lock
+    /// makes exact across instances: of two takers the second finds the lease renewed and changes nothing.
     func claimIdempotencyKey(
-        _ key: IdempotencyKey, fingerprint: String, at: Date
+        _ key: IdempotencyKey, fingerprint: String, token: String, at: Date, lease: TimeInterval
     ) async throws(GatewayError) -> IdempotencyClaim {
         let logger = logger
+        let until = at.addingTimeInterval(lease)
         return try await perform("claim_idempotency_key") { connection -> IdempotencyClaim in
             // A key released between the insert and the read is claimed again on the next turn.
             for _ in 0..<3 {
                 let inserted = try await connection.run(
                     """
-                    INSERT INTO idempotency_keys (scope, key, fingerprint, created_at) VALUES ($1, $2, $3, $4)
+                    INSERT INTO idempotency_keys (scope, key, fingerprint, created_at, token, lease_until, stage)
+                    VALUES ($1, $2, $3, $4, $5, $6, 0)
                     ON CONFLICT (scope, key) DO NOTHING RETURNING 1
                     """,
-                    [.text(key.scope), .text(key.key), .text(fingerprint), .date(at)], logger: logger)
+                    [.text(key.scope), .text(key.key), .text(fingerprint), .date(at), .text(token), .date(until)],
+                    logger: logger)
                 if inserted == 1 { return .claimed }
+                let takenOver = try await connection.rows(
+                    """
+                    UPDATE idempotency_keys SET token = $3, lease_until = $4
+                    WHERE scope = $1 AND key = $2 AND fingerprint = $5 AND status IS NULL
+                        AND (lease_until IS NULL OR lease_until <= $6)
+                    RETURNING stage, verification_id
+                    """,
+                    [.text(key.scope), .text(key.key), .text(token), .date(until), .text(fingerprint), .date(at)],
+                    logger: logger
+                ) { row in
+                    IdempotencyProgress(
+                        stage: IdempotencyProgress.Stage(rawValue: Int(row.int64(0) ?? 1)) ?? .vendorCallBegun,
+                        verificationID: row.text(1))
+                }
+                if let progress = takenOver.first { return .takenOver(progress) }
                 let stored = try await connection.rows(
                     "SELECT fingerprint, status, body FROM idempotency_keys WHERE scope = $1 AND key = $2",
                     [.text(key.scope), .text(key.key)], logger: logger
@@ -380,21 +400,109 @@ final class PostgresVerificationStore: VerificationStore {
         }
     }
 
-    func completeIdempotencyKey(_ key: IdempotencyKey, response: StoredResponse) async throws(GatewayError) {
+    func recordIdempotencyProgress(
+        _ key: IdempotencyKey, token: String, progress: IdempotencyProgress, until: Date
+    ) async throws(GatewayError) -> Bool {
         let logger = logger
-        try await perform("complete_idempotency_key") { connection in
+        return try await perform("record_idempotency_progress") { connection -> Bool in
             try await connection.run(
-                "UPDATE idempotency_keys SET status = $1, body = $2 WHERE scope = $3 AND key = $4",
-                [.int(response.status), .blob(response.body), .text(key.scope), .text(key.key)], logger: logger)
+                """
+                UPDATE idempotency_keys SET stage = $1, verification_id = $2, lease_until = $3
+                WHERE scope = $4 AND key = $5 AND token = $6 AND status IS NULL RETURNING 1
+                """,
+                [
+                    .int(progress.stage.rawValue), .optionalText(progress.verificationID), .date(until),
+                    .text(key.scope), .text(key.key), .text(token),
+                ], logger: logger) == 1
         }
     }
 
-    func releaseIdempotencyKey(_ key: IdempotencyKey) async throws(GatewayError) {
+    @discardableResult
+    func completeIdempotencyKey(
+        _ key: IdempotencyKey, token: String, response: StoredResponse
+    ) async throws(GatewayError) -> Bool {
+        let logger = logger
+        return try await perform("complete_idempotency_key") { connection -> Bool in
+            try await connection.run(
+                """
+                UPDATE idempotency_keys SET status = $1, body = $2, lease_until = NULL
+                WHERE scope = $3 AND key = $4 AND token = $5 RETURNING 1
+                """,
+                [.int(response.status), .blob(response.body), .text(key.scope), .text(key.key), .text(token)],
+                logger: logger) == 1
+        }
+    }
+
+    func releaseIdempotencyKey(_ key: IdempotencyKey, token: String) async throws(GatewayError) {
         let logger = logger
         try await perform("release_idempotency_key") { connection in
             try await connection.run(
-                "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2", [.text(key.scope), .text(key.key)],
-                logger: logger)
+                "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND token = $3 AND status IS NULL",
+                [.text(key.scope), .text(key.key), .text(token)], logger: logger)
+        }
+    }
+
+    func abandonIdempotencyKey(_ key: IdempotencyKey, token: String, at: Date) async throws(GatewayError) {
+        let logger = logger
+        try await perform("abandon_idempotency_key") { connection in
+            try await connection.run(
+                """
+                UPDATE idempotency_keys SET lease_until = $1
+                WHERE scope = $2 AND key = $3 AND token = $4 AND status IS NULL AND lease_until > $1
+                """,
+                [.date(at), .text(key.scope), .text(key.key), .text(token)], logger: logger)
+        }
+    }
+
+    func heartbeat(_ instance: GatewayInstance) async throws(GatewayError) {
+        let logger = logger
+        try await perform("heartbeat") { connection in
+            try await connection.run(
+                """
+                INSERT INTO gateway_instances (id, host, pid, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $5)
+                ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
+                """,
+                [
+                    .text(instance.id), .text(instance.host), .int(instance.pid), .date(instance.startedAt),
+                    .date(instance.heartbeatAt),
+                ], logger: logger)
+        }
+    }
+
+    func instances() async throws(GatewayError) -> [GatewayInstance] {
+        let logger = logger
+        return try await perform("instances") { connection in
+            try await connection.rows(
+                "SELECT id, host, pid, started_at, heartbeat_at FROM gateway_instances ORDER BY id", logger: logger
+            ) { row in
+                GatewayInstance(
+                    id: row.text(0) ?? "", host: row.text(1) ?? "", pid: Int(row.int64(2) ?? 0),
+                    startedAt: try SQLiteVerificationStore.date(row.double(3), what: "instance started_at"),
+                    heartbeatAt: try SQLiteVerificationStore.date(row.double(4), what: "instance heartbeat_at"))
+            }
+        }
+    }
+
+    func removeInstance(id: String) async throws(GatewayError) {
+        let logger = logger
+        try await perform("remove_instance") { connection in
+            try await connection.run("DELETE FROM gateway_instances WHERE id = $1", [.text(id)], logger: logger)
+        }
+    }
+
+    /// Served by the `created_at` index of migration 2; bounded, so one call never holds many row locks.
+    func pruneIdempotencyKeys(claimedBefore before: Date, limit: Int) async throws(GatewayError) -> Int {
+        let logger = logger
+        return try await perform("prune_idempotency_keys") { connection -> Int in
+            try await connection.run(
+                """
+                DELETE FROM idempotency_keys WHERE (scope, key) IN (
+                    SELECT scope, key FROM idempotency_keys
+                    WHERE created_at < $1 AND (status IS NOT NULL OR lease_until IS NULL OR lease_until < $1)
+                    LIMIT $2 FOR UPDATE SKIP LOCKED)
+                RETURNING 1
+                """,
+                [.date(before), .int(max(0, limit))], logger: logger)
         }
     }
 

@@ -140,6 +140,30 @@ struct SQLiteMigration: Sendable {
                 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at);
                 CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at);
                 """),
+        // A claim made before leases has no record of how far it got: it is taken as having called a vendor.
+        SQLiteMigration(
+            version: 9, name: "idempotency claims with a lease, their progress, pruning",
+            sql: """
+                ALTER TABLE idempotency_keys ADD COLUMN token TEXT;
+                ALTER TABLE idempotency_keys ADD COLUMN lease_until REAL;
+                ALTER TABLE idempotency_keys ADD COLUMN stage INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE idempotency_keys ADD COLUMN verification_id TEXT;
+                UPDATE idempotency_keys SET stage = 1 WHERE status IS NULL;
+                CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
+                """),
+        SQLiteMigration(
+            version: 10, name: "lease owners: instance heartbeats, the owner of a check lease",
+            sql: """
+                CREATE TABLE gateway_instances (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    host TEXT NOT NULL,
+                    pid INTEGER NOT NULL,
+                    started_at REAL NOT NULL,
+                    heartbeat_at REAL NOT NULL
+                );
+                ALTER TABLE verifications ADD COLUMN check_lease_owner TEXT;
+                ALTER TABLE verifications ADD COLUMN check_lease_attempt INTEGER NOT NULL DEFAULT 0;
+                """),
     ]
 
     /// Brings the database up to the newest step in one `BEGIN IMMEDIATE` transaction, so two processes

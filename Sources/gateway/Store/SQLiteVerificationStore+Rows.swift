@@ -9,7 +9,8 @@ extension SQLiteVerificationStore {
         "provider_state", "status", "attempts", "max_attempts", "sends", "created_at", "updated_at", "expires_at",
         "content_language", "locales", "experiment_arm", "client_reference", "metadata", "api_key_id", "version",
         "route", "experiment", "failovers", "test_number", "next_action", "fallback_channels", "challenge_attempts",
-        "token_pending", "pending_tokens", "check_lease_until", "status_reason",
+        "token_pending", "pending_tokens", "check_lease_until", "status_reason", "check_lease_owner",
+        "check_lease_attempt",
     ]
     static let recordColumns = recordColumnNames.joined(separator: ", ")
     static let recordPlaceholders = recordColumnNames.map { _ in "?" }.joined(separator: ", ")
@@ -68,6 +69,8 @@ extension SQLiteVerificationStore {
             .text(try json(record.pendingTokens)),
             record.checkLeaseUntil.map(SQLiteValue.date) ?? .null,
             .optionalText(record.statusReason),
+            .optionalText(record.checkLeaseOwner),
+            .int(record.checkLeaseHoldsAttempt ? 1 : 0),
         ]
     }
 
@@ -141,6 +144,8 @@ extension SQLiteVerificationStore {
             [String: JSONValue].self, row.text(29), what: "verification \(id) pending_tokens")
         record.checkLeaseUntil = row.double(30).map(Date.init(timeIntervalSince1970:))
         record.statusReason = row.text(31)
+        record.checkLeaseOwner = row.text(32)
+        record.checkLeaseHoldsAttempt = (row.int64(33) ?? 0) != 0
         return record
     }
 

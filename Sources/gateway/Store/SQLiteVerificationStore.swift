@@ -277,41 +277,148 @@ final class SQLiteVerificationStore: VerificationStore {
         }
     }
 
+    /// The insert, the read and a takeover in one transaction on the queue: no other claim of the key runs
+    /// between them (a second process sharing the file waits on the write lock).
     func claimIdempotencyKey(
-        _ key: IdempotencyKey, fingerprint: String, at: Date
+        _ key: IdempotencyKey, fingerprint: String, token: String, at: Date, lease: TimeInterval
     ) async throws(GatewayError) -> IdempotencyClaim {
-        try await perform("claim_idempotency_key") { (connection) throws(SQLiteError) in
+        let until = at.addingTimeInterval(lease)
+        return try await perform("claim_idempotency_key") { (connection) throws(SQLiteError) in
             try connection.transaction { () throws(SQLiteError) -> IdempotencyClaim in
                 let inserted = try connection.run(
-                    "INSERT OR IGNORE INTO idempotency_keys (scope, key, fingerprint, created_at) VALUES (?, ?, ?, ?)",
-                    [.text(key.scope), .text(key.key), .text(fingerprint), .date(at)])
+                    """
+                    INSERT OR IGNORE INTO idempotency_keys
+                        (scope, key, fingerprint, created_at, token, lease_until, stage)
+                    VALUES (?, ?, ?, ?, ?, ?, 0)
+                    """,
+                    [.text(key.scope), .text(key.key), .text(fingerprint), .date(at), .text(token), .date(until)])
                 if inserted == 1 { return .claimed }
                 let stored = try connection.query(
-                    "SELECT fingerprint, status, body FROM idempotency_keys WHERE scope = ? AND key = ?",
+                    """
+                    SELECT fingerprint, status, body, lease_until, stage, verification_id FROM idempotency_keys
+                    WHERE scope = ? AND key = ?
+                    """,
                     [.text(key.scope), .text(key.key)]
-                ) { (row) throws(SQLiteError) in (fingerprint: row.text(0), status: row.int64(1), body: row.blob(2)) }
+                ) { (row) throws(SQLiteError) in
+                    (
+                        fingerprint: row.text(0), status: row.int64(1), body: row.blob(2), leaseUntil: row.double(3),
+                        stage: row.int64(4), verificationID: row.text(5)
+                    )
+                }
                 guard let stored = stored.first else {
                     throw SQLiteError.undecodableRow("idempotency key neither inserted nor found")
                 }
                 guard stored.fingerprint == fingerprint else { return .mismatch }
-                guard let status = stored.status else { return .inProgress }
-                return .replay(StoredResponse(status: Int(status), body: stored.body ?? Data()))
+                if let status = stored.status {
+                    return .replay(StoredResponse(status: Int(status), body: stored.body ?? Data()))
+                }
+                if let leaseUntil = stored.leaseUntil, leaseUntil > at.timeIntervalSince1970 { return .inProgress }
+                try connection.run(
+                    "UPDATE idempotency_keys SET token = ?, lease_until = ? WHERE scope = ? AND key = ?",
+                    [.text(token), .date(until), .text(key.scope), .text(key.key)])
+                return .takenOver(
+                    IdempotencyProgress(
+                        stage: IdempotencyProgress.Stage(rawValue: Int(stored.stage ?? 1)) ?? .vendorCallBegun,
+                        verificationID: stored.verificationID))
             }
         }
     }
 
-    func completeIdempotencyKey(_ key: IdempotencyKey, response: StoredResponse) async throws(GatewayError) {
-        try await perform("complete_idempotency_key") { (connection) throws(SQLiteError) in
+    func recordIdempotencyProgress(
+        _ key: IdempotencyKey, token: String, progress: IdempotencyProgress, until: Date
+    ) async throws(GatewayError) -> Bool {
+        try await perform("record_idempotency_progress") { (connection) throws(SQLiteError) -> Bool in
             try connection.run(
-                "UPDATE idempotency_keys SET status = ?, body = ? WHERE scope = ? AND key = ?",
-                [.int(response.status), .blob(response.body), .text(key.scope), .text(key.key)])
+                """
+                UPDATE idempotency_keys SET stage = ?, verification_id = ?, lease_until = ?
+                WHERE scope = ? AND key = ? AND token = ? AND status IS NULL
+                """,
+                [
+                    .int(progress.stage.rawValue), .optionalText(progress.verificationID), .date(until),
+                    .text(key.scope), .text(key.key), .text(token),
+                ]) == 1
         }
     }
 
-    func releaseIdempotencyKey(_ key: IdempotencyKey) async throws(GatewayError) {
+    @discardableResult
+    func completeIdempotencyKey(
+        _ key: IdempotencyKey, token: String, response: StoredResponse
+    ) async throws(GatewayError) -> Bool {
+        try await perform("complete_idempotency_key") { (connection) throws(SQLiteError) -> Bool in
+            try connection.run(
+                """
+                UPDATE idempotency_keys SET status = ?, body = ?, lease_until = NULL
+                WHERE scope = ? AND key = ? AND token = ?
+                """,
+                [.int(response.status), .blob(response.body), .text(key.scope), .text(key.key), .text(token)]) == 1
+        }
+    }
+
+    func releaseIdempotencyKey(_ key: IdempotencyKey, token: String) async throws(GatewayError) {
         try await perform("release_idempotency_key") { (connection) throws(SQLiteError) in
             try connection.run(
-                "DELETE FROM idempotency_keys WHERE scope = ? AND key = ?", [.text(key.scope), .text(key.key)])
+                "DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND token = ? AND status IS NULL",
+                [.text(key.scope), .text(key.key), .text(token)])
+        }
+    }
+
+    func abandonIdempotencyKey(_ key: IdempotencyKey, token: String, at: Date) async throws(GatewayError) {
+        try await perform("abandon_idempotency_key") { (connection) throws(SQLiteError) in
+            try connection.run(
+                """
+                UPDATE idempotency_keys SET lease_until = ?1
+                WHERE scope = ?2 AND key = ?3 AND token = ?4 AND status IS NULL AND lease_until > ?1
+                """,
+                [.date(at), .text(key.scope), .text(key.key), .text(token)])
+        }
+    }
+
+    func heartbeat(_ instance: GatewayInstance) async throws(GatewayError) {
+        // Unsynced: a heartbeat lost to a power loss only makes the instance look dead a little sooner, and
+        // every instance of the file died with it anyway.
+        try await perform("heartbeat", durability: .unsynced) { (connection) throws(SQLiteError) in
+            try connection.run(
+                """
+                INSERT INTO gateway_instances (id, host, pid, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
+                """,
+                [
+                    .text(instance.id), .text(instance.host), .int(instance.pid), .date(instance.startedAt),
+                    .date(instance.heartbeatAt),
+                ])
+        }
+    }
+
+    func instances() async throws(GatewayError) -> [GatewayInstance] {
+        try await perform("instances") { (connection) throws(SQLiteError) in
+            try connection.query(
+                "SELECT id, host, pid, started_at, heartbeat_at FROM gateway_instances ORDER BY id"
+            ) { (row) throws(SQLiteError) in
+                GatewayInstance(
+                    id: row.text(0) ?? "", host: row.text(1) ?? "", pid: Int(row.int64(2) ?? 0),
+                    startedAt: try Self.date(row.double(3), what: "instance started_at"),
+                    heartbeatAt: try Self.date(row.double(4), what: "instance heartbeat_at"))
+            }
+        }
+    }
+
+    func removeInstance(id: String) async throws(GatewayError) {
+        try await perform("remove_instance") { (connection) throws(SQLiteError) in
+            try connection.run("DELETE FROM gateway_instances WHERE id = ?", [.text(id)])
+        }
+    }
+
+    /// Served by the `created_at` index of migration 9; bounded, so one call never holds the file for long.
+    func pruneIdempotencyKeys(claimedBefore before: Date, limit: Int) async throws(GatewayError) -> Int {
+        try await perform("prune_idempotency_keys") { (connection) throws(SQLiteError) -> Int in
+            try connection.run(
+                """
+                DELETE FROM idempotency_keys WHERE rowid IN (
+                    SELECT rowid FROM idempotency_keys
+                    WHERE created_at < ?1 AND (status IS NOT NULL OR lease_until IS NULL OR lease_until < ?1)
+                    LIMIT ?2)
+                """,
+                [.date(before), .int(max(0, limit))])
         }
     }
 

@@ -1,0 +1,34 @@
+import Foundation
+
+/// The gateway instances that take leases on verifications, as far as this one can tell
+/// (docs/architecture.md §9.3).
+///
+/// Every lease records the instance that took it. A lease whose instance has died (its process is gone, or
+/// its heartbeat stopped) is taken over at once, instead of after ``VerificationPolicy/checkLease``, and the
+/// attempt its check reserved is given back: no answer of that check was ever stored.
+public protocol LeaseOwners: Sendable {
+    /// This instance's id, made at startup: written as the owner of every lease it takes.
+    var instanceID: String { get }
+
+    /// Whether the instance `id` is known to be dead. `false` when in doubt: a live instance's lease must
+    /// never be taken (its check may be at the vendor).
+    func isDead(_ id: String) async -> Bool
+}
+
+/// A gateway instance's heartbeat row: what other instances judge its leases by.
+public struct GatewayInstance: Sendable, Equatable {
+    public var id: String
+    /// Where it runs: the host name, boot and process namespace (``host`` and ``pid`` name one process).
+    public var host: String
+    public var pid: Int
+    public var startedAt: Date
+    public var heartbeatAt: Date
+
+    public init(id: String, host: String, pid: Int, startedAt: Date, heartbeatAt: Date) {
+        self.id = id
+        self.host = host
+        self.pid = pid
+        self.startedAt = startedAt
+        self.heartbeatAt = heartbeatAt
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import GatewayCore
+import Logging
+import ServiceLifecycle
+
+/// The store's upkeep, run in the background by every instance: idempotency keys older than the policy's
+/// retention are deleted in bounded batches, so the table stays the size of a day's starts. Several
+/// instances pruning at once is harmless (each batch deletes what is still there).
+struct StoreMaintenance: Service {
+    let store: any VerificationStore
+    let clock: any WallClock
+    let policy: VerificationPolicy
+    let logger: Logger
+    var interval: Duration = .seconds(60)
+    /// Keys deleted per store call, and calls per round: one round never holds the store for long.
+    var batch = 500
+    var batchesPerRound = 20
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            await pruneIdempotencyKeys()
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        }
+    }
+
+    /// One round of pruning; returns how many keys it deleted. A store failure is logged and left to the
+    /// next round.
+    @discardableResult
+    func pruneIdempotencyKeys() async -> Int {
+        let before = clock.now.addingTimeInterval(-policy.idempotencyRetention)
+        var deleted = 0
+        do {
+            for _ in 0..<batchesPerRound {
+                let pruned = try await store.pruneIdempotencyKeys(claimedBefore: before, limit: batch)
+                deleted += pruned
+                if pruned < batch { break }
+            }
+        } catch {
+            logger.warning("idempotency key pruning failed", metadata: ["error.code": "\(error.code.rawValue)"])
+        }
+        if deleted > 0 { logger.info("idempotency keys pruned", metadata: ["idempotency.pruned": "\(deleted)"]) }
+        return deleted
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import Logging
+import Synchronization
+import Testing
+
+@testable import gateway
+
+@Suite("Instance heartbeats and dead instances")
+struct InstanceRegistryTests {
+    static let quiet = Logger(label: "gateway.test.instances") { _ in SwiftLogNoOpLogHandler() }
+
+    static let clock = ManualClock(Date(timeIntervalSince1970: 1_900_000_000))
+
+    static func row(_ id: String, host: String = "host-1", pid: Int, silentFor seconds: TimeInterval = 0, clock: ManualClock)
+        -> GatewayInstance
+    {
+        GatewayInstance(
+            id: id, host: host, pid: pid, startedAt: clock.now.addingTimeInterval(-seconds - 60),
+            heartbeatAt: clock.now.addingTimeInterval(-seconds))
+    }
+
+    static func registry(_ store: any VerificationStore, clock: ManualClock, alive: Set<Int>) -> InstanceRegistry {
+        InstanceRegistry(
+            store: store, clock: clock, logger: Self.quiet, instanceID: "in_me", host: "host-1", pid: 100,
+            deadAfter: 10, verdictLifetime: .zero, processIsAlive: { alive.contains($0) })
+    }
+
+    @Test("startup writes this instance's row and removes those of dead processes on this host and of long-silent instances")
+    func registerRemovesTheDead() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_900_000_000))
+        let store = InMemoryVerificationStore()
+        for row in [
+            Self.row("in_killed", pid: 200, clock: clock), Self.row("in_running", pid: 101, clock: clock),
+            Self.row("in_elsewhere", host: "host-2", pid: 200, clock: clock),
+            Self.row("in_forgotten", host: "host-2", pid: 7, silentFor: 90_000, clock: clock),
+        ] {
+            try await store.heartbeat(row)
+        }
+        let registry = Self.registry(store, clock: clock, alive: [100, 101])
+        #expect(try await registry.register().sorted() == ["in_forgotten", "in_killed"])
+        #expect(try await store.instances().map(\.id) == ["in_elsewhere", "in_me", "in_running"])
+        let me = try #require(try await store.instances().first { $0.id == "in_me" })
+        #expect(me.host == "host-1" && me.pid == 100 && me.heartbeatAt == clock.now)
+    }
+
+    @Test("another instance is dead when its row is gone, its process is gone from this host, or it stopped beating")
+    func deadOrAlive() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_900_000_000))
+        let store = InMemoryVerificationStore()
+        try await store.heartbeat(Self.row("in_running", pid: 101, clock: clock))
+        try await store.heartbeat(Self.row("in_exited", pid: 102, clock: clock))
+        try await store.heartbeat(Self.row("in_elsewhere", host: "host-2", pid: 102, clock: clock))
+        let registry = Self.registry(store, clock: clock, alive: [100, 101])
+        try await registry.register()
+        #expect(await registry.isDead("in_me") == false)
+        #expect(await registry.isDead("in_running") == false)
+        #expect(await registry.isDead("in_elsewhere") == false)
+        #expect(await registry.isDead("in_exited"))
+        #expect(await registry.isDead("in_unknown"))
+        clock.advance(by: 10.5)
+        #expect(await registry.isDead("in_elsewhere"))
+        #expect(await registry.isDead("in_me") == false)
+        try await registry.beat()
+        #expect(try await store.instances().first { $0.id == "in_me" }?.heartbeatAt == clock.now)
+    }
+
+    @Test("a restarted gateway on its SQLite file approves the right code at once after a check died at the vendor")
+    func restartReclaimsTheLease() async throws {
+        let directory = ScratchDirectories.make("gateway-restart")
+        let harness = GatewayHarness(dataDirectory: directory)
+        let started = Mutex(("", ""))
+        try await harness.run { client, runtime in
+            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+14155550150"}"#)
+            let id = try #require(start.body["id"] as? String)
+            let code = try sandboxCode(runtime, to: "+14155550150")
+            started.withLock { $0 = (id, code) }
+        }
+        let (id, code) = started.withLock { $0 }
+        // What a kill -9 during a check at the vendor leaves: a lease held by an instance whose process is gone.
+        let store = try SQLiteVerificationStore(
+            path: directory.appendingPathComponent("gateway.sqlite").path, logger: Self.quiet)
+        try await store.heartbeat(
+            GatewayInstance(
+                id: "in_killed", host: ProcessIdentity.hostKey(), pid: Int(Int32.max), startedAt: harness.clock.now,
+                heartbeatAt: harness.clock.now))
+        let leased = try await store.modify(id: id, durability: StoreWriteDurability.answered) { record in
+            var next = record
+            next.attempts += 1
+            next.checkLeaseUntil = harness.clock.now.addingTimeInterval(30)
+            next.checkLeaseOwner = "in_killed"
+            next.checkLeaseHoldsAttempt = true
+            next.version += 1
+            return next
+        }
+        #expect(leased.written != nil)
+        store.close()
+        try await harness.run { client, runtime in
+            let began = ContinuousClock.now
+            let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
+            #expect(ContinuousClock.now - began < .seconds(2))
+            #expect(check.status == .ok)
+            #expect(check.body["status"] as? String == "approved")
+            let stored = try #require(try await runtime.service.store.record(id: id))
+            #expect(stored.attempts == 1)
+            #expect(try await runtime.service.store.instances().contains { $0.id == "in_killed" } == false)
+        }
+    }
+}
