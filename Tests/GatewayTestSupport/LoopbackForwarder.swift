@@ -12,7 +12,10 @@ public final class LoopbackForwarder: Sendable {
     /// The port it listens on.
     public let port: Int
     private let listener: Int32
-    private let carried = Mutex<(stopped: Bool, sockets: [Int32])>((false, []))
+    /// Whether it stopped, the sockets of the connections it carries, and whether the listener is still open:
+    /// every shutdown and close of a descriptor happens under this lock, once, so none reaches a descriptor
+    /// number that was closed and then reused by someone else in the process.
+    private let carried = Mutex<(stopped: Bool, sockets: [Int32], listening: Bool)>((false, [], true))
 
     public init(to targetPort: Int) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -38,10 +41,11 @@ public final class LoopbackForwarder: Sendable {
         // shutdown wakes the threads blocked in accept and read; each connection's threads close its sockets
         // (under the same lock, so no socket is shut here after it was closed and its number reused).
         carried.withLock { carried in
+            guard !carried.stopped else { return }
             carried.stopped = true
             for socket in carried.sockets { shutdown(socket, Int32(SHUT_RDWR)) }
+            if carried.listening { shutdown(listener, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
     }
 
     /// Closes a finished connection's sockets.
@@ -54,7 +58,12 @@ public final class LoopbackForwarder: Sendable {
     }
 
     private func accept(forwardingTo targetPort: Int) {
-        defer { Glibc.close(listener) }
+        defer {
+            carried.withLock { carried in
+                carried.listening = false
+                Glibc.close(listener)
+            }
+        }
         while true {
             let client = Glibc.accept(listener, nil, nil)
             guard client >= 0 else { return }
