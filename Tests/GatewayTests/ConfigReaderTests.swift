@@ -198,6 +198,24 @@ struct ConfigReaderTests {
         #expect(shared.problems.first?.message.contains("a shared store needs") == true)
     }
 
+    @Test("startup refuses a bad file with the same problems, each FILE:LINE:COLUMN")
+    func startupLocates() async throws {
+        var options = GatewayHarness().options()
+        let scratch = TemporaryDirectory("gateway-config-startup")
+        defer { withExtendedLifetime(scratch) {} }
+        try FileManager.default.createDirectory(at: scratch.url, withIntermediateDirectories: true)
+        let file = scratch.url.appendingPathComponent("bad.yaml")
+        try "sandbox: true\npolicy: {max_sends: 99}\nproviders:\n  - {plugin: nope}\n".write(
+            to: file, atomically: true, encoding: .utf8)
+        options.configFile = file
+        let error = await #expect(throws: ConfigurationError.self) { _ = try await buildApplication(options) }
+        #expect(
+            error?.problems == [
+                "\(file.relativePath):2:21: policy.max_sends must be a whole number from 1 to 20",
+                "\(file.relativePath):4:14: provider nope: unknown plugin `nope` (installed: firebase, idaas, sinch, twilio, vonage)",
+            ])
+    }
+
     @Test("the README's configuration passes check-config, and both of its examples print what the README shows")
     func readmeExamples() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
