@@ -35,9 +35,9 @@ struct Experiments: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("gateway: no experiment named `\(name)` in \(config)\n".utf8))
                 throw ExitCode(64)
             }
-            let store = try SQLiteVerificationStore(
-                path: URL(fileURLWithPath: dataDirectory).appendingPathComponent("gateway.sqlite").path,
-                logger: Logger(label: "gateway"))
+            // A report of a store that is not there would be all zeros (and would leave an empty store behind).
+            let file = try StoreFile.existing(dataDirectory: dataDirectory)
+            let store = try SQLiteVerificationStore(path: file, logger: Logger(label: "gateway"))
             let region = try PhoneNumbersController.region(country, name: "--country")
             let records = try await store.records(
                 experiment: name, from: try AdminController.date(from, name: "from"),
