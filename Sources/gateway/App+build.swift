@@ -56,20 +56,14 @@ struct GatewayRuntime: Sendable {
 func buildApplication(_ options: GatewayOptions) async throws -> (some ApplicationProtocol, GatewayRuntime) {
     let logger = options.logger
     var configuration = try GatewayConfiguration.serving(options)
-    let tls = try ServerTLS.load(
-        certificate: options.tlsCertificate ?? configuration.tlsCertificate, key: options.tlsKey ?? configuration.tlsKey
-    )
+    let tls = try ServerTLS.load(options, configuration)
     let baseURL = options.ownBaseURL(https: tls != nil)
     // Vendors reach the gateway here; the sandbox's emulators call its own address. A configured gateway
     // without `public_base_url` takes no callbacks: a signature over a guessed URL would never match.
     let publicBaseURL = configuration.publicBaseURL ?? (configuration.sandbox ? URL(string: baseURL) : nil)
     // Emulators call the gateway back as their vendors would, through the outbound transport made below.
     let callbacks = LateBoundTransport()
-    let sandbox =
-        configuration.sandbox
-        ? Sandbox.forGateway(
-            options, baseURL: baseURL, publicBaseURL: configuration.publicBaseURL, callbacks: callbacks)
-        : nil
+    let sandbox = configuration.sandbox ? Sandbox.forGateway(options, configuration, baseURL, callbacks) : nil
     if sandbox != nil, configuration.providers.isEmpty {
         configuration.providers = try Sandbox.providers(options, baseURL: baseURL)
     }

@@ -7,7 +7,8 @@ extension Sandbox {
     /// journaled there too, so a pending code can be read again after a restart. Emulators call back through
     /// `callbacks` to `<baseURL>/callbacks`, signed for `<public_base_url>/callbacks` when one is configured.
     static func forGateway(
-        _ options: GatewayOptions, baseURL: String, publicBaseURL: URL?, callbacks: any HTTPTransport
+        _ options: GatewayOptions, _ configuration: GatewayConfiguration, _ baseURL: String,
+        _ callbacks: any HTTPTransport
     ) -> Sandbox {
         let logger = options.logger
         let directory = options.dataDirectory.appendingPathComponent("sandbox", isDirectory: true)
@@ -38,7 +39,7 @@ extension Sandbox {
             stateDirectory: directory,
             journal: journal,
             callbackBaseURL: URL(string: baseURL)?.appending(path: "callbacks"),
-            publicCallbackBaseURL: publicBaseURL?.appending(path: "callbacks"),
+            publicCallbackBaseURL: configuration.publicBaseURL?.appending(path: "callbacks"),
             callbackTransport: callbacks,
             logger: logger)
     }

@@ -12,6 +12,15 @@ struct ServerTLS: Sendable {
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     }
 
+    /// The flags' files (`--tls-cert`, `--tls-key`), else the configuration's `tls`.
+    static func load(_ options: GatewayOptions, _ configuration: GatewayConfiguration) throws(ConfigurationError)
+        -> ServerTLS?
+    {
+        try load(
+            certificate: options.tlsCertificate ?? configuration.tlsCertificate,
+            key: options.tlsKey ?? configuration.tlsKey)
+    }
+
     /// Reads both PEM files, or returns `nil` when neither is given; one without the other, or a file that
     /// does not hold a certificate or a key, is a configuration error.
     static func load(certificate: URL?, key: URL?) throws(ConfigurationError) -> ServerTLS? {
