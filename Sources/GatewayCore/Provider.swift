@@ -290,6 +290,11 @@ public protocol VerificationProvider: Sendable {
     /// once; a failure is the provider's to log and to retry when it next needs the data. The default does
     /// nothing.
     func warmUp() async
+
+    /// The vendor's own list of the countries it serves, with the names, patterns and preferred entry its SDK
+    /// shows in a country picker (IDaaS's area codes), for `GET /v1/countries?provider=…`; `nil` when the
+    /// vendor keeps no such list (the default).
+    func countryList() async throws(GatewayError) -> ProviderCountryList?
 }
 
 /// A vendor-specific operation a provider exposes through the API.
@@ -310,6 +315,8 @@ extension VerificationProvider {
     public var actions: [ProviderAction] { [] }
 
     public func warmUp() async {}
+
+    public func countryList() async throws(GatewayError) -> ProviderCountryList? { nil }
 
     public func requiresAppVerification(for request: StartVerification) -> Bool {
         capabilities.requiresAppVerification
