@@ -18,6 +18,8 @@ LANGUAGE_TAG = {"type": "string", "minLength": 2, "maxLength": 35, "pattern": "^
 DATE_TIME = {"type": "string", "format": "date-time", "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$"}
 
 def ref(name): return {"$ref": f"#/components/schemas/{name}"}
+# AppVerificationProof.Kind; `safety_net` is retired (AppVerificationProof.retiredKinds) and refused with its replacement.
+PROOF_TYPES = ["recaptcha", "recaptcha_enterprise", "ios_receipt", "play_integrity", "captcha"]
 def err(desc): return {"description": desc, "content": {"application/json": {"schema": ref("Error")}}}
 def ok(desc, schema, headers=None):
     r = {"description": desc, "content": {"application/json": {"schema": schema}}}
@@ -311,15 +313,26 @@ doc = {
         "metadata": {"type": "object", "maxProperties": 20, "propertyNames": {"maxLength": 64}, "additionalProperties": {"type": "string", "maxLength": 512}},
         "provider": {"type": "string", "minLength": 1, "maxLength": 40, "description": "Force a provider, bypassing routing (tests, support)."},
         "client_context": ref("ClientContext"),
-        "channel_options": ref("ChannelOptions")}},
+        "channel_options": ref("ChannelOptions"),
+        "multi_factor": ref("MultiFactor")}},
       "Region": {"type": "string", "enum": REGIONS, "description": "A region code libphonenumber knows (ISO 3166-1 alpha-2); the server also takes lower case."},
       "AppVerification": {"type": "object", "additionalProperties": False, "required": ["type", "token"],
         "description": "A proof that the request comes from the customer's app.",
         "properties": {
-            "type": {"type": "string", "enum": ["recaptcha", "recaptcha_enterprise", "ios_receipt", "play_integrity", "safety_net", "captcha"]},
+            "type": {"type": "string", "enum": PROOF_TYPES, "description": "`safety_net` is refused with `400 invalid_request` naming `play_integrity`: Google shut SafetyNet Attestation down and Firebase no longer takes its tokens."},
             "token": {"type": "string", "minLength": 1, "maxLength": 8192},
             "secret": {"type": "string", "maxLength": 1024, "description": "Required with `ios_receipt`."}},
         "if": {"properties": {"type": {"const": "ios_receipt"}}, "required": ["type"]}, "then": {"required": ["secret"]}},
+      "MultiFactor": {"description": "The multi-factor step the verification is (Firebase): the phone second factor of a sign-in whose first factor answered a pending credential, or enrolling `to` as a second factor of a signed-in user. Routing considers only providers that run the step (`GET /v1/admin/providers`, `multi_factor_types`). The approval's `provider_tokens` are the user's new `idToken` and `refreshToken`. The values are kept with the verification until Firebase finalizes the step, never shown.",
+        "oneOf": [
+          {"type": "object", "additionalProperties": False, "required": ["type", "pending_credential", "enrollment_id"], "properties": {
+            "type": {"const": "sign_in"},
+            "pending_credential": {"type": "string", "minLength": 1, "maxLength": 8192, "pattern": "^[!-~]+$", "description": "`mfaPendingCredential` from the first factor's sign-in (for example `accounts:signInWithPassword`)."},
+            "enrollment_id": {"type": "string", "minLength": 1, "maxLength": 128, "pattern": "^[!-~]+$", "description": "`mfaEnrollmentId` of the phone factor to verify, from the same answer's `mfaInfo`. Firebase sends the code to the number enrolled under it: `to` must be that number."}}},
+          {"type": "object", "additionalProperties": False, "required": ["type", "id_token"], "properties": {
+            "type": {"const": "enroll"},
+            "id_token": {"type": "string", "minLength": 1, "maxLength": 8192, "pattern": "^[!-~]+$", "description": "The signed-in user's Firebase ID token; `to` becomes the user's second factor."},
+            "display_name": {"type": "string", "maxLength": 128, "description": "A name for the factor (\"Work phone\"), one line."}}}]},
       "ClientContext": {"type": "object", "additionalProperties": False,
         "description": "The end user's device as the customer's backend saw it, passed to plugins whose vendor wants it; never logged in full.",
         "properties": {
@@ -468,7 +481,9 @@ doc = {
           "to": {"type": "string", "minLength": 1, "maxLength": 254}, "channel": channel(default="sms"), "region": region(),
           "provider": {"type": "string", "maxLength": 40},
           "app_verification": {"type": "object", "required": ["type"], "description": "Only `type` is read: whether a proof would be sent.",
-                               "properties": {"type": {"type": "string", "enum": ["recaptcha", "recaptcha_enterprise", "ios_receipt", "play_integrity", "safety_net", "captcha"]}}},
+                               "properties": {"type": {"type": "string", "enum": PROOF_TYPES}}},
+          "multi_factor": {"type": "object", "required": ["type"], "description": "Only `type` is read: which providers run the step.",
+                           "properties": {"type": {"type": "string", "enum": ["sign_in", "enroll"]}}},
           "api_key": {"type": "string", "maxLength": 64, "description": "Route as if this API key name had asked (default: the caller's)."}}},
       "DryRun": {"type": "object", "required": ["route", "provider", "candidates", "skipped", "test_number"], "properties": {
           "route": {"type": "string"}, "experiment": {"type": ["string", "null"]}, "arm": {"type": ["string", "null"]},
@@ -483,6 +498,7 @@ doc = {
       "ProviderStatus": {"type": "object", "properties": {
           "id": {"type": "string"}, "channels": {"type": "array", "items": {"type": "string"}},
           "requires_app_verification": {"type": "boolean"}, "app_verification_types": {"type": "array", "items": {"type": "string"}},
+          "multi_factor_types": {"type": "array", "items": {"type": "string", "enum": ["sign_in", "enroll"]}, "description": "The `multi_factor` steps the provider runs."},
           "issues_tokens": {"type": "boolean"}, "supports_resend": {"type": "boolean"}, "supports_cancel": {"type": "boolean"},
           "excluded_countries": {"type": "array", "items": {"type": "string"}}, "actions": {"type": "array", "items": {"type": "string"}},
           "breakers": {"type": "array", "items": {"type": "object", "properties": {

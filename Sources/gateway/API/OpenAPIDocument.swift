@@ -3852,6 +3852,9 @@ enum OpenAPIDocument {
           },
           "channel_options": {
             "$ref": "#/components/schemas/ChannelOptions"
+          },
+          "multi_factor": {
+            "$ref": "#/components/schemas/MultiFactor"
           }
         }
       },
@@ -4122,9 +4125,9 @@ enum OpenAPIDocument {
               "recaptcha_enterprise",
               "ios_receipt",
               "play_integrity",
-              "safety_net",
               "captcha"
-            ]
+            ],
+            "description": "`safety_net` is refused with `400 invalid_request` naming `play_integrity`: Google shut SafetyNet Attestation down and Firebase no longer takes its tokens."
           },
           "token": {
             "type": "string",
@@ -4152,6 +4155,64 @@ enum OpenAPIDocument {
             "secret"
           ]
         }
+      },
+      "MultiFactor": {
+        "description": "The multi-factor step the verification is (Firebase): the phone second factor of a sign-in whose first factor answered a pending credential, or enrolling `to` as a second factor of a signed-in user. Routing considers only providers that run the step (`GET /v1/admin/providers`, `multi_factor_types`). The approval's `provider_tokens` are the user's new `idToken` and `refreshToken`. The values are kept with the verification until Firebase finalizes the step, never shown.",
+        "oneOf": [
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "type",
+              "pending_credential",
+              "enrollment_id"
+            ],
+            "properties": {
+              "type": {
+                "const": "sign_in"
+              },
+              "pending_credential": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 8192,
+                "pattern": "^[!-~]+$",
+                "description": "`mfaPendingCredential` from the first factor's sign-in (for example `accounts:signInWithPassword`)."
+              },
+              "enrollment_id": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 128,
+                "pattern": "^[!-~]+$",
+                "description": "`mfaEnrollmentId` of the phone factor to verify, from the same answer's `mfaInfo`. Firebase sends the code to the number enrolled under it: `to` must be that number."
+              }
+            }
+          },
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "type",
+              "id_token"
+            ],
+            "properties": {
+              "type": {
+                "const": "enroll"
+              },
+              "id_token": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 8192,
+                "pattern": "^[!-~]+$",
+                "description": "The signed-in user's Firebase ID token; `to` becomes the user's second factor."
+              },
+              "display_name": {
+                "type": "string",
+                "maxLength": 128,
+                "description": "A name for the factor (\"Work phone\"), one line."
+              }
+            }
+          }
+        ]
       },
       "ClientContext": {
         "type": "object",
@@ -5209,8 +5270,23 @@ enum OpenAPIDocument {
                   "recaptcha_enterprise",
                   "ios_receipt",
                   "play_integrity",
-                  "safety_net",
                   "captcha"
+                ]
+              }
+            }
+          },
+          "multi_factor": {
+            "type": "object",
+            "required": [
+              "type"
+            ],
+            "description": "Only `type` is read: which providers run the step.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "sign_in",
+                  "enroll"
                 ]
               }
             }
@@ -5347,6 +5423,17 @@ enum OpenAPIDocument {
             "items": {
               "type": "string"
             }
+          },
+          "multi_factor_types": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "enum": [
+                "sign_in",
+                "enroll"
+              ]
+            },
+            "description": "The `multi_factor` steps the provider runs."
           },
           "issues_tokens": {
             "type": "boolean"
