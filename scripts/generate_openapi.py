@@ -201,8 +201,8 @@ doc = {
                      {"name": "provider", "in": "query", "required": False, "schema": {"type": "string", "minLength": 1, "maxLength": 40},
                       "description": "A configured provider id: answer that vendor's own country list (`ProviderCountries`)."}],
       "responses": {"200": ok("The regions, by region code; with `provider`, the vendor's list in its order", {"anyOf": [ref("Countries"), ref("ProviderCountries")]}),
-                    "400": err("`invalid_request`: a `lang` that is not a language tag, or a `provider` that names no configured provider."),
-                    "404": err("`not_found`: the provider keeps no country list of its own (only IDaaS does); without `provider` the answer lists every region with the providers that serve it."),
+                    "400": err("`invalid_request`: a `lang` that is not a language tag."),
+                    "404": err("`not_found`: `provider` names no configured provider, or one that keeps no country list of its own (only IDaaS does); without `provider` the answer lists every region with the providers that serve it."),
                     **errors("401", "502", "504")}}},
     "/v1/routing/dry-run": {"post": {
       "operationId": "routingDryRun", "summary": "Which provider would serve this number and why, sending nothing",

@@ -230,6 +230,7 @@ struct FirebaseMultiFactorAPITests {
                 #"{"type": "sign_in", "pending_credential": "x", "enrollment_id": "y", "id_token": "z"}"#,
                 #"{"type": "enroll"}"#,
                 #"{"type": "enroll", "id_token": "a b"}"#,
+                #"{"type": "sign_in", "pending_credential": "a\u0001b", "enrollment_id": "y"}"#,
                 #"{"type": "unlock", "id_token": "z"}"#,
                 #"{"type": "enroll", "id_token": "z", "display_name": "two\nlines"}"#,
                 #""sign_in""#,

@@ -188,12 +188,13 @@ struct PhoneNumbersAPITests {
         }
     }
 
-    @Test("countries?provider= for an unknown provider is 400, for one without a list of its own 404")
+    @Test("countries?provider= for an unknown provider, or one without a list of its own, is 404")
     func providerCountriesRefused() async throws {
         try await GatewayHarness().run { client, _ in
             let unknown = try await client.call(.get, "/v1/countries?provider=nope")
-            #expect(unknown.status == .badRequest)
-            #expect(unknown.body.errorCode == "invalid_request")
+            #expect(unknown.status == .notFound)
+            #expect(unknown.body.errorCode == "not_found")
+            #expect((unknown.body.error?["message"] as? String)?.contains("No provider named `nope`") == true)
             let twilio = try await client.call(.get, "/v1/countries?provider=twilio")
             #expect(twilio.status == .notFound)
             #expect(twilio.body.errorCode == "not_found")

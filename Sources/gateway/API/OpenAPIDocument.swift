@@ -2038,7 +2038,7 @@ enum OpenAPIDocument {
             }
           },
           "400": {
-            "description": "`invalid_request`: a `lang` that is not a language tag, or a `provider` that names no configured provider.",
+            "description": "`invalid_request`: a `lang` that is not a language tag.",
             "content": {
               "application/json": {
                 "schema": {
@@ -2058,7 +2058,7 @@ enum OpenAPIDocument {
             }
           },
           "404": {
-            "description": "`not_found`: the provider keeps no country list of its own (only IDaaS does); without `provider` the answer lists every region with the providers that serve it.",
+            "description": "`not_found`: `provider` names no configured provider, or one that keeps no country list of its own (only IDaaS does); without `provider` the answer lists every region with the providers that serve it.",
             "content": {
               "application/json": {
                 "schema": {

@@ -76,7 +76,8 @@ struct PhoneNumbersController: Sendable {
     /// `lang` when it has one, else the gateway's.
     func providerCountries(_ providerID: String, lang: String) async throws(GatewayError) -> JSONValue {
         guard providerID.count <= 40, let provider = registry.provider(providerID) else {
-            throw GatewayError.invalidRequest("`provider` names no configured provider.")
+            // As for an action of an unknown provider: the list asked for does not exist.
+            throw GatewayError(.notFound, "No provider named `\(providerID.prefix(40))` is configured.")
         }
         guard let list = try await provider.countryList() else {
             throw GatewayError(

@@ -201,7 +201,7 @@ struct VerificationsController: Sendable {
             let credential = try object.string("pending_credential", required: true, maxLength: 8192) ?? ""
             let enrollment = try object.string("enrollment_id", required: true, maxLength: 128) ?? ""
             for (name, value) in [("pending_credential", credential), ("enrollment_id", enrollment)]
-            where value.isEmpty || !value.allSatisfy({ $0.isASCII && !$0.isWhitespace }) {
+            where !isVisibleASCII(value) {
                 throw GatewayError.invalidRequest(
                     "`multi_factor.\(name)` must be the value Firebase returned, without spaces.")
             }
@@ -209,7 +209,7 @@ struct VerificationsController: Sendable {
         case .enroll:
             try object.rejectUnknown(allowing: ["type", "id_token", "display_name"])
             let idToken = try object.string("id_token", required: true, maxLength: 8192) ?? ""
-            if idToken.isEmpty || !idToken.allSatisfy({ $0.isASCII && !$0.isWhitespace }) {
+            if !isVisibleASCII(idToken) {
                 throw GatewayError.invalidRequest("`multi_factor.id_token` must be the user's ID token, without spaces.")
             }
             let name = try object.string("display_name", maxLength: 128)
@@ -294,6 +294,12 @@ struct VerificationsController: Sendable {
             throw GatewayError.invalidRequest("`app_verification.secret` is required with type ios_receipt.")
         }
         return AppVerificationProof(kind: kind, token: token, secret: secret)
+    }
+
+    /// Whether `value` is non-empty and only visible ASCII (`!` to `~`): the shape of Firebase's credentials and
+    /// tokens (the OpenAPI pattern `^[!-~]+$`).
+    static func isVisibleASCII(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
     /// The proof kind `app_verification.type` names. A retired kind (`safety_net`) is refused with the kind
