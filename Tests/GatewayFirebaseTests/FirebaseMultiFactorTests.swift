@@ -89,7 +89,8 @@ struct FirebaseMultiFactorTests {
         #expect((plain["idToken"] as? String)?.split(separator: ".").count == 3)
 
         let wrong = try envelope(
-            await h.raw(.post, FirebaseHarness.passwordPath, json: #"{"email": "mfa@example.com", "password": "nope!!"}"#))
+            await h.raw(
+                .post, FirebaseHarness.passwordPath, json: #"{"email": "mfa@example.com", "password": "nope!!"}"#))
         #expect(wrong.error.message == "INVALID_LOGIN_CREDENTIALS")
         // Only the admin credential may verify an email or enroll factors at sign-up.
         let client = try envelope(
@@ -105,20 +106,34 @@ struct FirebaseMultiFactorTests {
         try await h.admitUser("mfa@example.com", phones: [Self.phone])
         let (credential, enrollment) = try await h.pendingSignIn("mfa@example.com")
         let cases: [(String, String)] = [
-            (#"{"mfaEnrollmentId": "\#(enrollment)", "phoneSignInInfo": {"recaptchaToken": "t"}}"#,
-             "MISSING_MFA_PENDING_CREDENTIAL : Request does not have MFA pending credential."),
-            (#"{"mfaPendingCredential": "\#(credential)", "phoneSignInInfo": {"recaptchaToken": "t"}}"#,
-             "MISSING_MFA_ENROLLMENT_ID : No second factor identifier is provided."),
-            (#"{"mfaPendingCredential": "nope", "mfaEnrollmentId": "\#(enrollment)", "phoneSignInInfo": {"recaptchaToken": "t"}}"#,
-             "INVALID_MFA_PENDING_CREDENTIAL"),
-            (#"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "nope", "phoneSignInInfo": {"recaptchaToken": "t"}}"#,
-             "MFA_ENROLLMENT_NOT_FOUND"),
-            (#"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)", "phoneSignInInfo": {}}"#,
-             "MISSING_CLIENT_IDENTIFIER"),
-            (#"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)"}"#,
-             "INVALID_ARGUMENT : MFA provider not supported!"),
-            (#"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)", "phoneSignInInfo": {"safetyNetToken": "sn"}}"#,
-             "INVALID_APP_CREDENTIAL"),
+            (
+                #"{"mfaEnrollmentId": "\#(enrollment)", "phoneSignInInfo": {"recaptchaToken": "t"}}"#,
+                "MISSING_MFA_PENDING_CREDENTIAL : Request does not have MFA pending credential."
+            ),
+            (
+                #"{"mfaPendingCredential": "\#(credential)", "phoneSignInInfo": {"recaptchaToken": "t"}}"#,
+                "MISSING_MFA_ENROLLMENT_ID : No second factor identifier is provided."
+            ),
+            (
+                #"{"mfaPendingCredential": "nope", "mfaEnrollmentId": "\#(enrollment)", "phoneSignInInfo": {"recaptchaToken": "t"}}"#,
+                "INVALID_MFA_PENDING_CREDENTIAL"
+            ),
+            (
+                #"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "nope", "phoneSignInInfo": {"recaptchaToken": "t"}}"#,
+                "MFA_ENROLLMENT_NOT_FOUND"
+            ),
+            (
+                #"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)", "phoneSignInInfo": {}}"#,
+                "MISSING_CLIENT_IDENTIFIER"
+            ),
+            (
+                #"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)"}"#,
+                "INVALID_ARGUMENT : MFA provider not supported!"
+            ),
+            (
+                #"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)", "phoneSignInInfo": {"safetyNetToken": "sn"}}"#,
+                "INVALID_APP_CREDENTIAL"
+            ),
         ]
         for (body, message) in cases {
             let answer = try envelope(await h.raw(.post, FirebaseHarness.mfaSignInStartPath, json: body))
@@ -131,7 +146,9 @@ struct FirebaseMultiFactorTests {
         let late = try envelope(
             await h.raw(
                 .post, FirebaseHarness.mfaSignInStartPath,
-                json: #"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)", "phoneSignInInfo": {"recaptchaToken": "t"}}"#))
+                json:
+                    #"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)", "phoneSignInInfo": {"recaptchaToken": "t"}}"#
+            ))
         #expect(late.error.message == "INVALID_MFA_PENDING_CREDENTIAL")
     }
 
@@ -143,22 +160,28 @@ struct FirebaseMultiFactorTests {
         let start = try #require(
             await h.raw(
                 .post, FirebaseHarness.mfaSignInStartPath,
-                json: #"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)", "phoneSignInInfo": {"recaptchaToken": "t"}}"#))
+                json:
+                    #"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)", "phoneSignInInfo": {"recaptchaToken": "t"}}"#
+            ))
         #expect(start.status == .ok)
         let session = try #require(
             (try jsonObject(start.body)["phoneResponseInfo"] as? [String: Any])?["sessionInfo"] as? String)
         let code = try h.code(to: Self.phone)
         let byPhone = try envelope(
-            await h.raw(.post, FirebaseHarness.signInPath, json: #"{"sessionInfo": "\#(session)", "code": "\#(code)"}"#))
+            await h.raw(.post, FirebaseHarness.signInPath, json: #"{"sessionInfo": "\#(session)", "code": "\#(code)"}"#)
+        )
         #expect(byPhone.error.message == "INVALID_SESSION_INFO")
         // A phone sign-in's session cannot finalize a second factor either.
         let phoneSend = try #require(
-            await h.raw(.post, FirebaseHarness.sendPath, json: #"{"phoneNumber": "\#(Self.phone)", "recaptchaToken": "t"}"#))
+            await h.raw(
+                .post, FirebaseHarness.sendPath, json: #"{"phoneNumber": "\#(Self.phone)", "recaptchaToken": "t"}"#))
         let phoneSession = try #require(try jsonObject(phoneSend.body)["sessionInfo"] as? String)
         let crossed = try envelope(
             await h.raw(
                 .post, FirebaseHarness.mfaSignInFinalizePath,
-                json: #"{"mfaPendingCredential": "\#(credential)", "phoneVerificationInfo": {"sessionInfo": "\#(phoneSession)", "code": "\#(try h.code(to: Self.phone))"}}"#))
+                json:
+                    #"{"mfaPendingCredential": "\#(credential)", "phoneVerificationInfo": {"sessionInfo": "\#(phoneSession)", "code": "\#(try h.code(to: Self.phone))"}}"#
+            ))
         #expect(crossed.error.message == "INVALID_SESSION_INFO")
         let missing = try envelope(
             await h.raw(
@@ -191,7 +214,8 @@ struct FirebaseMultiFactorTests {
 
         // A phone sign-in's user cannot take a second factor.
         let started = try await h.start(FirebaseHarness.testNumber, proof: nil)
-        let phoneUser = try await h.provider.check(FirebaseHarness.verification(started, to: FirebaseHarness.testNumber), code: FirebaseHarness.testCode)
+        let phoneUser = try await h.provider.check(
+            FirebaseHarness.verification(started, to: FirebaseHarness.testNumber), code: FirebaseHarness.testCode)
         let phoneToken = try #require(phoneUser.tokens["idToken"]?.stringValue)
         let first = try envelope(await h.raw(.post, FirebaseHarness.enrollStartPath, json: body(phoneToken)))
         #expect(first.error.message == "UNSUPPORTED_FIRST_FACTOR : MFA is not available for the given first factor.")
@@ -199,10 +223,16 @@ struct FirebaseMultiFactorTests {
         try await h.admitUser("verified@example.com")
         let token = try await h.idToken("verified@example.com")
         let tampered = String(token.dropLast(4)) + (token.hasSuffix("AAAA") ? "BBBB" : "AAAA")
-        #expect(try envelope(await h.raw(.post, FirebaseHarness.enrollStartPath, json: body(tampered))).error.message == "INVALID_ID_TOKEN")
-        #expect(try envelope(await h.raw(.post, FirebaseHarness.enrollStartPath, json: #"{"phoneEnrollmentInfo": {}}"#)).error.message == "MISSING_ID_TOKEN")
+        #expect(
+            try envelope(await h.raw(.post, FirebaseHarness.enrollStartPath, json: body(tampered))).error.message
+                == "INVALID_ID_TOKEN")
+        #expect(
+            try envelope(await h.raw(.post, FirebaseHarness.enrollStartPath, json: #"{"phoneEnrollmentInfo": {}}"#))
+                .error.message == "MISSING_ID_TOKEN")
         h.clock.advance(by: TimeInterval(FirebaseIDTokenSigner.lifetime) + 1)
-        #expect(try envelope(await h.raw(.post, FirebaseHarness.enrollStartPath, json: body(token))).error.message == "TOKEN_EXPIRED")
+        #expect(
+            try envelope(await h.raw(.post, FirebaseHarness.enrollStartPath, json: body(token))).error.message
+                == "TOKEN_EXPIRED")
         #expect(h.outbox.all.isEmpty)
     }
 
@@ -213,12 +243,14 @@ struct FirebaseMultiFactorTests {
         // A user with factors signs in with them, so its token comes from a finished second factor.
         let (credential, enrollment) = try await h.pendingSignIn("one@example.com")
         let signIn = try await h.provider.start(
-            FirebaseHarness.multiFactorStart(Self.phone, .signIn(pendingCredential: credential, enrollmentID: enrollment)))
+            FirebaseHarness.multiFactorStart(
+                Self.phone, .signIn(pendingCredential: credential, enrollmentID: enrollment)))
         let approved = try await h.provider.check(
             FirebaseHarness.verification(signIn, to: Self.phone), code: try h.code(to: Self.phone))
         let token = try #require(approved.tokens["idToken"]?.stringValue)
         let twice = await gatewayError {
-            try await h.provider.start(FirebaseHarness.multiFactorStart(Self.phone, .enroll(idToken: token, displayName: nil)))
+            try await h.provider.start(
+                FirebaseHarness.multiFactorStart(Self.phone, .enroll(idToken: token, displayName: nil)))
         }
         #expect(twice?.code == .invalidRequest)
         #expect(twice?.vendor?.code == "SECOND_FACTOR_EXISTS")
@@ -227,18 +259,30 @@ struct FirebaseMultiFactorTests {
         try await h.admitUser("full@example.com", phones: phones)
         let full = try await h.pendingSignIn("full@example.com")
         let fullSignIn = try await h.provider.start(
-            FirebaseHarness.multiFactorStart(phones[0], .signIn(pendingCredential: full.credential, enrollmentID: full.enrollmentID)))
+            FirebaseHarness.multiFactorStart(
+                phones[0], .signIn(pendingCredential: full.credential, enrollmentID: full.enrollmentID)))
         let fullToken = try #require(
-            try await h.provider.check(FirebaseHarness.verification(fullSignIn, to: phones[0]), code: try h.code(to: phones[0]))
-                .tokens["idToken"]?.stringValue)
+            try await h.provider.check(
+                FirebaseHarness.verification(fullSignIn, to: phones[0]), code: try h.code(to: phones[0])
+            )
+            .tokens["idToken"]?.stringValue)
         let over = await gatewayError {
-            try await h.provider.start(FirebaseHarness.multiFactorStart(Self.phone, .enroll(idToken: fullToken, displayName: nil)))
+            try await h.provider.start(
+                FirebaseHarness.multiFactorStart(Self.phone, .enroll(idToken: fullToken, displayName: nil)))
         }
         #expect(over?.code == .invalidRequest)
         #expect(over?.vendor?.code == "SECOND_FACTOR_LIMIT_EXCEEDED")
     }
 
     // MARK: the provider
+
+    @Test("every string that ends a step at a check has a row, and the row blames the caller's input")
+    func endingStrings() {
+        for value in FirebaseProvider.endsMultiFactorStep {
+            let row = FirebaseErrorMapping.rows.first { $0.value == value }
+            #expect(row?.mapsTo.errorClass == .caller, "\(value)")
+        }
+    }
 
     @Test("an enrollment sends the code to `to`, finalizes with the display name and approves with new tokens")
     func enrollment() async throws {
@@ -277,7 +321,9 @@ struct FirebaseMultiFactorTests {
         #expect(factors.first?["displayName"] as? String == "Work phone")
     }
 
-    @Test("a sign-in's second factor: mfaSignIn:start with the proof, the code to the enrolled number, tokens on approval")
+    @Test(
+        "a sign-in's second factor: mfaSignIn:start with the proof, the code to the enrolled number, tokens on approval"
+    )
     func signIn() async throws {
         let h = try FirebaseHarness()
         try await h.admitUser("mfa@example.com", phones: [Self.phone])
@@ -305,14 +351,17 @@ struct FirebaseMultiFactorTests {
         try await h.admitUser("mfa@example.com", phones: [Self.phone])
         let (credential, enrollment) = try await h.pendingSignIn("mfa@example.com")
         let step = MultiFactor.signIn(pendingCredential: credential, enrollmentID: enrollment)
-        let bare = await gatewayError { try await h.provider.start(FirebaseHarness.multiFactorStart(Self.phone, step, proof: nil)) }
+        let bare = await gatewayError {
+            try await h.provider.start(FirebaseHarness.multiFactorStart(Self.phone, step, proof: nil))
+        }
         #expect(bare?.code == .appVerificationRequired)
 
         try await h.admitUser("test@example.com", phones: [FirebaseHarness.testNumber])
         let test = try await h.pendingSignIn("test@example.com")
         let started = try await h.provider.start(
             FirebaseHarness.multiFactorStart(
-                FirebaseHarness.testNumber, .signIn(pendingCredential: test.credential, enrollmentID: test.enrollmentID),
+                FirebaseHarness.testNumber,
+                .signIn(pendingCredential: test.credential, enrollmentID: test.enrollmentID),
                 proof: nil))
         #expect(started.sentNothing)
         #expect(h.outbox.all.isEmpty)
@@ -328,11 +377,13 @@ struct FirebaseMultiFactorTests {
         let (credential, enrollment) = try await h.pendingSignIn("mfa@example.com")
         h.clock.advance(by: 120)
         let started = try await h.provider.start(
-            FirebaseHarness.multiFactorStart(Self.phone, .signIn(pendingCredential: credential, enrollmentID: enrollment)))
+            FirebaseHarness.multiFactorStart(
+                Self.phone, .signIn(pendingCredential: credential, enrollmentID: enrollment)))
         // The code (5 minutes from the start) is still valid; the credential (5 minutes from the first factor) not.
         h.clock.advance(by: FirebaseEmulator.defaultPendingCredentialLifetime - 60)
         let error = await gatewayError {
-            try await h.provider.check(FirebaseHarness.verification(started, to: Self.phone), code: try h.code(to: Self.phone))
+            try await h.provider.check(
+                FirebaseHarness.verification(started, to: Self.phone), code: try h.code(to: Self.phone))
         }
         #expect(error?.code == .expired)
         #expect(error?.vendor?.code == "INVALID_MFA_PENDING_CREDENTIAL")
@@ -344,7 +395,8 @@ struct FirebaseMultiFactorTests {
         try await h.admitUser("mfa@example.com", phones: [Self.phone])
         let (credential, enrollment) = try await h.pendingSignIn("mfa@example.com")
         let started = try await h.provider.start(
-            FirebaseHarness.multiFactorStart(Self.phone, .signIn(pendingCredential: credential, enrollmentID: enrollment)))
+            FirebaseHarness.multiFactorStart(
+                Self.phone, .signIn(pendingCredential: credential, enrollmentID: enrollment)))
         let first = try h.code(to: Self.phone)
         h.clock.advance(by: 61)
         let resent = try await h.provider.resend(

@@ -22,7 +22,8 @@ struct FirebaseMultiFactorAPITests {
         let factors = phones.map { #"{"phoneInfo": "\#($0)"}"# }.joined(separator: ",")
         let created = try await client.call(
             .post, "\(toolkit)/v1/accounts:signUp",
-            json: #"{"email": "\#(email)", "password": "\#(password)", "emailVerified": true, "mfaInfo": [\#(factors)]}"#,
+            json:
+                #"{"email": "\#(email)", "password": "\#(password)", "emailVerified": true, "mfaInfo": [\#(factors)]}"#,
             key: "owner")
         #expect(created.status == .ok, "\(created.body)")
     }
@@ -70,7 +71,8 @@ struct FirebaseMultiFactorAPITests {
             #expect(!text.contains(idToken) && !text.lowercased().contains("session"))
 
             let enrolled = try await client.call(
-                .post, "/v1/verifications/\(enrollID)/check", json: #"{"code": "\#(try sandboxCode(runtime, to: to))"}"#)
+                .post, "/v1/verifications/\(enrollID)/check", json: #"{"code": "\#(try sandboxCode(runtime, to: to))"}"#
+            )
             #expect(enrolled.status == .ok)
             #expect(enrolled.body["status"] as? String == "approved")
             let enrolledTokens = try #require(enrolled.body["provider_tokens"] as? [String: String])
@@ -111,7 +113,9 @@ struct FirebaseMultiFactorAPITests {
             let refused = try await Self.start(client, to: to, step: stale)
             #expect(refused.status.code == 422)
             #expect(refused.body.errorCode == "invalid_token")
-            #expect((refused.body.error?["provider"] as? [String: Any])?["code"] as? String == "INVALID_MFA_PENDING_CREDENTIAL")
+            #expect(
+                (refused.body.error?["provider"] as? [String: Any])?["code"] as? String
+                    == "INVALID_MFA_PENDING_CREDENTIAL")
             #expect(runtime.sandbox?.outbox.all.isEmpty == true)
 
             // A credential that lapses between the start and the check.
@@ -124,7 +128,9 @@ struct FirebaseMultiFactorAPITests {
                 .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(try sandboxCode(runtime, to: to))"}"#)
             #expect(check.status.code == 410)
             #expect(check.body.errorCode == "expired")
-            #expect((check.body.error?["provider"] as? [String: Any])?["code"] as? String == "INVALID_MFA_PENDING_CREDENTIAL")
+            #expect(
+                (check.body.error?["provider"] as? [String: Any])?["code"] as? String
+                    == "INVALID_MFA_PENDING_CREDENTIAL")
             let read = try await client.call(.get, "/v1/verifications/\(id)")
             #expect(read.body["status"] as? String == "expired")
         }
@@ -136,7 +142,8 @@ struct FirebaseMultiFactorAPITests {
             let to = "+447400123473"
             try await Self.user(client, "carol@example.com", phones: [to])
             for round in 0..<3 {
-                let started = try await Self.start(client, to: to, step: try await Self.signInStep(client, "carol@example.com"))
+                let started = try await Self.start(
+                    client, to: to, step: try await Self.signInStep(client, "carol@example.com"))
                 let id = try #require(started.body["id"] as? String, "round \(round): \(started.body)")
                 let code = try sandboxCode(runtime, to: to)
                 let answers = try await withThrowingTaskGroup(of: (Int, String?, Bool).self) { group in
@@ -144,7 +151,9 @@ struct FirebaseMultiFactorAPITests {
                         group.addTask {
                             let answer = try await client.call(
                                 .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
-                            return (Int(answer.status.code), answer.body.errorCode, answer.body["provider_tokens"] != nil)
+                            return (
+                                Int(answer.status.code), answer.body.errorCode, answer.body["provider_tokens"] != nil
+                            )
                         }
                     }
                     var all: [(Int, String?, Bool)] = []
@@ -152,7 +161,9 @@ struct FirebaseMultiFactorAPITests {
                     return all
                 }
                 #expect(answers.filter { $0.0 == 200 && $0.2 }.count == 1, "round \(round): \(answers)")
-                #expect(answers.filter { $0.0 == 409 && $0.1 == "already_approved" }.count == 1, "round \(round): \(answers)")
+                #expect(
+                    answers.filter { $0.0 == 409 && $0.1 == "already_approved" }.count == 1,
+                    "round \(round): \(answers)")
                 let read = try await client.call(.get, "/v1/verifications/\(id)")
                 #expect(read.body["status"] as? String == "approved")
             }
@@ -164,7 +175,8 @@ struct FirebaseMultiFactorAPITests {
         try await GatewayHarness().run { client, runtime in
             let to = "+447400123474"
             try await Self.user(client, "dan@example.com", phones: [to])
-            let started = try await Self.start(client, to: to, step: try await Self.signInStep(client, "dan@example.com"))
+            let started = try await Self.start(
+                client, to: to, step: try await Self.signInStep(client, "dan@example.com"))
             let id = try #require(started.body["id"] as? String)
             let code = try sandboxCode(runtime, to: to)
             let wrong = code == "000000" ? "111111" : "000000"
@@ -217,12 +229,15 @@ struct FirebaseMultiFactorAPITests {
             #expect(test.body.errorCode == "invalid_request")
             let dryRun = try await client.call(
                 .post, "/v1/routing/dry-run",
-                json: #"{"to": "\#(to)", "multi_factor": {"type": "enroll"}, "app_verification": {"type": "recaptcha"}}"#)
+                json:
+                    #"{"to": "\#(to)", "multi_factor": {"type": "enroll"}, "app_verification": {"type": "recaptcha"}}"#)
             #expect(dryRun.body["provider"] as? String == "firebase")
             let skipped = try #require(dryRun.body["skipped"] as? [[String: String]])
             #expect(skipped.contains(["provider": "twilio", "reason": "multi_factor_not_supported"]))
             let providers = try await client.call(.get, "/v1/admin/providers")
-            let firebase = (providers.body["providers"] as? [[String: Any]])?.first { $0["id"] as? String == "firebase" }
+            let firebase = (providers.body["providers"] as? [[String: Any]])?.first {
+                $0["id"] as? String == "firebase"
+            }
             #expect(firebase?["multi_factor_types"] as? [String] == ["enroll", "sign_in"])
 
             for bad in [

@@ -77,21 +77,25 @@ extension FirebaseEmulator {
         let verified = body.emailVerified ?? false
         let displayName = body.displayName
         guard
-            let created = await withState(now: now, { state -> Result<FirebaseEmulatorState.Account, Refusal> in
-                if try state.account(email: email) != nil { return .failure(Refusal("EMAIL_EXISTS")) }
-                var localID = Self.randomString(length: 28, alphanumeric: true)
-                while try state.account(localID) != nil { localID = Self.randomString(length: 28, alphanumeric: true) }
-                let factors = enrolled.map { phone, name in
-                    FirebaseEmulatorState.Account.Factor(
-                        enrollmentID: Self.randomString(length: 28, alphanumeric: true), phoneNumber: phone,
-                        displayName: name, enrolledAt: now)
-                }
-                let account = FirebaseEmulatorState.Account(
-                    localID: localID, email: email, passwordHash: hash, salt: salt, emailVerified: verified,
-                    displayName: displayName, createdAt: now, factors: factors)
-                try state.setAccount(account)
-                return .success(account)
-            })
+            let created = await withState(
+                now: now,
+                { state -> Result<FirebaseEmulatorState.Account, Refusal> in
+                    if try state.account(email: email) != nil { return .failure(Refusal("EMAIL_EXISTS")) }
+                    var localID = Self.randomString(length: 28, alphanumeric: true)
+                    while try state.account(localID) != nil {
+                        localID = Self.randomString(length: 28, alphanumeric: true)
+                    }
+                    let factors = enrolled.map { phone, name in
+                        FirebaseEmulatorState.Account.Factor(
+                            enrollmentID: Self.randomString(length: 28, alphanumeric: true), phoneNumber: phone,
+                            displayName: name, enrolledAt: now)
+                    }
+                    let account = FirebaseEmulatorState.Account(
+                        localID: localID, email: email, passwordHash: hash, salt: salt, emailVerified: verified,
+                        displayName: displayName, createdAt: now, factors: factors)
+                    try state.setAccount(account)
+                    return .success(account)
+                })
         else { return Self.backendError() }
         switch created {
         case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
@@ -121,20 +125,23 @@ extension FirebaseEmulator {
         let lifetime = pendingCredentialLifetime
         let credential = Self.randomString(length: Self.pendingCredentialLength)
         guard
-            let outcome = await withState(now: now, {
-                state -> Result<(FirebaseEmulatorState.Account, String?), Refusal> in
-                // One answer for an unknown email and a wrong password (email enumeration protection).
-                guard let account = try state.account(email: email),
-                    ConstantTime.equals(Self.passwordHash(password, salt: account.salt), account.passwordHash)
-                else { return .failure(Refusal("INVALID_LOGIN_CREDENTIALS")) }
-                if account.disabled { return .failure(Refusal("USER_DISABLED")) }
-                guard !account.factors.isEmpty else { return .success((account, nil)) }
-                try state.setPendingCredential(
-                    credential,
-                    FirebaseEmulatorState.PendingCredential(
-                        localID: account.localID, signInProvider: "password", expiresAt: now.addingTimeInterval(lifetime)))
-                return .success((account, credential))
-            })
+            let outcome = await withState(
+                now: now,
+                {
+                    state -> Result<(FirebaseEmulatorState.Account, String?), Refusal> in
+                    // One answer for an unknown email and a wrong password (email enumeration protection).
+                    guard let account = try state.account(email: email),
+                        ConstantTime.equals(Self.passwordHash(password, salt: account.salt), account.passwordHash)
+                    else { return .failure(Refusal("INVALID_LOGIN_CREDENTIALS")) }
+                    if account.disabled { return .failure(Refusal("USER_DISABLED")) }
+                    guard !account.factors.isEmpty else { return .success((account, nil)) }
+                    try state.setPendingCredential(
+                        credential,
+                        FirebaseEmulatorState.PendingCredential(
+                            localID: account.localID, signInProvider: "password",
+                            expiresAt: now.addingTimeInterval(lifetime)))
+                    return .success((account, credential))
+                })
         else { return Self.backendError() }
         switch outcome {
         case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
@@ -184,34 +191,41 @@ extension FirebaseEmulator {
         let code = fixed ?? Self.newCode()
         let (lifetime, limit) = (codeLifetime, maxSendsPerNumberPerHour)
         guard
-            let opened = await withState(now: now, { state -> Result<String, Refusal> in
-                guard let account = try state.account(user.sub) else { return .failure(Refusal("USER_NOT_FOUND")) }
-                if account.disabled { return .failure(Refusal("USER_DISABLED")) }
-                guard account.emailVerified else {
-                    return .failure(
-                        Refusal("UNVERIFIED_EMAIL", "Need to verify email first before enrolling second factors."))
-                }
-                if account.factors.contains(where: { $0.phoneNumber == number.e164 }) {
-                    return .failure(
-                        Refusal("SECOND_FACTOR_EXISTS", "Phone number already enrolled as second factor for this account."))
-                }
-                guard account.factors.count < Self.maxSecondFactors else {
-                    return .failure(Refusal("SECOND_FACTOR_LIMIT_EXCEEDED"))
-                }
-                if let proofProblem { return .failure(Refusal(proofProblem)) }
-                if fixed == nil {
-                    if let limit, try state.recentSends(to: number.e164) >= limit {
+            let opened = await withState(
+                now: now,
+                { state -> Result<String, Refusal> in
+                    guard let account = try state.account(user.sub) else { return .failure(Refusal("USER_NOT_FOUND")) }
+                    if account.disabled { return .failure(Refusal("USER_DISABLED")) }
+                    guard account.emailVerified else {
                         return .failure(
-                            Refusal("QUOTA_EXCEEDED", "Exceeded per phone number quota for sending verification codes."))
+                            Refusal("UNVERIFIED_EMAIL", "Need to verify email first before enrolling second factors."))
                     }
-                    try state.recordSend(to: number.e164, at: now)
-                }
-                return .success(
-                    try Self.openSession(
-                        in: state, phoneNumber: number.e164, code: code, now: now, lifetime: lifetime,
-                        isTestNumber: fixed != nil,
-                        multiFactor: FirebaseEmulatorState.SessionStep(localID: account.localID, enrollmentID: nil)))
-            })
+                    if account.factors.contains(where: { $0.phoneNumber == number.e164 }) {
+                        return .failure(
+                            Refusal(
+                                "SECOND_FACTOR_EXISTS",
+                                "Phone number already enrolled as second factor for this account."))
+                    }
+                    guard account.factors.count < Self.maxSecondFactors else {
+                        return .failure(Refusal("SECOND_FACTOR_LIMIT_EXCEEDED"))
+                    }
+                    if let proofProblem { return .failure(Refusal(proofProblem)) }
+                    if fixed == nil {
+                        if let limit, try state.recentSends(to: number.e164) >= limit {
+                            return .failure(
+                                Refusal(
+                                    "QUOTA_EXCEEDED", "Exceeded per phone number quota for sending verification codes.")
+                            )
+                        }
+                        try state.recordSend(to: number.e164, at: now)
+                    }
+                    return .success(
+                        try Self.openSession(
+                            in: state, phoneNumber: number.e164, code: code, now: now, lifetime: lifetime,
+                            isTestNumber: fixed != nil,
+                            multiFactor: FirebaseEmulatorState.SessionStep(localID: account.localID, enrollmentID: nil))
+                    )
+                })
         else { return Self.backendError() }
         switch opened {
         case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
@@ -240,39 +254,45 @@ extension FirebaseEmulator {
             return Self.refusal("INVALID_ARGUMENT", detail: "Missing phoneVerificationInfo.")
         }
         guard let code = info.code, !code.isEmpty else { return Self.refusal("MISSING_CODE") }
-        guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else { return Self.refusal("MISSING_SESSION_INFO") }
+        guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else {
+            return Self.refusal("MISSING_SESSION_INFO")
+        }
         let maxWrongCodes = maxWrongCodes
         let enrollmentID = Self.randomString(length: 28, alphanumeric: true)
         let displayName = body.displayName
         guard
-            let enrolled = await withState(now: now, {
-                state -> Result<(FirebaseEmulatorState.Account, String), Refusal> in
-                guard var account = try state.account(user.sub) else { return .failure(Refusal("USER_NOT_FOUND")) }
-                if account.disabled { return .failure(Refusal("USER_DISABLED")) }
-                let localID = account.localID
-                let checked = try Self.checkCode(
-                    in: state, sessionInfo: sessionInfo, code: code, maxWrongCodes: maxWrongCodes
-                ) { $0.multiFactor == FirebaseEmulatorState.SessionStep(localID: localID, enrollmentID: nil) }
-                let session: FirebaseEmulatorState.Session
-                switch checked {
-                case .failure(let refusal): return .failure(refusal)
-                case .success(let checkedSession): session = checkedSession
-                }
-                try state.setSession(sessionInfo, nil)
-                if account.factors.contains(where: { $0.phoneNumber == session.phoneNumber }) {
-                    return .failure(
-                        Refusal("SECOND_FACTOR_EXISTS", "Phone number already enrolled as second factor for this account."))
-                }
-                guard account.factors.count < Self.maxSecondFactors else {
-                    return .failure(Refusal("SECOND_FACTOR_LIMIT_EXCEEDED"))
-                }
-                account.factors.append(
-                    FirebaseEmulatorState.Account.Factor(
-                        enrollmentID: enrollmentID, phoneNumber: session.phoneNumber, displayName: displayName,
-                        enrolledAt: now))
-                try state.setAccount(account)
-                return .success((account, enrollmentID))
-            })
+            let enrolled = await withState(
+                now: now,
+                {
+                    state -> Result<(FirebaseEmulatorState.Account, String), Refusal> in
+                    guard var account = try state.account(user.sub) else { return .failure(Refusal("USER_NOT_FOUND")) }
+                    if account.disabled { return .failure(Refusal("USER_DISABLED")) }
+                    let localID = account.localID
+                    let checked = try Self.checkCode(
+                        in: state, sessionInfo: sessionInfo, code: code, maxWrongCodes: maxWrongCodes
+                    ) { $0.multiFactor == FirebaseEmulatorState.SessionStep(localID: localID, enrollmentID: nil) }
+                    let session: FirebaseEmulatorState.Session
+                    switch checked {
+                    case .failure(let refusal): return .failure(refusal)
+                    case .success(let checkedSession): session = checkedSession
+                    }
+                    try state.setSession(sessionInfo, nil)
+                    if account.factors.contains(where: { $0.phoneNumber == session.phoneNumber }) {
+                        return .failure(
+                            Refusal(
+                                "SECOND_FACTOR_EXISTS",
+                                "Phone number already enrolled as second factor for this account."))
+                    }
+                    guard account.factors.count < Self.maxSecondFactors else {
+                        return .failure(Refusal("SECOND_FACTOR_LIMIT_EXCEEDED"))
+                    }
+                    account.factors.append(
+                        FirebaseEmulatorState.Account.Factor(
+                            enrollmentID: enrollmentID, phoneNumber: session.phoneNumber, displayName: displayName,
+                            enrolledAt: now))
+                    try state.setAccount(account)
+                    return .success((account, enrollmentID))
+                })
         else { return Self.backendError() }
         switch enrolled {
         case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
@@ -280,7 +300,8 @@ extension FirebaseEmulator {
             guard let tokens = tokens(for: account, secondFactor: enrollmentID, now: now) else {
                 return Self.backendError()
             }
-            return Self.json(FirebaseWire.FinalizeMfaResponse(idToken: tokens.idToken, refreshToken: tokens.refreshToken))
+            return Self.json(
+                FirebaseWire.FinalizeMfaResponse(idToken: tokens.idToken, refreshToken: tokens.refreshToken))
         }
     }
 
@@ -294,7 +315,8 @@ extension FirebaseEmulator {
             return Self.invalidJSON()
         }
         guard let credential = body.mfaPendingCredential, !credential.isEmpty else {
-            return Self.refusal("MISSING_MFA_PENDING_CREDENTIAL", detail: "Request does not have MFA pending credential.")
+            return Self.refusal(
+                "MISSING_MFA_PENDING_CREDENTIAL", detail: "Request does not have MFA pending credential.")
         }
         guard let enrollmentID = body.mfaEnrollmentId, !enrollmentID.isEmpty else {
             return Self.refusal("MISSING_MFA_ENROLLMENT_ID", detail: "No second factor identifier is provided.")
@@ -308,30 +330,36 @@ extension FirebaseEmulator {
         let newCode = Self.newCode()
         let (lifetime, limit, testNumbers) = (codeLifetime, maxSendsPerNumberPerHour, testNumbers)
         guard
-            let opened = await withState(now: now, {
-                state -> Result<(sessionInfo: String, number: PhoneNumber, code: String, test: Bool), Refusal> in
-                guard let pending = try state.pendingCredential(credential), let account = try state.account(pending.localID)
-                else { return .failure(Refusal("INVALID_MFA_PENDING_CREDENTIAL")) }
-                if account.disabled { return .failure(Refusal("USER_DISABLED")) }
-                guard let factor = account.factors.first(where: { $0.enrollmentID == enrollmentID }),
-                    let number = try? PhoneNumber(parsing: factor.phoneNumber)
-                else { return .failure(Refusal("MFA_ENROLLMENT_NOT_FOUND")) }
-                let fixed = testNumbers.code(for: number)
-                if fixed == nil {
-                    if let proofProblem { return .failure(Refusal(proofProblem)) }
-                    if let limit, try state.recentSends(to: number.e164) >= limit {
-                        return .failure(
-                            Refusal("QUOTA_EXCEEDED", "Exceeded per phone number quota for sending verification codes."))
+            let opened = await withState(
+                now: now,
+                {
+                    state -> Result<(sessionInfo: String, number: PhoneNumber, code: String, test: Bool), Refusal> in
+                    guard let pending = try state.pendingCredential(credential),
+                        let account = try state.account(pending.localID)
+                    else { return .failure(Refusal("INVALID_MFA_PENDING_CREDENTIAL")) }
+                    if account.disabled { return .failure(Refusal("USER_DISABLED")) }
+                    guard let factor = account.factors.first(where: { $0.enrollmentID == enrollmentID }),
+                        let number = try? PhoneNumber(parsing: factor.phoneNumber)
+                    else { return .failure(Refusal("MFA_ENROLLMENT_NOT_FOUND")) }
+                    let fixed = testNumbers.code(for: number)
+                    if fixed == nil {
+                        if let proofProblem { return .failure(Refusal(proofProblem)) }
+                        if let limit, try state.recentSends(to: number.e164) >= limit {
+                            return .failure(
+                                Refusal(
+                                    "QUOTA_EXCEEDED", "Exceeded per phone number quota for sending verification codes.")
+                            )
+                        }
+                        try state.recordSend(to: number.e164, at: now)
                     }
-                    try state.recordSend(to: number.e164, at: now)
-                }
-                let code = fixed ?? newCode
-                let sessionInfo = try Self.openSession(
-                    in: state, phoneNumber: number.e164, code: code, now: now, lifetime: lifetime,
-                    isTestNumber: fixed != nil,
-                    multiFactor: FirebaseEmulatorState.SessionStep(localID: account.localID, enrollmentID: enrollmentID))
-                return .success((sessionInfo, number, code, fixed != nil))
-            })
+                    let code = fixed ?? newCode
+                    let sessionInfo = try Self.openSession(
+                        in: state, phoneNumber: number.e164, code: code, now: now, lifetime: lifetime,
+                        isTestNumber: fixed != nil,
+                        multiFactor: FirebaseEmulatorState.SessionStep(
+                            localID: account.localID, enrollmentID: enrollmentID))
+                    return .success((sessionInfo, number, code, fixed != nil))
+                })
         else { return Self.backendError() }
         switch opened {
         case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
@@ -356,36 +384,42 @@ extension FirebaseEmulator {
             return Self.refusal("INVALID_ARGUMENT", detail: "MFA provider not supported!")
         }
         guard let code = info.code, !code.isEmpty else { return Self.refusal("MISSING_CODE") }
-        guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else { return Self.refusal("MISSING_SESSION_INFO") }
+        guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else {
+            return Self.refusal("MISSING_SESSION_INFO")
+        }
         let now = clock.now
         let maxWrongCodes = maxWrongCodes
         let named = body.mfaEnrollmentId.flatMap { $0.isEmpty ? nil : $0 }
         guard
-            let signedIn = await withState(now: now, {
-                state -> Result<(FirebaseEmulatorState.Account, String), Refusal> in
-                guard let pending = try state.pendingCredential(credential), let account = try state.account(pending.localID)
-                else { return .failure(Refusal("INVALID_MFA_PENDING_CREDENTIAL")) }
-                let localID = account.localID
-                let checked = try Self.checkCode(
-                    in: state, sessionInfo: sessionInfo, code: code, maxWrongCodes: maxWrongCodes
-                ) { session in
-                    guard let step = session.multiFactor, step.localID == localID, let factor = step.enrollmentID else {
-                        return false
+            let signedIn = await withState(
+                now: now,
+                {
+                    state -> Result<(FirebaseEmulatorState.Account, String), Refusal> in
+                    guard let pending = try state.pendingCredential(credential),
+                        let account = try state.account(pending.localID)
+                    else { return .failure(Refusal("INVALID_MFA_PENDING_CREDENTIAL")) }
+                    let localID = account.localID
+                    let checked = try Self.checkCode(
+                        in: state, sessionInfo: sessionInfo, code: code, maxWrongCodes: maxWrongCodes
+                    ) { session in
+                        guard let step = session.multiFactor, step.localID == localID, let factor = step.enrollmentID
+                        else {
+                            return false
+                        }
+                        return named == nil || named == factor
                     }
-                    return named == nil || named == factor
-                }
-                let session: FirebaseEmulatorState.Session
-                switch checked {
-                case .failure(let refusal): return .failure(refusal)
-                case .success(let checkedSession): session = checkedSession
-                }
-                guard let enrollmentID = session.multiFactor?.enrollmentID,
-                    account.factors.contains(where: { $0.enrollmentID == enrollmentID })
-                else { return .failure(Refusal("MFA_ENROLLMENT_NOT_FOUND")) }
-                if account.disabled { return .failure(Refusal("USER_DISABLED")) }
-                try state.setSession(sessionInfo, nil)
-                return .success((account, enrollmentID))
-            })
+                    let session: FirebaseEmulatorState.Session
+                    switch checked {
+                    case .failure(let refusal): return .failure(refusal)
+                    case .success(let checkedSession): session = checkedSession
+                    }
+                    guard let enrollmentID = session.multiFactor?.enrollmentID,
+                        account.factors.contains(where: { $0.enrollmentID == enrollmentID })
+                    else { return .failure(Refusal("MFA_ENROLLMENT_NOT_FOUND")) }
+                    if account.disabled { return .failure(Refusal("USER_DISABLED")) }
+                    try state.setSession(sessionInfo, nil)
+                    return .success((account, enrollmentID))
+                })
         else { return Self.backendError() }
         switch signedIn {
         case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
@@ -393,7 +427,8 @@ extension FirebaseEmulator {
             guard let tokens = tokens(for: account, secondFactor: enrollmentID, now: now) else {
                 return Self.backendError()
             }
-            return Self.json(FirebaseWire.FinalizeMfaResponse(idToken: tokens.idToken, refreshToken: tokens.refreshToken))
+            return Self.json(
+                FirebaseWire.FinalizeMfaResponse(idToken: tokens.idToken, refreshToken: tokens.refreshToken))
         }
     }
 
@@ -438,7 +473,8 @@ extension FirebaseEmulator {
         guard claims.firebase.signInProvider == "password" else {
             return .failure(
                 ResponseBox(
-                    Self.refusal("UNSUPPORTED_FIRST_FACTOR", detail: "MFA is not available for the given first factor.")))
+                    Self.refusal("UNSUPPORTED_FIRST_FACTOR", detail: "MFA is not available for the given first factor.")
+                ))
         }
         return .success(claims)
     }

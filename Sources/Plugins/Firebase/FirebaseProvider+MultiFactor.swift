@@ -69,7 +69,9 @@ extension FirebaseProvider {
                 FirebaseWire.mfaSignInStartPath, body: body, headers: headers, operation: .mfaSignInStart)
             let answer = try? JSONDecoder().decode(FirebaseWire.StartMfaSignInResponse.self, from: response.body)
             sessionInfo = answer?.phoneResponseInfo?.sessionInfo
-            if sessionInfo?.isEmpty ?? true { throw malformed(operation: .mfaSignInStart, httpStatus: response.status.code) }
+            if sessionInfo?.isEmpty ?? true {
+                throw malformed(operation: .mfaSignInStart, httpStatus: response.status.code)
+            }
         case .enroll(let idToken, _):
             info.phoneNumber = number.e164
             let body = FirebaseWire.StartMfaEnrollmentRequest(idToken: idToken, phoneEnrollmentInfo: info)
