@@ -28,7 +28,9 @@ mid-load and its restart on the same data directory; PostgreSQL stopped for --ou
 (every answer must be `503 store_unavailable` in the error shape or a success, within --hang-bound seconds,
 no other 5xx, no crash), then started again: the time until each instance starts verifications again.
 At the end, across instances: every verification whose start was answered (201) is readable on every
-instance with its id, none was approved twice, no attempt limit was exceeded. Exit 1 on any violation.
+instance with its id, none was approved twice, no attempt limit was exceeded, and a verification token issued
+by each instance verifies (ES256, checked here with integers) with every instance's JWKS. Exit 1 on any
+violation.
 
 Crash mid-start and mid-check (issue 31), after the kill phase: with the vendors slowed to 5 s, C gets
 --crash-keys starts with Idempotency-Keys (on Sinch, Twilio and Vonage; some of the Sinch ones answered 503
@@ -44,8 +46,8 @@ number got two sends (or none).
 `--sqlite` runs only that phase, with one instance on its SQLite file (restarted on the same data directory).
 Stdlib only.
 """
-import argparse, collections, concurrent.futures, glob, http.client, json, os, shutil, signal, socket, statistics
-import subprocess, sys, tempfile, threading, time, urllib.parse, uuid
+import argparse, base64, collections, concurrent.futures, glob, hashlib, http.client, json, os, shutil, signal, socket
+import statistics, subprocess, sys, tempfile, threading, time, urllib.parse, uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sandbox_gateway as gw
@@ -307,6 +309,7 @@ class Ledger:
         self.approvals = collections.Counter()  # id -> `200 approved` answers
         self.counted_wrong = collections.defaultdict(list)  # id -> attempts_remaining of answers that spent one
         self.flows = collections.Counter()
+        self.tokens = {}  # instance name -> the newest verification token it issued
 
     def start(self, vid, instance, phase):
         with self.lock:
@@ -321,6 +324,8 @@ def note_checks(vid, answers):
         for answer in answers:
             if answer.status == 200 and answer.body.get("status") == "approved":
                 LEDGER.approvals[vid] += 1
+                if answer.body.get("token"):
+                    LEDGER.tokens[answer.instance.name] = answer.body["token"]
             # 422 incorrect_code spends an attempt; so does the wrong code that spends the last one (429
             # max_attempts_reached with attempts_remaining 0 and the "Wrong code" message).
             if answer.status == 422 and answer.code == "incorrect_code":
@@ -350,7 +355,9 @@ class Load:
         futures = [self.pool.submit(call) for call in calls]
         return [future.result() for future in futures]
 
-    def flow(self, active, phase):
+    def flow(self, active, phase, stop=None):
+        """One user's flow; once `stop` is set (the phase is over) it ends before its checks, leaving its
+        verification pending, so a phase ends within one start of its length."""
         index, to = self.next()
         ups = [i for i in active if not i.down]
         if not ups:
@@ -382,6 +389,8 @@ class Load:
         if not code:
             VIOLATIONS.add(f"{vid}: no code in the vendor's outbox for {to}")
             return "no code"
+        if stop is not None and stop.is_set():
+            return "stopped"
         wrong = "000000" if code != "000000" else "111111"
         check = lambda instance, value: (lambda: self.client.call(
             instance, "POST", f"/v1/verifications/{vid}/check", {"code": value}))
@@ -417,7 +426,7 @@ class Load:
 
         def user():
             while not stop.is_set():
-                outcome = self.flow(active, phase)
+                outcome = self.flow(active, phase, stop)
                 with tally_lock:
                     tally[outcome] += 1
                     if outcome in ("approved", "attempts flow"):
@@ -549,6 +558,84 @@ def jwks_check(client, instances):
         VIOLATIONS.add(f"instances serve different JWKS: {sets}")
     kids = [key.get("kid") for key in json.loads(next(iter(sets.values())) or "[]") or []]
     return f"JWKS: {'the same' if len(set(sets.values())) == 1 else 'DIFFERENT'} on {', '.join(sets)} (kid {kids})"
+
+
+# ES256 (ECDSA on P-256 with SHA-256), verified with integers: the script stays stdlib only.
+P256_P = 2**256 - 2**224 + 2**192 + 2**96 - 1
+P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551
+P256_G = (0x6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296,
+          0x4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5)
+
+
+def p256_add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if a[0] == b[0] and (a[1] + b[1]) % P256_P == 0:
+        return None
+    if a == b:
+        slope = (3 * a[0] * a[0] - 3) * pow(2 * a[1], -1, P256_P) % P256_P
+    else:
+        slope = (b[1] - a[1]) * pow(b[0] - a[0], -1, P256_P) % P256_P
+    x = (slope * slope - a[0] - b[0]) % P256_P
+    return x, (slope * (a[0] - x) - a[1]) % P256_P
+
+
+def p256_multiply(k, point):
+    result = None
+    while k:
+        if k & 1:
+            result = p256_add(result, point)
+        point = p256_add(point, point)
+        k >>= 1
+    return result
+
+
+def b64url(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def es256_verifies(token, jwk):
+    """Whether the compact JWS `token` carries a valid ES256 signature by the public key `jwk`."""
+    try:
+        header, claims, signature = token.split(".")
+        raw = b64url(signature)
+        if json.loads(b64url(header)).get("alg") != "ES256" or len(raw) != 64 or jwk.get("crv") != "P-256":
+            return False
+        r, s = int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big")
+        if not (0 < r < P256_N and 0 < s < P256_N):
+            return False
+        q = (int.from_bytes(b64url(jwk["x"]), "big"), int.from_bytes(b64url(jwk["y"]), "big"))
+        e = int.from_bytes(hashlib.sha256(f"{header}.{claims}".encode()).digest(), "big")
+        w = pow(s, -1, P256_N)
+        point = p256_add(p256_multiply(e * w % P256_N, P256_G), p256_multiply(r * w % P256_N, q))
+        return point is not None and point[0] % P256_N == r
+    except (ValueError, KeyError, TypeError):
+        return False
+
+
+def token_check(client, instances):
+    """A verification token issued by each instance verifies with every instance's JWKS."""
+    keys = {}
+    for instance in instances:
+        answer = client.call(instance, "GET", "/.well-known/jwks.json", key=None, record=False)
+        keys[instance.name] = answer.body.get("keys") or []
+    verified, tried = 0, 0
+    for issuer, token in sorted(LEDGER.tokens.items()):
+        kid = json.loads(b64url(token.split(".")[0])).get("kid")
+        for instance in instances:
+            tried += 1
+            jwk = next((k for k in keys[instance.name] if k.get("kid") == kid), None)
+            if jwk is not None and es256_verifies(token, jwk):
+                verified += 1
+            else:
+                VIOLATIONS.add(f"a token issued by {issuer} (kid {kid}) does not verify with {instance.name}'s JWKS")
+    missing = [i.name for i in instances if i.name not in LEDGER.tokens]
+    if missing:
+        VIOLATIONS.add(f"no verification token seen from {', '.join(missing)}")
+    return (f"tokens: one issued by each of {', '.join(sorted(LEDGER.tokens))} verified with every instance's JWKS "
+            f"({verified} of {tried} ES256 signatures)")
 
 
 # MARK: - Crashes mid-start and mid-check (issue 31)
@@ -929,6 +1016,7 @@ def main():
             orphaned, waited = judge_slow(client, instances, args.hang_bound)
             print(f"checks that waited for the lease of a killed instance: {len(waited)} "
                   f"(of {len(orphaned)} verifications C was working on), longest {max(waited, default=0):.1f}s")
+            print(token_check(client, instances))
             count, statuses = final_checks(client, instances, args.users)
             print(f"final: {count} answered starts read on each of {len(instances)} instances; statuses {dict(statuses)}; "
                   f"{sum(LEDGER.approvals.values())} approvals for {len(LEDGER.approvals)} verifications")
