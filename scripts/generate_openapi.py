@@ -83,12 +83,12 @@ doc = {
     "/v1/verifications": {"post": {
       "operationId": "startVerification", "summary": "Start a verification",
       "parameters": [{"name": "Idempotency-Key", "in": "header", "required": False,
-                      "description": "Replays return the first response; the code is never sent twice. A request that died holding the key is taken over after its lease (the start deadline plus 15 s): the retry answers the verification it stored, starts anew if no vendor was called, or answers `idempotency_outcome_unknown` (docs/architecture.md §9.2).",
+                      "description": "Replays return the first response; the code is never sent twice. A request that died holding the key is taken over as soon as its gateway instance is known dead, at the latest after its lease (the start deadline plus 15 s): the retry answers the verification it stored, starts anew if no vendor was called, asks the vendor when one was (Sinch by reference, Twilio by `to`: what it has is answered, `201` replayed; nothing there, once the dead call can no longer arrive, starts anew), or answers `idempotency_outcome_unknown` when the vendor cannot be asked (docs/architecture.md §9.2).",
                       "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"}}],
       "requestBody": {"required": True, "content": {"application/json": {"schema": ref("StartRequest")}}},
       "responses": {"201": ok("Started. A provider that sets a challenge answers `status: pending`, `sends: 0` and `next_action.type` `solve_challenge`: nothing has been sent yet; answer the challenge at `POST /v1/verifications/{id}/challenge`.", ref("Verification")),
                     **errors("400", "401", "403", "413"),
-                    "409": err("`idempotency_conflict`: the Idempotency-Key is in use or was reused with another body; `idempotency_outcome_unknown`: an earlier request with this key died after calling the vendor, before its outcome was stored, so a code may have been sent (start again only with a new key)."),
+                    "409": err("`idempotency_conflict`: the Idempotency-Key is in use (or its dead request's vendor call may still arrive: retry shortly) or was reused with another body; `idempotency_outcome_unknown`: an earlier request with this key died after calling a vendor that cannot be asked, before its outcome was stored, so a code may have been sent (start again only with a new key)."),
                     "429": err("Rate limited or too many sends."),
                     **errors("502", "503", "504")}}},
     "/v1/verifications/{id}": {"get": {

@@ -660,6 +660,21 @@ class Driver:
     def call(self, method, path, body=None):
         return sandbox_gateway.call(self.base, method, path, body)
 
+    def via_call(self, method, path, headers):
+        """A call straight to an emulator through the recording proxy (`self.via` + `path`)."""
+        url = urllib.parse.urlsplit(self.via + path)
+        connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+        try:
+            connection.request(method, url.path, headers=headers)
+            response = connection.getresponse()
+            raw = response.read()
+            try:
+                return response.status, json.loads(raw) if raw else {}
+            except ValueError:
+                return response.status, {"raw": raw[:200].decode(errors="replace")}
+        finally:
+            connection.close()
+
     def start(self, provider, to, channel="sms", expect=(201,), **extra):
         body = {"to": to, "provider": provider, "channel": channel, **extra}
         status, answer = self.call("POST", "/v1/verifications", body)
@@ -718,6 +733,24 @@ def drive_twilio(d):
             s, a = d.check(v["id"], "00000000")
             if s not in (422,):
                 break
+
+
+def drive_twilio_lookup(d):
+    """What the gateway asks Twilio after an instance died during a start (docs/architecture.md §9.2): the
+    number's pending verification, `GET …/Verifications/{To}` with the `To` in the SID's place (percent-encoded,
+    as Twilio's helper libraries send it), sent here through the proxy as the plugin sends it (the gateway only
+    sends it on a takeover): found while pending, Twilio's 20404 once none is."""
+    status, v = d.start("twilio", "+14155550308")
+    if status != 201:
+        return
+    sid = "VA5a4db0c5a4db0c5a4db0c5a4db0c0001"
+    path = f"/twilio/v2/Services/{sid}/Verifications/{urllib.parse.quote('+14155550308', safe='')}"
+    token = "AC5a4db0c5a4db0c5a4db0c5a4db0c0001:" + os.environ["WIRE_TWILIO_TOKEN"]
+    import base64
+    headers = {"Authorization": "Basic " + base64.b64encode(token.encode()).decode(), "Accept": "application/json"}
+    d.expect("twilio lookup by To (pending)", *d.via_call("GET", path, headers), (200,))
+    d.check(v["id"], d.code("+14155550308"), expect=(200,))
+    d.expect("twilio lookup by To (none pending)", *d.via_call("GET", path, headers), (404,))
 
 
 def drive_twilio_push(d):
@@ -1139,8 +1172,9 @@ providers:
     process, base = sandbox_gateway.start(binary, data_dir, port=gateway_port,
                                           extra=["--config", config_path], log_path=log_path)
     driver = Driver(base)
+    driver.via = via
     try:
-        for name, step in (("twilio", drive_twilio), ("twilio push", drive_twilio_push), ("vonage", lambda d: drive_vonage(d, "vonage", "04")),
+        for name, step in (("twilio", drive_twilio), ("twilio lookup", drive_twilio_lookup), ("twilio push", drive_twilio_push), ("vonage", lambda d: drive_vonage(d, "vonage", "04")),
                            ("vonage-legacy", lambda d: drive_vonage(d, "vonage-legacy", "05")),
                            ("sinch", drive_sinch), ("firebase", drive_firebase), ("faults", drive_faults)):
             before = len(recorder.records)

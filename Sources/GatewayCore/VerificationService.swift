@@ -198,12 +198,9 @@ public struct VerificationService: Sendable {
             }
             throw GatewayError(.noProviderAvailable, "No provider is available for this request.")
         }
-        let id = Self.newID()
+        let id = idempotency?.resumingID ?? Self.newID()
         var request = request
         request.verificationID = id
-        if let idempotency {
-            try await recordProgress(idempotency, IdempotencyProgress(stage: .vendorCallBegun, verificationID: id))
-        }
         var sendMayHaveHappened = false
         let deadline = ContinuousClock.now.advanced(by: policy.startDeadline)
         var calls: [VerificationEvent] = []
@@ -228,6 +225,14 @@ public struct VerificationService: Sendable {
             guard breakers.allow(provider.id, country: decision.country) else {
                 skipped.append(RoutingTable.Skip(providerID: provider.id, reason: "breaker_open"))
                 continue
+            }
+            if let idempotency {
+                // Before each call: which provider a takeover may ask, unless an earlier call may have sent too.
+                try await recordProgress(
+                    idempotency,
+                    IdempotencyProgress(
+                        stage: .vendorCallBegun, verificationID: id,
+                        providerID: sendMayHaveHappened ? nil : provider.id, callBegunAt: clock.now))
             }
             let began = ContinuousClock.now
             idempotency?.setSendMayHaveHappened(true)
@@ -440,10 +445,98 @@ public struct VerificationService: Sendable {
         }
     }
 
+    // MARK: recovery
+
+    /// What a request that took over the idempotency claim of a dead start answers
+    /// (``recoverStart(_:progress:apiKeyID:)``, docs/architecture.md §9.2).
+    public enum StartRecovery: Sendable {
+        /// The dead start's verification: stored by it, or found at its vendor and stored now.
+        case verification(VerificationRecord)
+        /// No vendor was called, or the vendor has nothing and can no longer get the dead call: the start runs
+        /// anew under the taker's claim, with this id (the dead start's; `nil`: a new one).
+        case startAnew(verificationID: String?)
+        /// The vendor has nothing yet, but the dead call may still reach it: the claim is left for a retry.
+        case notYet
+        /// A code may have reached the user under a verification nobody can name.
+        case unknown
+    }
+
+    /// Decides, from how far a dead start got (`progress`, as its claim recorded it), what its key answers.
+    /// A start that called a vendor and stored nothing is asked after at that vendor
+    /// (``VerificationProvider/lookUpStart(_:)``); a verification the vendor has is stored now, under the id
+    /// the dead start sent as the reference, and answered. `request` is the key's request, parsed again.
+    public func recoverStart(
+        _ request: StartVerification, progress: IdempotencyProgress, apiKeyID: String?
+    ) async throws(GatewayError) -> StartRecovery {
+        if let id = progress.verificationID, let record = try await store.record(id: id) {
+            // A failed start's record names no verification to answer; its outcome at the vendor is unknown.
+            return record.status == .failed ? (progress.stage == .claimed ? .startAnew(verificationID: nil) : .unknown)
+                : .verification(record)
+        }
+        guard progress.stage == .vendorCallBegun else { return .startAnew(verificationID: nil) }
+        guard let id = progress.verificationID, let providerID = progress.providerID,
+            let callBegunAt = progress.callBegunAt, let provider = registry.provider(providerID)
+        else { return .unknown }
+        var request = request
+        request.verificationID = id
+        let lookup = StartLookup(
+            verificationID: id, destination: request.destination, channel: request.channel, callBegunAt: callBegunAt)
+        let began = ContinuousClock.now
+        let answer: StartLookupResult
+        do {
+            answer = try await provider.lookUpStart(lookup)
+        } catch {
+            logger.warning(
+                "vendor lookup of a dead start failed",
+                metadata: [
+                    "verification.id": "\(id)", "provider.id": "\(providerID)", "error.code": "\(error.code.rawValue)",
+                ])
+            return .unknown
+        }
+        let event = callEvent(id, providerID, "lookup", outcome: Self.outcome(of: answer), since: began)
+        logger.notice(
+            "vendor asked about a dead start",
+            metadata: [
+                "verification.id": "\(id)", "provider.id": "\(providerID)", "lookup": "\(Self.outcome(of: answer))",
+            ])
+        switch answer {
+        case .found(let result):
+            let decision = RoutingTable.Decision(
+                route: "recovered", experiment: nil, arm: nil, candidates: [], skipped: [], failoverOnTimeout: false,
+                country: request.destination.phoneNumber?.region)
+            do {
+                let record = try await persistStart(
+                    id: id, request: request, provider: provider, result: result, apiKeyID: apiKeyID,
+                    events: [event], skipped: [], decision: decision, failovers: [], recovered: true)
+                metrics.started(record)
+                return .verification(record)
+            } catch {
+                // The dead start stored it after all, meanwhile (a start slower than its lease, not dead).
+                if let record = try await store.record(id: id), record.status != .failed { return .verification(record) }
+                throw error
+            }
+        case .notFound:
+            return .startAnew(verificationID: id)
+        case .notYet:
+            return .notYet
+        case .unknown:
+            return .unknown
+        }
+    }
+
+    static func outcome(of answer: StartLookupResult) -> String {
+        switch answer {
+        case .found: "found"
+        case .notFound: "not_found"
+        case .notYet: "not_yet"
+        case .unknown: "unknown"
+        }
+    }
+
     private func persistStart(
         id: String, request: StartVerification, provider: any VerificationProvider, result: ProviderStartResult,
         apiKeyID: String?, events: [VerificationEvent], skipped: [RoutingTable.Skip], decision: RoutingTable.Decision,
-        failovers: [String], isTestNumber: Bool = false
+        failovers: [String], isTestNumber: Bool = false, recovered: Bool = false
     ) async throws(GatewayError) -> VerificationRecord {
         let now = clock.now
         let awaitsChallenge: Bool
@@ -479,6 +572,8 @@ public struct VerificationService: Sendable {
         if let arm = decision.arm { detail["arm"] = arm }
         if let country = decision.country { detail["country"] = country }
         if isTestNumber { detail["test_number"] = "true" }
+        // Found at the vendor by a request that took over a dead start's `Idempotency-Key`.
+        if recovered { detail["recovered"] = "vendor_lookup" }
         if let action = record.nextAction { detail["next_action"] = action.type }
         if !failovers.isEmpty { detail["failovers"] = failovers.joined(separator: ",") }
         if !skipped.isEmpty {

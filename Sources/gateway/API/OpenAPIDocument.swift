@@ -28,7 +28,7 @@ enum OpenAPIDocument {
             "name": "Idempotency-Key",
             "in": "header",
             "required": false,
-            "description": "Replays return the first response; the code is never sent twice. A request that died holding the key is taken over after its lease (the start deadline plus 15 s): the retry answers the verification it stored, starts anew if no vendor was called, or answers `idempotency_outcome_unknown` (docs/architecture.md \u00a79.2).",
+            "description": "Replays return the first response; the code is never sent twice. A request that died holding the key is taken over as soon as its gateway instance is known dead, at the latest after its lease (the start deadline plus 15 s): the retry answers the verification it stored, starts anew if no vendor was called, asks the vendor when one was (Sinch by reference, Twilio by `to`: what it has is answered, `201` replayed; nothing there, once the dead call can no longer arrive, starts anew), or answers `idempotency_outcome_unknown` when the vendor cannot be asked (docs/architecture.md \u00a79.2).",
             "schema": {
               "type": "string",
               "minLength": 1,
@@ -99,7 +99,7 @@ enum OpenAPIDocument {
             }
           },
           "409": {
-            "description": "`idempotency_conflict`: the Idempotency-Key is in use or was reused with another body; `idempotency_outcome_unknown`: an earlier request with this key died after calling the vendor, before its outcome was stored, so a code may have been sent (start again only with a new key).",
+            "description": "`idempotency_conflict`: the Idempotency-Key is in use (or its dead request's vendor call may still arrive: retry shortly) or was reused with another body; `idempotency_outcome_unknown`: an earlier request with this key died after calling a vendor that cannot be asked, before its outcome was stored, so a code may have been sent (start again only with a new key).",
             "content": {
               "application/json": {
                 "schema": {

@@ -42,23 +42,36 @@ struct VerificationsController: Sendable {
         }
         let fingerprint = Hex.lowercase(SHA256.hash(data: body))
         let claim = IdempotentStart(key: idempotencyKey)
-        switch try await service.store.claimIdempotencyKey(
-            idempotencyKey, fingerprint: fingerprint, token: claim.token, at: service.clock.now,
-            lease: service.policy.idempotencyLease)
-        {
-        case .replay(let stored):
-            return Self.replay(stored)
-        case .inProgress:
-            throw GatewayError(
-                .idempotencyConflict, "A request with this Idempotency-Key is still being processed; retry shortly.")
-        case .mismatch:
-            throw GatewayError(
-                .idempotencyConflict, "This Idempotency-Key was already used with a different request body.")
-        case .claimed:
-            return try await startClaimed(claim, body: body, clientIP: clientIP, context: context)
-        case .takenOver(let progress):
-            if let answer = try await answerTakeover(claim, progress: progress) { return answer }
-            return try await startClaimed(claim, body: body, clientIP: clientIP, context: context)
+        let instance = service.leaseOwners?.instanceID
+        // The instance of a claim found running, once it is known dead: the next claim takes it over at once.
+        var deadOwner: String?
+        while true {
+            switch try await service.store.claimIdempotencyKey(
+                idempotencyKey, fingerprint: fingerprint, token: claim.token, owner: instance, at: service.clock.now,
+                lease: service.policy.idempotencyLease, deadOwner: deadOwner)
+            {
+            case .replay(let stored):
+                return Self.replay(stored)
+            case .inProgress(let owner):
+                if deadOwner == nil, let owner, owner != instance, let leaseOwners = service.leaseOwners,
+                    await leaseOwners.isDead(owner)
+                {
+                    // Its instance died during the start: the claim is this request's to take, now rather than
+                    // when its lease lapses (the same rule as a check's lease, docs/architecture.md §9.3).
+                    deadOwner = owner
+                    continue
+                }
+                throw GatewayError(
+                    .idempotencyConflict, "A request with this Idempotency-Key is still being processed; retry shortly.")
+            case .mismatch:
+                throw GatewayError(
+                    .idempotencyConflict, "This Idempotency-Key was already used with a different request body.")
+            case .claimed:
+                return try await startClaimed(claim, body: body, clientIP: clientIP, context: context)
+            case .takenOver(let progress):
+                return try await answerTakeover(
+                    claim, progress: progress, deadOwner: deadOwner, body: body, clientIP: clientIP, context: context)
+            }
         }
     }
 
@@ -98,31 +111,56 @@ struct VerificationsController: Sendable {
         }
     }
 
-    /// What a request that took over a lapsed claim answers from how far that claim got: the verification
-    /// it stored, or `idempotency_outcome_unknown` when it called a vendor and stored nothing; `nil` when
-    /// no vendor was called, so this request starts anew (docs/architecture.md §9.2).
-    private func answerTakeover(_ claim: IdempotentStart, progress: IdempotencyProgress) async throws -> Response? {
+    /// What a request that took over a dead start's claim answers from how far that start got: the
+    /// verification it stored or its vendor has (`201`, replayed), a start anew when no vendor was called
+    /// or the vendor has nothing and can no longer get the dead call, `idempotency_conflict` while it still
+    /// may, and `idempotency_outcome_unknown` when nobody can tell (docs/architecture.md §9.2).
+    private func answerTakeover(
+        _ claim: IdempotentStart, progress: IdempotencyProgress, deadOwner: String?, body: Data, clientIP: String?,
+        context: GatewayRequestContext
+    ) async throws -> Response {
         service.logger.notice(
             "idempotency claim taken over",
             metadata: [
                 "idempotency.stage": "\(progress.stage)", "verification.id": "\(progress.verificationID ?? "-")",
+                "provider.id": "\(progress.providerID ?? "-")", "instance.dead": "\(deadOwner ?? "-")",
             ])
-        if let id = progress.verificationID, let record = try await service.store.record(id: id),
-            record.status != .failed
-        {
+        // A body that does not parse never reached a vendor: the start anew answers (and keeps) the refusal.
+        guard let request = try? Self.parseStart(body) else {
+            return try await startClaimed(claim, body: body, clientIP: clientIP, context: context)
+        }
+        let recovery: VerificationService.StartRecovery
+        do {
+            recovery = try await service.recoverStart(request, progress: progress, apiKeyID: context.apiKey?.id)
+        } catch {
+            // Left for the next retry to take over at once and ask again.
+            try? await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
+            throw error
+        }
+        switch recovery {
+        case .verification(let record):
             let data = JSONResponse.encode(Self.render(record, now: service.clock.now))
             let stored = StoredResponse(status: 201, body: data)
             try await service.store.completeIdempotencyKey(claim.key, token: claim.token, response: stored)
             return Self.replay(stored)
+        case .startAnew(let id):
+            let resumed = IdempotentStart(key: claim.key, token: claim.token, resumingID: id)
+            return try await startClaimed(resumed, body: body, clientIP: clientIP, context: context)
+        case .notYet:
+            try await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
+            throw GatewayError(
+                .idempotencyConflict,
+                "An earlier request with this Idempotency-Key stopped while its vendor call may still arrive; "
+                    + "retry shortly with the same key to learn its outcome.")
+        case .unknown:
+            // Left for the next retry to take over at once: the verification may still turn up.
+            try await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
+            throw GatewayError(
+                .idempotencyOutcomeUnknown,
+                "An earlier request with this Idempotency-Key stopped after asking a vendor to send and before its "
+                    + "outcome was stored: a code may have reached the user. Do not start again at once: ask the user "
+                    + "whether a code arrived; to send one, start with a new Idempotency-Key.")
         }
-        guard progress.stage == .vendorCallBegun else { return nil }
-        // Left for the next retry to take over at once: the verification may still turn up.
-        try await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
-        throw GatewayError(
-            .idempotencyOutcomeUnknown,
-            "An earlier request with this Idempotency-Key stopped after asking a vendor to send and before its "
-                + "outcome was stored: a code may have reached the user. Do not start again at once: ask the user "
-                + "whether a code arrived; to send one, start with a new Idempotency-Key.")
     }
 
     private static func replay(_ stored: StoredResponse) -> Response {

@@ -159,6 +159,14 @@ struct PostgresMigration: Sendable {
                 "ALTER TABLE verifications ADD COLUMN check_lease_owner TEXT",
                 "ALTER TABLE verifications ADD COLUMN check_lease_attempt BIGINT NOT NULL DEFAULT 0",
             ]),
+        // A claim made before owners names none: it passes on only when its lease lapses, as before.
+        PostgresMigration(
+            version: 4, name: "idempotency claims name their instance and the vendor call a takeover may ask",
+            statements: [
+                "ALTER TABLE idempotency_keys ADD COLUMN owner TEXT",
+                "ALTER TABLE idempotency_keys ADD COLUMN provider_id TEXT",
+                "ALTER TABLE idempotency_keys ADD COLUMN call_begun_at DOUBLE PRECISION",
+            ]),
     ]
 
     /// The advisory lock that serializes migrations: several instances starting at once apply each step once.

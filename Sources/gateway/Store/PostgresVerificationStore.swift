@@ -353,10 +353,12 @@ final class PostgresVerificationStore: VerificationStore {
 
     // MARK: - Idempotency keys
 
-    /// A new key is one insert; a lapsed claim is taken over by one conditional update, which the row lock
-    /// makes exact across instances: of two takers the second finds the lease renewed and changes nothing.
+    /// A new key is one insert; a lapsed claim, or one whose owner the caller found dead, is taken over by
+    /// one conditional update, which the row lock makes exact across instances: of two takers the second
+    /// finds the lease renewed under another owner and changes nothing.
     func claimIdempotencyKey(
-        _ key: IdempotencyKey, fingerprint: String, token: String, at: Date, lease: TimeInterval
+        _ key: IdempotencyKey, fingerprint: String, token: String, owner: String?, at: Date, lease: TimeInterval,
+        deadOwner: String?
     ) async throws(GatewayError) -> IdempotencyClaim {
         let logger = logger
         let until = at.addingTimeInterval(lease)
@@ -365,35 +367,43 @@ final class PostgresVerificationStore: VerificationStore {
             for _ in 0..<3 {
                 let inserted = try await connection.run(
                     """
-                    INSERT INTO idempotency_keys (scope, key, fingerprint, created_at, token, lease_until, stage)
-                    VALUES ($1, $2, $3, $4, $5, $6, 0)
+                    INSERT INTO idempotency_keys
+                        (scope, key, fingerprint, created_at, token, owner, lease_until, stage)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, 0)
                     ON CONFLICT (scope, key) DO NOTHING RETURNING 1
                     """,
-                    [.text(key.scope), .text(key.key), .text(fingerprint), .date(at), .text(token), .date(until)],
+                    [
+                        .text(key.scope), .text(key.key), .text(fingerprint), .date(at), .text(token),
+                        .optionalText(owner), .date(until),
+                    ],
                     logger: logger)
                 if inserted == 1 { return .claimed }
                 let takenOver = try await connection.rows(
                     """
-                    UPDATE idempotency_keys SET token = $3, lease_until = $4
+                    UPDATE idempotency_keys SET token = $3, owner = $7, lease_until = $4
                     WHERE scope = $1 AND key = $2 AND fingerprint = $5 AND status IS NULL
-                        AND (lease_until IS NULL OR lease_until <= $6)
-                    RETURNING stage, verification_id
+                        AND (lease_until IS NULL OR lease_until <= $6 OR ($8::text IS NOT NULL AND owner = $8))
+                    RETURNING stage, verification_id, provider_id, call_begun_at
                     """,
-                    [.text(key.scope), .text(key.key), .text(token), .date(until), .text(fingerprint), .date(at)],
+                    [
+                        .text(key.scope), .text(key.key), .text(token), .date(until), .text(fingerprint), .date(at),
+                        .optionalText(owner), .optionalText(deadOwner),
+                    ],
                     logger: logger
                 ) { row in
                     IdempotencyProgress(
                         stage: IdempotencyProgress.Stage(rawValue: Int(row.int64(0) ?? 1)) ?? .vendorCallBegun,
-                        verificationID: row.text(1))
+                        verificationID: row.text(1), providerID: row.text(2),
+                        callBegunAt: row.double(3).map(Date.init(timeIntervalSince1970:)))
                 }
                 if let progress = takenOver.first { return .takenOver(progress) }
                 let stored = try await connection.rows(
-                    "SELECT fingerprint, status, body FROM idempotency_keys WHERE scope = $1 AND key = $2",
+                    "SELECT fingerprint, status, body, owner FROM idempotency_keys WHERE scope = $1 AND key = $2",
                     [.text(key.scope), .text(key.key)], logger: logger
-                ) { row in (fingerprint: row.text(0), status: row.int64(1), body: row.blob(2)) }
+                ) { row in (fingerprint: row.text(0), status: row.int64(1), body: row.blob(2), owner: row.text(3)) }
                 guard let stored = stored.first else { continue }
                 guard stored.fingerprint == fingerprint else { return .mismatch }
-                guard let status = stored.status else { return .inProgress }
+                guard let status = stored.status else { return .inProgress(owner: stored.owner) }
                 return .replay(StoredResponse(status: Int(status), body: stored.body ?? Data()))
             }
             throw PostgresStoreError("idempotency key neither inserted nor found")
@@ -407,12 +417,14 @@ final class PostgresVerificationStore: VerificationStore {
         return try await perform("record_idempotency_progress") { connection -> Bool in
             try await connection.run(
                 """
-                UPDATE idempotency_keys SET stage = $1, verification_id = $2, lease_until = $3
+                UPDATE idempotency_keys
+                SET stage = $1, verification_id = $2, provider_id = $7, call_begun_at = $8, lease_until = $3
                 WHERE scope = $4 AND key = $5 AND token = $6 AND status IS NULL RETURNING 1
                 """,
                 [
                     .int(progress.stage.rawValue), .optionalText(progress.verificationID), .date(until),
-                    .text(key.scope), .text(key.key), .text(token),
+                    .text(key.scope), .text(key.key), .text(token), .optionalText(progress.providerID),
+                    progress.callBegunAt.map(SQLiteValue.date) ?? .null,
                 ], logger: logger) == 1
         }
     }

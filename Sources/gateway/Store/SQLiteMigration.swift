@@ -164,6 +164,14 @@ struct SQLiteMigration: Sendable {
                 ALTER TABLE verifications ADD COLUMN check_lease_owner TEXT;
                 ALTER TABLE verifications ADD COLUMN check_lease_attempt INTEGER NOT NULL DEFAULT 0;
                 """),
+        // A claim made before owners names none: it passes on only when its lease lapses, as before.
+        SQLiteMigration(
+            version: 11, name: "idempotency claims name their instance and the vendor call a takeover may ask",
+            sql: """
+                ALTER TABLE idempotency_keys ADD COLUMN owner TEXT;
+                ALTER TABLE idempotency_keys ADD COLUMN provider_id TEXT;
+                ALTER TABLE idempotency_keys ADD COLUMN call_begun_at REAL;
+                """),
     ]
 
     /// Brings the database up to the newest step in one `BEGIN IMMEDIATE` transaction, so two processes

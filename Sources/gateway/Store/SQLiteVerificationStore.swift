@@ -280,7 +280,8 @@ final class SQLiteVerificationStore: VerificationStore {
     /// The insert, the read and a takeover in one transaction on the queue: no other claim of the key runs
     /// between them (a second process sharing the file waits on the write lock).
     func claimIdempotencyKey(
-        _ key: IdempotencyKey, fingerprint: String, token: String, at: Date, lease: TimeInterval
+        _ key: IdempotencyKey, fingerprint: String, token: String, owner: String?, at: Date, lease: TimeInterval,
+        deadOwner: String?
     ) async throws(GatewayError) -> IdempotencyClaim {
         let until = at.addingTimeInterval(lease)
         return try await perform("claim_idempotency_key") { (connection) throws(SQLiteError) in
@@ -288,21 +289,26 @@ final class SQLiteVerificationStore: VerificationStore {
                 let inserted = try connection.run(
                     """
                     INSERT OR IGNORE INTO idempotency_keys
-                        (scope, key, fingerprint, created_at, token, lease_until, stage)
-                    VALUES (?, ?, ?, ?, ?, ?, 0)
+                        (scope, key, fingerprint, created_at, token, owner, lease_until, stage)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, 0)
                     """,
-                    [.text(key.scope), .text(key.key), .text(fingerprint), .date(at), .text(token), .date(until)])
+                    [
+                        .text(key.scope), .text(key.key), .text(fingerprint), .date(at), .text(token),
+                        .optionalText(owner), .date(until),
+                    ])
                 if inserted == 1 { return .claimed }
                 let stored = try connection.query(
                     """
-                    SELECT fingerprint, status, body, lease_until, stage, verification_id FROM idempotency_keys
-                    WHERE scope = ? AND key = ?
+                    SELECT fingerprint, status, body, lease_until, stage, verification_id, owner, provider_id,
+                        call_begun_at
+                    FROM idempotency_keys WHERE scope = ? AND key = ?
                     """,
                     [.text(key.scope), .text(key.key)]
                 ) { (row) throws(SQLiteError) in
                     (
                         fingerprint: row.text(0), status: row.int64(1), body: row.blob(2), leaseUntil: row.double(3),
-                        stage: row.int64(4), verificationID: row.text(5)
+                        stage: row.int64(4), verificationID: row.text(5), owner: row.text(6), providerID: row.text(7),
+                        callBegunAt: row.double(8)
                     )
                 }
                 guard let stored = stored.first else {
@@ -312,14 +318,18 @@ final class SQLiteVerificationStore: VerificationStore {
                 if let status = stored.status {
                     return .replay(StoredResponse(status: Int(status), body: stored.body ?? Data()))
                 }
-                if let leaseUntil = stored.leaseUntil, leaseUntil > at.timeIntervalSince1970 { return .inProgress }
+                let ownerDead = deadOwner != nil && stored.owner == deadOwner
+                if let leaseUntil = stored.leaseUntil, leaseUntil > at.timeIntervalSince1970, !ownerDead {
+                    return .inProgress(owner: stored.owner)
+                }
                 try connection.run(
-                    "UPDATE idempotency_keys SET token = ?, lease_until = ? WHERE scope = ? AND key = ?",
-                    [.text(token), .date(until), .text(key.scope), .text(key.key)])
+                    "UPDATE idempotency_keys SET token = ?, owner = ?, lease_until = ? WHERE scope = ? AND key = ?",
+                    [.text(token), .optionalText(owner), .date(until), .text(key.scope), .text(key.key)])
                 return .takenOver(
                     IdempotencyProgress(
                         stage: IdempotencyProgress.Stage(rawValue: Int(stored.stage ?? 1)) ?? .vendorCallBegun,
-                        verificationID: stored.verificationID))
+                        verificationID: stored.verificationID, providerID: stored.providerID,
+                        callBegunAt: stored.callBegunAt.map(Date.init(timeIntervalSince1970:))))
             }
         }
     }
@@ -330,12 +340,14 @@ final class SQLiteVerificationStore: VerificationStore {
         try await perform("record_idempotency_progress") { (connection) throws(SQLiteError) -> Bool in
             try connection.run(
                 """
-                UPDATE idempotency_keys SET stage = ?, verification_id = ?, lease_until = ?
+                UPDATE idempotency_keys
+                SET stage = ?, verification_id = ?, provider_id = ?, call_begun_at = ?, lease_until = ?
                 WHERE scope = ? AND key = ? AND token = ? AND status IS NULL
                 """,
                 [
-                    .int(progress.stage.rawValue), .optionalText(progress.verificationID), .date(until),
-                    .text(key.scope), .text(key.key), .text(token),
+                    .int(progress.stage.rawValue), .optionalText(progress.verificationID),
+                    .optionalText(progress.providerID), progress.callBegunAt.map(SQLiteValue.date) ?? .null,
+                    .date(until), .text(key.scope), .text(key.key), .text(token),
                 ]) == 1
         }
     }
