@@ -168,6 +168,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
     // Vendors reach the gateway here; the sandbox's emulators call its own address. A configured gateway
     // without `public_base_url` takes no callbacks: a signature over a guessed URL would never match.
     let publicBaseURL = configuration.publicBaseURL ?? (configuration.sandbox ? URL(string: baseURL) : nil)
+    let metrics = MetricsRegistry()
     do {
         let registry = try ProviderRegistry(plugins: options.plugins, configurations: configuration.providers) {
             config in
@@ -175,7 +176,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             providerLogger[metadataKey: "provider.id"] = .string(config.id)
             return ProviderContext(
                 providerID: config.id, settings: config.settings, transport: transport, clock: options.clock,
-                logger: providerLogger, requestTimeout: options.vendorTimeout, publicBaseURL: publicBaseURL)
+                logger: providerLogger, requestTimeout: options.vendorTimeout, publicBaseURL: publicBaseURL,
+                metrics: GatewayMetrics(factory: metrics.factory))
         }
         // Providers read what routing needs (IDaaS: the tenant's area codes) before the first request.
         await withTaskGroup(of: Void.self) { group in
@@ -214,7 +216,6 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         let signer = try VerificationTokenSigner.load(
             pem: configuration.tokenSigningKeyPEM, verification: configuration.tokenVerificationKeyPEMs,
             file: options.dataDirectory.appendingPathComponent("token-signing-key.pem"))
-        let metrics = MetricsRegistry()
         // Before any lease is taken: this instance's heartbeat row, and dead instances' rows removed, so
         // their leases are taken over at once.
         let instances = InstanceRegistry(store: store, clock: options.clock, logger: logger)
