@@ -30,12 +30,16 @@ public struct VendorErrorRow: Sendable, Equatable {
     public var source: String
     /// Why this code, where the choice is ours.
     public var note: String
+    /// The same error's codes in the vendor's other vocabularies, for docs (Firebase's iOS `AuthErrorCode` of a
+    /// server string: `["ios": "17044"]`).
+    public var related: [String: String]
 
     public init(
         vocabulary: String = "", code: String?, match: Match = .exact, httpStatus: Int? = nil,
         operation: String? = nil, name: String, mapsTo: GatewayError.Code, retryable: Bool? = nil,
-        source: String, note: String = ""
+        source: String, note: String = "", related: [String: String] = [:]
     ) {
+        self.related = related
         self.vocabulary = vocabulary
         self.code = code
         self.match = match

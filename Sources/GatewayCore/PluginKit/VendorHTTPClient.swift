@@ -52,9 +52,10 @@ public struct VendorHTTPClient: Sendable {
 
     /// Sends one call to `baseURL + path` and returns its 2xx answer. An answer outside 2xx becomes the error
     /// `mapError` chooses (logged, counted); no answer becomes `provider_timeout` or `provider_unavailable`.
+    /// `logMetadata` adds bounded values of the plugin's to the refusal's log line (a masked device).
     public func send(
         _ method: HTTPRequest.Method, _ path: String, headers: HTTPFields = [:], body: Data = Data(),
-        operation: VendorOperation, mapError: (VendorErrorAnswer) -> GatewayError
+        operation: VendorOperation, logMetadata: Logger.Metadata = [:], mapError: (VendorErrorAnswer) -> GatewayError
     ) async throws(GatewayError) -> TransportResponse {
         guard let url = URL(string: baseURL + path) else {
             throw GatewayError.internal("The \(vendor) base URL does not form a valid request URL.")
@@ -90,18 +91,20 @@ public struct VendorHTTPClient: Sendable {
                 operation: operation))
         if serverErrorMaySend, status >= 500 { error.sendMayHaveHappened = operation.sendMayHaveHappened }
         count(operation, outcome: error.code.rawValue, since: started)
-        throw refused(error, operation: operation, httpStatus: status)
+        throw refused(error, operation: operation, httpStatus: status, logMetadata: logMetadata)
     }
 
     /// Logs a refusal the plugin found itself (an error inside a 200, as Vonage v1 answers) and returns it.
-    public func refused(_ error: GatewayError, operation: VendorOperation, httpStatus: Int) -> GatewayError {
-        logger.info(
-            "\(logName) refused a call",
-            metadata: [
-                "provider.id": "\(providerID)", "\(logName).operation": "\(operation.name)",
-                "http.status": "\(httpStatus)", "\(logName).code": "\(error.vendor?.code ?? "-")",
-                "error.code": "\(error.code.rawValue)",
-            ])
+    public func refused(
+        _ error: GatewayError, operation: VendorOperation, httpStatus: Int, logMetadata: Logger.Metadata = [:]
+    ) -> GatewayError {
+        var metadata: Logger.Metadata = [
+            "provider.id": "\(providerID)", "\(logName).operation": "\(operation.name)",
+            "http.status": "\(httpStatus)", "\(logName).code": "\(error.vendor?.code ?? "-")",
+            "error.code": "\(error.code.rawValue)",
+        ]
+        metadata.merge(logMetadata) { kept, _ in kept }
+        logger.info("\(logName) refused a call", metadata: metadata)
         return error
     }
 
