@@ -18,7 +18,7 @@ enum VonageErrorMapping {
     ) -> VendorErrorRow {
         VendorErrorRow(
             vocabulary: "v2", code: fragment, httpStatus: status, operation: operation, name: title, mapsTo: mapsTo,
-            source: "vonage.md §2.4", note: note)
+            source: "docs/vendors/vonage.md §2.4", note: note)
     }
 
     /// Every v2 problem of vonage.md §2.4 and its `x-errors` ids.
@@ -89,7 +89,7 @@ enum VonageErrorMapping {
     ) -> VendorErrorRow {
         VendorErrorRow(
             vocabulary: "v1", code: String(code), operation: operation, name: text, mapsTo: mapsTo,
-            source: "vonage.md §1.5", note: note)
+            source: "docs/vendors/vonage.md §1.5", note: note)
     }
 
     /// Every v1 status of vonage.md §1.5 and the v1 spec (0 is success and has no row), answered in HTTP 200.
@@ -142,7 +142,8 @@ enum VonageErrorMapping {
 
     static func sdk(_ rawValue: Int, _ name: String, _ mapsTo: GatewayError.Code, _ note: String) -> VendorErrorRow {
         VendorErrorRow(
-            vocabulary: "sdk", code: String(rawValue), name: name, mapsTo: mapsTo, source: "vonage.md §3.1", note: note)
+            vocabulary: "sdk", code: String(rawValue), name: name, mapsTo: mapsTo, source: "docs/vendors/vonage.md §3.1",
+            note: note)
     }
 
     /// One `VerifyError` case of the retired SDK (its raw value as the code) and the gateway code an app sees
