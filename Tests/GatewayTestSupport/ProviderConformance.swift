@@ -28,9 +28,10 @@ extension ProviderConformanceRig {
 
 /// The behaviour every provider must show against its own emulator, written once and run by each plugin's
 /// tests with one call (`@Test(arguments: ProviderConformance.Check.allCases)`), as every store runs
-/// ``StoreConformance``: start, check (wrong, right, already approved), resend, cancel, refresh, callbacks
-/// (good and bad signature), expiry, every row of the error table reached through the emulator's error switch
-/// and mapped as it says, every declared channel, a double submit, and emulator state whose cost stays flat
+/// ``StoreConformance``: start, check (wrong, right, already approved), the vendor's attempt limit, resend,
+/// cancel, refresh, callbacks (good and bad signature), expiry, every row of the error table reached through
+/// the emulator's error switch and mapped as it says, every declared channel, a double submit, and emulator
+/// state whose cost stays flat
 /// as it fills.
 ///
 /// Each check builds a new rig, so checks are independent. Checks for a capability the provider does not
@@ -82,6 +83,7 @@ package struct ProviderConformance: Sendable {
         case startSendsACode
         case wrongCodeIsPendingAndRightCodeApproves
         case approvedVerificationTakesNoOtherCheck
+        case vendorAttemptLimitHolds
         case resendSendsAgain
         case cancelEndsTheVerification
         case refreshReportsTheStatus
@@ -97,6 +99,7 @@ package struct ProviderConformance: Sendable {
             case .startSendsACode: "A start sends a code to the destination"
             case .wrongCodeIsPendingAndRightCodeApproves: "A wrong code is pending, the right code approves"
             case .approvedVerificationTakesNoOtherCheck: "An approved verification takes no other check"
+            case .vendorAttemptLimitHolds: "The vendor's declared attempt limit ends the verification"
             case .resendSendsAgain: "A resend sends again, keeping the code when it says so"
             case .cancelEndsTheVerification: "A cancel ends the verification"
             case .refreshReportsTheStatus: "A refresh reports pending, then approved"
@@ -116,6 +119,7 @@ package struct ProviderConformance: Sendable {
         case .startSendsACode: try await startSendsACode()
         case .wrongCodeIsPendingAndRightCodeApproves: try await wrongThenRight()
         case .approvedVerificationTakesNoOtherCheck: try await approvedTakesNoOtherCheck()
+        case .vendorAttemptLimitHolds: try await vendorAttemptLimitHolds()
         case .resendSendsAgain: try await resendSendsAgain()
         case .cancelEndsTheVerification: try await cancelEnds()
         case .refreshReportsTheStatus: try await refreshReportsTheStatus()
@@ -206,6 +210,24 @@ package struct ProviderConformance: Sendable {
         }
         await expectVerificationError("a wrong code after approval") {
             try await rig.provider.check(started.verification, code: Self.wrong(code))
+        }
+    }
+
+    func vendorAttemptLimitHolds() async throws {
+        let rig = try rig()
+        guard let limit = rig.provider.capabilities.vendorMaxAttempts else { return }
+        let started = try await start(rig)
+        let wrong = Self.wrong(started.code)
+        for attempt in 1..<limit {
+            let result = try await rig.provider.check(started.verification, code: wrong)
+            #expect(result.status == .pending, "\(name): wrong code \(attempt) of \(limit) answered \(result.status)")
+        }
+        let last = await expectGatewayError(.maxAttemptsReached) {
+            try await rig.provider.check(started.verification, code: wrong)
+        }
+        #expect(last?.attemptsRemaining == 0, "\(name): the last wrong code leaves attempts")
+        await expectVerificationError("the right code after the limit") {
+            try await rig.provider.check(started.verification, code: try #require(started.code))
         }
     }
 
