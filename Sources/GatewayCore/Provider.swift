@@ -11,6 +11,9 @@ public struct ProviderCapabilities: Sendable, Equatable {
     /// without one of them is refused with `app_verification_required` before the vendor is called.
     public var appVerificationKinds: Set<AppVerificationProof.Kind>
     public var requiresAppVerification: Bool
+    /// The multi-factor steps the provider runs (``StartVerification/multiFactor``); routing passes over a
+    /// provider that lacks the request's step (`multi_factor_not_supported`).
+    public var multiFactorKinds: Set<MultiFactor.Kind>
     /// Whether a successful check returns vendor tokens (Firebase `idToken`, IDaaS `id_token`).
     public var issuesTokens: Bool
     /// Whether a resend delivers the same code (Twilio) or a new one (Sinch, Firebase).
@@ -37,6 +40,7 @@ public struct ProviderCapabilities: Sendable, Equatable {
         servedRegions: Set<String>? = nil,
         appVerificationKinds: Set<AppVerificationProof.Kind> = [],
         requiresAppVerification: Bool = false,
+        multiFactorKinds: Set<MultiFactor.Kind> = [],
         issuesTokens: Bool = false,
         resendKeepsCode: Bool = false,
         supportsResend: Bool = true,
@@ -53,6 +57,7 @@ public struct ProviderCapabilities: Sendable, Equatable {
         self.servedRegions = servedRegions
         self.appVerificationKinds = appVerificationKinds
         self.requiresAppVerification = requiresAppVerification
+        self.multiFactorKinds = multiFactorKinds
         self.issuesTokens = issuesTokens
         self.resendKeepsCode = resendKeepsCode
         self.supportsResend = supportsResend
@@ -290,6 +295,11 @@ public protocol VerificationProvider: Sendable {
     /// once; a failure is the provider's to log and to retry when it next needs the data. The default does
     /// nothing.
     func warmUp() async
+
+    /// The vendor's own list of the countries it serves, with the names, patterns and preferred entry its SDK
+    /// shows in a country picker (IDaaS's area codes), for `GET /v1/countries?provider=…`; `nil` when the
+    /// vendor keeps no such list (the default).
+    func countryList() async throws(GatewayError) -> ProviderCountryList?
 }
 
 /// A vendor-specific operation a provider exposes through the API.
@@ -310,6 +320,8 @@ extension VerificationProvider {
     public var actions: [ProviderAction] { [] }
 
     public func warmUp() async {}
+
+    public func countryList() async throws(GatewayError) -> ProviderCountryList? { nil }
 
     public func requiresAppVerification(for request: StartVerification) -> Bool {
         capabilities.requiresAppVerification

@@ -113,6 +113,9 @@ public struct RoutingTable: Sendable, Equatable {
             self.providerID = providerID
             self.reason = reason
         }
+
+        /// The provider does not run the request's multi-factor step (``StartVerification/multiFactor``).
+        public static let multiFactorNotSupported = "multi_factor_not_supported"
     }
 
     /// Where a start goes and why.
@@ -172,6 +175,11 @@ public struct RoutingTable: Sendable, Equatable {
         for id in ids {
             guard let provider = registry.provider(id) else {
                 skipped.append(Skip(providerID: id, reason: "unknown_provider"))
+                continue
+            }
+            if let step = request.multiFactor, !provider.capabilities.multiFactorKinds.contains(step.kind) {
+                // The request continues (or enrolls) a user's second factor at a vendor that runs it.
+                skipped.append(Skip(providerID: id, reason: Skip.multiFactorNotSupported))
                 continue
             }
             if !provider.capabilities.channels.contains(request.channel) {

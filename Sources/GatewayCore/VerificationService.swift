@@ -151,6 +151,13 @@ public struct VerificationService: Sendable {
             throw GatewayError(.invalidRequest, "`provider` names no configured provider.")
         }
         if let number = request.destination.phoneNumber, policy.testNumbers[number.e164] != nil {
+            if request.multiFactor != nil {
+                // A gateway test number never reaches a vendor, so no vendor could sign the user in.
+                throw GatewayError(
+                    .invalidRequest,
+                    "A `multi_factor` start needs the vendor that holds the user's second factor; `to` is one of "
+                        + "the gateway's test numbers, which never reach a vendor.")
+            }
             // A configured test number is the operator's choice, whatever the metadata says of it.
             return try await startTestNumber(request, apiKeyID: apiKeyID, idempotency: idempotency)
         }
@@ -166,17 +173,26 @@ public struct VerificationService: Sendable {
         try await countStart(request, apiKeyID: apiKeyID, clientIP: clientIP, keyLimit: keyLimit)
         try await guardPumping(request, apiKeyID: apiKeyID)
         guard !candidates.isEmpty else {
+            // Providers without the request's multi-factor step could never serve it: the others' reasons
+            // decide, and when there are none, no configured provider runs the step.
+            let skippedReasons = decision.skipped.filter { $0.reason != RoutingTable.Skip.multiFactorNotSupported }
+            if let step = request.multiFactor, skippedReasons.isEmpty, !decision.skipped.isEmpty {
+                throw GatewayError(
+                    .invalidRequest,
+                    "No provider this request could go to runs a multi-factor `\(step.kind.rawValue)` "
+                        + "(`multi_factor`); GET /v1/admin/providers lists the steps each provider runs.")
+            }
             let onlyUnknown =
-                !decision.skipped.isEmpty && decision.skipped.allSatisfy { $0.reason == "unknown_provider" }
+                !skippedReasons.isEmpty && skippedReasons.allSatisfy { $0.reason == "unknown_provider" }
             let channelReasons: Set<String> = ["channel_not_supported", "fallback_channels_not_supported"]
-            if !onlyUnknown && decision.skipped.allSatisfy({ channelReasons.contains($0.reason) }) {
+            if !onlyUnknown && skippedReasons.allSatisfy({ channelReasons.contains($0.reason) }) {
                 let channels = ([request.channel] + request.fallbackChannels).map(\.rawValue).joined(separator: ", ")
                 throw GatewayError(
                     .unsupportedChannel, "No configured provider can send over \(channels).")
             }
             // Every candidate was passed over for the destination's country: no retry can change that.
             let regionReasons: Set<String> = ["country_not_served", "country_excluded"]
-            if !onlyUnknown && decision.skipped.allSatisfy({ regionReasons.contains($0.reason) }) {
+            if !onlyUnknown && skippedReasons.allSatisfy({ regionReasons.contains($0.reason) }) {
                 throw GatewayError(
                     .unsupportedDestination, "No configured provider serves this destination's country.")
             }

@@ -153,7 +153,9 @@ public final class IDaaSEmulator: VendorEmulator {
     // MARK: area codes and captcha
 
     func areaCodes(_ request: EmulatorRequest) -> TransportResponse {
-        Self.json(IDaaSWire.AreaCodesResponse(phoneAreaCodeDefinitions: IDaaSSandbox.areaCodes))
+        Self.json(
+            IDaaSWire.AreaCodesResponse(
+                phoneAreaCodeDefinitions: IDaaSSandbox.areaCodes, preferredAreaCode: IDaaSSandbox.preferredAreaCode))
     }
 
     func captcha(_ request: EmulatorRequest) async -> TransportResponse {

@@ -16,6 +16,10 @@ public enum IDaaSSandbox {
     /// A number whose SMS the emulator fails to send (`IDAAS.SDK.CAPTCHA.0006`).
     public static let undeliverable = "+8613900000009"
 
+    /// The tenant's preferred area code (idaas.md §2.6: `preferredAreaCode`, a country code as in the
+    /// documented example).
+    static let preferredAreaCode = "CN"
+
     /// The tenant's area codes (idaas.md §2.6): Greater China as the documented example, plus Singapore.
     static let areaCodes: [IDaaSWire.AreaCode] = [
         .init(

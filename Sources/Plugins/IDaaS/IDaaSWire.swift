@@ -137,6 +137,8 @@ enum IDaaSWire {
     /// `GET /api/v2/sdk/country-codes` answer (idaas.md §2.6).
     struct AreaCodesResponse: Codable, Sendable, Equatable {
         var phoneAreaCodeDefinitions: [AreaCode]?
+        /// The tenant's preferred entry: in the documented example the `countryCode` of one entry (`CN`).
+        var preferredAreaCode: String?
     }
 
     struct AreaCode: Codable, Sendable, Equatable {

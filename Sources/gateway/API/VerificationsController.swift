@@ -28,7 +28,7 @@ struct VerificationsController: Sendable {
 
     static let startFields: Set<String> = [
         "to", "channel", "locales", "app_verification", "code_length", "client_ref", "metadata", "provider",
-        "region", "fallback_channels", "client_context", "channel_options",
+        "region", "fallback_channels", "client_context", "channel_options", "multi_factor",
     ]
 
     @Sendable func start(_ request: Request, context: GatewayRequestContext) async throws -> Response {
@@ -181,7 +181,43 @@ struct VerificationsController: Sendable {
             forcedProvider: try reader.string("provider", maxLength: 40),
             fallbackChannels: fallbackChannels,
             clientContext: try parseClientContext(reader),
-            channelOptions: try parseChannelOptions(reader))
+            channelOptions: try parseChannelOptions(reader),
+            multiFactor: try parseMultiFactor(reader))
+    }
+
+    /// The optional `multi_factor` object: the second factor of a sign-in (`type: sign_in`, the first factor's
+    /// `pending_credential` and the enrolled factor's `enrollment_id`) or an enrollment (`type: enroll`, the
+    /// signed-in user's `id_token` and an optional `display_name`). Each type takes only its own fields.
+    static func parseMultiFactor(_ reader: JSONObjectReader) throws(GatewayError) -> MultiFactor? {
+        guard let object = try reader.object("multi_factor") else { return nil }
+        let typeName = try object.string("type", required: true, maxLength: 32) ?? ""
+        guard let kind = MultiFactor.Kind(rawValue: typeName) else {
+            let known = MultiFactor.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw GatewayError.invalidRequest("`multi_factor.type` must be one of: \(known).")
+        }
+        switch kind {
+        case .signIn:
+            try object.rejectUnknown(allowing: ["type", "pending_credential", "enrollment_id"])
+            let credential = try object.string("pending_credential", required: true, maxLength: 8192) ?? ""
+            let enrollment = try object.string("enrollment_id", required: true, maxLength: 128) ?? ""
+            for (name, value) in [("pending_credential", credential), ("enrollment_id", enrollment)]
+            where !isVisibleASCII(value) {
+                throw GatewayError.invalidRequest(
+                    "`multi_factor.\(name)` must be the value Firebase returned, without spaces.")
+            }
+            return .signIn(pendingCredential: credential, enrollmentID: enrollment)
+        case .enroll:
+            try object.rejectUnknown(allowing: ["type", "id_token", "display_name"])
+            let idToken = try object.string("id_token", required: true, maxLength: 8192) ?? ""
+            if !isVisibleASCII(idToken) {
+                throw GatewayError.invalidRequest("`multi_factor.id_token` must be the user's ID token, without spaces.")
+            }
+            let name = try object.string("display_name", maxLength: 128)
+            if let name, name.contains(where: { $0.isNewline || ($0.asciiValue.map { $0 < 0x20 } ?? false) }) {
+                throw GatewayError.invalidRequest("`multi_factor.display_name` must be one line of text.")
+            }
+            return .enroll(idToken: idToken, displayName: name)
+        }
     }
 
     static func parseChannel(_ name: String, field: String) throws(GatewayError) -> Channel {
@@ -251,17 +287,34 @@ struct VerificationsController: Sendable {
     static func parseProof(_ reader: JSONObjectReader) throws(GatewayError) -> AppVerificationProof? {
         guard let object = try reader.object("app_verification") else { return nil }
         try object.rejectUnknown(allowing: ["type", "token", "secret"])
-        let typeName = try object.string("type", required: true, maxLength: 32) ?? ""
-        guard let kind = AppVerificationProof.Kind(rawValue: typeName) else {
-            let known = AppVerificationProof.Kind.allCases.map(\.rawValue).joined(separator: ", ")
-            throw GatewayError.invalidRequest("`app_verification.type` must be one of: \(known).")
-        }
+        let kind = try proofKind(try object.string("type", required: true, maxLength: 32) ?? "")
         let token = try object.string("token", required: true, maxLength: 8192) ?? ""
         let secret = try object.string("secret", maxLength: 1024)
         if kind == .iosReceipt && secret == nil {
             throw GatewayError.invalidRequest("`app_verification.secret` is required with type ios_receipt.")
         }
         return AppVerificationProof(kind: kind, token: token, secret: secret)
+    }
+
+    /// Whether `value` is non-empty and only visible ASCII (`!` to `~`): the shape of Firebase's credentials and
+    /// tokens (the OpenAPI pattern `^[!-~]+$`).
+    static func isVisibleASCII(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+
+    /// The proof kind `app_verification.type` names. A retired kind (`safety_net`) is refused with the kind
+    /// that replaced it, so an app still sending one learns what to send instead.
+    static func proofKind(_ name: String) throws(GatewayError) -> AppVerificationProof.Kind {
+        if let replacement = AppVerificationProof.retiredKinds[name] {
+            throw GatewayError.invalidRequest(
+                "`app_verification.type` `\(name)` is no longer accepted: Google shut SafetyNet Attestation down "
+                    + "and Firebase no longer takes its tokens. Send a `\(replacement.rawValue)` token instead.")
+        }
+        guard let kind = AppVerificationProof.Kind(rawValue: name) else {
+            let known = AppVerificationProof.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw GatewayError.invalidRequest("`app_verification.type` must be one of: \(known).")
+        }
+        return kind
     }
 
     static func isLanguageTag(_ tag: String) -> Bool {
