@@ -61,6 +61,15 @@ public struct GatewayMetrics: Sendable {
         ).recordNanoseconds(nanoseconds)
     }
 
+    /// One HTTP call a plugin made to its vendor (``VendorHTTPClient``): `operation` is the vendor's name for it,
+    /// `outcome` is `ok` or the taxonomy code the answer (or its absence) mapped to.
+    func vendorCall(provider: String, operation: String, outcome: String, nanoseconds: Int64) {
+        handles.timer(
+            "gateway_vendor_call_duration_seconds",
+            [("provider", provider), ("operation", operation), ("outcome", outcome)]
+        ).recordNanoseconds(nanoseconds)
+    }
+
     /// A start that went on to the next provider after `provider` failed with `code`.
     func failover(provider: String, country: String?, code: GatewayError.Code) {
         count(

@@ -73,14 +73,15 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         sandbox: sandbox, mode: options.sandboxTransport, ownBase: URL(string: baseURL),
         connectionsPerHost: configuration.vendorConnectionsPerHost, trusting: tls?.chain ?? [])
     callbacks.bind(outbound.transport)
+    let metrics = MetricsRegistry()
     do {
-        let registry = try await buildRegistry(options, configuration, outbound.transport, publicBaseURL: publicBaseURL)
+        let registry = try await buildRegistry(
+            options, configuration, outbound.transport, publicBaseURL: publicBaseURL, metrics: metrics)
         let routing = try routingTable(configuration, registry, options)
         let store = try await openStore(options, configuration)
         let signer = try VerificationTokenSigner.load(
             pem: configuration.tokenSigningKeyPEM, verification: configuration.tokenVerificationKeyPEMs,
             file: options.dataDirectory.appendingPathComponent("token-signing-key.pem"))
-        let metrics = MetricsRegistry()
         // Before any lease is taken: this instance's heartbeat row, and dead instances' rows removed, so
         // their leases are taken over at once.
         let instances = InstanceRegistry(store: store.store, clock: options.clock, logger: logger)
