@@ -1,7 +1,7 @@
 import CoreMetrics
 import Foundation
 
-/// The engine's metrics, through swift-metrics' API (DESIGN.md §10). The gateway hands in a Prometheus
+/// The engine's metrics, through swift-metrics' API (docs/design.md §10). The gateway hands in a Prometheus
 /// factory of its own (no process-global bootstrap, so several gateways in one test process keep separate
 /// figures); everything else gets the no-op factory.
 ///

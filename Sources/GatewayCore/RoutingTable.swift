@@ -1,5 +1,5 @@
 /// Where starts go: routing rules (channel, country, API key → providers or an experiment, plus
-/// fallbacks), then an ordered provider list per channel, then the default order (DESIGN.md §6,
+/// fallbacks), then an ordered provider list per channel, then the default order (docs/design.md §6,
 /// docs/routing.md).
 public struct RoutingTable: Sendable, Equatable {
     /// Provider ids per channel, most preferred first, for requests no rule matches.

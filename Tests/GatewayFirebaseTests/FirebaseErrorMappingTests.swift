@@ -47,7 +47,8 @@ struct FirebaseErrorMappingTests {
         #expect(row.iosClientSide.map { (17000...18000).contains($0.rawValue) } ?? true)
     }
 
-    /// Every server string of firebase.md §3 (the §3.2 table, the reCAPTCHA Enterprise family spelled out from
+    /// Every server string of docs/vendors/firebase.md §3 (the §3.2 table, the reCAPTCHA Enterprise family spelled out
+    /// from
     /// the iOS codes 17200–17207, and the §3.1 key reasons) with the iOS `AuthErrorCode` the doc gives for
     /// it: the server-side mapping, or 17999 when the iOS switch does not know the string.
     static let documented: [(String, Int)] = [
@@ -77,7 +78,7 @@ struct FirebaseErrorMappingTests {
     ]
 
     @Test(
-        "every server string of firebase.md §3 and of the multi-factor methods has exactly one row, with the iOS AuthErrorCode"
+        "every server string of docs/vendors/firebase.md §3 and of the multi-factor methods has exactly one row, with the iOS AuthErrorCode"
     )
     func everyDocumentedStringHasARow() {
         let values = FirebaseErrorMapping.rows.map(\.value)
@@ -89,7 +90,7 @@ struct FirebaseErrorMappingTests {
         }
     }
 
-    @Test("the choices the brief and DESIGN.md §5 fix are kept")
+    @Test("the choices the brief and docs/design.md §5 fix are kept")
     func keyChoices() {
         let expected: [String: GatewayError.Code] = [
             "INVALID_CODE": .incorrectCode, "INVALID_SESSION_INFO": .expired, "SESSION_EXPIRED": .expired,

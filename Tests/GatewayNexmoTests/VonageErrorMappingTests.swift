@@ -12,7 +12,8 @@ extension VendorErrorRow: CustomTestStringConvertible {
 
 @Suite("Vonage error mapping")
 struct VonageErrorMappingTests {
-    /// The v2 problems of vonage.md §2.4 (status, `x-errors` id) and the v1 codes of §1.5 with their endpoints.
+    /// The v2 problems of docs/vendors/vonage.md §2.4 (status, `x-errors` id) and the v1 codes of §1.5 with their
+    /// endpoints.
     static let documentedV2: Set<String> = [
         "400 invalid-code", "401 unauthorized", "401 jwt-expired", "402 low-balance", "403 forbidden", "404 not-found",
         "404 request-not-found", "409 concurrent", "409 no-code", "409 conflict", "409 no-events", "410 expired",

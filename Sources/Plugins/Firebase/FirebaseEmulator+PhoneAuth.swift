@@ -76,7 +76,7 @@ extension FirebaseEmulator {
         return sessionInfo
     }
 
-    /// The answer to a send without an acceptable proof, or `nil` when the proof passes (firebase.md §2.1:
+    /// The answer to a send without an acceptable proof, or `nil` when the proof passes (docs/vendors/firebase.md §2.1:
     /// reCAPTCHA Enterprise needs its client type and version; otherwise one of the receipt+secret pair,
     /// a reCAPTCHA token or a Play Integrity token). A SafetyNet token alone is `INVALID_APP_CREDENTIAL`: Google
     /// shut SafetyNet down, so no token of it can be valid (the sandbox's reading; Firebase documents no

@@ -7,7 +7,7 @@ import Synchronization
 /// Firebase phone sign-in (Identity Toolkit v1), emulated on the wire, for the sandbox and for tests.
 ///
 /// Paths are relative to the mount point and follow the Auth Emulator's layout, which puts the production
-/// host first (firebase.md §4):
+/// host first (docs/vendors/firebase.md §4):
 ///
 /// - `POST /identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode?key=…`
 /// - `POST /identitytoolkit.googleapis.com/v1/accounts:signInWithPhoneNumber?key=…`
@@ -31,7 +31,7 @@ import Synchronization
 /// The fault switch applies to the Identity Toolkit paths, not to the inspection endpoints.
 public final class FirebaseEmulator: VendorEmulator {
     /// How long a code stays valid unless told otherwise: 5 minutes. Firebase does not publish the
-    /// lifetime (firebase.md §5, uncertain); this is the sandbox's choice.
+    /// lifetime (docs/vendors/firebase.md §5, uncertain); this is the sandbox's choice.
     public static let defaultCodeLifetime: TimeInterval = 300
     /// Wrong codes a session takes before it is locked: our choice, Firebase documents none.
     public static let defaultMaxWrongCodes = 5
@@ -196,7 +196,7 @@ public final class FirebaseEmulator: VendorEmulator {
 
     /// `nil` when the request carries the project's API key (`?key=` or `x-goog-api-key`); otherwise
     /// Google's answer: 403 `PERMISSION_DENIED` for a missing key (as the Auth Emulator), 400 with reason
-    /// `keyInvalid` for a wrong one (firebase.md §3.1).
+    /// `keyInvalid` for a wrong one (docs/vendors/firebase.md §3.1).
     func apiKeyRefusal(_ request: EmulatorRequest) -> TransportResponse? {
         var key = request.queryItems["key"]
         if key?.isEmpty ?? true, let name = FirebaseWire.apiKeyHeader { key = request.headerFields[name] }

@@ -1,14 +1,14 @@
 import GatewayCore
 
-/// The one table from Identity Toolkit's structured error fields to the gateway taxonomy (DESIGN.md §5).
+/// The one table from Identity Toolkit's structured error fields to the gateway taxonomy (docs/design.md §5).
 ///
 /// Identity Toolkit's structured field is the server string at the head of `error.message`
 /// (`INVALID_CODE`, or `QUOTA_EXCEEDED : detail`): only the part before the colon is read, never the
 /// detail. Google-level key problems carry no server string; they are read from `error.errors[].reason`
-/// (firebase.md §3.1). Anything else falls back to the HTTP status. Each row cites its source key in
-/// the vendor notes `firebase.md` and names the iOS `AuthErrorCode` an app team knew it by.
+/// (docs/vendors/firebase.md §3.1). Anything else falls back to the HTTP status. Each row cites its source key in
+/// the vendor notes `docs/vendors/firebase.md` and names the iOS `AuthErrorCode` an app team knew it by.
 enum FirebaseErrorMapping {
-    /// A value of the iOS SDK's `AuthErrorCode` (domain `FIRAuthErrorDomain`, firebase.md §3.2).
+    /// A value of the iOS SDK's `AuthErrorCode` (domain `FIRAuthErrorDomain`, docs/vendors/firebase.md §3.2).
     struct AuthErrorCode: Sendable, Equatable {
         var rawValue: Int
         var name: String
@@ -40,7 +40,7 @@ enum FirebaseErrorMapping {
         var ios: AuthErrorCode
         /// The code the iOS SDK raises itself, before calling the server, for the same situation.
         var iosClientSide: AuthErrorCode?
-        /// Where firebase.md documents the string (its source key).
+        /// Where docs/vendors/firebase.md documents the string (its source key).
         var source: String
         /// What it means and why this code, where the choice is ours.
         var note: String
@@ -63,7 +63,7 @@ enum FirebaseErrorMapping {
         }
     }
 
-    /// Every server string of firebase.md §3.2 (the reCAPTCHA Enterprise family expanded from the iOS
+    /// Every server string of docs/vendors/firebase.md §3.2 (the reCAPTCHA Enterprise family expanded from the iOS
     /// codes 17200–17207), the Google-level key reasons of §3.1, and the strings of the multi-factor methods
     /// (Identity Toolkit v2, docs/firebase.md): those the Auth Emulator answers there ([EMU] `operations.ts`
     /// `mfaSignInStart`, `mfaSignInFinalize`, `mfaEnrollmentStart`, `mfaEnrollmentFinalize`) and those the iOS
@@ -118,7 +118,7 @@ enum FirebaseErrorMapping {
         Row(
             "QUOTA_EXCEEDED", .providerRateLimited, ios: AuthErrorCode(17052, "quotaExceeded"), "[OBS] [IOS]",
             "project SMS quota or per-number/per-IP quota exhausted; nothing was sent, so failing over is safe"),
-        // App verification (firebase.md §2.1: the client must prove it is a real app).
+        // App verification (docs/vendors/firebase.md §2.1: the client must prove it is a real app).
         Row(
             "CAPTCHA_CHECK_FAILED", .appVerificationFailed, ios: AuthErrorCode(17056, "captchaCheckFailed"),
             "[IOS] [JS]", "reCAPTCHA token invalid, expired, used or for another domain: the client re-solves"),
@@ -138,7 +138,7 @@ enum FirebaseErrorMapping {
         Row(
             "MISSING_IOS_APP_TOKEN", .appVerificationRequired, ios: AuthErrorCode(17053, "missingAppToken"),
             "[IOS]", "the iOS APNs token is missing"),
-        // reCAPTCHA Enterprise enforcement. firebase.md marks the exact server strings partly uncertain;
+        // reCAPTCHA Enterprise enforcement. docs/vendors/firebase.md marks the exact server strings partly uncertain;
         // those not quoted there are spelled from the iOS code names.
         Row(
             "RECAPTCHA_NOT_ENABLED", .providerRejected, ios: AuthErrorCode(17200, "recaptchaNotEnabled"),

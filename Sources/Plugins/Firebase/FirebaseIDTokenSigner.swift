@@ -4,9 +4,10 @@ import GatewayCore
 import _CryptoExtras
 
 /// Signs the emulator's Firebase ID tokens as Google does: JWTs with `alg: RS256` and a `kid`, verifiable
-/// with the key the emulator publishes in JWK form (firebase.md §5, [ADMIN] `_token_gen.py`).
+/// with the key the emulator publishes in JWK form (docs/vendors/firebase.md §5, [ADMIN] `_token_gen.py`).
 ///
-/// The Auth Emulator itself issues unsigned tokens (firebase.md §4); this sandbox signs them with a 2048-bit
+/// The Auth Emulator itself issues unsigned tokens (docs/vendors/firebase.md §4); this sandbox signs them with a
+/// 2048-bit
 /// RSA key made on first use, so code that verifies real Firebase tokens can be pointed at it unchanged
 /// except for the key URL. The key lives only in memory: a restarted sandbox has a new one.
 struct FirebaseIDTokenSigner: Sendable {

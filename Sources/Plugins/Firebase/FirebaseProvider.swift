@@ -52,7 +52,7 @@ struct FirebaseProvider: VerificationProvider {
 
     /// A new start always calls Firebase, even for a number whose earlier code is still on its way: it
     /// carries a fresh proof and starts a new verification, and the REST method has no deduplication field
-    /// (firebase.md §5). Repeated starts are throttled by the gateway's own per-destination limits.
+    /// (docs/vendors/firebase.md §5). Repeated starts are throttled by the gateway's own per-destination limits.
     func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
         guard request.channel == .sms else {
             throw GatewayError(.unsupportedChannel, "Firebase phone sign-in sends codes by SMS only.")
@@ -124,7 +124,8 @@ struct FirebaseProvider: VerificationProvider {
         return headers
     }
 
-    /// Puts the proof in the field Identity Toolkit takes for its kind (firebase.md §2.1), in a send's body or
+    /// Puts the proof in the field Identity Toolkit takes for its kind (docs/vendors/firebase.md §2.1), in a send's
+    /// body or
     /// a multi-factor start's phone info (the same fields).
     static func add(
         _ proof: AppVerificationProof, platform: ClientContext.Platform?,
@@ -206,7 +207,7 @@ struct FirebaseProvider: VerificationProvider {
             return ProviderCheckResult(status: .approved, tokens: tokens, state: spent)
         }
         if let proof = answer.temporaryProof, !proof.isEmpty {
-            // The phone is verified but belongs to another account (firebase.md §2.2).
+            // The phone is verified but belongs to another account (docs/vendors/firebase.md §2.2).
             var tokens: [String: JSONValue] = ["temporaryProof": .string(proof)]
             if let expiresIn = answer.temporaryProofExpiresIn?.value { tokens["temporaryProofExpiresIn"] = .string(expiresIn) }
             tokens["phoneNumber"] = answer.phoneNumber.map(JSONValue.string)
@@ -235,7 +236,7 @@ struct FirebaseProvider: VerificationProvider {
     /// sent again and the new `sessionInfo` replaces the stored one.
     ///
     /// A code sent within the wait is not sent again: the client SDKs are reentrant the same way
-    /// (firebase.md §5), and the proof, single-use and never stored, is only needed for a new send.
+    /// (docs/vendors/firebase.md §5), and the proof, single-use and never stored, is only needed for a new send.
     func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult
     {

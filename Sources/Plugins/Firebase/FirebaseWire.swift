@@ -5,11 +5,11 @@ import HTTPTypes
 /// Identity Toolkit v1 on the wire: paths, headers and the camelCase JSON bodies, shared by the
 /// provider (which encodes requests and decodes answers) and the emulator (the other way round).
 ///
-/// Field names follow the v1 discovery document as firebase.md §2 ([SPEC]) gives them.
+/// Field names follow the v1 discovery document as docs/vendors/firebase.md §2 ([SPEC]) gives them.
 enum FirebaseWire {
     // MARK: paths
 
-    /// The production host, which the Auth Emulator also uses as its first path segment (firebase.md §4).
+    /// The production host, which the Auth Emulator also uses as its first path segment (docs/vendors/firebase.md §4).
     static let identityToolkitHost = "identitytoolkit.googleapis.com"
     static let sendVerificationCodePath = "/v1/accounts:sendVerificationCode"
     static let signInWithPhoneNumberPath = "/v1/accounts:signInWithPhoneNumber"
@@ -23,16 +23,16 @@ enum FirebaseWire {
     /// sandbox user reaches the second-factor state (a pending credential, or an ID token to enroll with).
     static let signUpPath = "/v1/accounts:signUp"
     static let signInWithPasswordPath = "/v1/accounts:signInWithPassword"
-    /// Where Google publishes the keys of Firebase ID tokens in JWK form (firebase.md §5).
+    /// Where Google publishes the keys of Firebase ID tokens in JWK form (docs/vendors/firebase.md §5).
     static let jwksPath = "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"
 
     // MARK: headers
 
-    /// Localizes the SMS (firebase.md §1, §5).
+    /// Localizes the SMS (docs/vendors/firebase.md §1, §5).
     static let localeHeader = HTTPField.Name("X-Firebase-Locale")
-    /// Required with `iosReceipt` (firebase.md §1).
+    /// Required with `iosReceipt` (docs/vendors/firebase.md §1).
     static let iosBundleHeader = HTTPField.Name("X-Ios-Bundle-Identifier")
-    /// The header form of the API key (firebase.md §1, [SPEC] `apiKeyHeader`).
+    /// The header form of the API key (docs/vendors/firebase.md §1, [SPEC] `apiKeyHeader`).
     static let apiKeyHeader = HTTPField.Name("x-goog-api-key")
 
     /// The language subtag of the first usable preference (`es` for `es-ES`, `pt` for `pt_BR`), lower-cased,
@@ -52,7 +52,7 @@ enum FirebaseWire {
     // MARK: values
 
     static let clientTypeWeb = "CLIENT_TYPE_WEB"
-    /// Identity Toolkit's `clientType` values (firebase.md §2.1).
+    /// Identity Toolkit's `clientType` values (docs/vendors/firebase.md §2.1).
     static let clientTypes: Set<String> = [
         "CLIENT_TYPE_UNSPECIFIED", clientTypeWeb, "CLIENT_TYPE_ANDROID", "CLIENT_TYPE_IOS",
     ]
@@ -84,7 +84,7 @@ enum FirebaseWire {
         var safetyNetToken: String? { get set }
     }
 
-    /// `accounts:sendVerificationCode` request (firebase.md §2.1). Absent fields are omitted.
+    /// `accounts:sendVerificationCode` request (docs/vendors/firebase.md §2.1). Absent fields are omitted.
     struct SendVerificationCodeRequest: Codable, Sendable, Equatable, ProofFields {
         var phoneNumber: String?
         var recaptchaToken: String?
@@ -103,7 +103,7 @@ enum FirebaseWire {
         var sessionInfo: String?
     }
 
-    /// `accounts:signInWithPhoneNumber` request (firebase.md §2.2). The gateway sends only `sessionInfo`
+    /// `accounts:signInWithPhoneNumber` request (docs/vendors/firebase.md §2.2). The gateway sends only `sessionInfo`
     /// and `code`; the other fields are decoded by the emulator so it can answer them as Firebase does.
     struct SignInWithPhoneNumberRequest: Codable, Sendable, Equatable {
         var sessionInfo: String?
@@ -114,7 +114,7 @@ enum FirebaseWire {
     }
 
     /// `accounts:signInWithPhoneNumber` answer: tokens, or a temporary proof when the phone is verified but
-    /// already linked to another account (firebase.md §2.2).
+    /// already linked to another account (docs/vendors/firebase.md §2.2).
     struct SignInWithPhoneNumberResponse: Codable, Sendable, Equatable {
         var idToken: String?
         var refreshToken: String?
@@ -260,7 +260,7 @@ enum FirebaseWire {
         var mfaInfo: [MfaEnrollment]?
     }
 
-    /// `GET /emulator/v1/projects/{projectId}/verificationCodes` (firebase.md §4).
+    /// `GET /emulator/v1/projects/{projectId}/verificationCodes` (docs/vendors/firebase.md §4).
     struct VerificationCodesResponse: Codable, Sendable, Equatable {
         var verificationCodes: [VerificationCode]
 
@@ -271,7 +271,7 @@ enum FirebaseWire {
         }
     }
 
-    /// Google's error envelope (firebase.md §3.1).
+    /// Google's error envelope (docs/vendors/firebase.md §3.1).
     struct ErrorEnvelope: Codable, Sendable, Equatable {
         var error: Body
 

@@ -2,7 +2,7 @@ import Foundation
 import GatewayCore
 import Logging
 
-/// BambooCloud IDaaS SMS login behind the gateway's provider contract (idaas.md §2).
+/// BambooCloud IDaaS SMS login behind the gateway's provider contract (docs/vendors/idaas.md §2).
 ///
 /// - `prepare` reads the tenant's area codes (cached), refuses a number outside them before any other call,
 ///   fetches a slider (`GET /api/v2/sdk/captcha`) and returns it as a `solve_challenge`: nothing is sent.
@@ -229,7 +229,8 @@ struct IDaaSProvider: VerificationProvider {
 
     // MARK: resend
 
-    /// A new SMS needs a new captcha token (idaas.md §2.3): the resend answers a fresh slider, and solving it
+    /// A new SMS needs a new captcha token (docs/vendors/idaas.md §2.3): the resend answers a fresh slider, and solving
+    /// it
     /// sends the code. Until then the code already sent stays valid at IDaaS, so checks of it go on.
     func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult

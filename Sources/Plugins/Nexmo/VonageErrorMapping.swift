@@ -1,7 +1,7 @@
 import GatewayCore
 
-/// The one table from Vonage's errors to the gateway taxonomy (DESIGN.md §5), as one ``VendorErrorTable`` of
-/// three vocabularies: `v2` problem details by HTTP status and the `type` fragment (vonage.md §2.4), `v1`
+/// The one table from Vonage's errors to the gateway taxonomy (docs/design.md §5), as one ``VendorErrorTable`` of
+/// three vocabularies: `v2` problem details by HTTP status and the `type` fragment (docs/vendors/vonage.md §2.4), `v1`
 /// `status` codes by operation where their meaning differs (§1.5), and `sdk`, the retired Nexmo Verify iOS
 /// SDK's `VerifyError` cases for teams leaving it (§3.1).
 ///
@@ -21,7 +21,7 @@ enum VonageErrorMapping {
             source: "docs/vendors/vonage.md §2.4", note: note)
     }
 
-    /// Every v2 problem of vonage.md §2.4 and its `x-errors` ids.
+    /// Every v2 problem of docs/vendors/vonage.md §2.4 and its `x-errors` ids.
     // swift-format-ignore
     static let v2Rows: [VendorErrorRow] = [
         v2(400, "invalid-code", "check", "Invalid Code", .incorrectCode,
@@ -92,7 +92,8 @@ enum VonageErrorMapping {
             source: "docs/vendors/vonage.md §1.5", note: note)
     }
 
-    /// Every v1 status of vonage.md §1.5 and the v1 spec (0 is success and has no row), answered in HTTP 200.
+    /// Every v1 status of docs/vendors/vonage.md §1.5 and the v1 spec (0 is success and has no row), answered in HTTP
+    /// 200.
     // swift-format-ignore
     static let v1Rows: [VendorErrorRow] = [
         v1(1, nil, "Throttled", .providerRateLimited, "more than 30 requests/s: back off, or fail over"),

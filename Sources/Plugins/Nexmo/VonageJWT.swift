@@ -9,7 +9,7 @@ import _CryptoExtras
 ///   private key; claims `application_id`, `iat`, `exp`, `jti`), and
 /// * the **signed callback**: Vonage puts `Authorization: Bearer …` on its webhooks, an HS256 JWT keyed
 ///   with the account's signature secret, whose `payload_hash` is the SHA-256 of the body (Vonage's
-///   "signed webhooks"; vonage.md does not cover them, see the plugin's design note).
+///   "signed webhooks"; docs/vendors/vonage.md does not cover them, see the plugin's design note).
 enum VonageJWT {
     struct ApplicationClaims: Codable, Sendable, Equatable {
         var applicationID: String

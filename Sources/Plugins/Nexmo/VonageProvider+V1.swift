@@ -3,7 +3,7 @@ import GatewayCore
 import Logging
 
 /// The legacy Verify API (`api: v1`): form bodies with the key and secret in them, answers in HTTP 200 with
-/// a `status` string (vonage.md §1).
+/// a `status` string (docs/vendors/vonage.md §1).
 extension VonageProvider {
     func startV1(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
         guard case .phone = request.destination else {

@@ -21,7 +21,7 @@ struct SinchProvider: VerificationProvider {
         channels: [.sms, .voice, .flashcall, .silentAuth, .whatsapp],
         resendKeepsCode: false,
         supportsResend: true,
-        // Sinch has no cancel call (sinch.md §2): a cancel ends the verification in the gateway only.
+        // Sinch has no cancel call (docs/vendors/sinch.md §2): a cancel ends the verification in the gateway only.
         supportsCancel: false,
         supportsStatus: true,
         resendCanChangeChannel: true,

@@ -6,7 +6,7 @@ import Hummingbird
 
 import struct NIOCore.NIOTooManyBytesError
 
-/// `/v1/verifications`: start, check, resend, cancel, get (DESIGN.md §4).
+/// `/v1/verifications`: start, check, resend, cancel, get (docs/design.md §4).
 struct VerificationsController: Sendable {
     let service: VerificationService
     let signer: VerificationTokenSigner
