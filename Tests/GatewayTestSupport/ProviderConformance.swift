@@ -22,6 +22,10 @@ package protocol ProviderConformanceRig: Sendable {
     func prepare(_ destination: Destination, for channel: Channel) async throws
     /// Does what the user does on a channel that completes without a code (approves the push on the device).
     func approveWithoutCode(_ result: ProviderStartResult, to destination: Destination) async throws
+    /// What the app does when a start or a resend asks it to act before anything is sent (IDaaS: it solves the
+    /// slider, and the answer sends the code): the result as it then stands. By default the result unchanged.
+    func completed(_ result: ProviderStartResult, of verification: ProviderVerification) async throws
+        -> ProviderStartResult
 }
 
 extension ProviderConformanceRig {
@@ -33,6 +37,12 @@ extension ProviderConformanceRig {
 
     package func approveWithoutCode(_ result: ProviderStartResult, to destination: Destination) async throws {
         Issue.record("the rig cannot complete a verification without a code")
+    }
+
+    package func completed(_ result: ProviderStartResult, of verification: ProviderVerification) async throws
+        -> ProviderStartResult
+    {
+        result
     }
 }
 
@@ -83,6 +93,10 @@ package struct ProviderConformance: Sendable {
     package var signatureHeaders: [HTTPField.Name] = []
     /// The emulator's table whose rows the state measure reads.
     package var stateTable: String
+    /// The app's proof that starts and resends carry, for a vendor that requires one (Firebase).
+    package var appVerification: AppVerificationProof?
+    /// Whether a start answers a vendor reference; `false` for a vendor whose handle is all in the state (IDaaS).
+    package var startsWithReference = true
 
     package init(
         name: String, makeRig: @escaping @Sendable (any EmulatorPersistence) throws -> any ProviderConformanceRig,
@@ -171,13 +185,23 @@ package struct ProviderConformance: Sendable {
     ) async throws -> Started {
         let destination = try destinationFor(channel) ?? self.destination(index)
         try await rig.prepare(destination, for: channel)
-        let request = StartVerification(destination: destination, channel: channel, fallbackChannels: fallbacks)
-        let result = try await rig.provider.start(request)
-        let verification = ProviderVerification(
-            destination: destination, channel: result.channel ?? channel, fallbackChannels: fallbacks,
-            reference: result.reference, state: result.state)
+        let request = StartVerification(
+            destination: destination, channel: channel, appVerification: appVerification, fallbackChannels: fallbacks)
+        let first = try await rig.provider.start(request)
+        var verification = ProviderVerification(
+            destination: destination, channel: first.channel ?? channel, fallbackChannels: fallbacks,
+            reference: first.reference, state: first.state)
+        let result = try await rig.completed(first, of: verification)
+        Self.apply(result, to: &verification)
         let code = try await rig.appCode(after: result, to: destination) ?? rig.outbox.last(to: destination.value)?.code
         return Started(verification: verification, result: result, code: code)
+    }
+
+    /// `verification` as the gateway keeps it after `result`.
+    static func apply(_ result: ProviderStartResult, to verification: inout ProviderVerification) {
+        verification.channel = result.channel ?? verification.channel
+        verification.reference = result.reference ?? verification.reference
+        if !result.state.isEmpty { verification.state = result.state }
     }
 
     /// A code of the right shape that is not `code`.
@@ -205,7 +229,11 @@ package struct ProviderConformance: Sendable {
     func startSendsACode() async throws {
         let rig = try rig()
         let started = try await start(rig)
-        #expect(started.result.reference != nil, "\(name): the start has no vendor reference")
+        if startsWithReference {
+            #expect(started.result.reference != nil, "\(name): the start has no vendor reference")
+        } else {
+            #expect(!started.verification.state.isEmpty, "\(name): the start keeps nothing of the vendor's")
+        }
         let message = try #require(rig.outbox.last(to: started.verification.destination.value), "\(name): nothing sent")
         #expect(message.kind == .sms && message.code != nil && message.code == started.code)
     }
@@ -264,13 +292,12 @@ package struct ProviderConformance: Sendable {
         let started = try await start(rig, fallbacks: resendFallbacks)
         let destination = started.verification.destination.value
         let before = rig.outbox.messages(to: destination).count
-        let resent = try await rig.provider.resend(started.verification, request: ResendRequest())
+        var moved = started.verification
+        let asked = try await rig.provider.resend(started.verification, request: ResendRequest(appVerification: appVerification))
+        Self.apply(asked, to: &moved)
+        Self.apply(try await rig.completed(asked, of: moved), to: &moved)
         #expect(rig.outbox.messages(to: destination).count == before + 1, "\(name): the resend sent nothing")
         let message = try #require(rig.outbox.last(to: destination))
-        var moved = started.verification
-        moved.channel = resent.channel ?? moved.channel
-        moved.reference = resent.reference ?? moved.reference
-        if !resent.state.isEmpty { moved.state = resent.state }
         if capabilities.resendKeepsCode { #expect(message.code == started.code, "\(name): the resend changed the code") }
         let code = try #require(message.code)
         #expect(try await rig.provider.check(moved, code: code).status == .approved, "\(name): the resent code")
@@ -355,14 +382,15 @@ package struct ProviderConformance: Sendable {
             do {
                 switch call {
                 case .start:
-                    let request = StartVerification(destination: try destination(index), channel: .sms)
+                    let request = StartVerification(
+                        destination: try destination(index), channel: .sms, appVerification: appVerification)
                     outcome = .success("started \(String(describing: try await rig.provider.start(request).reference))")
                 case .check:
                     let verification = try #require(started?.verification)
                     outcome = .success("\(try await rig.provider.check(verification, code: Self.wrong(started?.code)).status)")
                 case .resend:
                     let verification = try #require(started?.verification)
-                    _ = try await rig.provider.resend(verification, request: ResendRequest())
+                    _ = try await rig.provider.resend(verification, request: ResendRequest(appVerification: appVerification))
                     outcome = .success("resent")
                 case .cancel:
                     try await rig.provider.cancel(try #require(started?.verification))
