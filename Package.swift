@@ -15,7 +15,7 @@ let package = Package(
         .library(name: "GatewayFirebase", targets: ["GatewayFirebase"]),
         .library(name: "GatewayIDaaS", targets: ["GatewayIDaaS"]),
         .library(name: "GatewaySinch", targets: ["GatewaySinch"]),
-        .library(name: "GatewayNexmo", targets: ["GatewayNexmo"]),
+        .library(name: "GatewayVonage", targets: ["GatewayVonage"]),
         .library(name: "GatewayTelnyx", targets: ["GatewayTelnyx"]),
     ],
     dependencies: [
@@ -95,7 +95,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "GatewayNexmo",
+            name: "GatewayVonage",
             dependencies: [
                 "GatewayCore",
                 // Application JWTs (RS256) for Verify v2, and the HS256 signatures of Vonage's callbacks.
@@ -128,7 +128,7 @@ let package = Package(
                 "GatewayFirebase",
                 "GatewayIDaaS",
                 "GatewaySinch",
-                "GatewayNexmo",
+                "GatewayVonage",
                 "GatewayTelnyx",
                 "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -210,9 +210,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "GatewayNexmoTests",
+            name: "GatewayVonageTests",
             dependencies: [
-                "GatewayCore", "GatewayNexmo", "GatewayTestSupport",
+                "GatewayCore", "GatewayVonage", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
@@ -234,7 +234,7 @@ let package = Package(
                 "GatewayTwilio",
                 "GatewayFirebase",
                 "GatewayIDaaS",
-                "GatewayNexmo",
+                "GatewayVonage",
                 "GatewayTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -46,7 +46,7 @@ struct GatewayRuntime: Sendable {
     let signer: VerificationTokenSigner
     let baseURL: String
     /// Set when graceful shutdown begins: the sandbox's self-calls stop using the closing port.
-    let shutdown: ShutdownFlag
+    let shutdown: OneWayFlag
     /// The status-webhook sender, when endpoints are configured (it runs as a service of the application).
     var webhooks: WebhookDispatcher? = nil
 }
@@ -102,7 +102,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             router: router, server: try httpServer(tls: tls),
             configuration: ApplicationConfiguration(
                 address: .hostname(options.host, port: options.port), serverName: "verification-gateway"),
-            services: services, logger: logger)
+            services: services, onServerRunning: { [listening = outbound.listening] _ in listening.raise() },
+            logger: logger)
         let runtime = GatewayRuntime(
             service: service, sandbox: sandbox, sandboxAPIKey: sandboxAPIKey, signer: signer, baseURL: baseURL,
             shutdown: outbound.shutdown, webhooks: webhooks)

@@ -2,7 +2,7 @@ import GatewayCore
 import GatewayFirebase
 import GatewayIDaaS
 import GatewaySinch
-import GatewayNexmo
+import GatewayVonage
 import GatewayTelnyx
 import GatewayTwilio
 
