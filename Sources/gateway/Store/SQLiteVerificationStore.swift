@@ -3,7 +3,7 @@ import GatewayCore
 import Logging
 import Synchronization
 
-/// The embedded default store: one SQLite file (WAL) under the data directory (DESIGN.md §8).
+/// The embedded default store: one SQLite file (WAL) under the data directory (docs/design.md §8).
 ///
 /// Every call runs on the file's ``SQLiteDatabase`` queue. Updates are compare-and-set on the record's
 /// version in SQL, so they stay correct when several processes share the file. SQLite's own errors are
