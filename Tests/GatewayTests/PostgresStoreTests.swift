@@ -99,6 +99,30 @@ final class PostgresStoreTests: Sendable {
         #expect(takes.filter { $0 == .inProgress }.count == 1)
     }
 
+    @Test("A schema left at the first version opens with the later ones applied, its rows as they were")
+    func upgradesTheFirstVersion() async throws {
+        let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let first = try await Self.store(schema: schema)
+        opened.add(first)
+        // The schema as a gateway of the first version left it (the connection's search path is `schema`).
+        try await first.transaction("first version") { connection in
+            let baseline = PostgresMigration.all[0]
+            let statements: [(String, [StoreValue])] =
+                [("DROP SCHEMA \(schema) CASCADE", []), ("CREATE SCHEMA \(schema)", []),
+                 (StoreSchema.migrationsTable.create(.postgres), [])]
+                + baseline.statements.map { ($0, []) }
+                + [(StoreSchema.recordVersion.postgres, [.int(1), .text(baseline.name), .real(0)])]
+                + (try StoreUpgradeFixtures.oldRows().map { ($0.0.postgres, $0.1) })
+            for (sql, values) in statements { _ = try await connection.execute(sql, values, logger: quietLogger) }
+        }
+        first.close()
+
+        let second = try await Self.store(schema: schema)
+        opened.add(second)
+        try await StoreUpgradeFixtures.expectUpgraded(second)
+        #expect(try await second.schemaVersion() == PostgresMigration.all.count)
+    }
+
     @Test("Event sequence numbers of concurrent writers from two instances are unique and increasing")
     func eventSequence() async throws {
         let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
