@@ -8,6 +8,8 @@ provider tokens -> refresh_id_token -> verify_id_token. Also shows that a wrong 
 Stdlib only. Against a gateway you started:  python3 scripts/idaas_walkthrough.py --base http://127.0.0.1:8080 --key $KEY
 Or let the script start one:                  python3 scripts/idaas_walkthrough.py
 Prints the JSON of each step (images shortened). Exits non-zero on any unexpected answer.
+As the README's IDaaS walk-through uses it, a solver alone: a verification, or a refused challenge's error, on
+stdin; the slider's x on stdout:   curl -s $BASE/v1/verifications/$ID -H "..." | python3 scripts/idaas_walkthrough.py --solve
 """
 import argparse, base64, json, os, shutil, struct, sys, tempfile, zlib
 
@@ -160,11 +162,26 @@ def walk(base, key=sandbox_gateway.KEY):
     print("\nidaas walkthrough: passed")
 
 
+def solve_from_stdin():
+    """Prints the x of the slider in the verification (or the error's next action) read from stdin."""
+    body = json.load(sys.stdin)
+    action = body.get("next_action") or body.get("error", {}).get("next_action") or {}
+    if action.get("type") != "solve_challenge":
+        raise SystemExit("no solve_challenge next action in the JSON on stdin")
+    data = action["solve_challenge"]["data"]
+    print(solve_slider(data["background_png_base64"], data["piece_png_base64"]))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--base", help="a running sandbox gateway; started here when absent")
     parser.add_argument("--key", default=sandbox_gateway.KEY, help="its API key (GATEWAY_SANDBOX_API_KEY)")
+    parser.add_argument("--solve", action="store_true",
+                        help="only solve the slider in the verification JSON on stdin and print its x")
     args = parser.parse_args()
+    if args.solve:
+        solve_from_stdin()
+        return
     if args.base:
         walk(args.base.rstrip("/"), args.key)
         return

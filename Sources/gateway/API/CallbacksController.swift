@@ -3,11 +3,10 @@ import GatewayCore
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import Synchronization
 
 /// Turns a request to `/callbacks/{provider id}/…` into a ``VendorCallback`` for the provider's plugin,
 /// and the plugin's reply into the answer the vendor gets. Shared by the HTTP route and the sandbox's
-/// in-process callbacks.
+/// in-process callbacks (``SandboxInProcessTransport``).
 struct CallbackReceiver: Sendable {
     static let prefix = "/callbacks/"
 
@@ -56,41 +55,5 @@ struct CallbacksMiddleware: RouterMiddleware {
             method: request.method, path: path, query: request.uri.query, headerFields: request.headers, body: body)
         return Response(
             status: reply.status, headers: reply.headerFields, body: ResponseBody(byteBuffer: ByteBuffer(data: reply.body)))
-    }
-}
-
-/// Emulator callbacks delivered without a socket (the router test harness): straight to the receiver,
-/// errors rendered in the one error shape as the HTTP route would.
-struct InProcessCallbackTransport: HTTPTransport {
-    let receiver: CallbackReceiver
-
-    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
-        let path = request.url.path(percentEncoded: true)
-        guard path.hasPrefix(CallbackReceiver.prefix) else { throw .connectFailed("not a callback URL") }
-        do {
-            return try await receiver.receive(
-                method: request.method, path: path, query: request.url.query(percentEncoded: true),
-                headerFields: request.headerFields, body: request.body)
-        } catch let error as APIError {
-            return TransportResponse(status: error.status, body: error.body(requestID: ""))
-        } catch let error as GatewayError {
-            let apiError = APIError(error)
-            return TransportResponse(status: apiError.status, body: apiError.body(requestID: ""))
-        } catch {
-            return TransportResponse(status: .internalServerError)
-        }
-    }
-}
-
-/// A transport whose target is set after it is handed out: emulators are built before the service they
-/// call back exists.
-final class LateBoundTransport: HTTPTransport {
-    private let target = Mutex<(any HTTPTransport)?>(nil)
-
-    func bind(_ transport: any HTTPTransport) { target.withLock { $0 = transport } }
-
-    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
-        guard let transport = target.withLock({ $0 }) else { throw .connectFailed("the gateway is not ready") }
-        return try await transport.send(request, timeout: timeout)
     }
 }

@@ -19,317 +19,188 @@ import GatewayCore
 ///     arms:
 ///       - {name: twilio, provider: twilio, weight: 50, control: true}
 ///       - {name: firebase, provider: firebase, weight: 50}
-/// breakers: {consecutive_failures: 5, failure_rate: 0.5, window_seconds: 60, min_requests: 10,
-///            cooldown_seconds: 30, max_cooldown_seconds: 600}
-/// test_numbers: {"+15005550006": "424242"}
-/// prices: {twilio: {default: 0.05, GB: 0.04}, firebase: {default: 0.01}}
 /// ```
 extension GatewayConfiguration {
-    mutating func parseRouting(_ top: [String: JSONValue], knownProviders: Set<String>, problems: inout [String]) {
+    /// A provider id named somewhere in the routing, to check against the configured providers.
+    struct NamedProvider {
+        var place: String
+        var id: String
+        var position: SourcePosition?
+    }
+
+    mutating func readRouting(_ top: ConfigMap, knownProviders: Set<String>, sources: inout ConfigSources) {
         var table = RoutingTable(defaultOrder: providers.map(\.id))
-        if let value = top["routing"] {
-            if case .object(let routing) = value {
-                for key in routing.keys.sorted() where !["default", "channels", "routes"].contains(key) {
-                    problems.append("routing: unknown key `\(key)`")
-                }
-                if let list = routing["default"] {
-                    if let ids = list.stringList {
-                        table.defaultOrder = ids
-                    } else {
-                        problems.append("routing.default must be a list of provider ids")
-                    }
-                }
-                if case .object(let channels)? = routing["channels"] {
-                    for (name, list) in channels.sorted(by: { $0.key < $1.key }) {
-                        guard let channel = Channel(rawValue: name) else {
-                            problems.append("routing.channels: unknown channel `\(name)`")
-                            continue
-                        }
-                        guard let ids = list.stringList else {
-                            problems.append("routing.channels.\(name) must be a list of provider ids")
-                            continue
-                        }
-                        table.routes[channel] = ids
-                    }
-                } else if routing["channels"] != nil {
-                    problems.append("routing.channels must be a mapping of channel to provider ids")
-                }
-                if let raw = routing["routes"] {
-                    if case .array(let items) = raw {
-                        for (index, item) in items.enumerated() {
-                            if let route = Self.parseRoute(item, index: index, problems: &problems) {
-                                table.rules.append(route)
-                            }
-                        }
-                    } else {
-                        problems.append("routing.routes must be a list")
-                    }
-                }
-            } else {
-                problems.append("`routing` must be a mapping")
+        var named: [NamedProvider] = []
+        sources.routingSection = top.keyPosition("routing")
+        if let routing = top.map("routing") {
+            routing.rejectUnknown(["default", "channels", "routes"])
+            if let ids = providerIDs(routing.value("default"), "routing.default", "routing.default", &named) {
+                table.defaultOrder = ids
+                sources.routingLabels.append(("routing: default order", routing.position(of: "default")))
             }
-        }
-        if let raw = top["experiments"] {
-            if case .array(let items) = raw {
-                for (index, item) in items.enumerated() {
-                    guard let experiment = Self.parseExperiment(item, index: index, problems: &problems) else {
+            if let channels = routing.map(
+                "channels", message: "routing.channels must be a mapping of channel to provider ids")
+            {
+                for member in channels.node.members ?? [] {
+                    guard let channel = Channel(rawValue: member.key) else {
+                        routing.log.problem("routing.channels: unknown channel `\(member.key)`", at: member.keyPosition)
                         continue
                     }
-                    if table.experiments[experiment.name] != nil {
-                        problems.append("experiments: `\(experiment.name)` is defined twice")
-                    }
-                    table.experiments[experiment.name] = experiment
+                    let value = ConfigValue(
+                        node: member.value, name: "routing.channels.\(member.key)", log: routing.log)
+                    guard let ids = providerIDs(value, value.name, value.name, &named) else { continue }
+                    table.routes[channel] = ids
+                    sources.channelRoutes[channel] = value.position ?? member.keyPosition
+                    sources.routingLabels.append(("routing: route for \(channel.rawValue)", value.position))
                 }
-            } else {
-                problems.append("`experiments` must be a list")
+            }
+            for item in routing.list("routes", message: "routing.routes must be a list") ?? [] {
+                if let route = readRoute(item, named: &named) {
+                    table.rules.append(route)
+                    sources.routingLabels.append(("routing: route `\(route.name)`", item.position))
+                }
             }
         }
-        if top["routing"] != nil || top["experiments"] != nil {
-            routing = table
-            // What needs no provider is reported with the parse problems, so they all come at once.
-            problems += table.structuralProblems()
-            var named: [(String, String)] = table.defaultOrder.map { ("routing.default", $0) }
-            for (channel, ids) in table.routes { named += ids.map { ("routing.channels.\(channel.rawValue)", $0) } }
-            for rule in table.rules {
-                if case .providers(let ids) = rule.target { named += ids.map { ("route `\(rule.name)`", $0) } }
-                named += rule.fallbacks.map { ("route `\(rule.name)` fallbacks", $0) }
+        for item in top.list("experiments") ?? [] {
+            guard let experiment = readExperiment(item, named: &named) else { continue }
+            if table.experiments[experiment.name] != nil {
+                item.problem("experiments: `\(experiment.name)` is defined twice")
             }
-            for experiment in table.experiments.values {
-                named += experiment.arms.map { ("experiment `\(experiment.name)`", $0.providerID) }
-            }
-            for (place, id) in named.sorted(by: { $0.0 + $0.1 < $1.0 + $1.1 }) where !knownProviders.contains(id) {
-                problems.append("\(place): unknown provider `\(id)`")
-            }
+            table.experiments[experiment.name] = experiment
+            sources.routingLabels.append(("routing: experiment `\(experiment.name)`", item.position))
         }
-
-        if let raw = top["breakers"] {
-            if case .object(let fields) = raw {
-                for key in fields.keys.sorted()
-                where ![
-                    "consecutive_failures", "failure_rate", "window_seconds", "min_requests", "cooldown_seconds",
-                    "max_cooldown_seconds",
-                ].contains(key) {
-                    problems.append("breakers: unknown key `\(key)`")
-                }
-                func number(_ key: String, _ range: ClosedRange<Double>) -> Double? {
-                    guard let value = fields[key] else { return nil }
-                    guard case .number(let number) = value, range.contains(number) else {
-                        problems.append(
-                            "breakers.\(key) must be a number from \(range.lowerBound) to \(range.upperBound)")
-                        return nil
-                    }
-                    return number
-                }
-                if let value = number("consecutive_failures", 1...1000) { breakers.consecutiveFailures = Int(value) }
-                if let value = number("failure_rate", 0.01...1) { breakers.failureRate = value }
-                if let value = number("window_seconds", 1...86_400) { breakers.window = value }
-                if let value = number("min_requests", 1...100_000) { breakers.minimumRequests = Int(value) }
-                if let value = number("cooldown_seconds", 1...86_400) { breakers.cooldown = value }
-                if let value = number("max_cooldown_seconds", 1...86_400) { breakers.maximumCooldown = value }
-                if breakers.maximumCooldown < breakers.cooldown {
-                    problems.append("breakers.max_cooldown_seconds must not be less than cooldown_seconds")
-                }
-            } else {
-                problems.append("`breakers` must be a mapping")
-            }
+        // `route `uk`` must not take the problems of `route `uk-north``: the longest label that fits wins.
+        sources.routingLabels.sort { $0.label.count > $1.label.count }
+        guard top.has("routing") || top.has("experiments") else { return }
+        routing = table
+        // What needs no provider is reported with the reading's problems, so they all come at once.
+        for problem in table.structuralProblems() {
+            top.log.problem(problem, at: sources.position(ofRoutingProblem: problem))
         }
-
-        if let raw = top["test_numbers"] {
-            if case .object(let entries) = raw {
-                for (number, code) in entries.sorted(by: { $0.key < $1.key }) {
-                    guard let parsed = try? PhoneNumber(parsing: number), parsed.e164 == number else {
-                        problems.append("test_numbers: `\(number)` must be a phone number in E.164 (`+15005550006`)")
-                        continue
-                    }
-                    guard case .string(let text) = code, (4...10).contains(text.count), text.allSatisfy(\.isASCII),
-                        text.allSatisfy(\.isNumber)
-                    else {
-                        problems.append(
-                            "test_numbers: the code for \(number) must be a quoted string of 4 to 10 digits")
-                        continue
-                    }
-                    policy.testNumbers[number] = text
-                }
-            } else {
-                problems.append("`test_numbers` must be a mapping of E.164 number to code")
-            }
-        }
-
-        if let raw = top["prices"] {
-            if case .object(let byProvider) = raw {
-                for (provider, table) in byProvider.sorted(by: { $0.key < $1.key }) {
-                    guard case .object(let byCountry) = table else {
-                        problems.append("prices.\(provider) must be a mapping of country (or `default`) to price")
-                        continue
-                    }
-                    for (country, price) in byCountry.sorted(by: { $0.key < $1.key }) {
-                        guard case .number(let amount) = price, amount >= 0 else {
-                            problems.append("prices.\(provider).\(country) must be a number not below 0")
-                            continue
-                        }
-                        if country != "default" && PhoneRegion.named(country) == nil {
-                            problems.append("prices.\(provider): `\(country)` is not a region code")
-                            continue
-                        }
-                        prices.set(
-                            amount, provider: provider, country: country == "default" ? nil : country.uppercased())
-                    }
-                }
-            } else {
-                problems.append("`prices` must be a mapping of provider to prices")
-            }
+        for name in named where !knownProviders.contains(name.id) {
+            top.log.problem("\(name.place): unknown provider `\(name.id)`", at: name.position)
         }
     }
 
-    static func parseRoute(_ item: JSONValue, index: Int, problems: inout [String]) -> Route? {
-        guard case .object(let entry) = item else {
-            problems.append("routing.routes[\(index)] must be a mapping")
+    /// A list of provider ids, each remembered with where it is.
+    private func providerIDs(
+        _ value: ConfigValue?, _ what: String, _ place: String, _ named: inout [NamedProvider]
+    ) -> [String]? {
+        guard let value, let ids = value.stringList(message: "\(what) must be a list of provider ids") else {
             return nil
         }
-        var label = "routing.routes[\(index)]"
-        for key in entry.keys.sorted()
-        where !["name", "match", "providers", "experiment", "fallbacks", "failover_on_timeout"].contains(key) {
-            problems.append("\(label): unknown key `\(key)`")
-        }
-        guard case .string(let name)? = entry["name"], !name.isEmpty else {
-            problems.append("\(label): `name` is required")
+        let items = value.node.items ?? []
+        named += zip(ids, items).map { NamedProvider(place: place, id: $0, position: $1.position) }
+        return ids
+    }
+
+    private func readRoute(_ item: ConfigValue, named: inout [NamedProvider]) -> Route? {
+        guard let entry = item.map() else { return nil }
+        entry.rejectUnknown(["name", "match", "providers", "experiment", "fallbacks", "failover_on_timeout"])
+        guard let name = entry.string("name", nonEmpty: true, message: "\(entry.path): `name` is required") else {
+            if !entry.has("name") { entry.problem("\(entry.path): `name` is required") }
             return nil
         }
-        label = "route `\(name)`"
+        let label = "route `\(name)`"
         var route = Route(name: name, target: .providers([]))
-        if let raw = entry["match"] {
-            guard case .object(let match) = raw else {
-                problems.append("\(label): `match` must be a mapping")
-                return nil
+        if let match = entry.map("match", message: "\(label): `match` must be a mapping") {
+            for member in match.node.members ?? [] where !["channels", "countries", "api_keys"].contains(member.key) {
+                match.log.problem("\(label): unknown match key `\(member.key)`", at: member.keyPosition)
             }
-            for key in match.keys.sorted() where !["channels", "countries", "api_keys"].contains(key) {
-                problems.append("\(label): unknown match key `\(key)`")
+            if let channels = match.value("channels") {
+                route.channels = Set(
+                    names(channels, "\(label): `match.channels` must be a list", Channel.init(rawValue:)) {
+                        "\(label): unknown channel `\($0)`"
+                    } ?? [])
             }
-            if let raw = match["channels"] {
-                if let names = raw.stringList {
-                    var channels = Set<Channel>()
-                    for name in names {
-                        if let channel = Channel(rawValue: name) {
-                            channels.insert(channel)
-                        } else {
-                            problems.append("\(label): unknown channel `\(name)`")
-                        }
-                    }
-                    route.channels = channels
-                } else {
-                    problems.append("\(label): `match.channels` must be a list")
-                }
+            if let countries = match.value("countries") {
+                route.countries = Set(
+                    names(countries, "\(label): `match.countries` must be a list of region codes") {
+                        PhoneRegion.named($0)?.code
+                    } unknown: {
+                        "\(label): `\($0)` is not a region code"
+                    } ?? [])
             }
-            if let raw = match["countries"] {
-                if let codes = raw.stringList {
-                    var countries = Set<String>()
-                    for code in codes {
-                        if let region = PhoneRegion.named(code) {
-                            countries.insert(region.code)
-                        } else {
-                            problems.append("\(label): `\(code)` is not a region code")
-                        }
-                    }
-                    route.countries = countries
-                } else {
-                    problems.append("\(label): `match.countries` must be a list of region codes")
-                }
-            }
-            if let raw = match["api_keys"] {
-                if let names = raw.stringList {
-                    route.apiKeys = Set(names)
-                } else {
-                    problems.append("\(label): `match.api_keys` must be a list of API key names")
-                }
+            if let keys = match.stringList(
+                "api_keys", message: "\(label): `match.api_keys` must be a list of API key names")
+            {
+                route.apiKeys = Set(keys)
             }
         }
-        switch (entry["providers"], entry["experiment"]) {
+        switch (entry.value("providers"), entry.value("experiment")) {
         case (let list?, nil):
-            if let ids = list.stringList {
-                route.target = .providers(ids)
-            } else {
-                problems.append("\(label): `providers` must be a list of provider ids")
-            }
-        case (nil, .string(let experiment)?):
-            route.target = .experiment(experiment)
-        case (nil, _?):
-            problems.append("\(label): `experiment` must be an experiment's name")
+            route.target = .providers(providerIDs(list, "\(label): `providers`", label, &named) ?? [])
+        case (nil, let experiment?):
+            route.target = .experiment(
+                experiment.string(message: "\(label): `experiment` must be an experiment's name") ?? "")
         case (_?, _?):
-            problems.append("\(label): give `providers` or `experiment`, not both")
+            entry.problem("\(label): give `providers` or `experiment`, not both")
         case (nil, nil):
-            problems.append("\(label): give `providers` or `experiment`")
+            entry.problem("\(label): give `providers` or `experiment`")
         }
-        if let raw = entry["fallbacks"] {
-            if let ids = raw.stringList {
-                route.fallbacks = ids
-            } else {
-                problems.append("\(label): `fallbacks` must be a list of provider ids")
-            }
-        }
-        if let raw = entry["failover_on_timeout"] {
-            if case .bool(let flag) = raw {
-                route.failoverOnTimeout = flag
-            } else {
-                problems.append("\(label): `failover_on_timeout` must be true or false")
-            }
-        }
+        route.fallbacks =
+            providerIDs(entry.value("fallbacks"), "\(label): `fallbacks`", "\(label) fallbacks", &named) ?? []
+        route.failoverOnTimeout =
+            entry.bool("failover_on_timeout", message: "\(label): `failover_on_timeout` must be true or false") ?? false
         return route
     }
 
-    static func parseExperiment(_ item: JSONValue, index: Int, problems: inout [String]) -> Experiment? {
-        guard case .object(let entry) = item else {
-            problems.append("experiments[\(index)] must be a mapping")
-            return nil
-        }
-        for key in entry.keys.sorted() where !["name", "salt", "arms"].contains(key) {
-            problems.append("experiments[\(index)]: unknown key `\(key)`")
-        }
-        guard case .string(let name)? = entry["name"], !name.isEmpty else {
-            problems.append("experiments[\(index)]: `name` is required")
-            return nil
-        }
-        var experiment = Experiment(name: name, arms: [])
-        if let raw = entry["salt"] {
-            switch raw {
-            case .string(let salt): experiment.salt = salt
-            case .number(let number): experiment.salt = String(Int64(number))
-            default: problems.append("experiment `\(name)`: `salt` must be a string")
+    /// Names read from a list, each read by `parse`; a name it refuses is logged where it is (`unknown`
+    /// words the problem) and left out.
+    private func names<T>(
+        _ value: ConfigValue, _ message: String, _ parse: (String) -> T?, unknown: (String) -> String
+    ) -> [T]? {
+        guard let names = value.stringList(message: message) else { return nil }
+        var parsed: [T] = []
+        for (name, item) in zip(names, value.node.items ?? []) {
+            if let element = parse(name) {
+                parsed.append(element)
+            } else {
+                value.log.problem(unknown(name), at: item.position)
             }
         }
-        guard case .array(let arms)? = entry["arms"] else {
-            problems.append("experiment `\(name)`: `arms` must be a list")
+        return parsed
+    }
+
+    private func readExperiment(_ item: ConfigValue, named: inout [NamedProvider]) -> Experiment? {
+        guard let entry = item.map() else { return nil }
+        entry.rejectUnknown(["name", "salt", "arms"])
+        guard let name = entry.string("name", nonEmpty: true, message: "\(entry.path): `name` is required") else {
+            if !entry.has("name") { entry.problem("\(entry.path): `name` is required") }
+            return nil
+        }
+        let label = "experiment `\(name)`"
+        var experiment = Experiment(name: name, arms: [])
+        if let salt = entry.value("salt") {
+            // `salt: 2026` is the text 2026, as the number a YAML reader makes of it.
+            if let text = salt.node.string ?? salt.node.number.flatMap({ _ in salt.node.scalarText }) {
+                experiment.salt = text
+            } else {
+                salt.problem("\(label): `salt` must be a string")
+            }
+        }
+        guard let arms = entry.list("arms", message: "\(label): `arms` must be a list") else {
+            if !entry.has("arms") { entry.problem("\(label): `arms` must be a list") }
             return experiment
         }
-        for (armIndex, rawArm) in arms.enumerated() {
-            guard case .object(let arm) = rawArm else {
-                problems.append("experiment `\(name)`: arms[\(armIndex)] must be a mapping")
+        for (index, item) in arms.enumerated() {
+            let at = "\(label): arms[\(index)]"
+            guard let arm = item.map(message: "\(at) must be a mapping") else { continue }
+            for member in arm.node.members ?? [] where !["name", "provider", "weight", "control"].contains(member.key) {
+                arm.log.problem("\(at): unknown key `\(member.key)`", at: member.keyPosition)
+            }
+            guard let provider = arm.string("provider", message: "\(at): `provider` is required") else {
+                if !arm.has("provider") { arm.problem("\(at): `provider` is required") }
                 continue
             }
-            for key in arm.keys.sorted() where !["name", "provider", "weight", "control"].contains(key) {
-                problems.append("experiment `\(name)`: arms[\(armIndex)]: unknown key `\(key)`")
-            }
-            guard case .string(let provider)? = arm["provider"] else {
-                problems.append("experiment `\(name)`: arms[\(armIndex)]: `provider` is required")
-                continue
-            }
-            var armName = provider
-            if case .string(let text)? = arm["name"] { armName = text }
-            var weight = 0
-            if case .number(let number)? = arm["weight"], let whole = Int(exactly: number) {
-                weight = whole
-            } else {
-                problems.append("experiment `\(name)`: arm `\(armName)`: `weight` must be a whole number")
-            }
-            var control = false
-            if let raw = arm["control"] {
-                if case .bool(let flag) = raw {
-                    control = flag
-                } else {
-                    problems.append("experiment `\(name)`: arm `\(armName)`: `control` must be true or false")
-                }
-            }
+            named.append(NamedProvider(place: label, id: provider, position: arm.position(of: "provider")))
+            let armName = arm.value("name")?.node.string ?? provider
+            let weightMessage = "\(label): arm `\(armName)`: `weight` must be a whole number"
+            let weight = arm.value("weight")?.int(in: Int.min...Int.max, message: weightMessage)
+            if !arm.has("weight") { arm.problem(weightMessage) }
+            let control = arm.bool("control", message: "\(label): arm `\(armName)`: `control` must be true or false")
             experiment.arms.append(
-                Experiment.Arm(name: armName, providerID: provider, weight: weight, isControl: control))
+                Experiment.Arm(name: armName, providerID: provider, weight: weight ?? 0, isControl: control ?? false))
         }
         return experiment
     }

@@ -13,79 +13,73 @@ extension GatewayConfiguration {
     ///   timeout_seconds: 10
     ///   poll_interval_ms: 500
     /// ```
-    static func parseWebhooks(
-        _ value: JSONValue, environment: [String: String], problems: inout [String]
-    ) -> WebhookSettings {
+    /// Each endpoint's fields are checked apart, so a missing `name` does not hide a bad `url`.
+    static func readWebhooks(_ fields: ConfigMap, environment: [String: String]) -> WebhookSettings {
         var settings = WebhookSettings()
-        guard case .object(let fields) = value else {
-            problems.append("`webhooks` must be a mapping with `endpoints`")
-            return settings
-        }
-        func number(_ key: String, _ range: ClosedRange<Int>) -> Int? {
-            guard let raw = fields[key] else { return nil }
-            guard let n = raw.numberValue.flatMap({ Int(exactly: $0) }), range.contains(n) else {
-                problems.append("webhooks.\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
-                return nil
-            }
-            return n
-        }
-        let known: Set<String> = [
+        fields.rejectUnknown([
             "endpoints", "max_attempts", "initial_backoff_seconds", "max_backoff_seconds", "timeout_seconds",
             "poll_interval_ms",
-        ]
-        for key in fields.keys.sorted() where !known.contains(key) { problems.append("webhooks: unknown key `\(key)`") }
-        if let n = number("max_attempts", 1...50) { settings.retry.maxAttempts = n }
-        if let n = number("initial_backoff_seconds", 1...3600) { settings.retry.initialBackoff = TimeInterval(n) }
-        if let n = number("max_backoff_seconds", 1...86_400) { settings.retry.maxBackoff = TimeInterval(n) }
-        if let n = number("timeout_seconds", 1...60) { settings.timeout = .seconds(n) }
-        if let n = number("poll_interval_ms", 10...60_000) { settings.pollInterval = .milliseconds(n) }
-        guard case .array(let entries)? = fields["endpoints"] else {
-            problems.append("webhooks.endpoints must be a list of {name, url, secret_env}")
+        ])
+        if let n = fields.int("max_attempts", in: 1...50) { settings.retry.maxAttempts = n }
+        if let n = fields.int("initial_backoff_seconds", in: 1...3600) {
+            settings.retry.initialBackoff = TimeInterval(n)
+        }
+        if let n = fields.int("max_backoff_seconds", in: 1...86_400) { settings.retry.maxBackoff = TimeInterval(n) }
+        if let n = fields.int("timeout_seconds", in: 1...60) { settings.timeout = .seconds(n) }
+        if let n = fields.int("poll_interval_ms", in: 10...60_000) { settings.pollInterval = .milliseconds(n) }
+        let message = "webhooks.endpoints must be a list of {name, url, secret_env}"
+        guard let entries = fields.list("endpoints", message: message) else {
+            if !fields.has("endpoints") { fields.problem(message) }
             return settings
         }
-        for (index, entry) in entries.enumerated() {
-            let at = "webhooks.endpoints[\(index)]"
-            guard case .object(let endpoint) = entry else {
-                problems.append("\(at) must be a mapping with name, url and secret_env")
+        var names: Set<String> = []
+        for item in entries {
+            let at = item.name
+            guard let endpoint = item.map(message: "\(at) must be a mapping with name, url and secret_env") else {
                 continue
             }
-            for key in endpoint.keys.sorted() where !["name", "url", "secret_env", "events"].contains(key) {
-                problems.append(
-                    "\(at): unknown key `\(key)`\(key == "secret" ? " (give the secret as secret_env, never in clear)" : "")")
+            endpoint.rejectUnknown(
+                ["name", "url", "secret_env", "events"],
+                hints: ["secret": "give the secret as secret_env, never in clear"])
+            let nameMessage = "\(at).name must be a non-empty string of at most 64 characters"
+            var name = endpoint.string("name", nonEmpty: true, message: nameMessage)
+            if let long = name, long.count > 64 {
+                endpoint.problem(nameMessage, at: "name")
+                name = nil
+            } else if !endpoint.has("name") {
+                endpoint.problem(nameMessage)
             }
-            guard let name = endpoint["name"]?.stringValue, !name.isEmpty, name.count <= 64 else {
-                problems.append("\(at).name must be a non-empty string of at most 64 characters")
-                continue
+            if let unique = name, !names.insert(unique).inserted {
+                endpoint.problem("\(at).name `\(unique)` is used twice", at: "name")
+                name = nil
             }
-            if settings.endpoints.contains(where: { $0.name == name }) {
-                problems.append("\(at).name `\(name)` is used twice")
-                continue
-            }
-            guard let text = endpoint["url"]?.stringValue, let url = URL(string: text),
-                let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host?.isEmpty == false
-            else {
-                problems.append("\(at).url must be an http(s) URL")
-                continue
-            }
-            guard let variable = endpoint["secret_env"]?.stringValue else {
-                problems.append("\(at).secret_env must name the environment variable that holds the signing secret")
-                continue
-            }
-            guard let secret = environment[variable], secret.utf8.count >= 16 else {
-                problems.append("\(at): environment variable \(variable) must hold a secret of at least 16 bytes")
-                continue
+            let url = endpoint.value("url")?.httpURL(message: "\(at).url must be an http(s) URL")
+            if !endpoint.has("url") { endpoint.problem("\(at).url must be an http(s) URL") }
+            let secretMessage = "\(at).secret_env must name the environment variable that holds the signing secret"
+            var secret: String?
+            if let variable = endpoint.string("secret_env", message: secretMessage) {
+                if let value = environment[variable], value.utf8.count >= 16 {
+                    secret = value
+                } else {
+                    endpoint.problem(
+                        "\(at): environment variable \(variable) must hold a secret of at least 16 bytes",
+                        at: "secret_env")
+                }
+            } else if !endpoint.has("secret_env") {
+                endpoint.problem(secretMessage)
             }
             var events: Set<WebhookEventType>?
-            if let raw = endpoint["events"] {
-                let names = raw.stringList ?? []
+            if let value = endpoint.value("events") {
+                let names = value.node.items?.compactMap(\.string) ?? []
                 let parsed = names.compactMap(WebhookEventType.init(rawValue:))
-                if names.isEmpty || parsed.count != names.count {
+                if names.isEmpty || parsed.count != names.count || names.count != value.node.items?.count {
                     let all = WebhookEventType.allCases.map(\.rawValue).joined(separator: ", ")
-                    problems.append("\(at).events must be a list of: \(all)")
+                    value.problem("\(at).events must be a list of: \(all)")
                     continue
                 }
                 events = Set(parsed)
             }
+            guard let name, let url, let secret else { continue }
             settings.endpoints.append(WebhookEndpoint(name: name, url: url, secret: secret, events: events))
         }
         return settings

@@ -1,5 +1,5 @@
-@preconcurrency import Crypto
 import ArgumentParser
+@preconcurrency import Crypto
 import Foundation
 
 /// `gateway token-key generate`: a new P-256 key for the verification tokens, as PEM on standard output (its

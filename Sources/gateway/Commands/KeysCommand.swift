@@ -8,13 +8,16 @@ import Logging
 /// next request; no restart.
 struct Keys: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Create, list and revoke API keys kept in the store.", subcommands: [Create.self, List.self, Revoke.self])
+        abstract: "Create, list and revoke API keys kept in the store.",
+        subcommands: [Create.self, List.self, Revoke.self])
 
     struct StoreOptions: ParsableArguments {
         @Option(name: .customLong("data-dir"), help: "The gateway's data directory (its SQLite store).")
         var dataDirectory = ".gateway"
         @Option(
-            help: "Shared PostgreSQL store, postgres://user@host:port/database (password in PGPASSWORD); the SQLite file under --data-dir without it.")
+            help:
+                "Shared PostgreSQL store, postgres://user@host:port/database (password in PGPASSWORD); the SQLite file under --data-dir without it."
+        )
         var store: String?
         @Option(help: "The gateway's configuration file: its `store` (and store_password_env, store_timeout) is used.")
         var config: String?
@@ -28,14 +31,14 @@ struct Keys: AsyncParsableCommand {
         /// The PostgreSQL settings from `--store` and `--config` (as the server reads them), or nil for SQLite.
         func postgresSettings(environment: [String: String]) throws(ConfigurationError) -> PostgresStoreSettings? {
             let file = try config.map { path throws(ConfigurationError) in
-                try GatewayConfiguration.load(
-                    file: URL(fileURLWithPath: path), plugins: InstalledPlugins.all, environment: environment)
+                try GatewayConfiguration.load(path: path, plugins: InstalledPlugins.all, environment: environment)
             }
             return try PostgresStoreSettings.resolve(url: store, file: file?.store, environment: environment)
         }
 
-        /// Runs `body` on the store the gateway uses, closing a PostgreSQL pool after.
-        func withStore<T>(_ body: (any APIKeyStore) async throws -> T) async throws -> T {
+        /// Runs `body` on the store the gateway uses, closing a PostgreSQL pool after. `existing`: the SQLite
+        /// store must be there already (listing or revoking keys makes no store where a mistyped --data-dir points).
+        func withStore<T>(existing: Bool = false, _ body: (any APIKeyStore) async throws -> T) async throws -> T {
             let environment = ProcessInfo.processInfo.environment
             let logger = Logger(label: "gateway.keys") { _ in SwiftLogNoOpLogHandler() }
             let settings: PostgresStoreSettings?
@@ -45,9 +48,13 @@ struct Keys: AsyncParsableCommand {
             }
             guard var settings else {
                 let directory = URL(fileURLWithPath: dataDirectory, isDirectory: true)
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                return try await body(
-                    SQLiteVerificationStore(path: directory.appendingPathComponent("gateway.sqlite").path, logger: logger))
+                var file = directory.appendingPathComponent("gateway.sqlite").path
+                if existing {
+                    file = try StoreFile.existing(dataDirectory: dataDirectory)
+                } else {
+                    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                }
+                return try await body(SQLiteVerificationStore(path: file, logger: logger))
             }
             settings.poolSize = 1
             let opened: PostgresVerificationStore
@@ -86,7 +93,9 @@ struct Keys: AsyncParsableCommand {
                 name: name, scopes: try Keys.parseScopes(scopes), countries: try countries.map(Keys.parseCountries),
                 startsPerHour: startsPerHour, at: Date())
             try await store.withStore { try await $0.insertAPIKey(made.stored) }
-            print("created \(made.stored.key.id) (\(name), scopes: \(made.stored.key.scopes.map(\.rawValue).sorted().joined(separator: ",")))")
+            print(
+                "created \(made.stored.key.id) (\(name), scopes: \(made.stored.key.scopes.map(\.rawValue).sorted().joined(separator: ",")))"
+            )
             print("secret (shown once; only its SHA-256 is kept): \(made.secret)")
         }
     }
@@ -96,12 +105,20 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            for stored in try await store.withStore({ try await $0.apiKeys() }) {
+            let keys = try await store.withStore(existing: true) { try await $0.apiKeys() }
+            print(Self.lines(keys).joined(separator: "\n"))
+        }
+
+        /// One line per key (never its secret); one line that says so when there is none.
+        static func lines(_ keys: [StoredAPIKey]) -> [String] {
+            guard !keys.isEmpty else { return ["no API keys in the store (`gateway keys create` makes one)"] }
+            return keys.map { stored in
                 let scopes = stored.key.scopes.map(\.rawValue).sorted().joined(separator: ",")
                 var countries = stored.key.countries.map { " countries=" + $0.sorted().joined(separator: ",") } ?? ""
                 if let limit = stored.key.startsPerHour { countries += " starts_per_hour=\(limit)" }
                 let state = stored.revokedAt.map { " revoked " + VerificationsController.timestamp($0) } ?? ""
-                print("\(stored.key.id)  \(stored.key.name)  scopes=\(scopes)\(countries)  created \(VerificationsController.timestamp(stored.createdAt))\(state)")
+                return "\(stored.key.id)  \(stored.key.name)  scopes=\(scopes)\(countries)  created "
+                    + "\(VerificationsController.timestamp(stored.createdAt))\(state)"
             }
         }
     }
@@ -112,7 +129,7 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            guard try await store.withStore({ try await $0.revokeAPIKey(id: id, at: Date()) }) else {
+            guard try await store.withStore(existing: true, { try await $0.revokeAPIKey(id: id, at: Date()) }) else {
                 print("\(id): no such key, or already revoked")
                 throw ExitCode(1)
             }

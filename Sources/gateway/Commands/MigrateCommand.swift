@@ -38,7 +38,9 @@ struct Migrate: AsyncParsableCommand {
             let opened = try await PostgresVerificationStore(settings: settings, logger: logger)
             let version = try await opened.schemaVersion()
             opened.close()
-            print("\(settings.displayURL): schema version \(version) (newest \(PostgresMigration.all.last?.version ?? 0))")
+            print(
+                "\(settings.displayURL): schema version \(version) (newest \(PostgresMigration.all.last?.version ?? 0))"
+            )
         } catch {
             FileHandle.standardError.write(Data("gateway migrate: \(settings.displayURL): \(error)\n".utf8))
             throw ExitCode(69)  // EX_UNAVAILABLE
@@ -51,7 +53,8 @@ extension PostgresVerificationStore {
     func schemaVersion() async throws(GatewayError) -> Int {
         let logger = logger
         return try await perform("schema version") { connection in
-            try await connection.rows("SELECT coalesce(max(version), 0)::BIGINT FROM schema_migrations", logger: logger) {
+            try await connection.rows("SELECT coalesce(max(version), 0)::BIGINT FROM schema_migrations", logger: logger)
+            {
                 row in Int(row.int64(0) ?? 0)
             }.first ?? 0
         }

@@ -1,0 +1,52 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+
+/// The gateway's routes. Before routing: metrics, the one error shape, the sandbox's emulators and the vendor
+/// callbacks (outside API-key auth). Then the operations and metrics routes, the public API under `/v1`
+/// (a `verify` key) and the admin API under `/v1/admin` (an `admin` key).
+func buildRouter(
+    service: VerificationService, store: any VerificationStore, signer: VerificationTokenSigner, keyring: APIKeyring,
+    metrics: MetricsRegistry, configuration: GatewayConfiguration, sandbox: Sandbox?, receiver: CallbackReceiver?,
+    options: GatewayOptions
+) -> Router<GatewayRequestContext> {
+    let registry = service.registry
+    let routes = RouteTable()
+    let router = RecordingRouter(router: Router(context: GatewayRequestContext.self), table: routes)
+    router.add(
+        middleware: HTTPMetricsMiddleware(
+            factory: metrics.factory, knownIDs: Set(registry.providerIDs + options.plugins.map(\.id))))
+    router.add(middleware: ErrorMiddleware(routes: routes))
+    if let sandbox {
+        router.add(middleware: SandboxMiddleware(sandbox: sandbox))
+        sandbox.addRoutes(to: router)
+    }
+    if let receiver { router.add(middleware: CallbacksMiddleware(receiver: receiver)) }
+    OperationsController(service: service, signer: signer).addRoutes(to: router)
+    let keyStore = store as? any APIKeyStore
+    MetricsController(
+        metrics: metrics, service: service, access: configuration.metricsAccess,
+        keys: APIKeyMiddleware(keyring: keyring, scope: .admin, store: keyStore)
+    ).addRoutes(to: router)
+
+    let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .verify, store: keyStore))
+        .add(middleware: JSONBodyMiddleware())
+    VerificationsController(
+        service: service, signer: signer,
+        trustedProxyHeader: configuration.trustedProxyHeader.flatMap { HTTPField.Name($0) }
+    ).addRoutes(to: v1)
+    PhoneNumbersController(registry: registry).addRoutes(to: v1)
+    FactorsController(service: service).addRoutes(to: v1)
+    RoutingController(service: service, prices: configuration.prices).addRoutes(to: v1)
+
+    let admin = router.group("v1/admin").add(
+        middleware: APIKeyMiddleware(keyring: keyring, scope: .admin, store: keyStore)
+    )
+    .add(middleware: JSONBodyMiddleware())
+    AdminController(service: service, prices: configuration.prices).addRoutes(to: admin)
+    if let queue = store as? any VerificationStore & WebhookQueueStore {
+        WebhooksAdminController(queue: queue, clock: options.clock).addRoutes(to: admin)
+    }
+    return router.router
+}

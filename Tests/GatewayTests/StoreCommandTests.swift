@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import Logging
+import Testing
+
+@testable import gateway
+
+/// The commands that read the gateway's store: a `--data-dir` that holds none is an error, not an empty
+/// answer, and leaves nothing behind.
+@Suite("Commands that read the store")
+struct StoreCommandTests {
+    static let experiment = """
+        sandbox: true
+        experiments:
+          - name: ab
+            arms:
+              - {provider: twilio, weight: 50, control: true}
+              - {provider: firebase, weight: 50}
+        """
+
+    @Test("experiments report with a --data-dir that holds no store fails with its path, and makes nothing")
+    func reportWithoutStore() async throws {
+        let scratch = TemporaryDirectory("gateway-report")
+        defer { withExtendedLifetime(scratch) {} }
+        try FileManager.default.createDirectory(at: scratch.url, withIntermediateDirectories: true)
+        let config = scratch.url.appendingPathComponent("gateway.yaml")
+        try Self.experiment.write(to: config, atomically: true, encoding: .utf8)
+        let missing = scratch.url.appendingPathComponent("no-such-dir")
+        let report = try #require(
+            try Experiments.Report.parseAsRoot(["ab", "--config", config.path, "--data-dir", missing.path])
+                as? Experiments.Report)
+        let error = await #expect(throws: StoreFile.Missing.self) { try await report.run() }
+        #expect(error?.description.contains(missing.appendingPathComponent("gateway.sqlite").path) == true)
+        #expect(!FileManager.default.fileExists(atPath: missing.path))
+        // An existing directory without a store is refused the same way, and stays empty.
+        let empty = scratch.url.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        #expect(throws: StoreFile.Missing.self) { try StoreFile.existing(dataDirectory: empty.path) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: empty.path).isEmpty)
+    }
+
+    @Test("keys list says so when there is no key; list and revoke make no store where --data-dir points at none")
+    func keysList() async throws {
+        #expect(Keys.List.lines([]) == ["no API keys in the store (`gateway keys create` makes one)"])
+        let scratch = TemporaryDirectory("gateway-keys-list")
+        defer { withExtendedLifetime(scratch) {} }
+        let missing = scratch.url.appendingPathComponent("typo")
+        let list = try #require(try Keys.List.parseAsRoot(["--data-dir", missing.path]) as? Keys.List)
+        await #expect(throws: StoreFile.Missing.self) { try await list.run() }
+        let revoke = try #require(try Keys.Revoke.parseAsRoot(["key_0", "--data-dir", missing.path]) as? Keys.Revoke)
+        await #expect(throws: StoreFile.Missing.self) { try await revoke.run() }
+        #expect(!FileManager.default.fileExists(atPath: missing.path))
+
+        // A store with one key lists it, without its secret.
+        try FileManager.default.createDirectory(at: scratch.url, withIntermediateDirectories: true)
+        let store = try SQLiteVerificationStore(
+            path: scratch.path("gateway.sqlite"), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        #expect(
+            Keys.List.lines(try await store.apiKeys()) == ["no API keys in the store (`gateway keys create` makes one)"]
+        )
+        let made = StoredAPIKey.make(name: "app", scopes: [.verify], countries: ["GB"], at: Date())
+        try await store.insertAPIKey(made.stored)
+        let lines = Keys.List.lines(try await store.apiKeys())
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("\(made.stored.key.id)  app  scopes=verify countries=GB  created ") == true)
+        #expect(lines.first?.contains(made.secret) == false)
+    }
+}
