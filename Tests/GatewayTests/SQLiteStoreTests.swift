@@ -59,14 +59,8 @@ final class SQLiteStoreTests: Sendable {
         }
     }
 
-    @Test("Webhook cursor starts at the newest event and moves by compare-and-set")
-    func webhookCursor() async throws { try await webhooks.cursorStartsAtTheNewestEventAndMovesByCompareAndSet() }
-
-    @Test("Webhook deliveries are unique per endpoint and event")
-    func webhookUnique() async throws { try await webhooks.deliveriesAreUniquePerEndpointAndEvent() }
-
-    @Test("Webhook claims are exclusive until the lease runs out")
-    func webhookClaims() async throws { try await webhooks.claimsAreExclusiveUntilTheLeaseRunsOut() }
+    @Test("Every check of the webhook queue conformance suite", arguments: WebhookQueueConformance.Check.allCases)
+    func webhookQueue(_ check: WebhookQueueConformance.Check) async throws { try await webhooks.run(check) }
 
     // MARK: - Durability
 
