@@ -153,7 +153,10 @@ let package = Package(
         ),
         .target(
             name: "GatewayTestSupport",
-            dependencies: ["GatewayCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "GatewayCore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Tests/GatewayTestSupport",
             swiftSettings: strict
         ),

@@ -9,9 +9,17 @@ It builds the `identitytoolkit` v1 service from the discovery document bundled w
 google-api-python-client, pointed at the sandbox, then: sends a code (the SMS appears in the
 sandbox outbox and in the emulator's verificationCodes listing), signs in with a wrong code
 (INVALID_CODE), signs in with the right one (an ID token comes back), reuses the spent sessionInfo
-(refused), and sends with a rejected reCAPTCHA token (CAPTCHA_CHECK_FAILED). Exit status 0 on success.
+(refused), and sends with a rejected reCAPTCHA token (CAPTCHA_CHECK_FAILED).
+
+Then the phone second factor with the v2 service (`accounts.mfaEnrollment`, `accounts.mfaSignIn`): a user made
+with the Auth Emulator's admin credential (email verified) signs in with its password (v1
+`signInWithPassword`: an ID token), enrolls a number (`mfaEnrollment.start`, the code from the outbox,
+`.finalize`), signs in again (now `mfaPendingCredential` and `mfaInfo`), sends the second factor's code
+(`mfaSignIn.start`), is refused a wrong code (INVALID_CODE) and an unknown pending credential
+(INVALID_MFA_PENDING_CREDENTIAL), and finishes the sign-in (`mfaSignIn.finalize`: an ID token whose `firebase`
+claim names the phone second factor). Exit status 0 on success.
 """
-import argparse, json, sys, urllib.request
+import argparse, base64, json, os, sys, urllib.request
 
 from googleapiclient.discovery import build
 from googleapiclient.errors import HttpError
@@ -28,6 +36,76 @@ def get_json(url):
 
 def firebase_error(error):
     return json.loads(error.content)["error"]["message"]
+
+
+def expect_error(call, prefix, what):
+    try:
+        call.execute()
+    except HttpError as error:
+        assert error.resp.status == 400 and firebase_error(error).startswith(prefix), firebase_error(error)
+        print(f"{what} -> HttpError 400 {prefix}")
+    else:
+        raise SystemExit(f"{what} was accepted")
+
+
+def outbox_code(base, to):
+    codes = [m["code"] for m in get_json(f"{base}/sandbox/outbox")["messages"] if m["to"] == to]
+    assert codes, f"no code was sent to {to}"
+    return codes[-1]
+
+
+def second_factor(base, host):
+    """Enrollment and sign-in with a phone second factor, over the v2 service."""
+    v1 = build("identitytoolkit", "v1", developerKey=API_KEY, static_discovery=True,
+               client_options={"api_endpoint": host}).accounts()
+    v2 = build("identitytoolkit", "v2", developerKey=API_KEY, static_discovery=True,
+               client_options={"api_endpoint": host}).accounts()
+    email, password, to = f"client-check-{os.urandom(4).hex()}@example.com", "correct horse battery", "+447400123497"
+    # The Auth Emulator's admin credential (as the Admin SDK's emulator mode sends it) verifies the email.
+    request = urllib.request.Request(
+        f"{host}v1/accounts:signUp", method="POST",
+        data=json.dumps({"email": email, "password": password, "emailVerified": True}).encode(),
+        headers={"Authorization": "Bearer owner", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as response:
+        assert response.status == 200
+    first = v1.signInWithPassword(body={"email": email, "password": password, "returnSecureToken": True}).execute()
+    id_token = first["idToken"]
+    print("signInWithPassword (no second factor yet) -> an ID token")
+
+    started = v2.mfaEnrollment().start(body={
+        "idToken": id_token, "phoneEnrollmentInfo": {"phoneNumber": to, "recaptchaToken": "sandbox-token"}}).execute()
+    session = started["phoneSessionInfo"]["sessionInfo"]
+    enrolled = v2.mfaEnrollment().finalize(body={
+        "idToken": id_token, "displayName": "client check",
+        "phoneVerificationInfo": {"sessionInfo": session, "code": outbox_code(base, to)}}).execute()
+    assert enrolled["idToken"].count(".") == 2 and enrolled["refreshToken"], enrolled
+    print("mfaEnrollment.start and .finalize -> the number is the user's second factor")
+
+    pending = v1.signInWithPassword(body={"email": email, "password": password, "returnSecureToken": True}).execute()
+    assert "idToken" not in pending and pending["mfaPendingCredential"], pending
+    factor = pending["mfaInfo"][0]
+    assert factor["phoneInfo"].endswith(to[-4:]) and "*" in factor["phoneInfo"], factor
+    print(f"signInWithPassword -> mfaPendingCredential and mfaInfo ({factor['phoneInfo']})")
+
+    expect_error(v2.mfaSignIn().start(body={
+        "mfaPendingCredential": "not-a-credential", "mfaEnrollmentId": factor["mfaEnrollmentId"],
+        "phoneSignInInfo": {"recaptchaToken": "sandbox-token"}}), "INVALID_MFA_PENDING_CREDENTIAL",
+        "mfaSignIn.start with an unknown pending credential")
+    started = v2.mfaSignIn().start(body={
+        "mfaPendingCredential": pending["mfaPendingCredential"], "mfaEnrollmentId": factor["mfaEnrollmentId"],
+        "phoneSignInInfo": {"recaptchaToken": "sandbox-token"}}).execute()
+    session = started["phoneResponseInfo"]["sessionInfo"]
+    code = outbox_code(base, to)
+    body = {"mfaPendingCredential": pending["mfaPendingCredential"], "mfaEnrollmentId": factor["mfaEnrollmentId"],
+            "phoneVerificationInfo": {"sessionInfo": session, "code": "000000" if code != "000000" else "111111"}}
+    expect_error(v2.mfaSignIn().finalize(body=body), "INVALID_CODE", "mfaSignIn.finalize with a wrong code")
+    body["phoneVerificationInfo"]["code"] = code
+    signed_in = v2.mfaSignIn().finalize(body=body).execute()
+    payload = signed_in["idToken"].split(".")[1]
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    assert claims["firebase"]["sign_in_second_factor"] == "phone", claims
+    assert claims["firebase"]["second_factor_identifier"] == factor["mfaEnrollmentId"], claims
+    print("mfaSignIn.start and .finalize -> signed in with the phone second factor")
 
 
 def main():
@@ -79,6 +157,8 @@ def main():
         print("rejected reCAPTCHA token -> HttpError 400 CAPTCHA_CHECK_FAILED")
     else:
         raise SystemExit("a rejected proof was accepted")
+
+    second_factor(args.base, host)
     return 0
 
 

@@ -18,6 +18,8 @@ LANGUAGE_TAG = {"type": "string", "minLength": 2, "maxLength": 35, "pattern": "^
 DATE_TIME = {"type": "string", "format": "date-time", "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$"}
 
 def ref(name): return {"$ref": f"#/components/schemas/{name}"}
+# AppVerificationProof.Kind; `safety_net` is retired (AppVerificationProof.retiredKinds) and refused with its replacement.
+PROOF_TYPES = ["recaptcha", "recaptcha_enterprise", "ios_receipt", "play_integrity", "captcha"]
 def err(desc): return {"description": desc, "content": {"application/json": {"schema": ref("Error")}}}
 def ok(desc, schema, headers=None):
     r = {"description": desc, "content": {"application/json": {"schema": schema}}}
@@ -81,12 +83,12 @@ doc = {
     "/v1/verifications": {"post": {
       "operationId": "startVerification", "summary": "Start a verification",
       "parameters": [{"name": "Idempotency-Key", "in": "header", "required": False,
-                      "description": "Replays return the first response; the code is never sent twice. A request that died holding the key is taken over after its lease (the start deadline plus 15 s): the retry answers the verification it stored, starts anew if no vendor was called, or answers `idempotency_outcome_unknown` (docs/architecture.md §9.2).",
+                      "description": "Replays return the first response; the code is never sent twice. A request that died holding the key is taken over as soon as its gateway instance is known dead, at the latest after its lease (the start deadline plus 15 s): the retry answers the verification it stored, starts anew if no vendor was called, asks the vendor when one was (Sinch by reference, Twilio by `to`: what it has is answered, `201` replayed; nothing there, once the dead call can no longer arrive, starts anew), or answers `idempotency_outcome_unknown` when the vendor cannot be asked (docs/architecture.md §9.2).",
                       "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"}}],
       "requestBody": {"required": True, "content": {"application/json": {"schema": ref("StartRequest")}}},
       "responses": {"201": ok("Started. A provider that sets a challenge answers `status: pending`, `sends: 0` and `next_action.type` `solve_challenge`: nothing has been sent yet; answer the challenge at `POST /v1/verifications/{id}/challenge`.", ref("Verification")),
                     **errors("400", "401", "403", "413"),
-                    "409": err("`idempotency_conflict`: the Idempotency-Key is in use or was reused with another body; `idempotency_outcome_unknown`: an earlier request with this key died after calling the vendor, before its outcome was stored, so a code may have been sent (start again only with a new key)."),
+                    "409": err("`idempotency_conflict`: the Idempotency-Key is in use (or its dead request's vendor call may still arrive: retry shortly) or was reused with another body; `idempotency_outcome_unknown`: an earlier request with this key died after calling a vendor that cannot be asked, before its outcome was stored, so a code may have been sent (start again only with a new key)."),
                     "429": err("Rate limited or too many sends."),
                     **errors("502", "503", "504")}}},
     "/v1/verifications/{id}": {"get": {
@@ -192,10 +194,16 @@ doc = {
                     "400": err("`invalid_phone_number` with a reason (no_digits, too_short, too_long, invalid_country_code, not_a_number), or an unknown region."),
                     **errors("401")}}},
     "/v1/countries": {"get": {
-      "operationId": "listCountries", "summary": "Every region with its calling code, localized name, example mobile number and mobile pattern",
+      "operationId": "listCountries", "summary": "Every region with its calling code, localized name, example mobile number and mobile pattern; or, with `provider`, that vendor's own country list",
+      "description": "Without `provider`: every region libphonenumber knows, with the configured providers that serve it. With `provider`: the vendor's own list, as its SDK's country picker shows it (IDaaS: the tenant's area codes, read at startup and cached), in the vendor's order, with the vendor's display names, its mobile-number regular expression and the preferred entry.",
       "parameters": [{"name": "lang", "in": "query", "required": False, "schema": {**LANGUAGE_TAG, "default": "en"},
-                      "description": "Language of the names (en, zh-CN/zh-Hans, zh-TW/zh-Hant, es, fr, de, ja, pt, ar); other languages fall back to English."}],
-      "responses": {"200": ok("The regions, by region code", ref("Countries")), **errors("400", "401")}}},
+                      "description": "Language of the names (en, zh-CN/zh-Hans, zh-TW/zh-Hant, es, fr, de, ja, pt, ar); other languages fall back to English. With `provider`, the vendor's name in this language when it has one (`zh-Hans` reads `zh-CN`, `zh-Hant` reads `zh-TW`, `en-GB` reads `en`)."},
+                     {"name": "provider", "in": "query", "required": False, "schema": {"type": "string", "minLength": 1, "maxLength": 40},
+                      "description": "A configured provider id: answer that vendor's own country list (`ProviderCountries`)."}],
+      "responses": {"200": ok("The regions, by region code; with `provider`, the vendor's list in its order", {"anyOf": [ref("Countries"), ref("ProviderCountries")]}),
+                    "400": err("`invalid_request`: a `lang` that is not a language tag."),
+                    "404": err("`not_found`: `provider` names no configured provider, or one that keeps no country list of its own (only IDaaS does); without `provider` the answer lists every region with the providers that serve it."),
+                    **errors("401", "502", "504")}}},
     "/v1/routing/dry-run": {"post": {
       "operationId": "routingDryRun", "summary": "Which provider would serve this number and why, sending nothing",
       "requestBody": {"required": True, "content": {"application/json": {"schema": ref("DryRunRequest")}}},
@@ -305,15 +313,26 @@ doc = {
         "metadata": {"type": "object", "maxProperties": 20, "propertyNames": {"maxLength": 64}, "additionalProperties": {"type": "string", "maxLength": 512}},
         "provider": {"type": "string", "minLength": 1, "maxLength": 40, "description": "Force a provider, bypassing routing (tests, support)."},
         "client_context": ref("ClientContext"),
-        "channel_options": ref("ChannelOptions")}},
+        "channel_options": ref("ChannelOptions"),
+        "multi_factor": ref("MultiFactor")}},
       "Region": {"type": "string", "enum": REGIONS, "description": "A region code libphonenumber knows (ISO 3166-1 alpha-2); the server also takes lower case."},
       "AppVerification": {"type": "object", "additionalProperties": False, "required": ["type", "token"],
         "description": "A proof that the request comes from the customer's app.",
         "properties": {
-            "type": {"type": "string", "enum": ["recaptcha", "recaptcha_enterprise", "ios_receipt", "play_integrity", "safety_net", "captcha"]},
+            "type": {"type": "string", "enum": PROOF_TYPES, "description": "`safety_net` is refused with `400 invalid_request` naming `play_integrity`: Google shut SafetyNet Attestation down and Firebase no longer takes its tokens."},
             "token": {"type": "string", "minLength": 1, "maxLength": 8192},
             "secret": {"type": "string", "maxLength": 1024, "description": "Required with `ios_receipt`."}},
         "if": {"properties": {"type": {"const": "ios_receipt"}}, "required": ["type"]}, "then": {"required": ["secret"]}},
+      "MultiFactor": {"description": "The multi-factor step the verification is (Firebase): the phone second factor of a sign-in whose first factor answered a pending credential, or enrolling `to` as a second factor of a signed-in user. Routing considers only providers that run the step (`GET /v1/admin/providers`, `multi_factor_types`). The approval's `provider_tokens` are the user's new `idToken` and `refreshToken`. The values are kept with the verification until Firebase finalizes the step, never shown.",
+        "oneOf": [
+          {"type": "object", "additionalProperties": False, "required": ["type", "pending_credential", "enrollment_id"], "properties": {
+            "type": {"const": "sign_in"},
+            "pending_credential": {"type": "string", "minLength": 1, "maxLength": 8192, "pattern": "^[!-~]+$", "description": "`mfaPendingCredential` from the first factor's sign-in (for example `accounts:signInWithPassword`)."},
+            "enrollment_id": {"type": "string", "minLength": 1, "maxLength": 128, "pattern": "^[!-~]+$", "description": "`mfaEnrollmentId` of the phone factor to verify, from the same answer's `mfaInfo`. Firebase sends the code to the number enrolled under it: `to` must be that number."}}},
+          {"type": "object", "additionalProperties": False, "required": ["type", "id_token"], "properties": {
+            "type": {"const": "enroll"},
+            "id_token": {"type": "string", "minLength": 1, "maxLength": 8192, "pattern": "^[!-~]+$", "description": "The signed-in user's Firebase ID token; `to` becomes the user's second factor."},
+            "display_name": {"type": "string", "maxLength": 128, "description": "A name for the factor (\"Work phone\"), one line."}}}]},
       "ClientContext": {"type": "object", "additionalProperties": False,
         "description": "The end user's device as the customer's backend saw it, passed to plugins whose vendor wants it; never logged in full.",
         "properties": {
@@ -444,11 +463,27 @@ doc = {
               "national_prefix": {"type": ["string", "null"]},
               "providers": {"type": "array", "description": "Configured providers that serve the region, with the phone channels each can send.",
                             "items": {"type": "object", "properties": {"id": {"type": "string"}, "channels": {"type": "array", "items": {"type": "string"}}}}}}}}}},
+      "ProviderCountries": {"type": "object", "required": ["lang", "provider", "preferred_region", "countries"], "properties": {
+          "lang": {"type": "string"}, "provider": {"type": "string"},
+          "preferred_region": {"type": ["string", "null"], "description": "The region of the vendor's preferred entry (the country picker's default)."},
+          "countries": {"type": "array", "description": "In the vendor's order.", "items": {"type": "object",
+            "required": ["region", "calling_code", "calling_code_suffixes", "name", "names", "mobile_regex", "mobile_regex_input", "preferred", "example_mobile"], "properties": {
+              "region": {"type": ["string", "null"], "description": "ISO 3166-1 alpha-2, as the vendor names it."},
+              "calling_code": {"type": "integer"},
+              "calling_code_suffixes": {"type": "array", "items": {"type": "string"}, "description": "IDaaS `areaCodeSuffixes`."},
+              "name": {"type": "string", "description": "The vendor's name in `lang`, else the gateway's."},
+              "names": {"type": "object", "additionalProperties": {"type": "string"}, "description": "The vendor's names by language tag (IDaaS `displayMapping`)."},
+              "mobile_regex": {"type": ["string", "null"], "description": "The vendor's regular expression for a mobile number, verbatim (IDaaS `mobileRegex`)."},
+              "mobile_regex_input": {"type": ["string", "null"], "description": "The form `mobile_regex` is matched against, such as `+86-<number>`."},
+              "preferred": {"type": "boolean", "description": "The vendor's preferred entry (IDaaS `preferredAreaCode`)."},
+              "example_mobile": {"type": ["string", "null"], "description": "E.164, from libphonenumber's metadata for the region."}}}}}},
       "DryRunRequest": {"type": "object", "additionalProperties": False, "required": ["to"], "properties": {
           "to": {"type": "string", "minLength": 1, "maxLength": 254}, "channel": channel(default="sms"), "region": region(),
           "provider": {"type": "string", "maxLength": 40},
           "app_verification": {"type": "object", "required": ["type"], "description": "Only `type` is read: whether a proof would be sent.",
-                               "properties": {"type": {"type": "string", "enum": ["recaptcha", "recaptcha_enterprise", "ios_receipt", "play_integrity", "safety_net", "captcha"]}}},
+                               "properties": {"type": {"type": "string", "enum": PROOF_TYPES}}},
+          "multi_factor": {"type": "object", "required": ["type"], "description": "Only `type` is read: which providers run the step.",
+                           "properties": {"type": {"type": "string", "enum": ["sign_in", "enroll"]}}},
           "api_key": {"type": "string", "maxLength": 64, "description": "Route as if this API key name had asked (default: the caller's)."}}},
       "DryRun": {"type": "object", "required": ["route", "provider", "candidates", "skipped", "test_number"], "properties": {
           "route": {"type": "string"}, "experiment": {"type": ["string", "null"]}, "arm": {"type": ["string", "null"]},
@@ -463,6 +498,7 @@ doc = {
       "ProviderStatus": {"type": "object", "properties": {
           "id": {"type": "string"}, "channels": {"type": "array", "items": {"type": "string"}},
           "requires_app_verification": {"type": "boolean"}, "app_verification_types": {"type": "array", "items": {"type": "string"}},
+          "multi_factor_types": {"type": "array", "items": {"type": "string", "enum": ["sign_in", "enroll"]}, "description": "The `multi_factor` steps the provider runs."},
           "issues_tokens": {"type": "boolean"}, "supports_resend": {"type": "boolean"}, "supports_cancel": {"type": "boolean"},
           "excluded_countries": {"type": "array", "items": {"type": "string"}}, "actions": {"type": "array", "items": {"type": "string"}},
           "breakers": {"type": "array", "items": {"type": "object", "properties": {

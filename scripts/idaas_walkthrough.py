@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The IDaaS SMS login end to end through a running sandbox gateway, as an app and its backend would run it:
 
-start -> the slider (solved from the puzzle PNGs themselves: the piece's shape is slid over the background
+the tenant's area codes (GET /v1/countries?provider=idaas) -> start -> the slider (solved from the puzzle PNGs themselves: the piece's shape is slid over the background
 and the darkest fit is the cut-out) -> the SMS (its code read from the sandbox outbox) -> the check -> the
 provider tokens -> refresh_id_token -> verify_id_token. Also shows that a wrong slider position sends no SMS.
 
@@ -11,7 +11,7 @@ Prints the JSON of each step (images shortened). Exits non-zero on any unexpecte
 As the README's IDaaS walk-through uses it, a solver alone: a verification, or a refused challenge's error, on
 stdin; the slider's x on stdout:   curl -s $BASE/v1/verifications/$ID -H "..." | python3 scripts/idaas_walkthrough.py --solve
 """
-import argparse, base64, json, os, shutil, struct, sys, tempfile, zlib
+import argparse, base64, json, os, re, shutil, struct, sys, tempfile, zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sandbox_gateway  # noqa: E402
@@ -108,6 +108,21 @@ def walk(base, key=sandbox_gateway.KEY):
                     if any(p.get("id") == "idaas" for p in c.get("providers", [])))
     print("regions /v1/countries lists for idaas:", served)
     expect("CN" in served and "US" not in served, "idaas must serve CN and not US")
+
+    # The tenant's own area-code list, as the SDK's country picker shows it.
+    status, picker = call(base, "GET", "/v1/countries?provider=idaas&lang=zh-CN")
+    show("0. the tenant's area codes (GET /v1/countries?provider=idaas&lang=zh-CN)", status, picker)
+    entries = picker.get("countries", [])
+    expect(status == 200 and sorted(e["region"] for e in entries) == served,
+           "the tenant's list must name exactly the regions /v1/countries lists for idaas")
+    preferred = [e for e in entries if e["preferred"]]
+    expect(len(preferred) == 1 and preferred[0]["region"] == picker["preferred_region"],
+           "exactly one entry must be the preferred one")
+    china = next(e for e in entries if e["region"] == "CN")
+    expect(re.fullmatch(china["mobile_regex"], "+86-13800138000") is not None,
+           "the tenant's CN regex must take the dashed form of a CN mobile")
+    status, refused = call(base, "GET", "/v1/countries?provider=twilio")
+    expect(status == 404 and refused["error"]["code"] == "not_found", "a provider without a list of its own is 404")
 
     status, body = call(base, "POST", "/v1/verifications",
                         {"to": NUMBER, "provider": "idaas", "locales": ["zh-CN"], "client_context": context})

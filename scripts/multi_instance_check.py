@@ -4,7 +4,7 @@
     swift build --product gateway && scripts/multi_instance_check.py                 # debug binary
     swift build -c release --product gateway
     scripts/multi_instance_check.py --binary .build/release/gateway                   # the figures
-    scripts/multi_instance_check.py --short                                           # CI: well under 3 min
+    scripts/multi_instance_check.py --short                                           # CI: at most 60 s
     scripts/multi_instance_check.py --sqlite --short                                  # CI: one SQLite instance
 
 Everything runs on 127.0.0.1 and is stopped (and removed) by the script, on success and on failure:
@@ -28,19 +28,26 @@ mid-load and its restart on the same data directory; PostgreSQL stopped for --ou
 (every answer must be `503 store_unavailable` in the error shape or a success, within --hang-bound seconds,
 no other 5xx, no crash), then started again: the time until each instance starts verifications again.
 At the end, across instances: every verification whose start was answered (201) is readable on every
-instance with its id, none was approved twice, no attempt limit was exceeded. Exit 1 on any violation.
+instance with its id, none was approved twice, no attempt limit was exceeded, and a verification token issued
+by each instance verifies (ES256, checked here with integers) with every instance's JWKS. Exit 1 on any
+violation.
 
-Crash mid-start and mid-check (issue 31), after the kill phase: with the vendor slowed to 5 s, C gets
---crash-keys starts with Idempotency-Keys and one check of the right code, and is killed while they are at
-the vendor, then restarted. The right code again on C must approve within 2 s of the restart, with the lost
-check's attempt given back; every key, retried on A and B, must get an answer other than
-`idempotency_conflict` within its claim's lease (start deadline + 15 s; 201 with the same id on a second
-retry, or 409 idempotency_outcome_unknown), and no number may get two sends at the vendor.
+Crash mid-start and mid-check (issue 31), after the kill phase: with the vendors slowed to 5 s, C gets
+--crash-keys starts with Idempotency-Keys (on Sinch, Twilio and Vonage; some of the Sinch ones answered 503
+after the delay, so Sinch never sends them) and one check of the right code, and is killed while they are at
+the vendors, then restarted. The right code again on C must approve within 2 s of the restart, with the lost
+check's attempt given back. Every key is retried on A and B until it gets an answer other than
+`idempotency_conflict` ("retry shortly"): C is dead (its process is gone), so its claims are taken over at
+once and the vendor is asked by reference. Each key's answer and its time from the kill are printed; it
+fails if a key of a vendor that can look a start up (Sinch by reference, Twilio by `To`) answers anything but
+201 (the same id on a second retry), if a Vonage key (no lookup) answers anything but the documented `409
+idempotency_outcome_unknown`, if any key takes longer than the claim lease (start deadline + 15 s), or if a
+number got two sends (or none).
 `--sqlite` runs only that phase, with one instance on its SQLite file (restarted on the same data directory).
 Stdlib only.
 """
-import argparse, collections, concurrent.futures, glob, http.client, json, os, shutil, signal, socket, statistics
-import subprocess, sys, tempfile, threading, time, urllib.parse, uuid
+import argparse, base64, collections, concurrent.futures, glob, hashlib, http.client, json, os, shutil, signal, socket
+import statistics, subprocess, sys, tempfile, threading, time, urllib.parse, uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sandbox_gateway as gw
@@ -54,7 +61,51 @@ CHECK_BOUND = 2.0  # seconds after a restart within which the right code must ap
 TWILIO = {"account_sid": "AC5a4db0c5a4db0c5a4db0c5a4db0c0001", "service_sid": "VA5a4db0c5a4db0c5a4db0c5a4db0c0001",
           "auth_token": "5a4db0c0sandbox0auth0token000001"}  # TwilioSandbox: what the vendor's emulator accepts
 TOKEN_VARIABLE = "MULTI_INSTANCE_TWILIO_AUTH_TOKEN"
+SINCH = {"application_key": "5a4db0c0-5a4d-4b0c-8a4d-b0c05a4d0001",
+         "application_secret": "c2FuZGJveC1zaW5jaC1hcHBsaWNhdGlvbi1zZWNyZXQ="}  # SinchSandbox
+SINCH_VARIABLE = "MULTI_INSTANCE_SINCH_SECRET"
+VONAGE = {"api_key": "5a4db0c1", "api_secret": "Sandbox0Secret01",
+          "signature_secret": "sandbox-signature-secret-0000000000000001"}  # VonageSandbox
+VONAGE_VARIABLE = "MULTI_INSTANCE_VONAGE_SECRET"
+VONAGE_SIGNATURE_VARIABLE = "MULTI_INSTANCE_VONAGE_SIGNATURE_SECRET"
 SIGNING_KEY_VARIABLE = "MULTI_INSTANCE_TOKEN_SIGNING_KEY"
+
+
+def providers_yaml(vendor):
+    """The instances' providers: Twilio (the load's), Sinch and Vonage, each the vendor gateway's emulator."""
+    return ("providers:\n"
+            "  - id: twilio\n"
+            "    plugin: twilio\n"
+            f"    settings: {{account_sid: {TWILIO['account_sid']}, service_sid: {TWILIO['service_sid']}, "
+            f"auth_token_env: {TOKEN_VARIABLE}, base_url: '{vendor.base}/sandbox/twilio'}}\n"
+            "  - id: sinch\n"
+            "    plugin: sinch\n"
+            f"    settings: {{application_key: {SINCH['application_key']}, application_secret_env: {SINCH_VARIABLE}, "
+            f"base_url: '{vendor.base}/sandbox/sinch'}}\n"
+            "  - id: vonage\n"
+            "    plugin: vonage\n"
+            f"    settings: {{api_key: {VONAGE['api_key']}, api_secret_env: {VONAGE_VARIABLE}, brand: Gateway, "
+            f"signature_secret_env: {VONAGE_SIGNATURE_VARIABLE}, base_url: '{vendor.base}/sandbox/vonage'}}\n")
+
+
+def vendor_instance(args, root):
+    """The "vendor": a sandbox gateway whose Twilio, Sinch and Vonage emulators every instance calls. Its own
+    providers are those three, on its own emulators (they take the emulators' callbacks); the default
+    sandbox's IDaaS provider would read its area codes from the gateway's own port before that port listens,
+    which holds a debug build's startup for the 10 s vendor timeout."""
+    vendor = Instance("vendor", args.binary, root, gw.free_port(), [])
+    config = os.path.join(root, "vendor.yaml")
+    with open(config, "w") as file:
+        file.write("sandbox: true\n" + providers_yaml(vendor))
+    vendor.extra = ["--config", config]
+    return vendor
+
+
+def set_vendor_secrets():
+    os.environ[TOKEN_VARIABLE] = TWILIO["auth_token"]
+    os.environ[SINCH_VARIABLE] = SINCH["application_secret"]
+    os.environ[VONAGE_VARIABLE] = VONAGE["api_secret"]
+    os.environ[VONAGE_SIGNATURE_VARIABLE] = VONAGE["signature_secret"]
 
 
 class Violations:
@@ -131,11 +182,11 @@ class Postgres:
 # MARK: - HTTP
 
 class Answer:
-    __slots__ = ("status", "body", "seconds", "error", "instance", "started")
+    __slots__ = ("status", "body", "seconds", "error", "instance", "started", "headers_replayed")
 
-    def __init__(self, status, body, seconds, error, instance, started):
+    def __init__(self, status, body, seconds, error, instance, started, replayed=None):
         self.status, self.body, self.seconds, self.error = status, body, seconds, error
-        self.instance, self.started = instance, started
+        self.instance, self.started, self.headers_replayed = instance, started, replayed
 
     @property
     def code(self):
@@ -206,7 +257,7 @@ class Client:
         all_headers.update(headers or {})
         epoch = instance.epoch
         began = time.monotonic()
-        status, parsed, error = None, {}, None
+        status, parsed, error, replayed = None, {}, None, None
         try:
             with self.lock:
                 self.inflight[instance.name][path] += 1
@@ -217,6 +268,7 @@ class Client:
                 response = connection.getresponse()
                 raw = response.read()
                 status = response.status
+                replayed = response.getheader("Idempotent-Replayed")
                 try:
                     parsed = json.loads(raw) if raw else {}
                 except ValueError:
@@ -228,7 +280,7 @@ class Client:
         seconds = time.monotonic() - began
         with self.lock:
             self.inflight[instance.name][path] -= 1
-        answer = Answer(status, parsed, seconds, error, instance, began)
+        answer = Answer(status, parsed, seconds, error, instance, began, replayed)
         if error and not (instance.down or instance.epoch != epoch):
             VIOLATIONS.add(f"{instance.name} {method} {path}: {error} after {seconds:.2f}s (instance not killed)")
         if seconds > self.hang_bound and not (instance.down or instance.epoch != epoch):
@@ -257,6 +309,7 @@ class Ledger:
         self.approvals = collections.Counter()  # id -> `200 approved` answers
         self.counted_wrong = collections.defaultdict(list)  # id -> attempts_remaining of answers that spent one
         self.flows = collections.Counter()
+        self.tokens = {}  # instance name -> the newest verification token it issued
 
     def start(self, vid, instance, phase):
         with self.lock:
@@ -271,6 +324,8 @@ def note_checks(vid, answers):
         for answer in answers:
             if answer.status == 200 and answer.body.get("status") == "approved":
                 LEDGER.approvals[vid] += 1
+                if answer.body.get("token"):
+                    LEDGER.tokens[answer.instance.name] = answer.body["token"]
             # 422 incorrect_code spends an attempt; so does the wrong code that spends the last one (429
             # max_attempts_reached with attempts_remaining 0 and the "Wrong code" message).
             if answer.status == 422 and answer.code == "incorrect_code":
@@ -300,7 +355,9 @@ class Load:
         futures = [self.pool.submit(call) for call in calls]
         return [future.result() for future in futures]
 
-    def flow(self, active, phase):
+    def flow(self, active, phase, stop=None):
+        """One user's flow; once `stop` is set (the phase is over) it ends before its checks, leaving its
+        verification pending, so a phase ends within one start of its length."""
         index, to = self.next()
         ups = [i for i in active if not i.down]
         if not ups:
@@ -332,6 +389,8 @@ class Load:
         if not code:
             VIOLATIONS.add(f"{vid}: no code in the vendor's outbox for {to}")
             return "no code"
+        if stop is not None and stop.is_set():
+            return "stopped"
         wrong = "000000" if code != "000000" else "111111"
         check = lambda instance, value: (lambda: self.client.call(
             instance, "POST", f"/v1/verifications/{vid}/check", {"code": value}))
@@ -367,7 +426,7 @@ class Load:
 
         def user():
             while not stop.is_set():
-                outcome = self.flow(active, phase)
+                outcome = self.flow(active, phase, stop)
                 with tally_lock:
                     tally[outcome] += 1
                     if outcome in ("approved", "attempts flow"):
@@ -442,11 +501,13 @@ def kill_phase(load, instances, seconds):
     return report
 
 
-def outage_phase(load, instances, postgres, outage, recovery_bound):
+def outage_phase(load, instances, postgres, outage, recovery_bound, lead=2.0, tail=3.0):
+    """PostgreSQL stopped `lead` seconds into the load for `outage` seconds; the load goes on `tail` seconds
+    after every instance has started verifications again."""
     report = {}
 
     def during():
-        time.sleep(2.0)
+        time.sleep(lead)
         stopped_at = time.monotonic()
         postgres.stop("fast")
         report["stopped"] = stopped_at
@@ -471,7 +532,7 @@ def outage_phase(load, instances, postgres, outage, recovery_bound):
         for instance in instances:
             if instance.name not in recovered:
                 VIOLATIONS.add(f"{instance.name}: no successful start within {recovery_bound}s after PostgreSQL came back")
-        time.sleep(3.0)  # load after recovery
+        time.sleep(tail)  # load after recovery
 
     result = load.run("pg outage", instances, 0, during)
     stopped, back = report.get("stopped", 0), report.get("back", 0)
@@ -499,6 +560,84 @@ def jwks_check(client, instances):
     return f"JWKS: {'the same' if len(set(sets.values())) == 1 else 'DIFFERENT'} on {', '.join(sets)} (kid {kids})"
 
 
+# ES256 (ECDSA on P-256 with SHA-256), verified with integers: the script stays stdlib only.
+P256_P = 2**256 - 2**224 + 2**192 + 2**96 - 1
+P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551
+P256_G = (0x6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296,
+          0x4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5)
+
+
+def p256_add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if a[0] == b[0] and (a[1] + b[1]) % P256_P == 0:
+        return None
+    if a == b:
+        slope = (3 * a[0] * a[0] - 3) * pow(2 * a[1], -1, P256_P) % P256_P
+    else:
+        slope = (b[1] - a[1]) * pow(b[0] - a[0], -1, P256_P) % P256_P
+    x = (slope * slope - a[0] - b[0]) % P256_P
+    return x, (slope * (a[0] - x) - a[1]) % P256_P
+
+
+def p256_multiply(k, point):
+    result = None
+    while k:
+        if k & 1:
+            result = p256_add(result, point)
+        point = p256_add(point, point)
+        k >>= 1
+    return result
+
+
+def b64url(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def es256_verifies(token, jwk):
+    """Whether the compact JWS `token` carries a valid ES256 signature by the public key `jwk`."""
+    try:
+        header, claims, signature = token.split(".")
+        raw = b64url(signature)
+        if json.loads(b64url(header)).get("alg") != "ES256" or len(raw) != 64 or jwk.get("crv") != "P-256":
+            return False
+        r, s = int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big")
+        if not (0 < r < P256_N and 0 < s < P256_N):
+            return False
+        q = (int.from_bytes(b64url(jwk["x"]), "big"), int.from_bytes(b64url(jwk["y"]), "big"))
+        e = int.from_bytes(hashlib.sha256(f"{header}.{claims}".encode()).digest(), "big")
+        w = pow(s, -1, P256_N)
+        point = p256_add(p256_multiply(e * w % P256_N, P256_G), p256_multiply(r * w % P256_N, q))
+        return point is not None and point[0] % P256_N == r
+    except (ValueError, KeyError, TypeError):
+        return False
+
+
+def token_check(client, instances):
+    """A verification token issued by each instance verifies with every instance's JWKS."""
+    keys = {}
+    for instance in instances:
+        answer = client.call(instance, "GET", "/.well-known/jwks.json", key=None, record=False)
+        keys[instance.name] = answer.body.get("keys") or []
+    verified, tried = 0, 0
+    for issuer, token in sorted(LEDGER.tokens.items()):
+        kid = json.loads(b64url(token.split(".")[0])).get("kid")
+        for instance in instances:
+            tried += 1
+            jwk = next((k for k in keys[instance.name] if k.get("kid") == kid), None)
+            if jwk is not None and es256_verifies(token, jwk):
+                verified += 1
+            else:
+                VIOLATIONS.add(f"a token issued by {issuer} (kid {kid}) does not verify with {instance.name}'s JWKS")
+    missing = [i.name for i in instances if i.name not in LEDGER.tokens]
+    if missing:
+        VIOLATIONS.add(f"no verification token seen from {', '.join(missing)}")
+    return (f"tokens: one issued by each of {', '.join(sorted(LEDGER.tokens))} verified with every instance's JWKS "
+            f"({verified} of {tried} ES256 signatures)")
+
+
 # MARK: - Crashes mid-start and mid-check (issue 31)
 
 def vendor_sends(client, vendor, to):
@@ -506,20 +645,38 @@ def vendor_sends(client, vendor, to):
     return len(outbox.body.get("messages") or [])
 
 
-def set_vendor_latency(client, vendor, milliseconds):
-    answer = client.call(vendor, "PUT", "/sandbox/faults/twilio", {"latency_ms": milliseconds}, record=False)
+def set_faults(client, vendor, plugin, faults):
+    answer = client.call(vendor, "PUT", f"/sandbox/faults/{plugin}", faults, record=False)
     if answer.status != 200:
-        VIOLATIONS.add(f"PUT /sandbox/faults/twilio on the vendor: {answer.status or answer.error}")
+        VIOLATIONS.add(f"PUT /sandbox/faults/{plugin} on the vendor: {answer.status or answer.error}")
+
+
+# The keyed starts of the crash phase, by what their vendor can say of a start whose instance died (the
+# vendor's Sinch, Twilio and Vonage emulators, each slowed to CRASH_LATENCY_MS):
+# - "sinch": Sinch gets the start; the retry finds it by its reference (the gateway id) and answers it, 201;
+# - "sinch-lost": Sinch answers 503 after the latency, sending nothing; the retry finds nothing under the
+#   reference and, once the dead call can no longer arrive (the provider's 10 s request timeout after it
+#   began), starts anew under the same id, 201, one send;
+# - "twilio": Twilio gets the start; the retry finds the number's pending verification by its `To`, 201;
+# - "vonage": Vonage has no lookup; the retry answers 409 idempotency_outcome_unknown (not retryable).
+LOOKUP_KINDS = ("sinch", "sinch-lost", "twilio")
+
+
+def crash_kinds(keys):
+    lost, twilio, vonage = max(1, keys // 8), max(1, keys // 8), max(1, keys // 4)
+    return ["sinch-lost"] * lost + ["sinch"] * max(1, keys - lost - twilio - vonage) + ["twilio"] * twilio \
+        + ["vonage"] * vonage
 
 
 def crash_phase(load, victim, retry_on, keys, latency, lease, check_bound):
-    """kill -9 of `victim` while `keys` starts (each with an Idempotency-Key) and one check with the right code
-    are at a slow vendor; then the check is retried on the restarted victim, and every key on `retry_on`
-    until an answer that is not `idempotency_conflict`.
+    """kill -9 of `victim` while `keys` starts (each with an Idempotency-Key, on Sinch, Twilio and Vonage) and
+    one check with the right code are at slow vendors; then the check is retried on the restarted victim, and
+    every key on `retry_on` until an answer that is not `idempotency_conflict` ("still in progress, retry").
 
-    Holds: each key gets a 201 (the same id on a second retry) or `409 idempotency_outcome_unknown` within
-    its claim's lease (a little slack for the client), never two sends to one number, and the right code
-    approves within `check_bound` seconds of the restart with the dead check's attempt given back."""
+    Holds: every key is answered within its claim's lease of the kill: 201 (the same id on a second retry) for
+    the vendors that can look a start up, 409 idempotency_outcome_unknown (not retryable) for Vonage, which
+    cannot; no number gets two sends; the right code approves within `check_bound` seconds of the restart with
+    the dead check's attempt given back."""
     client = load.client
     client.begin("crash mid-start")
     report = {}
@@ -543,20 +700,37 @@ def crash_phase(load, victim, retry_on, keys, latency, lease, check_bound):
     if not code:
         VIOLATIONS.add(f"crash phase: no code for {vid}")
         return report
-    set_vendor_latency(client, load.vendor, latency)
     requests = []
-    for _ in range(keys):
+    for kind in crash_kinds(keys):
         _, to = load.next()
-        requests.append((str(uuid.uuid4()), to, {"to": to, "provider": "twilio"}))
-    claimed_at = time.monotonic()
-    in_flight = [load.pool.submit(client.call, victim, "POST", "/v1/verifications", body,
-                                  headers={"Idempotency-Key": key}, record=False) for key, _, body in requests]
+        provider = "sinch" if kind.startswith("sinch") else kind
+        requests.append((str(uuid.uuid4()), to, {"to": to, "provider": provider}, kind))
+    lost = [r for r in requests if r[3] == "sinch-lost"]
+    in_flight = []
+
+    def send(batch):
+        for key, _, body, _ in batch:
+            in_flight.append(load.pool.submit(client.call, victim, "POST", "/v1/verifications", body,
+                                              headers={"Idempotency-Key": key}, record=False))
+
+    # First the starts Sinch will drop: each draws the fault as it arrives (a 503 after the latency, nothing
+    # sent); then the vendors are slow for everything else.
+    set_faults(client, load.vendor, "sinch", {"latency_ms": latency, "server_error_status": 503,
+                                              "remaining": len(lost)})
+    send(lost)
+    wait_until = time.monotonic() + 5
+    while time.monotonic() < wait_until and vendor_fault_remaining(client, load.vendor, "sinch") is not None:
+        time.sleep(0.02)
+    for plugin in ("sinch", "twilio", "vonage"):
+        set_faults(client, load.vendor, plugin, {"latency_ms": latency})
+    send([r for r in requests if r[3] != "sinch-lost"])
     in_flight.append(load.pool.submit(client.call, victim, "POST", f"/v1/verifications/{vid}/check",
                                       {"code": code}, record=False))
-    time.sleep(min(0.8, latency / 4000))  # every request has reached the vendor, none has its answer
+    time.sleep(min(0.8, latency / 4000))  # every request has reached its vendor, none has its answer
     victim.kill9(client)
     killed = time.monotonic()
-    set_vendor_latency(client, load.vendor, 0)
+    for plugin in ("sinch", "twilio", "vonage"):
+        set_faults(client, load.vendor, plugin, {})
     for future in in_flight:
         future.result()
     victim.start()
@@ -577,60 +751,88 @@ def crash_phase(load, victim, retry_on, keys, latency, lease, check_bound):
         VIOLATIONS.add(f"crash phase: {vid} has {report['attempts_remaining']} attempts left after one check "
                        f"answered and one lost in the crash (the lost one's attempt is given back: {MAX_ATTEMPTS - 1})")
     # Every key, retried until it gets an answer that is not "still in progress".
-    pending = {key: (to, body) for key, to, body in requests}
+    pending = {key: (to, body, kind) for key, to, body, kind in requests}
     answers, conflicts = {}, collections.Counter()
-    deadline = claimed_at + lease + 15
+    deadline = killed + lease + 5
     turn = 0
     while pending and time.monotonic() < deadline:
-        for key, (to, body) in list(pending.items()):
+        for key, (to, body, kind) in list(pending.items()):
             instance = retry_on[turn % len(retry_on)]
             turn += 1
             answer = client.call(instance, "POST", "/v1/verifications", body, headers={"Idempotency-Key": key})
             if answer.status == 409 and answer.code == "idempotency_conflict" or answer.status == 503:
                 conflicts[key] += 1
                 continue
-            answers[key] = (answer, time.monotonic() - claimed_at)
+            answers[key] = (answer, time.monotonic() - killed)
             del pending[key]
         if pending:
             time.sleep(0.25)
-    for key in pending:
-        VIOLATIONS.add(f"crash phase: key {key} still answered idempotency_conflict {lease + 15:.0f}s after its claim")
-    kinds = collections.Counter()
+    for key, (_, _, kind) in pending.items():
+        VIOLATIONS.add(f"crash phase: {kind} key {key} still answered idempotency_conflict {lease + 5:.0f}s after the kill")
+    kinds = collections.defaultdict(collections.Counter)
+    per_key = []
     for key, (answer, seconds) in answers.items():
-        to, body = next((t, b) for k, t, b in requests if k == key)
-        kind = f"{answer.status} {answer.code or answer.body.get('status')}"
-        kinds[kind] += 1
-        if seconds > lease + 2:
-            VIOLATIONS.add(f"crash phase: key {key} answered {kind} {seconds:.1f}s after its claim (lease {lease:.0f}s)")
-        if answer.status == 201:
+        to, body, kind = pending_of(requests, key)
+        outcome = f"{answer.status} {answer.code or answer.body.get('status')}"
+        kinds[kind][outcome] += 1
+        per_key.append((kind, outcome, seconds, conflicts[key]))
+        if seconds > lease:
+            VIOLATIONS.add(f"crash phase: {kind} key {key} answered {outcome} {seconds:.1f}s after the kill "
+                           f"(claim lease {lease:.0f}s)")
+        if kind in LOOKUP_KINDS:
+            if answer.status != 201:
+                VIOLATIONS.add(f"crash phase: {kind} key {key} (its vendor can look the start up) answered {outcome}")
+                continue
             LEDGER.start(answer.body["id"], answer.instance, "crash mid-start")
             again = client.call(retry_on[0], "POST", "/v1/verifications", body, headers={"Idempotency-Key": key})
-            if again.status != 201 or again.body.get("id") != answer.body["id"]:
+            if again.status != 201 or again.body.get("id") != answer.body["id"] \
+                    or again.headers_replayed != "true":
                 VIOLATIONS.add(f"crash phase: key {key} answered {answer.body['id']}, then {again.status} "
                                f"{again.body.get('id') or again.code}")
-        elif not (answer.status == 409 and answer.code == "idempotency_outcome_unknown"):
-            VIOLATIONS.add(f"crash phase: key {key} answered {kind}")
-    time.sleep(max(0.0, killed + latency / 1000 + 0.5 - time.monotonic()))  # the vendor has answered them all
-    sends = collections.Counter(vendor_sends(client, load.vendor, to) for _, to, _ in requests)
-    twice = sends.get(2, 0) + sum(n for count, n in sends.items() if count > 2)
+        else:
+            error = answer.body.get("error") or {}
+            if not (answer.status == 409 and answer.code == "idempotency_outcome_unknown"
+                    and error.get("retryable") is False and "new Idempotency-Key" in error.get("message", "")):
+                VIOLATIONS.add(f"crash phase: {kind} key {key} (no lookup) answered {outcome}, not the documented "
+                               f"409 idempotency_outcome_unknown (not retryable, start with a new key)")
+    time.sleep(max(0.0, killed + latency / 1000 + 0.5 - time.monotonic()))  # the vendors have answered them all
+    sends = collections.Counter(vendor_sends(client, load.vendor, to) for _, to, _, _ in requests)
+    twice = sum(n for count, n in sends.items() if count > 1)
     if twice:
         VIOLATIONS.add(f"crash phase: {twice} numbers got two or more sends")
+    unsent = [kind for _, to, _, kind in requests if vendor_sends(client, load.vendor, to) == 0]
+    if unsent:
+        VIOLATIONS.add(f"crash phase: numbers with no send at all: {collections.Counter(unsent)}")
     seconds = [s for _, s in answers.values()]
-    report.update(keys=keys, answers=dict(kinds), sends=dict(sends), twice=twice, pending=len(pending),
-                  slowest=max(seconds, default=0), fastest=min(seconds, default=0),
-                  conflicts=sum(conflicts.values()))
+    report.update(keys=keys, kinds={kind: dict(counter) for kind, counter in kinds.items()}, sends=dict(sends),
+                  twice=twice, pending=len(pending), slowest=max(seconds, default=0),
+                  fastest=min(seconds, default=0), conflicts=sum(conflicts.values()), per_key=sorted(per_key))
     return report
+
+
+def pending_of(requests, key):
+    return next((to, body, kind) for k, to, body, kind in requests if k == key)
+
+
+def vendor_fault_remaining(client, vendor, plugin):
+    """How many requests the emulator's counted faults still hit; None once they all drew theirs (cleared)."""
+    answer = client.call(vendor, "GET", f"/sandbox/faults/{plugin}", record=False)
+    return (answer.body or {}).get("remaining")
 
 
 def crash_summary(report, lease):
     if not report:
         return "crash mid-start: not run"
-    return (f"crash mid-start: {report['keys']} keyed starts and a right code at the vendor during kill -9; restart "
-            f"{report['restart']:.1f}s; right code after restart {report['check_answer']} in {report['check']:.2f}s "
-            f"(attempts left {report['attempts_remaining']}); keys answered {report['answers']} "
-            f"{report['fastest']:.1f}-{report['slowest']:.1f}s after their claim (lease {lease:.0f}s, "
-            f"{report['conflicts']} 'in progress' answers before), {report['pending']} unanswered; "
-            f"vendor sends per number {report['sends']}: {report['twice']} numbers sent twice")
+    lines = [f"crash mid-start: {report['keys']} keyed starts and a right code at slow vendors during kill -9; "
+             f"restart {report['restart']:.1f}s; right code after restart {report['check_answer']} in "
+             f"{report['check']:.2f}s (attempts left {report['attempts_remaining']})"]
+    for kind, outcome, seconds, conflicts in report["per_key"]:
+        lines.append(f"  key on {kind:<10} {outcome:<40} {seconds:5.1f}s after the kill "
+                     f"({conflicts} 'retry shortly' answers before)")
+    lines.append(f"keys answered {report['fastest']:.1f}-{report['slowest']:.1f}s after the kill (claim lease "
+                 f"{lease:.0f}s), {report['pending']} unanswered; answers {report['kinds']}; vendor sends per "
+                 f"number {report['sends']}: {report['twice']} numbers sent twice")
+    return "\n".join(lines)
 
 
 # MARK: - Final checks
@@ -700,14 +902,15 @@ def main():
                         help="no answer may take longer (store_timeout is 5 s)")
     parser.add_argument("--recovery-bound", type=float, default=20.0,
                         help="seconds each instance gets to start verifications again after PostgreSQL is back")
-    parser.add_argument("--short", action="store_true", help="CI: 16 users, 5 s phases, 8 s kill phase, 8 keys")
+    parser.add_argument("--short", action="store_true",
+                        help="CI (at most 60 s): 16 users, 4 s phases, 6 s kill phase, 8 keys, shorter load around the outage")
     parser.add_argument("--sqlite", action="store_true",
                         help="one instance on its SQLite file, only the crash mid-start and mid-check")
     parser.add_argument("--crash-keys", type=int, default=16, help="keyed starts at the vendor when an instance dies")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs)")
     args = parser.parse_args()
     if args.short:
-        args.users, args.seconds, args.kill_seconds, args.rounds, args.crash_keys = 16, 5.0, 8.0, 1, 8
+        args.users, args.seconds, args.kill_seconds, args.rounds, args.crash_keys = 16, 4.0, 6.0, 1, 8
     if not os.access(args.binary, os.X_OK):
         raise SystemExit(f"{args.binary}: not built (swift build --product gateway)")
     root = tempfile.mkdtemp(prefix="gateway-multi-")
@@ -736,34 +939,28 @@ def main():
                   f"{(migrated.stdout or migrated.stderr).strip()}")
             if migrated.returncode != 0:
                 raise SystemExit("gateway migrate failed")
-            vendor = Instance("vendor", args.binary, root, gw.free_port(), [])
-            vendor.start()
-            started.append(vendor)
+            vendor = vendor_instance(args, root)
             config = os.path.join(root, "instance.yaml")
             with open(config, "w") as file:
                 file.write(
-                    "# Sandbox (its API key, its own emulators unused) with one real Twilio provider: the vendor's emulator.\n"
+                    "# Sandbox (its API key, its own emulators unused) with real providers: the vendor's emulators.\n"
                     "sandbox: true\n"
-                    "providers:\n"
-                    "  - id: twilio\n"
-                    "    plugin: twilio\n"
-                    f"    settings: {{account_sid: {TWILIO['account_sid']}, service_sid: {TWILIO['service_sid']}, "
-                    f"auth_token_env: {TOKEN_VARIABLE}, base_url: '{vendor.base}/sandbox/twilio'}}\n"
+                    + providers_yaml(vendor) +
                     f"store: '{postgres.url}'\n"
                     f"token: {{signing_key_env: {SIGNING_KEY_VARIABLE}}}\n"
                     f"policy: {{check_lease_seconds: {CHECK_LEASE}, start_deadline_seconds: {START_DEADLINE}}}\n"
                     "store_pool_size: 10\n"
                     "store_timeout: 5\n")
-            os.environ[TOKEN_VARIABLE] = TWILIO["auth_token"]
+            set_vendor_secrets()
             # One token signing key for every instance on the shared store (they refuse to start without one).
             generated = subprocess.run([args.binary, "token-key", "generate"], capture_output=True, text=True,
                                        timeout=30, check=True)
             os.environ[SIGNING_KEY_VARIABLE] = generated.stdout
             instances = [Instance(name, args.binary, root, gw.free_port(), ["--config", config])
                          for name in ("A", "B", "C")]
-            for instance in instances:
-                instance.start()
-                started.append(instance)
+            # The four start at once (each a few seconds on a busy machine); the instances call the vendor only
+            # once requests come.
+            start_all([vendor, *instances], started)
             print(f"vendor {vendor.base}; instances " + ", ".join(f"{i.name} {i.base}" for i in instances)
                   + f"; {args.users} users")
             load = Load(client, vendor, instances, args.users, number_base=int(time.time()) % 10_000 * 10_000)
@@ -804,7 +1001,8 @@ def main():
                                   CHECK_BOUND)
             print(crash_summary(crashed, CLAIM_LEASE))
 
-            outage = outage_phase(load, instances, postgres, args.outage, args.recovery_bound)
+            outage = outage_phase(load, instances, postgres, args.outage, args.recovery_bound,
+                                  *((1.0, 1.5) if args.short else (2.0, 3.0)))
             print(summary(outage["result"]))
             unavailable = outage["unavailable"]
             if unavailable:
@@ -818,6 +1016,7 @@ def main():
             orphaned, waited = judge_slow(client, instances, args.hang_bound)
             print(f"checks that waited for the lease of a killed instance: {len(waited)} "
                   f"(of {len(orphaned)} verifications C was working on), longest {max(waited, default=0):.1f}s")
+            print(token_check(client, instances))
             count, statuses = final_checks(client, instances, args.users)
             print(f"final: {count} answered starts read on each of {len(instances)} instances; statuses {dict(statuses)}; "
                   f"{sum(LEDGER.approvals.values())} approvals for {len(LEDGER.approvals)} verifications")
@@ -825,14 +1024,43 @@ def main():
     except KeyboardInterrupt:
         VIOLATIONS.add("interrupted")
     finally:
-        for instance in reversed(started):
-            instance.stop()
+        stop_all(started)
         if postgres is not None and os.path.exists(os.path.join(postgres.data, "postmaster.pid")):
             postgres.stop("immediate")
         if watchdog is not None:
             watchdog.kill()
             watchdog.wait()
     return finish(args, root, began, completed)
+
+
+def start_all(instances, started):
+    """Starts the gateways at once and waits for each to be healthy; every one started is in `started`."""
+    with concurrent.futures.ThreadPoolExecutor(len(instances)) as pool:
+        futures = [(instance, pool.submit(instance.start)) for instance in instances]
+        failure = None
+        for instance, future in futures:
+            try:
+                future.result()
+            except BaseException as error:  # SystemExit from a gateway that did not start
+                failure = failure or error
+            if instance.process is not None:
+                started.append(instance)
+        if failure is not None:
+            raise failure
+
+
+def stop_all(instances):
+    """SIGINT to every gateway at once, then waits for each (killed after 15 s)."""
+    running = [i for i in instances if i.process and i.process.poll() is None]
+    for instance in running:
+        instance.process.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + 15
+    for instance in running:
+        try:
+            instance.process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            instance.process.kill()
+            instance.process.wait(timeout=10)
 
 
 def finish(args, root, began, completed):
@@ -854,23 +1082,16 @@ def finish(args, root, began, completed):
 def sqlite_main(args, root, started, client):
     """`--sqlite`: the vendor and one instance on its own SQLite file, killed mid-start and mid-check and
     restarted on the same data directory."""
-    vendor = Instance("vendor", args.binary, root, gw.free_port(), [])
-    vendor.start()
-    started.append(vendor)
+    vendor = vendor_instance(args, root)
     config = os.path.join(root, "instance.yaml")
     with open(config, "w") as file:
         file.write(
             "sandbox: true\n"
-            "providers:\n"
-            "  - id: twilio\n"
-            "    plugin: twilio\n"
-            f"    settings: {{account_sid: {TWILIO['account_sid']}, service_sid: {TWILIO['service_sid']}, "
-            f"auth_token_env: {TOKEN_VARIABLE}, base_url: '{vendor.base}/sandbox/twilio'}}\n"
+            + providers_yaml(vendor) +
             f"policy: {{check_lease_seconds: {CHECK_LEASE}, start_deadline_seconds: {START_DEADLINE}}}\n")
-    os.environ[TOKEN_VARIABLE] = TWILIO["auth_token"]
+    set_vendor_secrets()
     instance = Instance("A", args.binary, root, gw.free_port(), ["--config", config])
-    instance.start()
-    started.append(instance)
+    start_all([vendor, instance], started)
     print(f"vendor {vendor.base}; instance A {instance.base} on SQLite")
     load = Load(client, vendor, [instance], 1, number_base=int(time.time()) % 10_000 * 10_000)
     crashed = crash_phase(load, instance, [instance], args.crash_keys, CRASH_LATENCY_MS, CLAIM_LEASE, CHECK_BOUND)

@@ -6,7 +6,7 @@ It creates a P-256 key, enrols a push factor with the access token the backend f
 sandbox outbox (the push the app would receive), and approves or denies one with the JWT the SDK
 sends: the challenge's signature fields plus `status`, ES256 (raw r||s, base64url), signed by the
 factor's key. Every device call is authenticated as the SDK does: Basic `token:<JWT>` with the
-factor's `credential_sid` as `kid` (the vendor notes (twilio.md) §3.1-3.3).
+factor's `credential_sid` as `kid` (the vendor notes (docs/vendors/twilio.md) §3.1-3.3).
 
   python3 scripts/push_device.py --base http://127.0.0.1:8080 --key sk_... check
       enrol -> challenge -> approve -> the backend sees approved and the token; the same with deny, and

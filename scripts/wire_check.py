@@ -10,9 +10,9 @@ request and every emulator answer against the vendor's document:
 
 * Twilio Verify v2, Vonage Verify v1 and v2, Sinch Verification: the OpenAPI files in `--specs`
   (`../shared/specs` beside the repository; never copied into it).
-* Firebase (Identity Toolkit v1): the discovery document that ships in google-api-python-client
-  (`googleapiclient/discovery_cache/documents/identitytoolkit.v1.json`); it is not OpenAPI, so a small
-  validator reads its `schemas` and `methods` here.
+* Firebase (Identity Toolkit v1, and v2 for the multi-factor methods): the discovery documents that ship in
+  google-api-python-client (`googleapiclient/discovery_cache/documents/identitytoolkit.v1.json` and `.v2.json`);
+  they are not OpenAPI, so a small validator reads their `schemas` and `methods` here.
 
 A request must match a documented path and method (after the server's base path), carry the documented
 required path, query and header parameters and no undocumented query parameter, and its body (form or JSON,
@@ -660,6 +660,21 @@ class Driver:
     def call(self, method, path, body=None):
         return sandbox_gateway.call(self.base, method, path, body)
 
+    def via_call(self, method, path, headers):
+        """A call straight to an emulator through the recording proxy (`self.via` + `path`)."""
+        url = urllib.parse.urlsplit(self.via + path)
+        connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+        try:
+            connection.request(method, url.path, headers=headers)
+            response = connection.getresponse()
+            raw = response.read()
+            try:
+                return response.status, json.loads(raw) if raw else {}
+            except ValueError:
+                return response.status, {"raw": raw[:200].decode(errors="replace")}
+        finally:
+            connection.close()
+
     def start(self, provider, to, channel="sms", expect=(201,), **extra):
         body = {"to": to, "provider": provider, "channel": channel, **extra}
         status, answer = self.call("POST", "/v1/verifications", body)
@@ -718,6 +733,24 @@ def drive_twilio(d):
             s, a = d.check(v["id"], "00000000")
             if s not in (422,):
                 break
+
+
+def drive_twilio_lookup(d):
+    """What the gateway asks Twilio after an instance died during a start (docs/architecture.md §9.2): the
+    number's pending verification, `GET …/Verifications/{To}` with the `To` in the SID's place (percent-encoded,
+    as Twilio's helper libraries send it), sent here through the proxy as the plugin sends it (the gateway only
+    sends it on a takeover): found while pending, Twilio's 20404 once none is."""
+    status, v = d.start("twilio", "+14155550308")
+    if status != 201:
+        return
+    sid = "VA5a4db0c5a4db0c5a4db0c5a4db0c0001"
+    path = f"/twilio/v2/Services/{sid}/Verifications/{urllib.parse.quote('+14155550308', safe='')}"
+    token = "AC5a4db0c5a4db0c5a4db0c5a4db0c0001:" + os.environ["WIRE_TWILIO_TOKEN"]
+    import base64
+    headers = {"Authorization": "Basic " + base64.b64encode(token.encode()).decode(), "Accept": "application/json"}
+    d.expect("twilio lookup by To (pending)", *d.via_call("GET", path, headers), (200,))
+    d.check(v["id"], d.code("+14155550308"), expect=(200,))
+    d.expect("twilio lookup by To (none pending)", *d.via_call("GET", path, headers), (404,))
 
 
 def drive_twilio_push(d):
@@ -864,6 +897,7 @@ def drive_firebase(d):
             expect=(201, 400, 422))
     d.start("firebase", "+447400123404", app_verification={"type": "ios_receipt", "token": "receipt",
                                                           "secret": "secret"}, expect=(201, 400, 422))
+    drive_firebase_second_factor(d, proof)
     # Firebase's test number (configured on the provider): the send goes without a proof, nothing is sent.
     status, v = d.start("firebase", "+16505550100")
     if status == 201:
@@ -876,6 +910,43 @@ def drive_firebase(d):
             s, _ = d.check(v["id"], "000000")
             if s != 422:
                 break
+
+
+def drive_firebase_second_factor(d, proof):
+    """Multi-factor (Identity Toolkit v2): an enrollment and a sign-in through the API, with a wrong code, a
+    resend (the provider's `resend_after_seconds` is 0 here, so it starts the step again) and the strings of a
+    stale pending credential, an unknown factor and a number already enrolled. The first factor (the emulator's email and password sign-in)
+    goes to the emulator directly, as an app's would, so only the plugin's calls are recorded."""
+    toolkit = "/sandbox/firebase/identitytoolkit.googleapis.com"
+    key = "AIzaSyD-sandbox-verification-gateway001"
+    email, password, to = f"wire-{os.urandom(4).hex()}@example.com", "correct horse battery", "+447400123407"
+    s, _ = sandbox_gateway.call(d.base, "POST", f"{toolkit}/v1/accounts:signUp",
+                                {"email": email, "password": password, "emailVerified": True}, key="owner")
+    d.expect("firebase admin sign-up", s, {}, (200,))
+
+    def first_factor():
+        return sandbox_gateway.call(d.base, "POST", f"{toolkit}/v1/accounts:signInWithPassword?key={key}",
+                                    {"email": email, "password": password, "returnSecureToken": True}, key=None)[1]
+
+    id_token = first_factor().get("idToken", "")
+    status, v = d.start("firebase", to, app_verification=proof,
+                        multi_factor={"type": "enroll", "id_token": id_token, "display_name": "wire check"})
+    if status == 201:
+        d.check(v["id"], "000000" if d.code(to) != "000000" else "111111", expect=(422,))
+        d.check(v["id"], d.code(to), expect=(200,))
+    answer = first_factor()
+    factor = (answer.get("mfaInfo") or [{}])[0].get("mfaEnrollmentId", "")
+    step = {"type": "sign_in", "pending_credential": answer.get("mfaPendingCredential", ""), "enrollment_id": factor}
+    status, v = d.start("firebase", to, app_verification=proof, multi_factor=step)
+    if status == 201:
+        d.expect("firebase second factor resend", *d.call("POST", f"/v1/verifications/{v['id']}/resend",
+                                                          {"app_verification": proof}), (200,))
+        d.check(v["id"], d.code(to), expect=(200,))
+    d.start("firebase", to, app_verification=proof, expect=(422,),
+            multi_factor=dict(step, pending_credential="stale-credential"))
+    d.start("firebase", to, app_verification=proof, expect=(422,), multi_factor=dict(step, enrollment_id="nope"))
+    d.start("firebase", to, app_verification=proof, expect=(400,),
+            multi_factor={"type": "enroll", "id_token": id_token})
 
 
 VENDORS = ("twilio", "vonage-v2", "vonage-v1", "sinch", "firebase")
@@ -911,6 +982,17 @@ def discovery_path(explicit):
                         "identitytoolkit.v1.json")
 
 
+class IdentityToolkitDocuments:
+    """The v1 and v2 discovery documents, each answering for the paths under its version."""
+
+    def __init__(self, v1_path):
+        self.v1 = DiscoveryDocument(v1_path)
+        self.v2 = DiscoveryDocument(v1_path.replace("identitytoolkit.v1.json", "identitytoolkit.v2.json"))
+
+    def for_path(self, path):
+        return self.v2 if path.startswith("/v2/") else self.v1
+
+
 def load_documents(specs, discovery):
     files = {"twilio": "twilio_verify_v2.yaml", "vonage-v2": "vonage_verify_v2.yaml",
              "vonage-v1": "vonage_verify_v1.yaml", "sinch": "sinch_verification_v1.yaml"}
@@ -918,7 +1000,7 @@ def load_documents(specs, discovery):
     if missing:
         raise SystemExit(f"vendor specs missing in {specs}: {', '.join(missing)} (give --specs ../shared/specs)")
     docs = {v: OpenAPIDocument(v, os.path.join(specs, f)) for v, f in files.items()}
-    docs["firebase"] = DiscoveryDocument(discovery)
+    docs["firebase"] = IdentityToolkitDocuments(discovery)
     return docs
 
 
@@ -928,7 +1010,7 @@ def validate(docs, record):
         return None, [f"a call to {path}, which no vendor document covers"], [], []
     local = dict(record, request=dict(record["request"], path=path))
     if vendor == "firebase":
-        return (vendor,) + validate_discovery(docs[vendor], local, vendor)
+        return (vendor,) + validate_discovery(docs[vendor].for_path(path), local, vendor)
     return (vendor,) + validate_openapi(docs[vendor], local, vendor.split("-")[0])
 
 
@@ -1009,6 +1091,13 @@ def mutations(records):
         broken = copy.deepcopy(firebase)
         broken["request"]["query"] = ""
         out.append(("Firebase send without its API key", broken, "request"))
+    second = first(lambda r: r["request"]["path"].endswith("/v2/accounts/mfaSignIn:start")
+                   and r["response"]["status"] == 200)
+    if second:
+        out.append(("Firebase second-factor start with an unknown field in phoneSignInInfo", with_json(
+            second, "request", lambda v: v["phoneSignInInfo"].__setitem__("phone", "+1")), "request"))
+        out.append(("Firebase second-factor answer without its phoneResponseInfo object", with_json(
+            second, "response", lambda v: v.__setitem__("phoneResponseInfo", "session")), "answer"))
     return out
 
 
@@ -1067,7 +1156,8 @@ providers:
   - {{id: sinch, plugin: sinch, settings: {{application_key: 5a4db0c0-5a4d-4b0c-8a4d-b0c05a4d0001,
       application_secret_env: WIRE_SINCH_SECRET, base_url: "{via}/sinch", foreign_request_events: allow}}}}
   - {{id: firebase, plugin: firebase, settings: {{api_key_env: WIRE_FIREBASE_KEY, project_id: demo-verification-gateway,
-      base_url: "{via}/firebase/identitytoolkit.googleapis.com", test_numbers: "+16505550100=123456"}}}}
+      base_url: "{via}/firebase/identitytoolkit.googleapis.com", test_numbers: "+16505550100=123456",
+      resend_after_seconds: "0"}}}}
 """
     config_path = os.path.join(work, "wire.yaml")
     with open(config_path, "w") as f:
@@ -1082,8 +1172,9 @@ providers:
     process, base = sandbox_gateway.start(binary, data_dir, port=gateway_port,
                                           extra=["--config", config_path], log_path=log_path)
     driver = Driver(base)
+    driver.via = via
     try:
-        for name, step in (("twilio", drive_twilio), ("twilio push", drive_twilio_push), ("vonage", lambda d: drive_vonage(d, "vonage", "04")),
+        for name, step in (("twilio", drive_twilio), ("twilio lookup", drive_twilio_lookup), ("twilio push", drive_twilio_push), ("vonage", lambda d: drive_vonage(d, "vonage", "04")),
                            ("vonage-legacy", lambda d: drive_vonage(d, "vonage-legacy", "05")),
                            ("sinch", drive_sinch), ("firebase", drive_firebase), ("faults", drive_faults)):
             before = len(recorder.records)

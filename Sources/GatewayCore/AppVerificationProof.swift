@@ -10,13 +10,17 @@ public struct AppVerificationProof: Sendable, Hashable {
         case recaptchaEnterprise = "recaptcha_enterprise"
         /// An APNs-delivered receipt and secret (Firebase iOS silent push flow).
         case iosReceipt = "ios_receipt"
-        /// An Android Play Integrity token.
+        /// An Android Play Integrity token. (It replaced SafetyNet, which Google shut down: the API refuses
+        /// `safety_net` and names this kind instead, ``retiredKinds``.)
         case playIntegrity = "play_integrity"
-        /// An Android SafetyNet token (deprecated by Google, still accepted).
-        case safetyNet = "safety_net"
         /// A solved captcha token, for vendors whose captcha step precedes the SMS (IDaaS).
         case captcha
     }
+
+    /// Proof kinds the gateway no longer takes, each with the kind that replaced it: Google shut SafetyNet
+    /// Attestation down ("no longer available", Firebase's documentation), and Firebase's Android SDK proves
+    /// the app with Play Integrity instead.
+    public static let retiredKinds: [String: Kind] = ["safety_net": .playIntegrity]
 
     public var kind: Kind
     /// The token, or the receipt for `ios_receipt`.

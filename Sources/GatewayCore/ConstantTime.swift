@@ -1,5 +1,5 @@
 /// Comparison of secrets (codes, tokens) that does not stop at the first difference, so timing reveals
-/// nothing. Shared by the engine, the plugins and their emulators (DESIGN.md §9).
+/// nothing. Shared by the engine, the plugins and their emulators (docs/design.md §9).
 public enum ConstantTime {
     public static func equals(_ lhs: String, _ rhs: String) -> Bool {
         let left = Array(lhs.utf8)

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Where an emulator keeps its state across restarts: its tables (``table(_:)``), rows it reads and writes
 /// per call, so a call costs the same whatever else the emulator holds and nothing is held in memory or read
-/// at startup (DESIGN.md §7). Beside them, the entities earlier versions saved one JSON value per key, all read
+/// at startup (docs/design.md §7). Beside them, the entities earlier versions saved one JSON value per key, all read
 /// back at startup (``load()``), which each emulator moves into its tables once and deletes (``save(_:)``).
 /// The sandbox backs both with rows in a SQLite file under the data directory; tests use
 /// ``InMemoryEmulatorPersistence`` or nothing at all.

@@ -6,7 +6,7 @@ import Foundation
 /// (HTTP status, numeric code, problem type), never by message text. The vendor's original code is
 /// kept in ``vendor`` so operators can still see what the vendor said.
 public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The stable, snake_case error code of the taxonomy (DESIGN.md §5, `docs/errors.md`).
+    /// The stable, snake_case error code of the taxonomy (docs/design.md §5, `docs/errors.md`).
     public enum Code: String, Sendable, CaseIterable, Codable {
         // caller: the request is wrong; never retried.
         case invalidRequest = "invalid_request"
@@ -117,7 +117,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
-    /// What the router may do with an error (DESIGN.md §5, §6).
+    /// What the router may do with an error (docs/design.md §5, §6).
     public enum ErrorClass: String, Sendable, Codable, CaseIterable {
         /// The request is wrong; never retried, never failed over.
         case caller

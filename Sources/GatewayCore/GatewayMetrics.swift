@@ -1,7 +1,7 @@
 import CoreMetrics
 import Foundation
 
-/// The engine's metrics, through swift-metrics' API (DESIGN.md §10). The gateway hands in a Prometheus
+/// The engine's metrics, through swift-metrics' API (docs/design.md §10). The gateway hands in a Prometheus
 /// factory of its own (no process-global bootstrap, so several gateways in one test process keep separate
 /// figures); everything else gets the no-op factory.
 ///
@@ -57,6 +57,15 @@ public struct GatewayMetrics: Sendable {
     func providerCall(provider: String, operation: String, outcome: String, nanoseconds: Int64) {
         handles.timer(
             "gateway_provider_call_duration_seconds",
+            [("provider", provider), ("operation", operation), ("outcome", outcome)]
+        ).recordNanoseconds(nanoseconds)
+    }
+
+    /// One HTTP call a plugin made to its vendor (``VendorHTTPClient``): `operation` is the vendor's name for it,
+    /// `outcome` is `ok` or the taxonomy code the answer (or its absence) mapped to.
+    func vendorCall(provider: String, operation: String, outcome: String, nanoseconds: Int64) {
+        handles.timer(
+            "gateway_vendor_call_duration_seconds",
             [("provider", provider), ("operation", operation), ("outcome", outcome)]
         ).recordNanoseconds(nanoseconds)
     }

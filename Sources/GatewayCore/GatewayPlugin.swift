@@ -34,17 +34,8 @@ public struct GatewayPlugin: Sendable {
     /// Checks `values` against ``settings``: missing required keys, unknown keys, and bad values
     /// that a spec's validator reports. Returns every problem.
     public func problems(in values: [String: String], providerID: String) -> [String] {
-        var problems: [String] = []
+        var problems = SettingSpec.problems(in: values, specs: settings, providerID: providerID)
         let known = Set(settings.map(\.name))
-        for spec in settings {
-            guard let value = values[spec.name], !value.isEmpty else {
-                if spec.isRequired { problems.append("provider \(providerID): missing setting `\(spec.name)`") }
-                continue
-            }
-            if let reason = spec.validate?(value) {
-                problems.append("provider \(providerID): setting `\(spec.name)` \(reason)")
-            }
-        }
         for key in values.keys.sorted() where !known.contains(key) {
             problems.append("provider \(providerID): unknown setting `\(key)` for plugin \(id)")
         }
@@ -100,13 +91,16 @@ public struct ProviderContext: Sendable {
     public var requestTimeout: Duration
     /// The gateway's public base URL (configuration `public_base_url`), where vendors reach it.
     public var publicBaseURL: URL?
+    /// Where ``VendorHTTPClient`` times the vendor's calls.
+    public var metrics: GatewayMetrics
 
     public init(
         providerID: String, settings: [String: String], transport: any HTTPTransport,
         clock: any WallClock = SystemClock(), logger: Logger = Logger(label: "gateway.provider"),
-        requestTimeout: Duration = .seconds(10), publicBaseURL: URL? = nil
+        requestTimeout: Duration = .seconds(10), publicBaseURL: URL? = nil, metrics: GatewayMetrics = .disabled
     ) {
         self.publicBaseURL = publicBaseURL
+        self.metrics = metrics
         self.providerID = providerID
         self.settings = settings
         self.transport = transport

@@ -39,7 +39,7 @@ public enum TransportError: Error, Sendable, Equatable {
     case connectionReset(String)
 }
 
-/// The one-method outbound HTTP interface of the core (DESIGN.md §3).
+/// The one-method outbound HTTP interface of the core (docs/design.md §3).
 ///
 /// The executable implements it over AsyncHTTPClient; tests implement it with an in-process emulator.
 public protocol HTTPTransport: Sendable {

@@ -4,20 +4,23 @@ import Foundation
 /// (docs/architecture.md §9.2). Methods throw only ``GatewayError``.
 public protocol IdempotencyStore: Sendable {
     /// Atomically claims an idempotency key for a request fingerprint, under `token` (the claimant's own
-    /// random value) for `lease` seconds from `at`.
+    /// random value) for `lease` seconds from `at`, naming `owner` (the claimant's instance,
+    /// ``LeaseOwners/instanceID``; `nil` when the store's users do not name instances) as its holder.
     ///
-    /// A claim that was never completed or released and whose lease ran out by `at` (its holder crashed or
-    /// lost the store) is taken over: the caller then holds it under `token` and the answer says how far the
-    /// lapsed start got (``IdempotencyClaim/takenOver(_:)``). Of concurrent claims of one key, at most one
-    /// claims or takes it over; the others see it in progress.
+    /// A claim that was never completed or released is taken over when its lease ran out by `at` (its holder
+    /// crashed or lost the store), or when its owner is `deadOwner` (an instance the caller found dead, after
+    /// this call answered ``IdempotencyClaim/inProgress(owner:)`` with it): the caller then holds it under
+    /// `token` and `owner`, and the answer says how far the dead start got (``IdempotencyClaim/takenOver(_:)``).
+    /// Of concurrent claims of one key, at most one claims or takes it over; the others see it in progress.
     func claimIdempotencyKey(
-        _ key: IdempotencyKey, fingerprint: String, token: String, at: Date, lease: TimeInterval
+        _ key: IdempotencyKey, fingerprint: String, token: String, owner: String?, at: Date, lease: TimeInterval,
+        deadOwner: String?
     ) async throws(GatewayError) -> IdempotencyClaim
 
     /// Records how far the start holding `key` under `token` got (the verification id it will create and,
-    /// with ``IdempotencyProgress/Stage/vendorCallBegun``, that it is about to call a vendor) and renews its
-    /// lease to `until`, in one write. `false`, and nothing changed, when the claim is no longer `token`'s:
-    /// another request took it over, and this one must not call the vendor.
+    /// with ``IdempotencyProgress/Stage/vendorCallBegun``, that it is about to call a vendor, which one and
+    /// when) and renews its lease to `until`, in one write. `false`, and nothing changed, when the claim is no
+    /// longer `token`'s: another request took it over, and this one must not call the vendor.
     func recordIdempotencyProgress(
         _ key: IdempotencyKey, token: String, progress: IdempotencyProgress, until: Date
     ) async throws(GatewayError) -> Bool
@@ -41,6 +44,17 @@ public protocol IdempotencyStore: Sendable {
     /// Deletes at most `limit` keys claimed before `before` whose claim is not running (completed, or its
     /// lease over by then); returns how many it deleted.
     func pruneIdempotencyKeys(claimedBefore before: Date, limit: Int) async throws(GatewayError) -> Int
+}
+
+extension IdempotencyStore {
+    /// ``claimIdempotencyKey(_:fingerprint:token:owner:at:lease:deadOwner:)`` naming no owner: a claim then
+    /// passes to another request only when its lease runs out.
+    public func claimIdempotencyKey(
+        _ key: IdempotencyKey, fingerprint: String, token: String, at: Date, lease: TimeInterval
+    ) async throws(GatewayError) -> IdempotencyClaim {
+        try await claimIdempotencyKey(
+            key, fingerprint: fingerprint, token: token, owner: nil, at: at, lease: lease, deadOwner: nil)
+    }
 }
 
 /// An idempotency key, scoped to the API key that sent it.
@@ -78,10 +92,19 @@ public struct IdempotencyProgress: Sendable, Equatable {
     public var stage: Stage
     /// The id the start gives (or gave) its verification, once known; the vendor knows it as the reference.
     public var verificationID: String?
+    /// With ``Stage/vendorCallBegun``: the provider the start is calling, the one a takeover may ask by
+    /// reference (``VerificationProvider/lookUpStart(_:)``). `nil` when no single provider can answer for the
+    /// start: an earlier call to another provider may have sent too (a failover after an ambiguous failure).
+    public var providerID: String?
+    /// When the call to ``providerID`` began: a request to the vendor may still be on its way until the
+    /// provider's request timeout after it.
+    public var callBegunAt: Date?
 
-    public init(stage: Stage, verificationID: String? = nil) {
+    public init(stage: Stage, verificationID: String? = nil, providerID: String? = nil, callBegunAt: Date? = nil) {
         self.stage = stage
         self.verificationID = verificationID
+        self.providerID = providerID
+        self.callBegunAt = callBegunAt
     }
 }
 
@@ -94,8 +117,10 @@ public enum IdempotencyClaim: Sendable, Equatable {
     case takenOver(IdempotencyProgress)
     /// A request with this key already finished; here is its response.
     case replay(StoredResponse)
-    /// A request with this key is still running (its lease has not run out).
-    case inProgress
+    /// A request with this key is still running (its lease has not run out), held by the instance `owner`
+    /// (`nil`: the claim names none). Should that instance be dead, claiming again with it as the
+    /// `deadOwner` takes the claim over at once.
+    case inProgress(owner: String?)
     /// The key was used for a different request body.
     case mismatch
 }

@@ -11,11 +11,15 @@ public final class IdempotentStart: Sendable {
     public let key: IdempotencyKey
     /// What the claim is held under: only this request's writes to the key count.
     public let token: String
+    /// The verification id a start anew after a takeover keeps: the dead start's, which its vendor knows as
+    /// the reference and found nothing under (``StartLookupResult/notFound``). `nil`: a new id.
+    public let resumingID: String?
     private let maySend = Mutex(false)
 
-    public init(key: IdempotencyKey, token: String = IdempotentStart.newToken()) {
+    public init(key: IdempotencyKey, token: String = IdempotentStart.newToken(), resumingID: String? = nil) {
         self.key = key
         self.token = token
+        self.resumingID = resumingID
     }
 
     /// Whether a vendor call of this start may have sent something: set before each call, cleared after a

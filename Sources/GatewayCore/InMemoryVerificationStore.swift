@@ -22,6 +22,7 @@ public final class InMemoryVerificationStore: VerificationStore {
         var claimedAt: Date
         var response: StoredResponse?
         var token: String
+        var owner: String?
         var leaseUntil: Date
         var progress = IdempotencyProgress(stage: .claimed)
     }
@@ -132,18 +133,22 @@ public final class InMemoryVerificationStore: VerificationStore {
     }
 
     public func claimIdempotencyKey(
-        _ key: IdempotencyKey, fingerprint: String, token: String, at: Date, lease: TimeInterval
+        _ key: IdempotencyKey, fingerprint: String, token: String, owner: String?, at: Date, lease: TimeInterval,
+        deadOwner: String?
     ) async throws(GatewayError) -> IdempotencyClaim {
         state.withLock { state in
             guard var existing = state.idempotency[key] else {
                 state.idempotency[key] = IdempotencyEntry(
-                    fingerprint: fingerprint, claimedAt: at, token: token, leaseUntil: at.addingTimeInterval(lease))
+                    fingerprint: fingerprint, claimedAt: at, token: token, owner: owner,
+                    leaseUntil: at.addingTimeInterval(lease))
                 return .claimed
             }
             guard existing.fingerprint == fingerprint else { return .mismatch }
             if let response = existing.response { return .replay(response) }
-            guard existing.leaseUntil <= at else { return .inProgress }
+            let ownerDead = deadOwner != nil && existing.owner == deadOwner
+            guard existing.leaseUntil <= at || ownerDead else { return .inProgress(owner: existing.owner) }
             existing.token = token
+            existing.owner = owner
             existing.leaseUntil = at.addingTimeInterval(lease)
             state.idempotency[key] = existing
             return .takenOver(existing.progress)

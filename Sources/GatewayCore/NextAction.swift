@@ -1,6 +1,6 @@
 import Foundation
 
-/// What the app must do before a verification can finish (DESIGN.md §3.1).
+/// What the app must do before a verification can finish (docs/design.md §3.1).
 ///
 /// A provider's start, check, resend, status or callback result can carry one; the record keeps it and the
 /// API shows it as `next_action` while the verification is pending. Like Stripe's `next_action`, a client

@@ -11,6 +11,9 @@ public struct ProviderCapabilities: Sendable, Equatable {
     /// without one of them is refused with `app_verification_required` before the vendor is called.
     public var appVerificationKinds: Set<AppVerificationProof.Kind>
     public var requiresAppVerification: Bool
+    /// The multi-factor steps the provider runs (``StartVerification/multiFactor``); routing passes over a
+    /// provider that lacks the request's step (`multi_factor_not_supported`).
+    public var multiFactorKinds: Set<MultiFactor.Kind>
     /// Whether a successful check returns vendor tokens (Firebase `idToken`, IDaaS `id_token`).
     public var issuesTokens: Bool
     /// Whether a resend delivers the same code (Twilio) or a new one (Sinch, Firebase).
@@ -37,6 +40,7 @@ public struct ProviderCapabilities: Sendable, Equatable {
         servedRegions: Set<String>? = nil,
         appVerificationKinds: Set<AppVerificationProof.Kind> = [],
         requiresAppVerification: Bool = false,
+        multiFactorKinds: Set<MultiFactor.Kind> = [],
         issuesTokens: Bool = false,
         resendKeepsCode: Bool = false,
         supportsResend: Bool = true,
@@ -53,6 +57,7 @@ public struct ProviderCapabilities: Sendable, Equatable {
         self.servedRegions = servedRegions
         self.appVerificationKinds = appVerificationKinds
         self.requiresAppVerification = requiresAppVerification
+        self.multiFactorKinds = multiFactorKinds
         self.issuesTokens = issuesTokens
         self.resendKeepsCode = resendKeepsCode
         self.supportsResend = supportsResend
@@ -285,11 +290,67 @@ public protocol VerificationProvider: Sendable {
     /// vendor's types.
     func perform(action: String, input: [String: JSONValue]) async throws(GatewayError) -> [String: JSONValue]
 
+    /// Asks the vendor about a start whose gateway instance died during the vendor call, before the gateway
+    /// stored its answer (docs/architecture.md §9.2): by the reference that start sent (the gateway's
+    /// verification id), or by what else the vendor can find the start by (its destination). The answer is
+    /// what the retry of that start's `Idempotency-Key` gets: ``StartLookupResult/found(_:)`` is stored as the
+    /// key's verification, ``StartLookupResult/notFound`` lets the start run anew, anything else keeps
+    /// `idempotency_outcome_unknown`. The default answers ``StartLookupResult/unknown``: the vendor has no
+    /// lookup.
+    func lookUpStart(_ lookup: StartLookup) async throws(GatewayError) -> StartLookupResult
+
     /// Reads what routing needs from the vendor before the first request (IDaaS: the tenant's area codes, which
     /// decide ``ProviderCapabilities/servedRegions``). The gateway awaits it once at startup, every provider at
     /// once; a failure is the provider's to log and to retry when it next needs the data. The default does
     /// nothing.
     func warmUp() async
+
+    /// The vendor's own list of the countries it serves, with the names, patterns and preferred entry its SDK
+    /// shows in a country picker (IDaaS's area codes), for `GET /v1/countries?provider=…`; `nil` when the
+    /// vendor keeps no such list (the default).
+    func countryList() async throws(GatewayError) -> ProviderCountryList?
+}
+
+/// What a takeover knows of a start that died at the vendor: what a plugin asks its vendor by
+/// (``VerificationProvider/lookUpStart(_:)``).
+public struct StartLookup: Sendable, Equatable {
+    /// The gateway's id for the verification: what the dead start sent as the vendor's reference, where the
+    /// vendor takes one.
+    public var verificationID: String
+    public var destination: Destination
+    public var channel: Channel
+    /// When the dead start's call to this provider began.
+    public var callBegunAt: Date
+
+    public init(verificationID: String, destination: Destination, channel: Channel, callBegunAt: Date) {
+        self.verificationID = verificationID
+        self.destination = destination
+        self.channel = channel
+        self.callBegunAt = callBegunAt
+    }
+
+    /// Whether the dead start's request can no longer reach the vendor at `now`: its call began more than
+    /// `requestTimeout` (the provider's bound on one vendor call) ago, so the dead instance's client had
+    /// given up on it by then. Until then a vendor that has nothing under the reference may still get it,
+    /// and ``StartLookupResult/notYet`` is the true answer rather than ``StartLookupResult/notFound``.
+    public func callSettled(at now: Date, requestTimeout: Duration) -> Bool {
+        let seconds = TimeInterval(requestTimeout.components.seconds)
+            + TimeInterval(requestTimeout.components.attoseconds) / 1e18
+        return now >= callBegunAt.addingTimeInterval(seconds)
+    }
+}
+
+/// What a vendor says of a start whose instance died (``VerificationProvider/lookUpStart(_:)``).
+public enum StartLookupResult: Sendable, Equatable {
+    /// The vendor has the verification: the start reached it. What a start would have returned.
+    case found(ProviderStartResult)
+    /// The vendor has nothing for it and the dead call can no longer reach it: nothing was sent.
+    case notFound
+    /// The vendor has nothing for it yet, but the dead call may still reach it (it began less than the
+    /// provider's request timeout ago): ask again later.
+    case notYet
+    /// The vendor cannot say (no lookup, or an answer that does not settle it).
+    case unknown
 }
 
 /// A vendor-specific operation a provider exposes through the API.
@@ -311,11 +372,15 @@ extension VerificationProvider {
 
     public func warmUp() async {}
 
+    public func countryList() async throws(GatewayError) -> ProviderCountryList? { nil }
+
     public func requiresAppVerification(for request: StartVerification) -> Bool {
         capabilities.requiresAppVerification
     }
 
     public func prepare(_ request: StartVerification) async throws(GatewayError) -> ProviderChallenge? { nil }
+
+    public func lookUpStart(_ lookup: StartLookup) async throws(GatewayError) -> StartLookupResult { .unknown }
 
     public func isTestNumber(_ request: StartVerification) -> Bool { false }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The SMS-pumping guard (DESIGN.md §9): per number prefix, it watches how many starts convert (reach an
+/// The SMS-pumping guard (docs/design.md §9): per number prefix, it watches how many starts convert (reach an
 /// approval) within a window. A prefix that has taken at least ``minStarts`` starts in the window while
 /// converting below ``conversionFloor`` is blocked for ``coolDown``: bots pumping premium or
 /// attacker-owned ranges start verifications and never check a code. Blocked starts answer

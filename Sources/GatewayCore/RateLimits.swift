@@ -11,7 +11,7 @@ public struct RateLimit: Sendable, Equatable {
     }
 }
 
-/// The gateway's own rate limits (DESIGN.md §9), each with its own window; `nil` turns one off. Counters
+/// The gateway's own rate limits (docs/design.md §9), each with its own window; `nil` turns one off. Counters
 /// live in the store, so they hold across restarts (and across instances sharing a store). Test numbers
 /// are exempt.
 public struct RateLimits: Sendable, Equatable {
@@ -106,7 +106,7 @@ public func rateWindow(at now: Date, window: TimeInterval) -> (start: Int64, ret
     return (Int64(start), max(1, Int((start + window - seconds).rounded(.up))))
 }
 
-/// Where verifications may go (DESIGN.md §9): an allow-list (`nil`: every country) and a deny-list of ISO
+/// Where verifications may go (docs/design.md §9): an allow-list (`nil`: every country) and a deny-list of ISO
 /// 3166 regions, globally in the policy and per API key.
 public struct CountryPermissions: Sendable, Equatable {
     public var allow: Set<String>?

@@ -1,5 +1,5 @@
 /// Where starts go: routing rules (channel, country, API key → providers or an experiment, plus
-/// fallbacks), then an ordered provider list per channel, then the default order (DESIGN.md §6,
+/// fallbacks), then an ordered provider list per channel, then the default order (docs/design.md §6,
 /// docs/routing.md).
 public struct RoutingTable: Sendable, Equatable {
     /// Provider ids per channel, most preferred first, for requests no rule matches.
@@ -113,6 +113,9 @@ public struct RoutingTable: Sendable, Equatable {
             self.providerID = providerID
             self.reason = reason
         }
+
+        /// The provider does not run the request's multi-factor step (``StartVerification/multiFactor``).
+        public static let multiFactorNotSupported = "multi_factor_not_supported"
     }
 
     /// Where a start goes and why.
@@ -172,6 +175,11 @@ public struct RoutingTable: Sendable, Equatable {
         for id in ids {
             guard let provider = registry.provider(id) else {
                 skipped.append(Skip(providerID: id, reason: "unknown_provider"))
+                continue
+            }
+            if let step = request.multiFactor, !provider.capabilities.multiFactorKinds.contains(step.kind) {
+                // The request continues (or enrolls) a user's second factor at a vendor that runs it.
+                skipped.append(Skip(providerID: id, reason: Skip.multiFactorNotSupported))
                 continue
             }
             if !provider.capabilities.channels.contains(request.channel) {

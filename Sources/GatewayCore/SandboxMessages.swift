@@ -1,5 +1,5 @@
 /// The text of a code message in the sandbox, in the language asked for, so an emulator sends the
-/// language the verification reports (DESIGN.md §7). It covers every language a plugin may ask a vendor
+/// language the verification reports (docs/design.md §7). It covers every language a plugin may ask a vendor
 /// for (the base languages of Twilio's supported locales, and Chinese in both scripts); anything else is
 /// written in English, and the emulator records which language it used.
 public enum SandboxMessages {

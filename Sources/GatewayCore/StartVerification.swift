@@ -9,6 +9,9 @@ public struct StartVerification: Sendable {
     /// Preferred content languages, most preferred first (IETF tags such as `es-ES`).
     public var locales: [String]
     public var appVerification: AppVerificationProof?
+    /// The multi-factor step this start belongs to (a second factor of a sign-in, or an enrollment), for
+    /// vendors that run one (Firebase); routing considers only providers that declare the step.
+    public var multiFactor: MultiFactor?
     /// Code length the caller asks for, where the vendor lets a request choose it.
     public var codeLength: Int?
     /// The caller's own reference, echoed back and stored.
@@ -37,8 +40,10 @@ public struct StartVerification: Sendable {
         fallbackChannels: [Channel] = [],
         clientContext: ClientContext = ClientContext(),
         channelOptions: ChannelOptions = ChannelOptions(),
-        verificationID: String? = nil
+        verificationID: String? = nil,
+        multiFactor: MultiFactor? = nil
     ) {
+        self.multiFactor = multiFactor
         self.destination = destination
         self.channel = channel
         self.fallbackChannels = fallbackChannels

@@ -39,7 +39,7 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
     public var metadata: [String: String]
     /// The API key (its id, not its secret) that started the verification.
     public var apiKeyID: String?
-    /// What the app must do next, while the verification is pending (DESIGN.md §3.1).
+    /// What the app must do next, while the verification is pending (docs/design.md §3.1).
     public var nextAction: NextAction?
     /// Fallback channels the verification has not used yet, in order.
     public var fallbackChannels: [Channel]

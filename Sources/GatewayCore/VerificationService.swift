@@ -151,6 +151,13 @@ public struct VerificationService: Sendable {
             throw GatewayError(.invalidRequest, "`provider` names no configured provider.")
         }
         if let number = request.destination.phoneNumber, policy.testNumbers[number.e164] != nil {
+            if request.multiFactor != nil {
+                // A gateway test number never reaches a vendor, so no vendor could sign the user in.
+                throw GatewayError(
+                    .invalidRequest,
+                    "A `multi_factor` start needs the vendor that holds the user's second factor; `to` is one of "
+                        + "the gateway's test numbers, which never reach a vendor.")
+            }
             // A configured test number is the operator's choice, whatever the metadata says of it.
             return try await startTestNumber(request, apiKeyID: apiKeyID, idempotency: idempotency)
         }
@@ -166,28 +173,34 @@ public struct VerificationService: Sendable {
         try await countStart(request, apiKeyID: apiKeyID, clientIP: clientIP, keyLimit: keyLimit)
         try await guardPumping(request, apiKeyID: apiKeyID)
         guard !candidates.isEmpty else {
+            // Providers without the request's multi-factor step could never serve it: the others' reasons
+            // decide, and when there are none, no configured provider runs the step.
+            let skippedReasons = decision.skipped.filter { $0.reason != RoutingTable.Skip.multiFactorNotSupported }
+            if let step = request.multiFactor, skippedReasons.isEmpty, !decision.skipped.isEmpty {
+                throw GatewayError(
+                    .invalidRequest,
+                    "No provider this request could go to runs a multi-factor `\(step.kind.rawValue)` "
+                        + "(`multi_factor`); GET /v1/admin/providers lists the steps each provider runs.")
+            }
             let onlyUnknown =
-                !decision.skipped.isEmpty && decision.skipped.allSatisfy { $0.reason == "unknown_provider" }
+                !skippedReasons.isEmpty && skippedReasons.allSatisfy { $0.reason == "unknown_provider" }
             let channelReasons: Set<String> = ["channel_not_supported", "fallback_channels_not_supported"]
-            if !onlyUnknown && decision.skipped.allSatisfy({ channelReasons.contains($0.reason) }) {
+            if !onlyUnknown && skippedReasons.allSatisfy({ channelReasons.contains($0.reason) }) {
                 let channels = ([request.channel] + request.fallbackChannels).map(\.rawValue).joined(separator: ", ")
                 throw GatewayError(
                     .unsupportedChannel, "No configured provider can send over \(channels).")
             }
             // Every candidate was passed over for the destination's country: no retry can change that.
             let regionReasons: Set<String> = ["country_not_served", "country_excluded"]
-            if !onlyUnknown && decision.skipped.allSatisfy({ regionReasons.contains($0.reason) }) {
+            if !onlyUnknown && skippedReasons.allSatisfy({ regionReasons.contains($0.reason) }) {
                 throw GatewayError(
                     .unsupportedDestination, "No configured provider serves this destination's country.")
             }
             throw GatewayError(.noProviderAvailable, "No provider is available for this request.")
         }
-        let id = Self.newID()
+        let id = idempotency?.resumingID ?? Self.newID()
         var request = request
         request.verificationID = id
-        if let idempotency {
-            try await recordProgress(idempotency, IdempotencyProgress(stage: .vendorCallBegun, verificationID: id))
-        }
         var sendMayHaveHappened = false
         let deadline = ContinuousClock.now.advanced(by: policy.startDeadline)
         var calls: [VerificationEvent] = []
@@ -212,6 +225,14 @@ public struct VerificationService: Sendable {
             guard breakers.allow(provider.id, country: decision.country) else {
                 skipped.append(RoutingTable.Skip(providerID: provider.id, reason: "breaker_open"))
                 continue
+            }
+            if let idempotency {
+                // Before each call: which provider a takeover may ask, unless an earlier call may have sent too.
+                try await recordProgress(
+                    idempotency,
+                    IdempotencyProgress(
+                        stage: .vendorCallBegun, verificationID: id,
+                        providerID: sendMayHaveHappened ? nil : provider.id, callBegunAt: clock.now))
             }
             let began = ContinuousClock.now
             idempotency?.setSendMayHaveHappened(true)
@@ -424,10 +445,98 @@ public struct VerificationService: Sendable {
         }
     }
 
+    // MARK: recovery
+
+    /// What a request that took over the idempotency claim of a dead start answers
+    /// (``recoverStart(_:progress:apiKeyID:)``, docs/architecture.md §9.2).
+    public enum StartRecovery: Sendable {
+        /// The dead start's verification: stored by it, or found at its vendor and stored now.
+        case verification(VerificationRecord)
+        /// No vendor was called, or the vendor has nothing and can no longer get the dead call: the start runs
+        /// anew under the taker's claim, with this id (the dead start's; `nil`: a new one).
+        case startAnew(verificationID: String?)
+        /// The vendor has nothing yet, but the dead call may still reach it: the claim is left for a retry.
+        case notYet
+        /// A code may have reached the user under a verification nobody can name.
+        case unknown
+    }
+
+    /// Decides, from how far a dead start got (`progress`, as its claim recorded it), what its key answers.
+    /// A start that called a vendor and stored nothing is asked after at that vendor
+    /// (``VerificationProvider/lookUpStart(_:)``); a verification the vendor has is stored now, under the id
+    /// the dead start sent as the reference, and answered. `request` is the key's request, parsed again.
+    public func recoverStart(
+        _ request: StartVerification, progress: IdempotencyProgress, apiKeyID: String?
+    ) async throws(GatewayError) -> StartRecovery {
+        if let id = progress.verificationID, let record = try await store.record(id: id) {
+            // A failed start's record names no verification to answer; its outcome at the vendor is unknown.
+            return record.status == .failed ? (progress.stage == .claimed ? .startAnew(verificationID: nil) : .unknown)
+                : .verification(record)
+        }
+        guard progress.stage == .vendorCallBegun else { return .startAnew(verificationID: nil) }
+        guard let id = progress.verificationID, let providerID = progress.providerID,
+            let callBegunAt = progress.callBegunAt, let provider = registry.provider(providerID)
+        else { return .unknown }
+        var request = request
+        request.verificationID = id
+        let lookup = StartLookup(
+            verificationID: id, destination: request.destination, channel: request.channel, callBegunAt: callBegunAt)
+        let began = ContinuousClock.now
+        let answer: StartLookupResult
+        do {
+            answer = try await provider.lookUpStart(lookup)
+        } catch {
+            logger.warning(
+                "vendor lookup of a dead start failed",
+                metadata: [
+                    "verification.id": "\(id)", "provider.id": "\(providerID)", "error.code": "\(error.code.rawValue)",
+                ])
+            return .unknown
+        }
+        let event = callEvent(id, providerID, "lookup", outcome: Self.outcome(of: answer), since: began)
+        logger.notice(
+            "vendor asked about a dead start",
+            metadata: [
+                "verification.id": "\(id)", "provider.id": "\(providerID)", "lookup": "\(Self.outcome(of: answer))",
+            ])
+        switch answer {
+        case .found(let result):
+            let decision = RoutingTable.Decision(
+                route: "recovered", experiment: nil, arm: nil, candidates: [], skipped: [], failoverOnTimeout: false,
+                country: request.destination.phoneNumber?.region)
+            do {
+                let record = try await persistStart(
+                    id: id, request: request, provider: provider, result: result, apiKeyID: apiKeyID,
+                    events: [event], skipped: [], decision: decision, failovers: [], recovered: true)
+                metrics.started(record)
+                return .verification(record)
+            } catch {
+                // The dead start stored it after all, meanwhile (a start slower than its lease, not dead).
+                if let record = try await store.record(id: id), record.status != .failed { return .verification(record) }
+                throw error
+            }
+        case .notFound:
+            return .startAnew(verificationID: id)
+        case .notYet:
+            return .notYet
+        case .unknown:
+            return .unknown
+        }
+    }
+
+    static func outcome(of answer: StartLookupResult) -> String {
+        switch answer {
+        case .found: "found"
+        case .notFound: "not_found"
+        case .notYet: "not_yet"
+        case .unknown: "unknown"
+        }
+    }
+
     private func persistStart(
         id: String, request: StartVerification, provider: any VerificationProvider, result: ProviderStartResult,
         apiKeyID: String?, events: [VerificationEvent], skipped: [RoutingTable.Skip], decision: RoutingTable.Decision,
-        failovers: [String], isTestNumber: Bool = false
+        failovers: [String], isTestNumber: Bool = false, recovered: Bool = false
     ) async throws(GatewayError) -> VerificationRecord {
         let now = clock.now
         let awaitsChallenge: Bool
@@ -463,6 +572,8 @@ public struct VerificationService: Sendable {
         if let arm = decision.arm { detail["arm"] = arm }
         if let country = decision.country { detail["country"] = country }
         if isTestNumber { detail["test_number"] = "true" }
+        // Found at the vendor by a request that took over a dead start's `Idempotency-Key`.
+        if recovered { detail["recovered"] = "vendor_lookup" }
         if let action = record.nextAction { detail["next_action"] = action.type }
         if !failovers.isEmpty { detail["failovers"] = failovers.joined(separator: ",") }
         if !skipped.isEmpty {

@@ -46,7 +46,7 @@ struct GatewayRuntime: Sendable {
     let signer: VerificationTokenSigner
     let baseURL: String
     /// Set when graceful shutdown begins: the sandbox's self-calls stop using the closing port.
-    let shutdown: ShutdownFlag
+    let shutdown: OneWayFlag
     /// The status-webhook sender, when endpoints are configured (it runs as a service of the application).
     var webhooks: WebhookDispatcher? = nil
 }
@@ -73,14 +73,15 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         sandbox: sandbox, mode: options.sandboxTransport, ownBase: URL(string: baseURL),
         connectionsPerHost: configuration.vendorConnectionsPerHost, trusting: tls?.chain ?? [])
     callbacks.bind(outbound.transport)
+    let metrics = MetricsRegistry()
     do {
-        let registry = try await buildRegistry(options, configuration, outbound.transport, publicBaseURL: publicBaseURL)
+        let registry = try await buildRegistry(
+            options, configuration, outbound.transport, publicBaseURL: publicBaseURL, metrics: metrics)
         let routing = try routingTable(configuration, registry, options)
         let store = try await openStore(options, configuration)
         let signer = try VerificationTokenSigner.load(
             pem: configuration.tokenSigningKeyPEM, verification: configuration.tokenVerificationKeyPEMs,
             file: options.dataDirectory.appendingPathComponent("token-signing-key.pem"))
-        let metrics = MetricsRegistry()
         // Before any lease is taken: this instance's heartbeat row, and dead instances' rows removed, so
         // their leases are taken over at once.
         let instances = InstanceRegistry(store: store.store, clock: options.clock, logger: logger)
@@ -101,7 +102,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             router: router, server: try httpServer(tls: tls),
             configuration: ApplicationConfiguration(
                 address: .hostname(options.host, port: options.port), serverName: "verification-gateway"),
-            services: services, logger: logger)
+            services: services, onServerRunning: { [listening = outbound.listening] _ in listening.raise() },
+            logger: logger)
         let runtime = GatewayRuntime(
             service: service, sandbox: sandbox, sandboxAPIKey: sandboxAPIKey, signer: signer, baseURL: baseURL,
             shutdown: outbound.shutdown, webhooks: webhooks)

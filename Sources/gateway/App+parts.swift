@@ -64,7 +64,7 @@ extension APIKeyring {
 /// before the first request.
 func buildRegistry(
     _ options: GatewayOptions, _ configuration: GatewayConfiguration, _ transport: any HTTPTransport,
-    publicBaseURL: URL?
+    publicBaseURL: URL?, metrics: MetricsRegistry
 ) async throws(ConfigurationError) -> ProviderRegistry {
     let registry: ProviderRegistry
     do {
@@ -73,7 +73,8 @@ func buildRegistry(
             logger[metadataKey: "provider.id"] = .string(config.id)
             return ProviderContext(
                 providerID: config.id, settings: config.settings, transport: transport, clock: options.clock,
-                logger: logger, requestTimeout: options.vendorTimeout, publicBaseURL: publicBaseURL)
+                logger: logger, requestTimeout: options.vendorTimeout, publicBaseURL: publicBaseURL,
+                metrics: GatewayMetrics(factory: metrics.factory))
         }
     } catch {
         throw options.located(error)

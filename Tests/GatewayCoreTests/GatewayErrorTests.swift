@@ -4,7 +4,7 @@ import Testing
 
 @Suite("GatewayError")
 struct GatewayErrorTests {
-    /// The taxonomy as DESIGN.md §5 documents it, written out so any change in the source fails a test.
+    /// The taxonomy as docs/design.md §5 documents it, written out so any change in the source fails a test.
     struct Documented: Sendable, CustomTestStringConvertible {
         var code: GatewayError.Code
         var wire: String

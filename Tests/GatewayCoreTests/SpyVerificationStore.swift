@@ -100,9 +100,11 @@ final class SpyVerificationStore: VerificationStore {
     }
 
     func claimIdempotencyKey(
-        _ key: IdempotencyKey, fingerprint: String, token: String, at: Date, lease: TimeInterval
+        _ key: IdempotencyKey, fingerprint: String, token: String, owner: String?, at: Date, lease: TimeInterval,
+        deadOwner: String?
     ) async throws(GatewayError) -> IdempotencyClaim {
-        try await inner.claimIdempotencyKey(key, fingerprint: fingerprint, token: token, at: at, lease: lease)
+        try await inner.claimIdempotencyKey(
+            key, fingerprint: fingerprint, token: token, owner: owner, at: at, lease: lease, deadOwner: deadOwner)
     }
 
     func recordIdempotencyProgress(

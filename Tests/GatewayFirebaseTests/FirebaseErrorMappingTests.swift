@@ -47,7 +47,8 @@ struct FirebaseErrorMappingTests {
         #expect(row.iosClientSide.map { (17000...18000).contains($0.rawValue) } ?? true)
     }
 
-    /// Every server string of firebase.md §3 (the §3.2 table, the reCAPTCHA Enterprise family spelled out from
+    /// Every server string of docs/vendors/firebase.md §3 (the §3.2 table, the reCAPTCHA Enterprise family spelled out
+    /// from
     /// the iOS codes 17200–17207, and the §3.1 key reasons) with the iOS `AuthErrorCode` the doc gives for
     /// it: the server-side mapping, or 17999 when the iOS switch does not know the string.
     static let documented: [(String, Int)] = [
@@ -66,17 +67,30 @@ struct FirebaseErrorMappingTests {
         ("keyInvalid", 17023), ("ipRefererBlocked", 17028),
     ]
 
-    @Test("every server string of firebase.md §3 has exactly one row, with the doc's iOS AuthErrorCode")
+    /// The strings of the multi-factor methods (Identity Toolkit v2): what the Auth Emulator answers there
+    /// (`operations.ts`) and what the iOS SDK maps (`AuthBackend.swift`: 17081–17089; 17999 where its switch does
+    /// not know the string).
+    static let multiFactor: [(String, Int)] = [
+        ("MISSING_MFA_PENDING_CREDENTIAL", 17081), ("MISSING_MFA_ENROLLMENT_ID", 17082), ("MISSING_CREDENTIAL", 17999),
+        ("INVALID_MFA_PENDING_CREDENTIAL", 17083), ("INVALID_PROJECT_ID", 17999), ("MFA_ENROLLMENT_NOT_FOUND", 17084),
+        ("SECOND_FACTOR_EXISTS", 17087), ("SECOND_FACTOR_LIMIT_EXCEEDED", 17088), ("UNVERIFIED_EMAIL", 17086),
+        ("MISSING_ID_TOKEN", 17999), ("INVALID_ARGUMENT", 17999),
+    ]
+
+    @Test(
+        "every server string of docs/vendors/firebase.md §3 and of the multi-factor methods has exactly one row, with the iOS AuthErrorCode"
+    )
     func everyDocumentedStringHasARow() {
         let values = FirebaseErrorMapping.rows.map(\.value)
         #expect(Set(values).count == values.count, "no string has two rows")
-        #expect(Set(values) == Set(Self.documented.map(\.0)), "the table and the doc list the same strings")
-        for (value, ios) in Self.documented {
+        let documented = Self.documented + Self.multiFactor
+        #expect(Set(values) == Set(documented.map(\.0)), "the table and the sources list the same strings")
+        for (value, ios) in documented {
             #expect(FirebaseErrorMapping.rows.first { $0.value == value }?.ios.rawValue == ios, "\(value)")
         }
     }
 
-    @Test("the choices the brief and DESIGN.md §5 fix are kept")
+    @Test("the choices the brief and docs/design.md §5 fix are kept")
     func keyChoices() {
         let expected: [String: GatewayError.Code] = [
             "INVALID_CODE": .incorrectCode, "INVALID_SESSION_INFO": .expired, "SESSION_EXPIRED": .expired,
@@ -85,6 +99,11 @@ struct FirebaseErrorMappingTests {
             "MISSING_APP_CREDENTIAL": .appVerificationRequired, "MISSING_CLIENT_IDENTIFIER": .appVerificationRequired,
             "OPERATION_NOT_ALLOWED": .providerRejected, "INVALID_PHONE_NUMBER": .invalidPhoneNumber,
             "keyInvalid": .providerAuthFailed,
+            // Multi-factor: the caller's inputs, which the provider ends a verification on at a check.
+            "INVALID_MFA_PENDING_CREDENTIAL": .invalidToken, "MFA_ENROLLMENT_NOT_FOUND": .notEnrolled,
+            "INVALID_ID_TOKEN": .invalidToken, "TOKEN_EXPIRED": .invalidToken, "SECOND_FACTOR_EXISTS": .invalidRequest,
+            "SECOND_FACTOR_LIMIT_EXCEEDED": .invalidRequest, "UNVERIFIED_EMAIL": .invalidRequest,
+            "MISSING_MFA_PENDING_CREDENTIAL": .providerError,
         ]
         for (value, code) in expected {
             #expect(FirebaseErrorMapping.rows.first { $0.value == value }?.mapsTo == code, "\(value)")

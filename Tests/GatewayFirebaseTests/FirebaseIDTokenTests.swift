@@ -6,7 +6,7 @@ import _CryptoExtras
 
 @testable import GatewayFirebase
 
-/// The emulator's ID tokens are checked the way firebase-admin checks Firebase's (firebase.md §5): the
+/// The emulator's ID tokens are checked the way firebase-admin checks Firebase's (docs/vendors/firebase.md §5): the
 /// signature against the published key, then the header and the claims. The key is read over the wire from
 /// the emulator's JWK endpoint and the signature checked here with swift-crypto, not with the emulator's code.
 @Suite("Firebase emulator ID tokens")

@@ -38,9 +38,8 @@ struct FirebasePluginTests {
         #expect(capabilities.channels == [.sms])
         #expect(capabilities.requiresAppVerification)
         #expect(
-            capabilities.appVerificationKinds == [
-                .recaptcha, .recaptchaEnterprise, .iosReceipt, .playIntegrity, .safetyNet,
-            ])
+            capabilities.appVerificationKinds == [.recaptcha, .recaptchaEnterprise, .iosReceipt, .playIntegrity])
+        #expect(capabilities.multiFactorKinds == [.signIn, .enroll])
         #expect(capabilities.issuesTokens)
         #expect(!capabilities.resendKeepsCode)
         #expect(capabilities.supportsResend)

@@ -95,8 +95,6 @@ struct FirebaseProviderTests {
         ProofCase(
             proof: AppVerificationProof(kind: .playIntegrity, token: "pi-token"),
             fields: ["playIntegrityToken": "pi-token"]),
-        ProofCase(
-            proof: AppVerificationProof(kind: .safetyNet, token: "sn-token"), fields: ["safetyNetToken": "sn-token"]),
     ]
 
     @Test(
@@ -315,7 +313,6 @@ struct FirebaseProviderTests {
             (AppVerificationProof.Kind.recaptcha, "CAPTCHA_CHECK_FAILED"),
             (.recaptchaEnterprise, "CAPTCHA_CHECK_FAILED"),
             (.playIntegrity, "INVALID_APP_CREDENTIAL"),
-            (.safetyNet, "INVALID_APP_CREDENTIAL"),
             (.iosReceipt, "INVALID_APP_CREDENTIAL"),
         ])
     func rejectedProof(_ kind: AppVerificationProof.Kind, _ vendorCode: String) async throws {

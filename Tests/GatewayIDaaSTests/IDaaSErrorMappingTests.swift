@@ -156,7 +156,7 @@ struct IDaaSErrorMappingTests {
         #expect(Self.map("IDAAS.SDK.LOGIN.1003").code == .accountLocked)
     }
 
-    /// The codes idaas.md §3 lists outside the SDK's table, with what the gateway answers for them.
+    /// The codes docs/vendors/idaas.md §3 lists outside the SDK's table, with what the gateway answers for them.
     static let documented: [(String, GatewayError.Code)] = [
         ("IDAAS.SDK.PARAM.0001", .invalidRequest), ("IDAAS.SDK.PARAM.0023", .invalidToken),
         ("IDAAS.SDK.CAPTCHA.0002", .appVerificationFailed), ("IDAAS.SDK.CAPTCHA.0006", .deliveryFailed),
@@ -166,7 +166,7 @@ struct IDaaSErrorMappingTests {
         ("SDK.LOGIN.1004", .providerError), ("SDK.LOGIN.1005", .incorrectCode), ("USER.0001", .notEnrolled),
     ]
 
-    @Test("every code of idaas.md §3 has an exact row with the documented outcome")
+    @Test("every code of docs/vendors/idaas.md §3 has an exact row with the documented outcome")
     func documentedCodes() {
         for (code, expected) in Self.documented {
             let row = IDaaSErrorMapping.row(for: code)
@@ -191,7 +191,7 @@ struct IDaaSErrorMappingTests {
         #expect(IDaaSErrorMapping.callbackCodes.count == 7)
     }
 
-    /// The SDK's groups and the server's: a code no row lists falls to its group (idaas.md §3.1).
+    /// The SDK's groups and the server's: a code no row lists falls to its group (docs/vendors/idaas.md §3.1).
     @Test(
         "unlisted codes fall back by group prefix",
         arguments: [

@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayTestSupport
 import HTTPTypes
+import Synchronization
 import Testing
 
 @testable import GatewayIDaaS
@@ -447,5 +448,74 @@ struct SlowSend: HTTPTransport {
     func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
         if request.url.path().hasSuffix(IDaaSWire.smsSendPath) { throw .timeout }
         return try await inner.send(request, timeout: timeout)
+    }
+}
+
+@Suite("IDaaS area codes for the country picker")
+struct IDaaSCountryListTests {
+    typealias H = IDaaSProviderHarness
+
+    final class Reads: Sendable {
+        let count = Mutex(0)
+    }
+
+    /// A provider whose tenant answers `json` for the area codes and counts the reads.
+    static func tenant(_ json: String, reads: Reads = Reads()) throws -> H {
+        try H(transport: { _ in
+            StubTransport { _ in
+                reads.count.withLock { $0 += 1 }
+                return TransportResponse(status: .ok, headerFields: [.contentType: "application/json"], body: Data(json.utf8))
+            }
+        })
+    }
+
+    @Test("the sandbox tenant's list comes back in its order, with names, regexes and CN preferred")
+    func sandboxList() async throws {
+        let h = try H()
+        let list = try #require(try await h.provider.countryList())
+        #expect(list.entries.map(\.region) == ["CN", "HK", "MO", "TW", "SG"])
+        #expect(list.preferredRegion == "CN")
+        #expect(list.entries.filter(\.preferred).map(\.region) == ["CN"])
+        let china = try #require(list.entries.first)
+        #expect(china.callingCode == 86)
+        #expect(china.mobilePattern == #"^(\+86){0,1}\-?1\d{10}$"#)
+        #expect(china.mobilePatternInput == "+86-<number>")
+        #expect(china.displayName(for: "zh-Hant") == "中國大陸")
+        #expect(china.displayName(for: "ZH-cn") == "中国大陆")
+        #expect(china.displayName(for: "fr") == nil)
+    }
+
+    @Test("an area code preferred by number, a list without a preference, and an entry that is no calling code")
+    func tenantVariants() async throws {
+        let byAreaCode = try Self.tenant(
+            #"""
+            {"phoneAreaCodeDefinitions": [
+              {"areaCode": "86", "countryCode": "cn", "mobileRegex": "^1\\d{10}$", "displayMapping": {"en": "China"}},
+              {"areaCode": "1", "countryCode": "US", "areaCodeSuffixes": ["684"]},
+              {"areaCode": "abc", "countryCode": "XX"}],
+             "preferredAreaCode": "1"}
+            """#)
+        let list = try #require(try await byAreaCode.provider.countryList())
+        #expect(list.entries.map(\.region) == ["CN", "US"])
+        #expect(list.preferredRegion == "US")
+        #expect(list.entries.last?.callingCodeSuffixes == ["684"])
+        #expect(list.entries.last?.mobilePattern == nil)
+
+        let none = try Self.tenant(#"{"phoneAreaCodeDefinitions": [{"areaCode": "65", "countryCode": "SG"}]}"#)
+        let plain = try #require(try await none.provider.countryList())
+        #expect(plain.preferredRegion == nil)
+        #expect(plain.entries.map(\.preferred) == [false])
+    }
+
+    @Test("the list is the cached one: read once within area_codes_cache_seconds")
+    func cached() async throws {
+        let reads = Reads()
+        let h = try Self.tenant(#"{"phoneAreaCodeDefinitions": [{"areaCode": "65", "countryCode": "SG"}]}"#, reads: reads)
+        _ = try await h.provider.countryList()
+        _ = try await h.provider.countryList()
+        #expect(reads.count.withLock { $0 } == 1)
+        h.clock.advance(by: 3601)
+        _ = try await h.provider.countryList()
+        #expect(reads.count.withLock { $0 } == 2)
     }
 }

@@ -17,15 +17,15 @@ struct VonageErrorDocsTests {
     func tables() throws {
         let lines = try Self.lines()
         for row in VonageErrorMapping.v2Rows {
-            let prefix = "| \(row.status) | `\(row.fragment ?? "")` | \(row.endpoint?.rawValue ?? "any") | \(row.title) | `\(row.mapsTo.rawValue)` |"
+            let prefix = "| \(row.httpStatus ?? 0) | `\(row.code ?? "")` | \(row.operation ?? "any") | \(row.name) | `\(row.mapsTo.rawValue)` |"
             #expect(lines.contains { $0.hasPrefix(prefix) }, "no line starting \(prefix)")
         }
         for row in VonageErrorMapping.v1Rows {
-            let prefix = "| \(row.code) | \(row.endpoint?.rawValue ?? "any") | \(row.text) | `\(row.mapsTo.rawValue)` |"
+            let prefix = "| \(row.code ?? "") | \(row.operation ?? "any") | \(row.name) | `\(row.mapsTo.rawValue)` |"
             #expect(lines.contains { $0.hasPrefix(prefix) }, "no line starting \(prefix)")
         }
         for row in VonageErrorMapping.sdkRows {
-            let prefix = "| \(row.rawValue) | `\(row.name)` | `\(row.mapsTo.rawValue)` |"
+            let prefix = "| \(row.code ?? "") | `\(row.name)` | `\(row.mapsTo.rawValue)` |"
             #expect(lines.contains { $0.hasPrefix(prefix) }, "no line starting \(prefix)")
         }
     }

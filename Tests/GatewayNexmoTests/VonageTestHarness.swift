@@ -3,6 +3,7 @@ import GatewayCore
 import HTTPTypes
 import Logging
 import Synchronization
+import GatewayTestSupport
 import Testing
 
 @testable import GatewayNexmo
@@ -23,14 +24,16 @@ final class VonageHarness: Sendable {
 
     init(
         settings extra: [String: String] = [:], timeout: Duration = .seconds(5),
-        emulatorSettings: VonageEmulator.Settings = .init(channelTimeout: 60, autoAdvance: false)
+        emulatorSettings: VonageEmulator.Settings = .init(channelTimeout: 60, autoAdvance: false),
+        persistence: any EmulatorPersistence = NoEmulatorPersistence()
     ) throws {
         let sink = CallbackSink()
         callbacks = sink
         emulator = VonageEmulator(
             context: EmulatorContext(
                 clock: clock, outbox: outbox, logger: .quiet,
-                callbacks: CallbackSender(baseURL: URL(string: "http://localhost:8080/callbacks/vonage"), transport: sink)),
+                callbacks: CallbackSender(baseURL: URL(string: "http://localhost:8080/callbacks/vonage"), transport: sink),
+                persistence: persistence),
             settings: emulatorSettings)
         recorder = RecordingTransport(InProcessTransport(emulator: emulator, pathPrefix: Self.mount))
         var settings = VonagePlugin.plugin.sandboxSettings(try #require(URL(string: Self.baseURL)))
@@ -65,71 +68,6 @@ final class VonageHarness: Sendable {
     func code(to phone: String = phone) -> String? { outbox.last(to: phone)?.code }
 
     static func wrong(_ code: String?) -> String { code == "0000" ? "1111" : "0000" }
-}
-
-/// Receives the emulator's callbacks as the gateway's callback route would.
-final class CallbackSink: HTTPTransport {
-    private let received = Mutex<[TransportRequest]>([])
-
-    var requests: [TransportRequest] { received.withLock { $0 } }
-
-    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
-        received.withLock { $0.append(request) }
-        return TransportResponse(status: .ok)
-    }
-
-    /// The callbacks as the provider's plugin gets them.
-    var vendorCallbacks: [VendorCallback] {
-        requests.map {
-            VendorCallback(
-                method: $0.method, url: $0.url, subpath: "/", query: nil, headerFields: $0.headerFields, body: $0.body)
-        }
-    }
-}
-
-/// Passes requests on and keeps a copy of each.
-final class RecordingTransport: HTTPTransport {
-    private let next: any HTTPTransport
-    private let log = Mutex<[TransportRequest]>([])
-
-    init(_ next: any HTTPTransport) { self.next = next }
-
-    var requests: [TransportRequest] { log.withLock { $0 } }
-
-    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
-        log.withLock { $0.append(request) }
-        return try await next.send(request, timeout: timeout)
-    }
-}
-
-/// Answers every request with one fixed response.
-struct FixedTransport: HTTPTransport {
-    var status: Int
-    var body: String
-    var contentType = "application/json"
-
-    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
-        var headers = HTTPFields()
-        headers[.contentType] = contentType
-        return TransportResponse(status: HTTPResponse.Status(code: status), headerFields: headers, body: Data(body.utf8))
-    }
-}
-
-@discardableResult
-func expectGatewayError<Value>(
-    _ code: GatewayError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Value
-) async -> GatewayError? {
-    do {
-        let value = try await body()
-        Issue.record("expected `\(code.rawValue)`, but it returned \(value)", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as GatewayError {
-        #expect(error.code == code, "expected `\(code.rawValue)`, got \(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected `\(code.rawValue)`, got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
 }
 
 extension Logger {

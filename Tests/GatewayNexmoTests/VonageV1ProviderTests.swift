@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import HTTPTypes
+import GatewayTestSupport
 import Testing
 
 @testable import GatewayNexmo

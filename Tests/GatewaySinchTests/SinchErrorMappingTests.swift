@@ -9,7 +9,7 @@ extension SinchErrorMapping.Row: CustomTestStringConvertible {
 
 @Suite("Sinch error mapping")
 struct SinchErrorMappingTests {
-    /// Every errorCode of sinch.md §4.2, written out again here so a row cannot silently disappear.
+    /// Every errorCode of docs/vendors/sinch.md §4.2, written out again here so a row cannot silently disappear.
     static let documented: [(Int, GatewayError.Code)] = [
         (40001, .invalidRequest), (40002, .invalidRequest), (40003, .invalidRequest), (40004, .providerAuthFailed),
         (40005, .invalidPhoneNumber), (40100, .providerAuthFailed), (40101, .providerAuthFailed),
@@ -52,7 +52,7 @@ struct SinchErrorMappingTests {
         #expect(missing.code == expected && missing.vendor?.code == nil)
     }
 
-    /// Every reason of sinch.md §3.2 with the verification status it gives.
+    /// Every reason of docs/vendors/sinch.md §3.2 with the verification status it gives.
     static let reasons: [(String, VerificationStatus, GatewayError.Code)] = [
         ("Fraud", .blocked, .destinationBlocked), ("Not enough credit", .failed, .providerInsufficientFunds),
         ("Blocked", .blocked, .destinationBlocked), ("Denied by callback", .denied, .denied),

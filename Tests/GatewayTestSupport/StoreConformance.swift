@@ -45,6 +45,8 @@ public struct StoreConformance: Sendable {
         case concurrentClaimsOfOneKeyHaveOneWinner
         case lapsedClaimIsTakenOverWithItsProgress
         case concurrentTakeoversOfALapsedClaimHaveOneWinner
+        case deadOwnersClaimIsTakenOverAtOnceWithItsProgress
+        case concurrentTakeoversFromADeadOwnerHaveOneWinner
         case abandonedClaimIsTakenOverAtOnceWithItsProgress
         case onlyTheHoldersTokenReleasesOrCompletesAClaim
         case expiredIdempotencyKeysArePrunedInBoundedBatches
@@ -79,6 +81,9 @@ public struct StoreConformance: Sendable {
             case .concurrentClaimsOfOneKeyHaveOneWinner: "Concurrent claims of one key have one winner"
             case .lapsedClaimIsTakenOverWithItsProgress: "A lapsed idempotency claim is taken over, with how far it got"
             case .concurrentTakeoversOfALapsedClaimHaveOneWinner: "Concurrent takeovers of a lapsed claim have one winner"
+            case .deadOwnersClaimIsTakenOverAtOnceWithItsProgress:
+                "A claim names its instance; a dead instance's claim is taken over at once, with how far it got"
+            case .concurrentTakeoversFromADeadOwnerHaveOneWinner: "Concurrent takeovers from a dead instance have one winner"
             case .abandonedClaimIsTakenOverAtOnceWithItsProgress: "An abandoned claim is taken over at once, with its progress"
             case .onlyTheHoldersTokenReleasesOrCompletesAClaim: "Only the holder's token records, releases or completes a claim"
             case .expiredIdempotencyKeysArePrunedInBoundedBatches: "Expired idempotency keys are pruned in bounded batches"
@@ -117,6 +122,8 @@ public struct StoreConformance: Sendable {
         case .concurrentClaimsOfOneKeyHaveOneWinner: try await concurrentClaimsOfOneKeyHaveOneWinner()
         case .lapsedClaimIsTakenOverWithItsProgress: try await lapsedClaimIsTakenOverWithItsProgress()
         case .concurrentTakeoversOfALapsedClaimHaveOneWinner: try await concurrentTakeoversOfALapsedClaimHaveOneWinner()
+        case .deadOwnersClaimIsTakenOverAtOnceWithItsProgress: try await deadOwnersClaimIsTakenOverAtOnceWithItsProgress()
+        case .concurrentTakeoversFromADeadOwnerHaveOneWinner: try await concurrentTakeoversFromADeadOwnerHaveOneWinner()
         case .abandonedClaimIsTakenOverAtOnceWithItsProgress: try await abandonedClaimIsTakenOverAtOnceWithItsProgress()
         case .onlyTheHoldersTokenReleasesOrCompletesAClaim: try await onlyTheHoldersTokenReleasesOrCompletesAClaim()
         case .expiredIdempotencyKeysArePrunedInBoundedBatches: try await expiredIdempotencyKeysArePrunedInBoundedBatches()
@@ -531,7 +538,7 @@ public struct StoreConformance: Sendable {
         let store = try await makeStore()
         let key = IdempotencyKey(scope: "key_live_1", key: "order-17")
         #expect(try await Self.claim(store, key, "fp-1") == .claimed)
-        #expect(try await Self.claim(store, key, "fp-1") == .inProgress)
+        #expect(try await Self.claim(store, key, "fp-1") == .inProgress(owner: nil))
         let response = StoredResponse(status: 201, body: Data(#"{"id":"VEphone0001","status":"pending"}"#.utf8))
         try await store.completeIdempotencyKey(key, token: Self.token, response: response)
         #expect(try await Self.claim(store, key, "fp-1") == .replay(response))
@@ -575,7 +582,7 @@ public struct StoreConformance: Sendable {
         #expect(try await Self.claim(store, second, "fp-2") == .claimed)
         let response = StoredResponse(status: 201, body: Data("first".utf8))
         try await store.completeIdempotencyKey(first, token: Self.token, response: response)
-        #expect(try await Self.claim(store, second, "fp-2") == .inProgress)
+        #expect(try await Self.claim(store, second, "fp-2") == .inProgress(owner: nil))
         try await store.releaseIdempotencyKey(second, token: Self.token)
         #expect(try await Self.claim(store, first, "fp-1") == .replay(response))
         #expect(try await Self.claim(store, second, "fp-3") == .claimed)
@@ -605,7 +612,7 @@ public struct StoreConformance: Sendable {
         }
         #expect(claims.count == 20)
         #expect(claims.filter { $0 == .claimed }.count == 1)
-        #expect(claims.filter { $0 == .inProgress }.count == 19)
+        #expect(claims.filter { $0 == .inProgress(owner: nil) }.count == 19)
     }
 
     /// A claim nobody finished is in progress until its lease (renewed by recording progress) runs out; then
@@ -614,16 +621,16 @@ public struct StoreConformance: Sendable {
         let store = try await makeStore()
         let key = IdempotencyKey(scope: "key_live_1", key: "crashed")
         #expect(try await Self.claim(store, key, "fp-1") == .claimed)
-        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 39) == .inProgress)
+        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 39) == .inProgress(owner: nil))
         let progress = IdempotencyProgress(stage: .vendorCallBegun, verificationID: "vf_0001")
         #expect(
             try await store.recordIdempotencyProgress(
                 key, token: Self.token, progress: progress, until: Self.epoch + 45))
-        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 44) == .inProgress)
+        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 44) == .inProgress(owner: nil))
         #expect(try await Self.claim(store, key, "fp-2", token: "token-2", at: Self.epoch + 50) == .mismatch)
         #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 45) == .takenOver(progress))
         // The new holder's lease runs from the takeover.
-        #expect(try await Self.claim(store, key, "fp-1", token: "token-3", at: Self.epoch + 84) == .inProgress)
+        #expect(try await Self.claim(store, key, "fp-1", token: "token-3", at: Self.epoch + 84) == .inProgress(owner: nil))
         let late = StoredResponse(status: 201, body: Data("late".utf8))
         #expect(try await store.completeIdempotencyKey(key, token: Self.token, response: late) == false)
         #expect(
@@ -650,7 +657,86 @@ public struct StoreConformance: Sendable {
             return claims
         }
         #expect(claims.filter { $0 == .takenOver(IdempotencyProgress(stage: .claimed)) }.count == 1)
-        #expect(claims.filter { $0 == .inProgress }.count == 19)
+        #expect(claims.filter { $0 == .inProgress(owner: nil) }.count == 19)
+    }
+
+    /// A claim names the instance holding it, which an in-progress answer reports. Claiming with that instance
+    /// as the dead owner takes the claim over before its lease lapses, with its progress (the provider and the
+    /// time of the call included); naming any other instance does not, nor does naming the dead instance again
+    /// once another took the claim. The dead holder's token no longer counts.
+    public func deadOwnersClaimIsTakenOverAtOnceWithItsProgress() async throws {
+        let store = try await makeStore()
+        let key = IdempotencyKey(scope: "key_live_1", key: "owner-died")
+        func claim(_ token: String, owner: String, at: TimeInterval, deadOwner: String? = nil) async throws
+            -> IdempotencyClaim
+        {
+            try await store.claimIdempotencyKey(
+                key, fingerprint: "fp-1", token: token, owner: owner, at: Self.epoch + at, lease: 40,
+                deadOwner: deadOwner)
+        }
+        #expect(try await claim(Self.token, owner: "in_a", at: 0) == .claimed)
+        #expect(try await claim("token-2", owner: "in_b", at: 1) == .inProgress(owner: "in_a"))
+        let progress = IdempotencyProgress(
+            stage: .vendorCallBegun, verificationID: "vf_0003", providerID: "sinch-eu",
+            callBegunAt: Self.epoch + 2.25)
+        #expect(
+            try await store.recordIdempotencyProgress(key, token: Self.token, progress: progress, until: Self.epoch + 42))
+        #expect(try await claim("token-2", owner: "in_b", at: 3, deadOwner: "in_c") == .inProgress(owner: "in_a"))
+        #expect(
+            try await store.claimIdempotencyKey(
+                key, fingerprint: "fp-2", token: "token-2", owner: "in_b", at: Self.epoch + 3, lease: 40,
+                deadOwner: "in_a") == .mismatch)
+        #expect(try await claim("token-2", owner: "in_b", at: 3, deadOwner: "in_a") == .takenOver(progress))
+        // The taker holds it for a whole lease from the takeover, under its own name.
+        #expect(try await claim("token-3", owner: "in_c", at: 42, deadOwner: "in_a") == .inProgress(owner: "in_b"))
+        #expect(try await claim("token-3", owner: "in_c", at: 43) == .takenOver(progress))
+        #expect(
+            try await store.recordIdempotencyProgress(key, token: Self.token, progress: progress, until: Self.epoch + 99)
+                == false)
+        #expect(
+            try await store.completeIdempotencyKey(key, token: "token-2", response: StoredResponse(status: 201, body: Data()))
+                == false)
+        let response = StoredResponse(status: 201, body: Data("third".utf8))
+        #expect(try await store.completeIdempotencyKey(key, token: "token-3", response: response))
+        #expect(try await claim("token-4", owner: "in_d", at: 44, deadOwner: "in_c") == .replay(response))
+        // A claim that names no instance is never taken from a dead one: only its lease ends it.
+        let anonymous = IdempotencyKey(scope: "key_live_1", key: "no-owner")
+        #expect(try await Self.claim(store, anonymous, "fp-1") == .claimed)
+        #expect(
+            try await store.claimIdempotencyKey(
+                anonymous, fingerprint: "fp-1", token: "token-2", owner: "in_b", at: Self.epoch + 1, lease: 40,
+                deadOwner: "in_a") == .inProgress(owner: nil))
+    }
+
+    /// Twenty retries at once, each having found the holder dead: exactly one takes the claim over; the others
+    /// see it in progress under the winner's instance.
+    public func concurrentTakeoversFromADeadOwnerHaveOneWinner() async throws {
+        let store = try await makeStore()
+        let key = IdempotencyKey(scope: "key_live_1", key: "owner-race")
+        #expect(
+            try await store.claimIdempotencyKey(
+                key, fingerprint: "fp-1", token: Self.token, owner: "in_dead", at: Self.epoch, lease: 40,
+                deadOwner: nil) == .claimed)
+        let claims = try await withThrowingTaskGroup(of: (String, IdempotencyClaim).self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    let owner = "in_taker\(index)"
+                    return (
+                        owner,
+                        try await store.claimIdempotencyKey(
+                            key, fingerprint: "fp-1", token: "taker-\(index)", owner: owner, at: Self.epoch + 1,
+                            lease: 40, deadOwner: "in_dead")
+                    )
+                }
+            }
+            var claims: [(String, IdempotencyClaim)] = []
+            for try await claim in group { claims.append(claim) }
+            return claims
+        }
+        let winners = claims.filter { $0.1 == .takenOver(IdempotencyProgress(stage: .claimed)) }
+        #expect(winners.count == 1)
+        let winner = try #require(winners.first?.0)
+        #expect(claims.filter { $0.1 == .inProgress(owner: winner) }.count == 19)
     }
 
     /// A holder that called a vendor and then failed without an answer abandons the claim: the next retry
@@ -664,7 +750,7 @@ public struct StoreConformance: Sendable {
             try await store.recordIdempotencyProgress(
                 key, token: Self.token, progress: progress, until: Self.epoch + 40))
         try await store.abandonIdempotencyKey(key, token: "someone-else", at: Self.epoch + 5)
-        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 5) == .inProgress)
+        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 5) == .inProgress(owner: nil))
         try await store.abandonIdempotencyKey(key, token: Self.token, at: Self.epoch + 5)
         #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 5) == .takenOver(progress))
         try await store.abandonIdempotencyKey(key, token: "token-2", at: Self.epoch + 6)
@@ -684,7 +770,7 @@ public struct StoreConformance: Sendable {
         #expect(
             try await store.completeIdempotencyKey(
                 key, token: "token-2", response: StoredResponse(status: 500, body: Data())) == false)
-        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 1) == .inProgress)
+        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 1) == .inProgress(owner: nil))
         let response = StoredResponse(status: 201, body: Data("done".utf8))
         #expect(try await store.completeIdempotencyKey(key, token: Self.token, response: response))
         try await store.releaseIdempotencyKey(key, token: Self.token)
@@ -715,7 +801,7 @@ public struct StoreConformance: Sendable {
         for key in [done, lapsed] {
             #expect(try await Self.claim(store, key, "fp-other", token: "token-2", at: Self.epoch + 300) == .claimed)
         }
-        #expect(try await Self.claim(store, running, "fp", token: "token-2", at: Self.epoch + 300) == .inProgress)
-        #expect(try await Self.claim(store, newer, "fp", token: "token-2", at: Self.epoch + 210) == .inProgress)
+        #expect(try await Self.claim(store, running, "fp", token: "token-2", at: Self.epoch + 300) == .inProgress(owner: nil))
+        #expect(try await Self.claim(store, newer, "fp", token: "token-2", at: Self.epoch + 210) == .inProgress(owner: nil))
     }
 }

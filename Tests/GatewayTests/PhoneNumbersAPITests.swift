@@ -153,6 +153,57 @@ struct PhoneNumbersAPITests {
         }
     }
 
+    @Test("countries?provider=idaas is the tenant's area-code list: its order, names, regex and preferred entry")
+    func providerCountries() async throws {
+        try await GatewayHarness().run { client, _ in
+            let answer = try await client.call(.get, "/v1/countries?provider=idaas&lang=zh-TW")
+            #expect(answer.status == .ok)
+            #expect(answer.body["provider"] as? String == "idaas")
+            #expect(answer.body["lang"] as? String == "zh-TW")
+            #expect(answer.body["preferred_region"] as? String == "CN")
+            let list = try #require(answer.body["countries"] as? [[String: Any]])
+            #expect(list.map { $0["region"] as? String } == ["CN", "HK", "MO", "TW", "SG"])
+            #expect(list.map { $0["calling_code"] as? Int } == [86, 852, 853, 886, 65])
+            #expect(list.map { $0["preferred"] as? Bool } == [true, false, false, false, false])
+            let taiwan = try #require(list.first { $0["region"] as? String == "TW" })
+            #expect(taiwan["name"] as? String == "中國臺灣")
+            #expect(taiwan["names"] as? [String: String] == ["zh-CN": "中国台湾", "zh-TW": "中國臺灣", "en": "Taiwan"])
+            #expect(taiwan["mobile_regex_input"] as? String == "+886-<number>")
+            #expect(taiwan["calling_code_suffixes"] as? [String] == [])
+            // The regex is the tenant's, verbatim, and takes the dashed form the input names.
+            let china = try #require(list.first)
+            let regex = try Regex(try #require(china["mobile_regex"] as? String))
+            #expect("+86-13800138000".wholeMatch(of: regex) != nil)
+            #expect("+86-23800138000".wholeMatch(of: regex) == nil)
+            let example = try #require(china["example_mobile"] as? String)
+            #expect(example.hasPrefix("+86") && "+86-\(example.dropFirst(3))".wholeMatch(of: regex) != nil)
+
+            // zh-Hans reads the tenant's zh-CN name, en-GB its en name; a language it lacks, the gateway's own.
+            let hans = try await client.call(.get, "/v1/countries?provider=idaas&lang=zh-Hans")
+            #expect((hans.body["countries"] as? [[String: Any]])?.first?["name"] as? String == "中国大陆")
+            let british = try await client.call(.get, "/v1/countries?provider=idaas&lang=en-GB")
+            #expect((british.body["countries"] as? [[String: Any]])?.last?["name"] as? String == "Singapore")
+            let german = try await client.call(.get, "/v1/countries?provider=idaas&lang=de")
+            #expect((german.body["countries"] as? [[String: Any]])?.last?["name"] as? String == "Singapur")
+        }
+    }
+
+    @Test("countries?provider= for an unknown provider, or one without a list of its own, is 404")
+    func providerCountriesRefused() async throws {
+        try await GatewayHarness().run { client, _ in
+            let unknown = try await client.call(.get, "/v1/countries?provider=nope")
+            #expect(unknown.status == .notFound)
+            #expect(unknown.body.errorCode == "not_found")
+            #expect((unknown.body.error?["message"] as? String)?.contains("No provider named `nope`") == true)
+            let twilio = try await client.call(.get, "/v1/countries?provider=twilio")
+            #expect(twilio.status == .notFound)
+            #expect(twilio.body.errorCode == "not_found")
+            #expect((twilio.body.error?["message"] as? String)?.contains("twilio") == true)
+            let noKey = try await client.call(.get, "/v1/countries?provider=idaas", key: nil)
+            #expect(noKey.status == .unauthorized)
+        }
+    }
+
     @Test("a start in national form with a region is stored in E.164")
     func nationalStart() async throws {
         try await GatewayHarness().run { client, runtime in

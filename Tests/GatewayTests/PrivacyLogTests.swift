@@ -76,7 +76,7 @@ struct PrivacyLogTests {
             let found = lines.filter { $0.contains(value) }
             #expect(found.isEmpty, "\(what) is in the log: \(found.first ?? "")")
         }
-        // The sandbox shows the codes it "sends" in its own line, by design (DESIGN.md §7): they are the
+        // The sandbox shows the codes it "sends" in its own line, by design (docs/design.md §7): they are the
         // emulator's, never a real user's. No other line may carry one.
         for code in codes {
             let found = lines.filter { $0.contains(code) && !$0.hasPrefix("sandbox message sent") }

@@ -303,7 +303,7 @@ final class SQLiteStoreTests: Sendable {
             return claims
         }
         #expect(claims.filter { $0 == .claimed }.count == 1)
-        #expect(claims.filter { $0 == .inProgress }.count == 19)
+        #expect(claims.filter { $0 == .inProgress(owner: nil) }.count == 19)
     }
 
     // MARK: - Failures

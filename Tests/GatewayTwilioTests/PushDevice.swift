@@ -44,7 +44,7 @@ struct PushWire: Sendable {
 }
 
 /// A simulated phone running twilio-verify-ios: its own P-256 key, the factor it enrolled, and the SDK's
-/// signing of requests and answers (twilio.md §3.1–3.3).
+/// signing of requests and answers (docs/vendors/twilio.md §3.1–3.3).
 struct PushDevice {
     let identity: String
     let key = P256.Signing.PrivateKey()

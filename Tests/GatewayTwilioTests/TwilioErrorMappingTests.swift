@@ -5,7 +5,8 @@ import Testing
 
 @Suite("Twilio error mapping")
 struct TwilioErrorMappingTests {
-    /// Every code in the vendor notes `twilio.md` §4.2 (ranges expanded) and §5 (the push SDK's 60401–60407).
+    /// Every code in the vendor notes `docs/vendors/twilio.md` §4.2 (ranges expanded) and §5 (the push SDK's
+    /// 60401–60407).
     static let documentedCodes: [Int] = [
         20003, 20403, 20404, 20429, 20500, 20503,
         21211, 21408, 21610, 21612, 21614, 30450,
@@ -32,7 +33,7 @@ struct TwilioErrorMappingTests {
         #expect(!row.name.isEmpty && !row.note.isEmpty)
     }
 
-    @Test("every code documented in twilio.md §4.2 and §5 has exactly one row, and no row is undocumented")
+    @Test("every code documented in docs/vendors/twilio.md §4.2 and §5 has exactly one row, and no row is undocumented")
     func coverage() {
         let rowCodes = TwilioErrorMapping.rows.map(\.code)
         #expect(Set(rowCodes).count == rowCodes.count, "a code has two rows")

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Twilio push SDK errors")
 struct TwilioPushSDKErrorTests {
-    /// Every case of twilio-verify-ios's error model in the vendor notes `twilio.md` §5.
+    /// Every case of twilio-verify-ios's error model in the vendor notes `docs/vendors/twilio.md` §5.
     static let documentedCases: [String] = [
         "TwilioVerifyError.networkError", "TwilioVerifyError.mapperError", "TwilioVerifyError.storageError",
         "TwilioVerifyError.inputError", "TwilioVerifyError.keyStorageError", "TwilioVerifyError.initializationError",

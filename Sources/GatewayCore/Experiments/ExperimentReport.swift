@@ -17,7 +17,7 @@ public struct PriceTable: Sendable, Equatable {
     }
 }
 
-/// Per-arm results of an experiment, computed from the stored verifications (DESIGN.md §6).
+/// Per-arm results of an experiment, computed from the stored verifications (docs/design.md §6).
 public struct ExperimentReport: Sendable {
     public struct Arm: Sendable {
         public var name: String

@@ -3,17 +3,17 @@ import GatewayCore
 
 /// The validated settings of one Firebase provider.
 struct FirebaseConfiguration: Sendable, Equatable {
-    /// The project's Web API key, sent as `?key=` (firebase.md §1).
+    /// The project's Web API key, sent as `?key=` (docs/vendors/firebase.md §1).
     var apiKey: String
     var projectID: String
     /// Where Identity Toolkit lives, without a trailing slash (`https://identitytoolkit.googleapis.com`).
     var baseURL: String
     var testNumbers: FirebaseTestNumbers
     /// How long after a send a resend is answered with "the code already sent is still on its way" instead
-    /// of asking for a new proof (firebase.md §5: FirebaseUI waits 60 s before offering "resend").
+    /// of asking for a new proof (docs/vendors/firebase.md §5: FirebaseUI waits 60 s before offering "resend").
     var resendAfter: TimeInterval
     /// The iOS app's bundle id, sent as `X-Ios-Bundle-Identifier` with an `ios_receipt` proof, which
-    /// Identity Toolkit requires alongside `iosReceipt` (firebase.md §1, §2.1).
+    /// Identity Toolkit requires alongside `iosReceipt` (docs/vendors/firebase.md §1, §2.1).
     var iosBundleID: String?
 
     static let defaultBaseURL = "https://identitytoolkit.googleapis.com"

@@ -62,9 +62,9 @@ extension FirebaseEmulator {
         return Self.json(FirebaseWire.SendVerificationCodeResponse(sessionInfo: sessionInfo))
     }
 
-    private static func openSession(
+    static func openSession(
         in state: FirebaseEmulatorState, phoneNumber: String, code: String, now: Date, lifetime: TimeInterval,
-        isTestNumber: Bool
+        isTestNumber: Bool, multiFactor: FirebaseEmulatorState.SessionStep? = nil
     ) throws -> String {
         var sessionInfo = randomString(length: sessionInfoLength)
         while try state.session(sessionInfo) != nil { sessionInfo = randomString(length: sessionInfoLength) }
@@ -72,33 +72,41 @@ extension FirebaseEmulator {
             sessionInfo,
             FirebaseEmulatorState.Session(
                 phoneNumber: phoneNumber, code: code, createdAt: now, expiresAt: now.addingTimeInterval(lifetime),
-                isTestNumber: isTestNumber))
+                isTestNumber: isTestNumber, multiFactor: multiFactor))
         return sessionInfo
     }
 
-    /// The answer to a send without an acceptable proof, or `nil` when the proof passes (firebase.md §2.1:
+    /// The answer to a send without an acceptable proof, or `nil` when the proof passes (docs/vendors/firebase.md §2.1:
     /// reCAPTCHA Enterprise needs its client type and version; otherwise one of the receipt+secret pair,
-    /// a reCAPTCHA token, a Play Integrity or SafetyNet token).
-    static func proofRefusal(_ body: FirebaseWire.SendVerificationCodeRequest) -> TransportResponse? {
+    /// a reCAPTCHA token or a Play Integrity token). A SafetyNet token alone is `INVALID_APP_CREDENTIAL`: Google
+    /// shut SafetyNet down, so no token of it can be valid (the sandbox's reading; Firebase documents no
+    /// answer for one).
+    static func proofRefusal(_ body: some FirebaseWire.ProofFields) -> TransportResponse? {
+        proofProblem(body).map { refusal($0) }
+    }
+
+    /// The server string ``proofRefusal(_:)`` answers, or `nil` when the proof passes.
+    static func proofProblem(_ body: some FirebaseWire.ProofFields) -> String? {
         func present(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
         let rejected = FirebaseSandbox.rejectedProofToken
         if let captcha = present(body.captchaResponse) {
-            guard present(body.clientType) != nil else { return refusal("MISSING_CLIENT_TYPE") }
-            guard let version = present(body.recaptchaVersion) else { return refusal("MISSING_RECAPTCHA_VERSION") }
-            guard version == FirebaseWire.recaptchaEnterprise else { return refusal("INVALID_RECAPTCHA_VERSION") }
-            return captcha == rejected ? refusal("CAPTCHA_CHECK_FAILED") : nil
+            guard present(body.clientType) != nil else { return "MISSING_CLIENT_TYPE" }
+            guard let version = present(body.recaptchaVersion) else { return "MISSING_RECAPTCHA_VERSION" }
+            guard version == FirebaseWire.recaptchaEnterprise else { return "INVALID_RECAPTCHA_VERSION" }
+            return captcha == rejected ? "CAPTCHA_CHECK_FAILED" : nil
         }
         if let token = present(body.recaptchaToken) {
-            return token == rejected ? refusal("CAPTCHA_CHECK_FAILED") : nil
+            return token == rejected ? "CAPTCHA_CHECK_FAILED" : nil
         }
         if let receipt = present(body.iosReceipt) {
-            guard let secret = present(body.iosSecret) else { return refusal("MISSING_APP_CREDENTIAL") }
-            return receipt == rejected || secret == rejected ? refusal("INVALID_APP_CREDENTIAL") : nil
+            guard let secret = present(body.iosSecret) else { return "MISSING_APP_CREDENTIAL" }
+            return receipt == rejected || secret == rejected ? "INVALID_APP_CREDENTIAL" : nil
         }
-        if let token = present(body.playIntegrityToken) ?? present(body.safetyNetToken) {
-            return token == rejected ? refusal("INVALID_APP_CREDENTIAL") : nil
+        if let token = present(body.playIntegrityToken) {
+            return token == rejected ? "INVALID_APP_CREDENTIAL" : nil
         }
-        return refusal("MISSING_CLIENT_IDENTIFIER")
+        if present(body.safetyNetToken) != nil { return "INVALID_APP_CREDENTIAL" }
+        return "MISSING_CLIENT_IDENTIFIER"
     }
 
     // MARK: accounts:signInWithPhoneNumber
@@ -128,7 +136,8 @@ extension FirebaseEmulator {
         let localID = Self.randomString(length: 28, alphanumeric: true)
         guard
             let outcome = await withState(now: now, { state -> SignInOutcome in
-                guard var session = try state.session(sessionInfo) else {
+                // A second factor's code signs nobody in by phone.
+                guard var session = try state.session(sessionInfo), session.multiFactor == nil else {
                     return .refused("INVALID_SESSION_INFO", detail: nil)
                 }
                 if now >= session.expiresAt { return .refused("SESSION_EXPIRED", detail: nil) }

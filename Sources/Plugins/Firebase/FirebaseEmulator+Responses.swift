@@ -3,7 +3,7 @@ import GatewayCore
 import HTTPTypes
 
 extension FirebaseEmulator {
-    /// The Auth Emulator's `sessionInfo` length (firebase.md §4): an opaque URL-safe string.
+    /// The Auth Emulator's `sessionInfo` length (docs/vendors/firebase.md §4): an opaque URL-safe string.
     static let sessionInfoLength = 226
     static let refreshTokenLength = 180
 
@@ -18,7 +18,7 @@ extension FirebaseEmulator {
         return TransportResponse(status: status, headerFields: headers, body: body)
     }
 
-    /// Google's error envelope (firebase.md §3.1). `status` is omitted for the plain 400s of Identity
+    /// Google's error envelope (docs/vendors/firebase.md §3.1). `status` is omitted for the plain 400s of Identity
     /// Toolkit's business errors, as the Auth Emulator does.
     static func error(
         _ httpStatus: Int, message: String, status: String? = nil, reason: String = "invalid",

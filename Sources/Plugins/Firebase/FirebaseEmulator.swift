@@ -7,10 +7,15 @@ import Synchronization
 /// Firebase phone sign-in (Identity Toolkit v1), emulated on the wire, for the sandbox and for tests.
 ///
 /// Paths are relative to the mount point and follow the Auth Emulator's layout, which puts the production
-/// host first (firebase.md §4):
+/// host first (docs/vendors/firebase.md §4):
 ///
 /// - `POST /identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode?key=…`
 /// - `POST /identitytoolkit.googleapis.com/v1/accounts:signInWithPhoneNumber?key=…`
+/// - `POST /identitytoolkit.googleapis.com/v2/accounts/mfaSignIn:start` and `:finalize`,
+///   `POST /identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:start` and `:finalize`: phone second factors
+/// - `POST /identitytoolkit.googleapis.com/v1/accounts:signUp` and `accounts:signInWithPassword`: the email and
+///   password first factor, so a sandbox user reaches the second-factor state (an admin sign-up, with the Auth
+///   Emulator's `Authorization: Bearer owner`, may also verify the email and enroll phone factors)
 /// - `GET /emulator/v1/projects/{projectId}/verificationCodes`: the pending codes, in the Auth Emulator's shape
 /// - `GET /www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com`: the key of the
 ///   ID tokens, in Google's JWK form
@@ -26,10 +31,15 @@ import Synchronization
 /// The fault switch applies to the Identity Toolkit paths, not to the inspection endpoints.
 public final class FirebaseEmulator: VendorEmulator {
     /// How long a code stays valid unless told otherwise: 5 minutes. Firebase does not publish the
-    /// lifetime (firebase.md §5, uncertain); this is the sandbox's choice.
+    /// lifetime (docs/vendors/firebase.md §5, uncertain); this is the sandbox's choice.
     public static let defaultCodeLifetime: TimeInterval = 300
     /// Wrong codes a session takes before it is locked: our choice, Firebase documents none.
     public static let defaultMaxWrongCodes = 5
+    /// How long a first factor's pending credential lasts: 5 minutes, our choice (Firebase publishes none).
+    public static let defaultPendingCredentialLifetime: TimeInterval = 300
+    /// Second factors one user may enroll: our choice (Firebase answers `SECOND_FACTOR_LIMIT_EXCEEDED` past its
+    /// own limit, which the sources read do not give).
+    public static let maxSecondFactors = 5
 
     /// The fault switch tests and the sandbox use to make this emulated Firebase misbehave.
     public let faults = FaultSwitch()
@@ -40,6 +50,7 @@ public final class FirebaseEmulator: VendorEmulator {
     let codeLifetime: TimeInterval
     let maxWrongCodes: Int
     let maxSendsPerNumberPerHour: Int?
+    let pendingCredentialLifetime: TimeInterval
     let clock: any WallClock
     let outbox: SandboxOutbox
     let logger: Logger
@@ -61,6 +72,8 @@ public final class FirebaseEmulator: VendorEmulator {
     ///   - maxWrongCodes: wrong codes before a session answers `TOO_MANY_ATTEMPTS_TRY_LATER`.
     ///   - maxSendsPerNumberPerHour: sends allowed to one number per hour before `QUOTA_EXCEEDED`; `nil`
     ///     for no limit (test numbers never count).
+    ///   - pendingCredentialLifetime: seconds a first factor's pending credential lasts before a multi-factor
+    ///     sign-in answers `INVALID_MFA_PENDING_CREDENTIAL`.
     public init(
         context: EmulatorContext = EmulatorContext(),
         apiKey: String = FirebaseSandbox.apiKey,
@@ -68,8 +81,10 @@ public final class FirebaseEmulator: VendorEmulator {
         testNumbers: [String: String] = FirebaseSandbox.testNumbers,
         codeLifetime: TimeInterval = FirebaseEmulator.defaultCodeLifetime,
         maxWrongCodes: Int = FirebaseEmulator.defaultMaxWrongCodes,
-        maxSendsPerNumberPerHour: Int? = nil
+        maxSendsPerNumberPerHour: Int? = nil,
+        pendingCredentialLifetime: TimeInterval = FirebaseEmulator.defaultPendingCredentialLifetime
     ) {
+        self.pendingCredentialLifetime = pendingCredentialLifetime
         self.apiKey = apiKey
         self.projectID = projectID
         let (numbers, rejected) = FirebaseTestNumbers.lenient(testNumbers)
@@ -132,6 +147,12 @@ public final class FirebaseEmulator: VendorEmulator {
         case toolkit + FirebaseWire.signInWithPhoneNumberPath:
             guard request.method == .post else { return .response(Self.notFound()) }
             return await withFaults(serverError: Self.serverError) { .response(await signInWithPhoneNumber(request)) }
+        case toolkit + FirebaseWire.mfaSignInStartPath, toolkit + FirebaseWire.mfaSignInFinalizePath,
+            toolkit + FirebaseWire.mfaEnrollmentStartPath, toolkit + FirebaseWire.mfaEnrollmentFinalizePath,
+            toolkit + FirebaseWire.signUpPath, toolkit + FirebaseWire.signInWithPasswordPath:
+            guard request.method == .post else { return .response(Self.notFound()) }
+            let method = String(path.dropFirst(toolkit.count))
+            return await withFaults(serverError: Self.serverError) { .response(await multiFactor(method, request)) }
         case FirebaseWire.jwksPath:
             guard request.method == .get else { return .response(Self.notFound()) }
             guard let signer else {
@@ -175,7 +196,7 @@ public final class FirebaseEmulator: VendorEmulator {
 
     /// `nil` when the request carries the project's API key (`?key=` or `x-goog-api-key`); otherwise
     /// Google's answer: 403 `PERMISSION_DENIED` for a missing key (as the Auth Emulator), 400 with reason
-    /// `keyInvalid` for a wrong one (firebase.md §3.1).
+    /// `keyInvalid` for a wrong one (docs/vendors/firebase.md §3.1).
     func apiKeyRefusal(_ request: EmulatorRequest) -> TransportResponse? {
         var key = request.queryItems["key"]
         if key?.isEmpty ?? true, let name = FirebaseWire.apiKeyHeader { key = request.headerFields[name] }

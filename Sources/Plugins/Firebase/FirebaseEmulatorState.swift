@@ -1,7 +1,8 @@
 import Foundation
 import GatewayCore
 
-/// What the Firebase emulator remembers (sessions, users, per-number send times), as rows of its
+/// What the Firebase emulator remembers (sessions, users, per-number send times, email and password users and
+/// their pending credentials), as rows of its
 /// ``EmulatorTable`` read and written inside one transaction per call: a call reads the rows it needs, so it
 /// costs the same, and the emulator holds nothing in memory, however many there are.
 ///
@@ -15,6 +16,45 @@ struct FirebaseEmulatorState: EmulatorRowsView {
         var expiresAt: Date
         var wrongCodes: Int = 0
         var isTestNumber: Bool
+        /// The second-factor step the code belongs to; `nil` for a phone sign-in's code. A code answers only
+        /// the method of its own step, for its own user.
+        var multiFactor: SessionStep?
+    }
+
+    /// Whose second factor a session's code is: a sign-in's (the user and the factor) or an enrollment's.
+    struct SessionStep: Codable, Sendable, Equatable {
+        var localID: String
+        /// The factor a sign-in verifies; `nil` for an enrollment.
+        var enrollmentID: String?
+    }
+
+    /// An email and password user, the first factor of the multi-factor flows, with the phone second factors
+    /// it enrolled.
+    struct Account: Codable, Sendable, Equatable {
+        var localID: String
+        var email: String
+        /// SHA-256 of the salt and the password, in hex.
+        var passwordHash: String
+        var salt: String
+        var emailVerified: Bool
+        var displayName: String?
+        var disabled: Bool = false
+        var createdAt: Date
+        var factors: [Factor]
+
+        struct Factor: Codable, Sendable, Equatable {
+            var enrollmentID: String
+            var phoneNumber: String
+            var displayName: String?
+            var enrolledAt: Date
+        }
+    }
+
+    /// The proof that a user passed the first factor, which a multi-factor sign-in's start and finalize take.
+    struct PendingCredential: Codable, Sendable, Equatable {
+        var localID: String
+        var signInProvider: String
+        var expiresAt: Date
     }
 
     /// A Firebase user: the same phone always signs in as the same uid.
@@ -59,6 +99,38 @@ struct FirebaseEmulatorState: EmulatorRowsView {
         try rows.put(try JSONEncoder().encode(user), forKey: "user:" + phoneNumber, lookup: "user", due: .distantFuture)
     }
 
+    /// The email and password user `localID`.
+    func account(_ localID: String) throws -> Account? {
+        try decode(Account.self, "account:" + localID)
+    }
+
+    /// Stores a user, and the lookup from its email (lower-cased) to it.
+    func setAccount(_ account: Account) throws {
+        try rows.put(
+            try JSONEncoder().encode(account), forKey: "account:" + account.localID, lookup: "account",
+            due: .distantFuture)
+        try rows.put(
+            Data(account.localID.utf8), forKey: "email:" + account.email.lowercased(), lookup: "email",
+            due: .distantFuture)
+    }
+
+    /// The user whose email this is (any case).
+    func account(email: String) throws -> Account? {
+        guard let id = try rows.value(forKey: "email:" + email.lowercased()) else { return nil }
+        return try account(String(decoding: id, as: UTF8.self))
+    }
+
+    /// A pending credential while it is valid (an expired one is due, and reads as unknown).
+    func pendingCredential(_ credential: String) throws -> PendingCredential? {
+        guard let pending = try decode(PendingCredential.self, "pending:" + credential) else { return nil }
+        return pending.expiresAt <= now ? nil : pending
+    }
+
+    func setPendingCredential(_ credential: String, _ pending: PendingCredential) throws {
+        try rows.put(
+            try JSONEncoder().encode(pending), forKey: "pending:" + credential, lookup: "pending", due: pending.expiresAt)
+    }
+
     /// Sends to `phoneNumber` within the quota window ending at `now`.
     func recentSends(to phoneNumber: String) throws -> Int {
         let horizon = now.addingTimeInterval(-Self.quotaWindow)
@@ -78,7 +150,7 @@ struct FirebaseEmulatorState: EmulatorRowsView {
             let (kind, id) = Self.split(key)
             if kind == "sends" {
                 try setSends(id, try sends(id).filter { $0 > horizon })
-            } else if kind != "user" {
+            } else if kind != "user", kind != "account", kind != "email" {
                 try rows.remove(key)
             }
         }

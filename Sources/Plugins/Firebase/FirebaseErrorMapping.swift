@@ -1,14 +1,14 @@
 import GatewayCore
 
-/// The one table from Identity Toolkit's structured error fields to the gateway taxonomy (DESIGN.md §5).
+/// The one table from Identity Toolkit's structured error fields to the gateway taxonomy (docs/design.md §5).
 ///
 /// Identity Toolkit's structured field is the server string at the head of `error.message`
 /// (`INVALID_CODE`, or `QUOTA_EXCEEDED : detail`): only the part before the colon is read, never the
 /// detail. Google-level key problems carry no server string; they are read from `error.errors[].reason`
-/// (firebase.md §3.1). Anything else falls back to the HTTP status. Each row cites its source key in
-/// the vendor notes `firebase.md` and names the iOS `AuthErrorCode` an app team knew it by.
+/// (docs/vendors/firebase.md §3.1). Anything else falls back to the HTTP status. Each row cites its source key in
+/// the vendor notes `docs/vendors/firebase.md` and names the iOS `AuthErrorCode` an app team knew it by.
 enum FirebaseErrorMapping {
-    /// A value of the iOS SDK's `AuthErrorCode` (domain `FIRAuthErrorDomain`, firebase.md §3.2).
+    /// A value of the iOS SDK's `AuthErrorCode` (domain `FIRAuthErrorDomain`, docs/vendors/firebase.md §3.2).
     struct AuthErrorCode: Sendable, Equatable {
         var rawValue: Int
         var name: String
@@ -40,14 +40,17 @@ enum FirebaseErrorMapping {
         var ios: AuthErrorCode
         /// The code the iOS SDK raises itself, before calling the server, for the same situation.
         var iosClientSide: AuthErrorCode?
-        /// Where firebase.md documents the string (its source key).
+        /// Where docs/vendors/firebase.md documents the string (its source key).
         var source: String
         /// What it means and why this code, where the choice is ours.
         var note: String
+        /// The caller's message, where the code's own summary would not say what happened (the code is shared
+        /// by unlike situations); `nil`: ``summary(of:)``.
+        var summary: String?
 
         init(
             _ value: String, _ mapsTo: GatewayError.Code, ios: AuthErrorCode, clientSide: AuthErrorCode? = nil,
-            field: Field = .serverString, _ source: String, _ note: String
+            field: Field = .serverString, _ source: String, _ note: String, summary: String? = nil
         ) {
             self.value = value
             self.field = field
@@ -56,11 +59,15 @@ enum FirebaseErrorMapping {
             self.iosClientSide = clientSide
             self.source = source
             self.note = note
+            self.summary = summary
         }
     }
 
-    /// Every server string of firebase.md §3.2 (the reCAPTCHA Enterprise family expanded from the iOS
-    /// codes 17200–17207) and the Google-level key reasons of §3.1.
+    /// Every server string of docs/vendors/firebase.md §3.2 (the reCAPTCHA Enterprise family expanded from the iOS
+    /// codes 17200–17207), the Google-level key reasons of §3.1, and the strings of the multi-factor methods
+    /// (Identity Toolkit v2, docs/firebase.md): those the Auth Emulator answers there ([EMU] `operations.ts`
+    /// `mfaSignInStart`, `mfaSignInFinalize`, `mfaEnrollmentStart`, `mfaEnrollmentFinalize`) and those the iOS
+    /// and JS SDKs map ([IOS] `AuthBackend.swift`, [JS] `api/errors.ts`).
     ///
     /// Principles for the choices that are ours: a string about a field the gateway always fills
     /// (`sessionInfo`) or a flow it never uses (`temporaryProof`, linking with `idToken`) is
@@ -111,7 +118,7 @@ enum FirebaseErrorMapping {
         Row(
             "QUOTA_EXCEEDED", .providerRateLimited, ios: AuthErrorCode(17052, "quotaExceeded"), "[OBS] [IOS]",
             "project SMS quota or per-number/per-IP quota exhausted; nothing was sent, so failing over is safe"),
-        // App verification (firebase.md §2.1: the client must prove it is a real app).
+        // App verification (docs/vendors/firebase.md §2.1: the client must prove it is a real app).
         Row(
             "CAPTCHA_CHECK_FAILED", .appVerificationFailed, ios: AuthErrorCode(17056, "captchaCheckFailed"),
             "[IOS] [JS]", "reCAPTCHA token invalid, expired, used or for another domain: the client re-solves"),
@@ -127,11 +134,11 @@ enum FirebaseErrorMapping {
         Row(
             "MISSING_CLIENT_IDENTIFIER", .appVerificationRequired,
             ios: AuthErrorCode(17093, "missingClientIdentifier"), "[IOS] [NODE-1894]",
-            "no Play Integrity/SafetyNet/reCAPTCHA proof: what a backend calling alone gets"),
+            "no Play Integrity or reCAPTCHA proof: what a backend calling alone gets"),
         Row(
             "MISSING_IOS_APP_TOKEN", .appVerificationRequired, ios: AuthErrorCode(17053, "missingAppToken"),
             "[IOS]", "the iOS APNs token is missing"),
-        // reCAPTCHA Enterprise enforcement. firebase.md marks the exact server strings partly uncertain;
+        // reCAPTCHA Enterprise enforcement. docs/vendors/firebase.md marks the exact server strings partly uncertain;
         // those not quoted there are spelled from the iOS code names.
         Row(
             "RECAPTCHA_NOT_ENABLED", .providerRejected, ios: AuthErrorCode(17200, "recaptchaNotEnabled"),
@@ -181,19 +188,80 @@ enum FirebaseErrorMapping {
                 + "around (`forbidden` is the gateway's own API-key scope error)"),
         Row(
             "UNSUPPORTED_FIRST_FACTOR", .unsupportedDestination, ios: AuthErrorCode(17089, "unsupportedFirstFactor"),
-            "[EMU] [IOS]", "the number is an SMS second factor of another user and cannot sign in with it"),
+            "[EMU] [IOS] [JS]",
+            "phone sign-in: the number is an SMS second factor of another user and cannot sign in with it; "
+                + "enrollment: the user signed in with a method that cannot take a second factor (phone, anonymous)",
+            summary: "Firebase refuses this first factor: the number is another user's second factor, or the "
+                + "user's sign-in method cannot take a second factor"),
         Row(
             "PHONE_NUMBER_EXISTS", .providerError, ios: .internalError, "[EMU] [ADMIN]",
             "only when linking a phone to a signed-in user, which the gateway never does"),
+        // The ID token of an enrollment (`multi_factor.id_token`); the gateway sends none on phone sign-in.
         Row(
-            "INVALID_ID_TOKEN", .providerError, ios: AuthErrorCode(17017, "invalidUserToken"), "[IOS]",
-            "only when linking with an idToken, which the gateway never sends"),
+            "INVALID_ID_TOKEN", .invalidToken, ios: AuthErrorCode(17017, "invalidUserToken"), "[EMU] [IOS]",
+            "the enrollment's id_token is not a valid ID token of the project: sign the user in again",
+            summary: "Firebase did not accept the user's ID token; sign the user in again"),
         Row(
-            "TOKEN_EXPIRED", .providerError, ios: AuthErrorCode(17021, "userTokenExpired"), "[IOS]",
-            "only when linking with an idToken, which the gateway never sends"),
+            "TOKEN_EXPIRED", .invalidToken, ios: AuthErrorCode(17021, "userTokenExpired"), "[EMU] [IOS]",
+            "the enrollment's id_token was revoked (or expired): sign the user in again",
+            summary: "The user's ID token has expired or was revoked; sign the user in again"),
         Row(
-            "USER_NOT_FOUND", .providerError, ios: AuthErrorCode(17011, "userNotFound"), "[IOS]",
-            "only when linking with an idToken, which the gateway never sends"),
+            "USER_NOT_FOUND", .invalidToken, ios: AuthErrorCode(17011, "userNotFound"), "[EMU] [IOS]",
+            "the user of the enrollment's id_token no longer exists",
+            summary: "The user of this ID token no longer exists"),
+        Row(
+            "MISSING_ID_TOKEN", .providerError, ios: .internalError, "[EMU]",
+            "an enrollment without an idToken: the gateway always sends multi_factor.id_token, so this answer is "
+                + "unexpected"),
+        // Multi-factor sign-in and enrollment (Identity Toolkit v2).
+        Row(
+            "MISSING_MFA_PENDING_CREDENTIAL", .providerError,
+            ios: AuthErrorCode(17081, "missingMultiFactorSession"), "[EMU] [IOS] [JS]",
+            "mfaSignIn:start without a pending credential: the gateway always sends multi_factor.pending_credential"),
+        Row(
+            "MISSING_MFA_ENROLLMENT_ID", .providerError, ios: AuthErrorCode(17082, "missingMultiFactorInfo"),
+            "[EMU] [IOS] [JS]",
+            "mfaSignIn:start without an enrollment id: the gateway always sends multi_factor.enrollment_id"),
+        Row(
+            "MISSING_CREDENTIAL", .providerError, ios: .internalError, "[EMU]",
+            "mfaSignIn:finalize without the pending credential (the Auth Emulator notes production answers this "
+                + "string there): the gateway always sends the one the start was given"),
+        Row(
+            "INVALID_MFA_PENDING_CREDENTIAL", .invalidToken, ios: AuthErrorCode(17083, "invalidMultiFactorSession"),
+            "[IOS] [JS]",
+            "the first factor's pending credential is malformed or has expired: sign in with the first factor "
+                + "again; at a check the verification ends `expired`",
+            summary: "The first-factor sign-in's pending credential is not valid or has expired; sign in with the "
+                + "first factor again"),
+        Row(
+            "INVALID_PROJECT_ID", .invalidToken, ios: .internalError, "[EMU]",
+            "the pending credential belongs to another project; at a check the verification ends `expired`",
+            summary: "The pending credential belongs to another Firebase project"),
+        Row(
+            "MFA_ENROLLMENT_NOT_FOUND", .notEnrolled, ios: AuthErrorCode(17084, "multiFactorInfoNotFound"),
+            "[EMU] [IOS] [JS]",
+            "multi_factor.enrollment_id names none of the user's second factors (or the factor was removed); at a "
+                + "check the verification ends `expired`",
+            summary: "The user has no second factor with this enrollment id"),
+        Row(
+            "SECOND_FACTOR_EXISTS", .invalidRequest, ios: AuthErrorCode(17087, "secondFactorAlreadyEnrolled"),
+            "[EMU] [IOS] [JS]",
+            "the number is already one of this user's second factors; at a check (another enrollment of the "
+                + "number finished first) the verification ends `expired`",
+            summary: "This number is already a second factor of this user"),
+        Row(
+            "SECOND_FACTOR_LIMIT_EXCEEDED", .invalidRequest,
+            ios: AuthErrorCode(17088, "maximumSecondFactorCountExceeded"), "[IOS] [JS]",
+            "the user has as many second factors as Firebase allows: remove one first",
+            summary: "The user already has as many second factors as Firebase allows"),
+        Row(
+            "UNVERIFIED_EMAIL", .invalidRequest, ios: AuthErrorCode(17086, "unverifiedEmail"), "[EMU] [IOS]",
+            "Firebase enrolls second factors only for users whose email address is verified",
+            summary: "The user must verify their email address before enrolling a second factor"),
+        Row(
+            "INVALID_ARGUMENT", .invalidRequest, ios: .internalError, "[EMU]",
+            "the Auth Emulator's answer when the enrollment id names a factor that is not a phone (TOTP: \"MFA "
+                + "provider not supported\") or a phone step lacks its phone info, which the gateway always sends"),
         // Google-level key problems (no server string; error.errors[].reason).
         Row(
             "keyInvalid", .providerAuthFailed, ios: AuthErrorCode(17023, "invalidAPIKey"), field: .reason, "[IOS]",
@@ -239,7 +307,7 @@ enum FirebaseErrorMapping {
         if let row {
             mapped = row.mapsTo
             vendorCode = row.field == .serverString ? row.value : reasons.first { $0.hasPrefix(row.value) }
-            message = "\(summary(of: mapped)) (Firebase \(vendorCode ?? row.value))"
+            message = "\(row.summary ?? summary(of: mapped)) (Firebase \(vendorCode ?? row.value))"
         } else {
             mapped = fallback(httpStatus: httpStatus)
             vendorCode = serverString ?? reasons.first.flatMap { isBounded($0) ? $0 : nil }
@@ -275,6 +343,8 @@ enum FirebaseErrorMapping {
         case .appVerificationRequired: return "Firebase needs an app verification proof it accepts"
         case .appVerificationFailed: return "Firebase did not accept the app verification proof"
         case .destinationBlocked: return "Firebase refuses to sign in the user behind this number"
+        case .invalidToken: return "Firebase did not accept a token the request carried"
+        case .notEnrolled: return "Firebase knows no such second factor for this user"
         case .rateLimited: return "Firebase is throttling requests for this user or number; try again later"
         case .incorrectCode: return "The code is not correct"
         case .expired: return "The verification has expired or was already used; start a new one"

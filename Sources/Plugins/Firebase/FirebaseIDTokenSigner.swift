@@ -4,13 +4,15 @@ import GatewayCore
 import _CryptoExtras
 
 /// Signs the emulator's Firebase ID tokens as Google does: JWTs with `alg: RS256` and a `kid`, verifiable
-/// with the key the emulator publishes in JWK form (firebase.md §5, [ADMIN] `_token_gen.py`).
+/// with the key the emulator publishes in JWK form (docs/vendors/firebase.md §5, [ADMIN] `_token_gen.py`).
 ///
-/// The Auth Emulator itself issues unsigned tokens (firebase.md §4); this sandbox signs them with a 2048-bit
+/// The Auth Emulator itself issues unsigned tokens (docs/vendors/firebase.md §4); this sandbox signs them with a
+/// 2048-bit
 /// RSA key made on first use, so code that verifies real Firebase tokens can be pointed at it unchanged
 /// except for the key URL. The key lives only in memory: a restarted sandbox has a new one.
 struct FirebaseIDTokenSigner: Sendable {
-    /// The claims of a phone sign-in's ID token.
+    /// The claims of an ID token: a phone sign-in's, or an email and password user's (with the second factor
+    /// it passed, after a multi-factor sign-in or enrollment).
     struct Claims: Codable, Sendable, Equatable {
         var iss: String
         var aud: String
@@ -19,24 +21,33 @@ struct FirebaseIDTokenSigner: Sendable {
         var sub: String
         var iat: Int
         var exp: Int
-        var phoneNumber: String
+        var phoneNumber: String?
+        var email: String?
+        var emailVerified: Bool?
         var firebase: FirebaseClaim
 
         struct FirebaseClaim: Codable, Sendable, Equatable {
             var identities: [String: [String]]
             var signInProvider: String
+            /// `phone` once the user passed a phone second factor ([EMU] `FirebaseJwtPayload`).
+            var signInSecondFactor: String?
+            /// The enrollment id of that factor.
+            var secondFactorIdentifier: String?
 
             enum CodingKeys: String, CodingKey {
                 case identities
                 case signInProvider = "sign_in_provider"
+                case signInSecondFactor = "sign_in_second_factor"
+                case secondFactorIdentifier = "second_factor_identifier"
             }
         }
 
         enum CodingKeys: String, CodingKey {
-            case iss, aud, sub, iat, exp, firebase
+            case iss, aud, sub, iat, exp, firebase, email
             case authTime = "auth_time"
             case userID = "user_id"
             case phoneNumber = "phone_number"
+            case emailVerified = "email_verified"
         }
 
         /// The claims Firebase puts in a phone sign-in's token: issuer and audience from the project,
@@ -53,6 +64,35 @@ struct FirebaseIDTokenSigner: Sendable {
             self.phoneNumber = phoneNumber
             firebase = FirebaseClaim(identities: ["phone": [phoneNumber]], signInProvider: "phone")
         }
+
+        /// The claims of an email and password user's token; `secondFactor` is the enrollment id of the phone
+        /// factor the user passed (a multi-factor sign-in) or just enrolled.
+        init(
+            projectID: String, localID: String, email: String, emailVerified: Bool, secondFactor: String?,
+            issuedAt: Date
+        ) {
+            let now = Int(issuedAt.timeIntervalSince1970)
+            iss = "https://securetoken.google.com/\(projectID)"
+            aud = projectID
+            authTime = now
+            userID = localID
+            sub = localID
+            iat = now
+            exp = now + FirebaseIDTokenSigner.lifetime
+            self.email = email
+            self.emailVerified = emailVerified
+            firebase = FirebaseClaim(
+                identities: ["email": [email]], signInProvider: "password",
+                signInSecondFactor: secondFactor == nil ? nil : "phone", secondFactorIdentifier: secondFactor)
+        }
+    }
+
+    /// Why ``verify(_:projectID:now:)`` refused a token.
+    enum Refusal: Error, Equatable {
+        /// Not a JWS of this key, or not for this project: Identity Toolkit's `INVALID_ID_TOKEN`.
+        case invalid
+        /// Past its `exp`: `TOKEN_EXPIRED`.
+        case expired
     }
 
     struct Header: Codable, Sendable, Equatable {
@@ -108,6 +148,25 @@ struct FirebaseIDTokenSigner: Sendable {
         // only to steer encryption users away from it.
         let signature = try privateKey.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5)
         return input + "." + Self.base64URL(signature.rawRepresentation)
+    }
+
+    /// The claims of a token this key signed for `projectID`, if it is valid at `now`: an RS256 JWS whose `kid`
+    /// is this key's and whose signature verifies, with the project's issuer and audience, not expired.
+    func verify(_ token: String, projectID: String, now: Date) throws(Refusal) -> Claims {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerData = Base64URL.decode(String(parts[0])),
+            let payload = Base64URL.decode(String(parts[1])), let signatureData = Base64URL.decode(String(parts[2])),
+            let header = try? JSONDecoder().decode(Header.self, from: headerData), header.alg == "RS256",
+            header.kid == keyID
+        else { throw .invalid }
+        let signature = _RSA.Signing.RSASignature(rawRepresentation: signatureData)
+        let input = Data(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        guard privateKey.publicKey.isValidSignature(signature, for: input, padding: .insecurePKCS1v1_5),
+            let claims = try? JSONDecoder().decode(Claims.self, from: payload),
+            claims.aud == projectID, claims.iss == "https://securetoken.google.com/\(projectID)", !claims.sub.isEmpty
+        else { throw .invalid }
+        guard Double(claims.exp) > now.timeIntervalSince1970 else { throw .expired }
+        return claims
     }
 
     /// Base64 with the URL alphabet and no padding (RFC 7515 §2).

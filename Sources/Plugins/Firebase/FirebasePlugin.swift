@@ -25,7 +25,7 @@ public enum FirebasePlugin {
             return [
                 "api_key": FirebaseSandbox.apiKey,
                 "project_id": FirebaseSandbox.projectID,
-                // The emulator's layout puts the production host first (firebase.md §4).
+                // The emulator's layout puts the production host first (docs/vendors/firebase.md §4).
                 "base_url": base + "/" + FirebaseWire.identityToolkitHost,
                 "test_numbers": FirebaseSandbox.testNumbersSetting,
             ]

@@ -9,8 +9,13 @@ extension FirebaseProvider {
     enum Operation: String, Sendable {
         case send = "sendVerificationCode"
         case signIn = "signInWithPhoneNumber"
+        case mfaSignInStart = "mfaSignIn.start"
+        case mfaSignInFinalize = "mfaSignIn.finalize"
+        case mfaEnrollmentStart = "mfaEnrollment.start"
+        case mfaEnrollmentFinalize = "mfaEnrollment.finalize"
 
-        var sendMayHaveHappened: Bool { self == .send }
+        /// The calls that send an SMS.
+        var sendMayHaveHappened: Bool { self == .send || self == .mfaSignInStart || self == .mfaEnrollmentStart }
     }
 
     /// POSTs a JSON body to `path?key=…` and returns a 2xx answer; every other outcome throws the mapped

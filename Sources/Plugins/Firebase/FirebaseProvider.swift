@@ -9,12 +9,14 @@ import Logging
 /// A start calls `accounts:sendVerificationCode` with the client's app-verification proof and keeps the
 /// returned `sessionInfo` in the verification's state (never as its reference: it is the bearer of the
 /// session). A check calls `accounts:signInWithPhoneNumber`; approval carries Firebase's tokens.
-/// Configured test numbers never reach Firebase. Firebase has no cancel or status call.
+/// A start with a ``GatewayCore/MultiFactor`` step is a phone second factor instead (Identity Toolkit v2,
+/// `FirebaseProvider+MultiFactor.swift`). Firebase has no cancel or status call.
 struct FirebaseProvider: VerificationProvider {
     static let capabilities = ProviderCapabilities(
         channels: [.sms],
-        appVerificationKinds: [.recaptcha, .recaptchaEnterprise, .iosReceipt, .playIntegrity, .safetyNet],
+        appVerificationKinds: [.recaptcha, .recaptchaEnterprise, .iosReceipt, .playIntegrity],
         requiresAppVerification: true,
+        multiFactorKinds: [.signIn, .enroll],
         issuesTokens: true,
         resendKeepsCode: false,
         supportsResend: true,
@@ -50,7 +52,7 @@ struct FirebaseProvider: VerificationProvider {
 
     /// A new start always calls Firebase, even for a number whose earlier code is still on its way: it
     /// carries a fresh proof and starts a new verification, and the REST method has no deduplication field
-    /// (firebase.md §5). Repeated starts are throttled by the gateway's own per-destination limits.
+    /// (docs/vendors/firebase.md §5). Repeated starts are throttled by the gateway's own per-destination limits.
     func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
         guard request.channel == .sms else {
             throw GatewayError(.unsupportedChannel, "Firebase phone sign-in sends codes by SMS only.")
@@ -58,6 +60,7 @@ struct FirebaseProvider: VerificationProvider {
         guard let number = request.destination.phoneNumber else {
             throw GatewayError(.invalidRequest, "Firebase phone sign-in needs a phone number.")
         }
+        if let step = request.multiFactor { return try await startMultiFactor(step, request, number: number) }
         let language = FirebaseWire.language(from: request.locales)
         let sentAt = clock.now
         if configuration.testNumbers.contains(number) {
@@ -97,13 +100,9 @@ struct FirebaseProvider: VerificationProvider {
     ) async throws(GatewayError) -> String {
         var body = FirebaseWire.SendVerificationCodeRequest(phoneNumber: number.e164)
         if let proof { try Self.add(proof, platform: platform, to: &body) }
-        var headers = HTTPFields()
-        if let language, let name = FirebaseWire.localeHeader { headers[name] = language }
-        if let proof, proof.kind == .iosReceipt, let bundle = configuration.iosBundleID, let name = FirebaseWire.iosBundleHeader {
-            headers[name] = bundle
-        }
         let response = try await call(
-            FirebaseWire.sendVerificationCodePath, body: body, headers: headers, operation: .send)
+            FirebaseWire.sendVerificationCodePath, body: body, headers: sendHeaders(proof: proof, language: language),
+            operation: .send)
         guard
             let answer = try? JSONDecoder().decode(
                 FirebaseWire.SendVerificationCodeResponse.self, from: response.body),
@@ -115,10 +114,22 @@ struct FirebaseProvider: VerificationProvider {
         return sessionInfo
     }
 
-    /// Puts the proof in the field Identity Toolkit takes for its kind (firebase.md §2.1).
+    /// The headers of a call that sends a code: the SMS's language, and the bundle id an `ios_receipt` needs.
+    func sendHeaders(proof: AppVerificationProof?, language: String?) -> HTTPFields {
+        var headers = HTTPFields()
+        if let language, let name = FirebaseWire.localeHeader { headers[name] = language }
+        if let proof, proof.kind == .iosReceipt, let bundle = configuration.iosBundleID, let name = FirebaseWire.iosBundleHeader {
+            headers[name] = bundle
+        }
+        return headers
+    }
+
+    /// Puts the proof in the field Identity Toolkit takes for its kind (docs/vendors/firebase.md §2.1), in a send's
+    /// body or
+    /// a multi-factor start's phone info (the same fields).
     static func add(
         _ proof: AppVerificationProof, platform: ClientContext.Platform?,
-        to body: inout FirebaseWire.SendVerificationCodeRequest
+        to body: inout some FirebaseWire.ProofFields
     ) throws(GatewayError) {
         guard !proof.token.isEmpty else {
             throw GatewayError(.appVerificationRequired, "The app verification token is empty.")
@@ -139,8 +150,6 @@ struct FirebaseProvider: VerificationProvider {
             body.iosSecret = secret
         case .playIntegrity:
             body.playIntegrityToken = proof.token
-        case .safetyNet:
-            body.safetyNetToken = proof.token
         case .captcha:
             throw GatewayError(
                 .appVerificationRequired,
@@ -163,6 +172,7 @@ struct FirebaseProvider: VerificationProvider {
     func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult {
         guard !code.isEmpty else { throw GatewayError(.invalidRequest, "`code` is required.") }
         var state = try verification.state.decode(FirebaseVerificationState.self)
+        if let step = state.multiFactor { return try await checkMultiFactor(step, state: state, code: code) }
         if state.testNumber, state.sessionInfo == nil {
             // Started before test numbers went to Firebase: compared here, as then.
             return try checkTestNumber(verification, code: code)
@@ -197,7 +207,7 @@ struct FirebaseProvider: VerificationProvider {
             return ProviderCheckResult(status: .approved, tokens: tokens, state: spent)
         }
         if let proof = answer.temporaryProof, !proof.isEmpty {
-            // The phone is verified but belongs to another account (firebase.md §2.2).
+            // The phone is verified but belongs to another account (docs/vendors/firebase.md §2.2).
             var tokens: [String: JSONValue] = ["temporaryProof": .string(proof)]
             if let expiresIn = answer.temporaryProofExpiresIn?.value { tokens["temporaryProofExpiresIn"] = .string(expiresIn) }
             tokens["phoneNumber"] = answer.phoneNumber.map(JSONValue.string)
@@ -226,7 +236,7 @@ struct FirebaseProvider: VerificationProvider {
     /// sent again and the new `sessionInfo` replaces the stored one.
     ///
     /// A code sent within the wait is not sent again: the client SDKs are reentrant the same way
-    /// (firebase.md §5), and the proof, single-use and never stored, is only needed for a new send.
+    /// (docs/vendors/firebase.md §5), and the proof, single-use and never stored, is only needed for a new send.
     func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult
     {
@@ -255,12 +265,24 @@ struct FirebaseProvider: VerificationProvider {
         }
         let language = FirebaseWire.language(from: verification.locales)
         let sentAgainAt = clock.now
-        let sessionInfo = try await sendVerificationCode(
-            to: number, proof: proof, platform: request.clientContext.platform, language: language)
+        let sessionInfo: String
+        if let multiFactor = state.multiFactor {
+            // A second factor is sent again by starting its step again: the pending credential (or ID token)
+            // is still the one the start was given.
+            guard let step = multiFactor.step else {
+                throw GatewayError(.invalidState, "This multi-factor verification is finished; start a new one.")
+            }
+            sessionInfo = try await startMultiFactorSession(
+                step, number: number, proof: proof, platform: request.clientContext.platform, language: language)
+        } else {
+            sessionInfo = try await sendVerificationCode(
+                to: number, proof: proof, platform: request.clientContext.platform, language: language)
+        }
         logger.info("firebase code sent again", metadata: ["provider.id": "\(id)", "to": "\(number.masked)"])
         return ProviderStartResult(
             reference: Self.reference(for: sessionInfo),
-            state: try ProviderState(FirebaseVerificationState(sessionInfo: sessionInfo, sentAt: sentAgainAt)),
+            state: try ProviderState(
+                FirebaseVerificationState(sessionInfo: sessionInfo, sentAt: sentAgainAt, multiFactor: state.multiFactor)),
             contentLanguage: language, channel: .sms)
     }
 

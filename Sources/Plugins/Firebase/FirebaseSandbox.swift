@@ -9,7 +9,7 @@ public enum FirebaseSandbox {
     public static let apiKey = "AIzaSyD-sandbox-verification-gateway001"
     /// The project the emulator serves; its ID tokens carry it as `aud`.
     public static let projectID = "demo-verification-gateway"
-    /// The fictional test numbers of the sandbox project with their fixed codes (firebase.md §5,
+    /// The fictional test numbers of the sandbox project with their fixed codes (docs/vendors/firebase.md §5,
     /// [TESTNUM]): no SMS, no app-verification proof, no quota. `+1 650 555 01xx` is a range reserved
     /// for fiction.
     public static let testNumbers: [String: String] = ["+16505550100": "123456"]

@@ -1,7 +1,7 @@
 import GatewayCore
 
 /// Firebase's fictional test numbers: up to 10 E.164 numbers, each with a fixed 6-digit code, that never
-/// receive an SMS, use no quota and need no app-verification proof (firebase.md §5, [TESTNUM]).
+/// receive an SMS, use no quota and need no app-verification proof (docs/vendors/firebase.md §5, [TESTNUM]).
 ///
 /// The `test_numbers` setting mirrors the project's "Phone numbers for testing" console list: a start for
 /// one of them goes to Firebase without a proof (the gateway does not ask the app for one), and Firebase

@@ -5,24 +5,34 @@ import HTTPTypes
 /// Identity Toolkit v1 on the wire: paths, headers and the camelCase JSON bodies, shared by the
 /// provider (which encodes requests and decodes answers) and the emulator (the other way round).
 ///
-/// Field names follow the v1 discovery document as firebase.md §2 ([SPEC]) gives them.
+/// Field names follow the v1 discovery document as docs/vendors/firebase.md §2 ([SPEC]) gives them.
 enum FirebaseWire {
     // MARK: paths
 
-    /// The production host, which the Auth Emulator also uses as its first path segment (firebase.md §4).
+    /// The production host, which the Auth Emulator also uses as its first path segment (docs/vendors/firebase.md §4).
     static let identityToolkitHost = "identitytoolkit.googleapis.com"
     static let sendVerificationCodePath = "/v1/accounts:sendVerificationCode"
     static let signInWithPhoneNumberPath = "/v1/accounts:signInWithPhoneNumber"
-    /// Where Google publishes the keys of Firebase ID tokens in JWK form (firebase.md §5).
+    /// Identity Toolkit v2's multi-factor methods ([SPEC] v2: `accounts.mfaSignIn.start`/`.finalize`,
+    /// `accounts.mfaEnrollment.start`/`.finalize`).
+    static let mfaSignInStartPath = "/v2/accounts/mfaSignIn:start"
+    static let mfaSignInFinalizePath = "/v2/accounts/mfaSignIn:finalize"
+    static let mfaEnrollmentStartPath = "/v2/accounts/mfaEnrollment:start"
+    static let mfaEnrollmentFinalizePath = "/v2/accounts/mfaEnrollment:finalize"
+    /// The email and password first factor: the gateway never calls these; the emulator serves them so that a
+    /// sandbox user reaches the second-factor state (a pending credential, or an ID token to enroll with).
+    static let signUpPath = "/v1/accounts:signUp"
+    static let signInWithPasswordPath = "/v1/accounts:signInWithPassword"
+    /// Where Google publishes the keys of Firebase ID tokens in JWK form (docs/vendors/firebase.md §5).
     static let jwksPath = "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"
 
     // MARK: headers
 
-    /// Localizes the SMS (firebase.md §1, §5).
+    /// Localizes the SMS (docs/vendors/firebase.md §1, §5).
     static let localeHeader = HTTPField.Name("X-Firebase-Locale")
-    /// Required with `iosReceipt` (firebase.md §1).
+    /// Required with `iosReceipt` (docs/vendors/firebase.md §1).
     static let iosBundleHeader = HTTPField.Name("X-Ios-Bundle-Identifier")
-    /// The header form of the API key (firebase.md §1, [SPEC] `apiKeyHeader`).
+    /// The header form of the API key (docs/vendors/firebase.md §1, [SPEC] `apiKeyHeader`).
     static let apiKeyHeader = HTTPField.Name("x-goog-api-key")
 
     /// The language subtag of the first usable preference (`es` for `es-ES`, `pt` for `pt_BR`), lower-cased,
@@ -42,7 +52,7 @@ enum FirebaseWire {
     // MARK: values
 
     static let clientTypeWeb = "CLIENT_TYPE_WEB"
-    /// Identity Toolkit's `clientType` values (firebase.md §2.1).
+    /// Identity Toolkit's `clientType` values (docs/vendors/firebase.md §2.1).
     static let clientTypes: Set<String> = [
         "CLIENT_TYPE_UNSPECIFIED", clientTypeWeb, "CLIENT_TYPE_ANDROID", "CLIENT_TYPE_IOS",
     ]
@@ -60,8 +70,22 @@ enum FirebaseWire {
 
     // MARK: bodies
 
-    /// `accounts:sendVerificationCode` request (firebase.md §2.1). Absent fields are omitted.
-    struct SendVerificationCodeRequest: Codable, Sendable, Equatable {
+    /// The app-verification fields a send carries, shared by `accounts:sendVerificationCode` and v2's
+    /// `StartMfaPhoneRequestInfo` (the same names, [SPEC]).
+    protocol ProofFields {
+        var recaptchaToken: String? { get set }
+        var captchaResponse: String? { get set }
+        var clientType: String? { get set }
+        var recaptchaVersion: String? { get set }
+        var iosReceipt: String? { get set }
+        var iosSecret: String? { get set }
+        var playIntegrityToken: String? { get set }
+        /// Decoded by the emulator only: the gateway no longer sends SafetyNet tokens.
+        var safetyNetToken: String? { get set }
+    }
+
+    /// `accounts:sendVerificationCode` request (docs/vendors/firebase.md §2.1). Absent fields are omitted.
+    struct SendVerificationCodeRequest: Codable, Sendable, Equatable, ProofFields {
         var phoneNumber: String?
         var recaptchaToken: String?
         var captchaResponse: String?
@@ -79,7 +103,7 @@ enum FirebaseWire {
         var sessionInfo: String?
     }
 
-    /// `accounts:signInWithPhoneNumber` request (firebase.md §2.2). The gateway sends only `sessionInfo`
+    /// `accounts:signInWithPhoneNumber` request (docs/vendors/firebase.md §2.2). The gateway sends only `sessionInfo`
     /// and `code`; the other fields are decoded by the emulator so it can answer them as Firebase does.
     struct SignInWithPhoneNumberRequest: Codable, Sendable, Equatable {
         var sessionInfo: String?
@@ -90,7 +114,7 @@ enum FirebaseWire {
     }
 
     /// `accounts:signInWithPhoneNumber` answer: tokens, or a temporary proof when the phone is verified but
-    /// already linked to another account (firebase.md §2.2).
+    /// already linked to another account (docs/vendors/firebase.md §2.2).
     struct SignInWithPhoneNumberResponse: Codable, Sendable, Equatable {
         var idToken: String?
         var refreshToken: String?
@@ -103,7 +127,140 @@ enum FirebaseWire {
         var temporaryProofExpiresIn: LenientString?
     }
 
-    /// `GET /emulator/v1/projects/{projectId}/verificationCodes` (firebase.md §4).
+    // MARK: multi-factor bodies (Identity Toolkit v2)
+
+    /// `StartMfaPhoneRequestInfo`: the proof of a multi-factor send, and for an enrollment the number to enroll.
+    struct StartMfaPhoneRequestInfo: Codable, Sendable, Equatable, ProofFields {
+        var phoneNumber: String?
+        var recaptchaToken: String?
+        var captchaResponse: String?
+        var clientType: String?
+        var recaptchaVersion: String?
+        var iosReceipt: String?
+        var iosSecret: String?
+        var playIntegrityToken: String?
+        var safetyNetToken: String?
+    }
+
+    /// `StartMfaPhoneResponseInfo` (and the enrollment's `phoneSessionInfo`): the session of the code sent.
+    struct StartMfaPhoneResponseInfo: Codable, Sendable, Equatable {
+        var sessionInfo: String?
+    }
+
+    /// `accounts/mfaSignIn:start` request: the first factor's pending credential and the factor to verify.
+    struct StartMfaSignInRequest: Codable, Sendable, Equatable {
+        var mfaPendingCredential: String?
+        var mfaEnrollmentId: String?
+        var phoneSignInInfo: StartMfaPhoneRequestInfo?
+        var tenantId: String?
+    }
+
+    struct StartMfaSignInResponse: Codable, Sendable, Equatable {
+        var phoneResponseInfo: StartMfaPhoneResponseInfo?
+    }
+
+    /// `accounts/mfaEnrollment:start` request: the signed-in user's ID token and the number to enroll.
+    struct StartMfaEnrollmentRequest: Codable, Sendable, Equatable {
+        var idToken: String?
+        var phoneEnrollmentInfo: StartMfaPhoneRequestInfo?
+        var tenantId: String?
+    }
+
+    struct StartMfaEnrollmentResponse: Codable, Sendable, Equatable {
+        var phoneSessionInfo: StartMfaPhoneResponseInfo?
+    }
+
+    /// `FinalizeMfaPhoneRequestInfo`: the session and the code the user typed.
+    struct FinalizeMfaPhoneRequestInfo: Codable, Sendable, Equatable {
+        var sessionInfo: String?
+        var code: String?
+        var phoneNumber: String?
+        var androidVerificationProof: String?
+    }
+
+    /// `accounts/mfaSignIn:finalize` request.
+    struct FinalizeMfaSignInRequest: Codable, Sendable, Equatable {
+        var mfaPendingCredential: String?
+        var mfaEnrollmentId: String?
+        var phoneVerificationInfo: FinalizeMfaPhoneRequestInfo?
+        var tenantId: String?
+    }
+
+    /// `accounts/mfaEnrollment:finalize` request.
+    struct FinalizeMfaEnrollmentRequest: Codable, Sendable, Equatable {
+        var idToken: String?
+        var phoneVerificationInfo: FinalizeMfaPhoneRequestInfo?
+        var displayName: String?
+        var tenantId: String?
+    }
+
+    /// The answer of both finalize methods: the user's new tokens (after an enrollment, tokens that reflect it).
+    struct FinalizeMfaResponse: Codable, Sendable, Equatable {
+        var idToken: String?
+        var refreshToken: String?
+    }
+
+    // MARK: first-factor bodies (the emulator's; Identity Toolkit v1)
+
+    /// `GoogleCloudIdentitytoolkitV1MfaFactor`: a factor an admin `accounts:signUp` enrolls.
+    struct MfaFactor: Codable, Sendable, Equatable {
+        var phoneInfo: String?
+        var displayName: String?
+    }
+
+    /// `GoogleCloudIdentitytoolkitV1MfaEnrollment`: an enrolled factor, as a first-factor sign-in lists it (the
+    /// number obfuscated but for its last four digits).
+    struct MfaEnrollment: Codable, Sendable, Equatable {
+        var mfaEnrollmentId: String?
+        var displayName: String?
+        var phoneInfo: String?
+        var enrolledAt: String?
+    }
+
+    /// `accounts:signUp` request: a client's (email and password) or an admin's, which may also set the email
+    /// verified and enroll phone factors.
+    struct SignUpRequest: Codable, Sendable, Equatable {
+        var email: String?
+        var password: String?
+        var displayName: String?
+        var emailVerified: Bool?
+        var mfaInfo: [MfaFactor]?
+        var returnSecureToken: Bool?
+    }
+
+    struct SignUpResponse: Codable, Sendable, Equatable {
+        var kind: String?
+        var localId: String?
+        var email: String?
+        var displayName: String?
+        var idToken: String?
+        var refreshToken: String?
+        var expiresIn: LenientString?
+    }
+
+    /// `accounts:signInWithPassword` request.
+    struct SignInWithPasswordRequest: Codable, Sendable, Equatable {
+        var email: String?
+        var password: String?
+        var returnSecureToken: Bool?
+    }
+
+    /// `accounts:signInWithPassword` answer: tokens, or, for a user with second factors, the pending credential
+    /// and the factors to choose from.
+    struct SignInWithPasswordResponse: Codable, Sendable, Equatable {
+        var kind: String?
+        var localId: String?
+        var email: String?
+        var displayName: String?
+        var registered: Bool?
+        var idToken: String?
+        var refreshToken: String?
+        var expiresIn: LenientString?
+        var mfaPendingCredential: String?
+        var mfaInfo: [MfaEnrollment]?
+    }
+
+    /// `GET /emulator/v1/projects/{projectId}/verificationCodes` (docs/vendors/firebase.md §4).
     struct VerificationCodesResponse: Codable, Sendable, Equatable {
         var verificationCodes: [VerificationCode]
 
@@ -114,7 +271,7 @@ enum FirebaseWire {
         }
     }
 
-    /// Google's error envelope (firebase.md §3.1).
+    /// Google's error envelope (docs/vendors/firebase.md §3.1).
     struct ErrorEnvelope: Codable, Sendable, Equatable {
         var error: Body
 

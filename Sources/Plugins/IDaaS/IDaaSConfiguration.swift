@@ -1,8 +1,9 @@
 import Foundation
 import GatewayCore
 
-/// The validated settings of one IDaaS provider. Every path, header name and value idaas.md marks uncertain
-/// is a setting whose default is the documented bccastle CIAM value (idaas.md §4, §5).
+/// The validated settings of one IDaaS provider. Every path, header name and value docs/vendors/idaas.md marks
+/// uncertain
+/// is a setting whose default is the documented bccastle CIAM value (docs/vendors/idaas.md §4, §5).
 struct IDaaSConfiguration: Sendable, Equatable {
     var baseURL: String
     var clientID: String
@@ -14,7 +15,7 @@ struct IDaaSConfiguration: Sendable, Equatable {
     var defaultOS: String
     /// `X-agent` when the client context has no user agent.
     var defaultAgent: String
-    /// `X-L`: `zh` or `en` (only `error_msg` is localized, idaas.md §1).
+    /// `X-L`: `zh` or `en` (only `error_msg` is localized, docs/vendors/idaas.md §1).
     var defaultLanguage: String
     /// The language of the tenant's login SMS template, reported as `content_language` (the SMS is
     /// Chinese, [BC-IOS]; `X-L` does not change it).
@@ -26,9 +27,9 @@ struct IDaaSConfiguration: Sendable, Equatable {
     var idTokenIssuer: String?
     var clockSkew: TimeInterval
     /// The regions declared until the tenant's area codes are read (bccastle tenants are China-centric,
-    /// idaas.md §2.6), so routing never hands a provider with a cold cache a number it cannot serve.
+    /// docs/vendors/idaas.md §2.6), so routing never hands a provider with a cold cache a number it cannot serve.
     var defaultRegions: Set<String>
-    /// How long the app has to solve a slider (our choice: idaas.md documents no lifetime).
+    /// How long the app has to solve a slider (our choice: docs/vendors/idaas.md documents no lifetime).
     var challengeLifetime: TimeInterval
 
     struct Paths: Sendable, Equatable {
@@ -51,7 +52,7 @@ struct IDaaSConfiguration: Sendable, Equatable {
         var sessionToken = IDaaSWire.sessionTokenHeader
     }
 
-    /// How `mobile` is written (idaas.md §2.3, §5: the international form is ASSUMED).
+    /// How `mobile` is written (docs/vendors/idaas.md §2.3, §5: the international form is ASSUMED).
     enum MobileFormat: String, Sendable, Equatable, CaseIterable {
         /// `+86-13800138000`, the `mobileRegex` form (default).
         case dashed

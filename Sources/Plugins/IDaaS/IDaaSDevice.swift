@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import GatewayCore
 
-/// The device headers of every IDaaS call (idaas.md §1), taken from the request's client context with the
+/// The device headers of every IDaaS call (docs/vendors/idaas.md §1), taken from the request's client context with the
 /// configured defaults where the client gave none. Kept in the verification's state so the check sends
 /// what the start sent. Never logged: ``masked`` is the only form logs see.
 struct IDaaSDevice: Codable, Sendable, Equatable {
@@ -17,7 +17,7 @@ struct IDaaSDevice: Codable, Sendable, Equatable {
     }
 
     /// - `fingerprint`: the client's device id; else a stable digest of the client id and the number, so the
-    ///   same user keeps the same fingerprint (idaas.md §1: "keep stable per user/device").
+    ///   same user keeps the same fingerprint (docs/vendors/idaas.md §1: "keep stable per user/device").
     /// - `os`: read from the user agent (Android, iOS, Windows, macOS), else the configured default.
     init(context: ClientContext, subject: String, locales: [String], configuration: IDaaSConfiguration) {
         if let id = context.deviceID.map(Self.clean), !id.isEmpty {

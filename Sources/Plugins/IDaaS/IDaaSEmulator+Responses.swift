@@ -12,7 +12,7 @@ extension IDaaSEmulator {
         return TransportResponse(status: status, headerFields: headers, body: body)
     }
 
-    /// Every IDaaS error: HTTP 400 with `{error_code, error_msg}` (idaas.md §1).
+    /// Every IDaaS error: HTTP 400 with `{error_code, error_msg}` (docs/vendors/idaas.md §1).
     static func refusal(_ code: String, _ message: String) -> TransportResponse {
         json(IDaaSWire.ErrorBody(errorCode: code, errorMsg: message), status: .badRequest)
     }

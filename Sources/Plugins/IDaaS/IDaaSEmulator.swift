@@ -4,7 +4,7 @@ import HTTPTypes
 import Logging
 import Synchronization
 
-/// BambooCloud IDaaS's SDK login family, emulated on the wire for the sandbox and for tests (idaas.md §2).
+/// BambooCloud IDaaS's SDK login family, emulated on the wire for the sandbox and for tests (docs/vendors/idaas.md §2).
 ///
 /// Paths are the vendor's, relative to the mount point:
 /// - `GET /api/v2/sdk/country-codes`: the tenant's area codes
@@ -22,9 +22,11 @@ import Synchronization
 ///
 /// Every `/api/v2/sdk/` call needs `X-client-id` (the configured one: else `IDAAS.SDK.COMMON.1012`) and the
 /// required device headers `X-operating-sys-version`, `X-device-fingerprint`, `X-agent` (else
-/// `IDAAS.SDK.PARAM.0001`, idaas.md §1). Errors are HTTP 400 `{error_code, error_msg}`. A wrong slider spends
+/// `IDAAS.SDK.PARAM.0001`, docs/vendors/idaas.md §1). Errors are HTTP 400 `{error_code, error_msg}`. A wrong slider
+/// spends
 /// the slider. Codes live ``defaultCodeLifetime``; ``defaultMaxWrongCodes`` wrong codes in a row lock the user
-/// for ``defaultLockDuration`` (the lockout of idaas.md §3.2, our numbers). The fault switch applies to the
+/// for ``defaultLockDuration`` (the lockout of docs/vendors/idaas.md §3.2, our numbers). The fault switch applies to
+/// the
 /// `/api/` paths.
 public final class IDaaSEmulator: VendorEmulator {
     public static let defaultTolerance = 5
@@ -32,9 +34,9 @@ public final class IDaaSEmulator: VendorEmulator {
     public static let defaultCodeLifetime: TimeInterval = 300
     public static let defaultMaxWrongCodes = 5
     public static let defaultLockDuration: TimeInterval = 1800
-    /// The documented example's `expire` (idaas.md §2.4).
+    /// The documented example's `expire` (docs/vendors/idaas.md §2.4).
     public static let sessionLifetime = 432_000
-    /// ID tokens live 2 hours by default (idaas.md §2.4, [OA-*]).
+    /// ID tokens live 2 hours by default (docs/vendors/idaas.md §2.4, [OA-*]).
     public static let idTokenLifetime = 7200
 
     public let faults = FaultSwitch()
@@ -136,7 +138,7 @@ public final class IDaaSEmulator: VendorEmulator {
         }
     }
 
-    /// The client id and the required device headers (idaas.md §1).
+    /// The client id and the required device headers (docs/vendors/idaas.md §1).
     func headerRefusal(_ request: EmulatorRequest) -> TransportResponse? {
         func header(_ name: String) -> String? {
             HTTPField.Name(name).flatMap { request.headerFields[$0] }.flatMap { $0.isEmpty ? nil : $0 }
@@ -153,7 +155,9 @@ public final class IDaaSEmulator: VendorEmulator {
     // MARK: area codes and captcha
 
     func areaCodes(_ request: EmulatorRequest) -> TransportResponse {
-        Self.json(IDaaSWire.AreaCodesResponse(phoneAreaCodeDefinitions: IDaaSSandbox.areaCodes))
+        Self.json(
+            IDaaSWire.AreaCodesResponse(
+                phoneAreaCodeDefinitions: IDaaSSandbox.areaCodes, preferredAreaCode: IDaaSSandbox.preferredAreaCode))
     }
 
     func captcha(_ request: EmulatorRequest) async -> TransportResponse {
@@ -323,7 +327,7 @@ public final class IDaaSEmulator: VendorEmulator {
         }
     }
 
-    /// Rotates the session token and issues a new ID token (idaas.md §2.5).
+    /// Rotates the session token and issues a new ID token (docs/vendors/idaas.md §2.5).
     func refresh(_ request: EmulatorRequest) async -> TransportResponse {
         let presented = HTTPField.Name(IDaaSWire.sessionTokenHeader).flatMap { request.headerFields[$0] } ?? ""
         let now = clock.now
@@ -375,7 +379,7 @@ public final class IDaaSEmulator: VendorEmulator {
     }
 
     /// `+<area code>-<number>` (or, for China, the bare 11 digits: the CN regex makes the prefix optional,
-    /// idaas.md §2.6) as E.164, when it is one of the tenant's area codes.
+    /// docs/vendors/idaas.md §2.6) as E.164, when it is one of the tenant's area codes.
     static func e164(mobile: String) -> String? {
         if mobile.count == 11, mobile.hasPrefix("1"), mobile.allSatisfy(\.isASCIIDigit) { return "+86" + mobile }
         guard mobile.hasPrefix("+"), let dash = mobile.firstIndex(of: "-") else { return nil }

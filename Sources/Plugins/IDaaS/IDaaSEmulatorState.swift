@@ -26,7 +26,7 @@ struct IDaaSEmulatorState: EmulatorRowsView {
         var expiresAt: Date
     }
 
-    /// A tenant user, by E.164 number: created on the first sign-in (idaas.md §2.4, auto-registration).
+    /// A tenant user, by E.164 number: created on the first sign-in (docs/vendors/idaas.md §2.4, auto-registration).
     struct User: Codable, Sendable, Equatable {
         var id: String
         var failures: Int = 0

@@ -1,12 +1,14 @@
 import GatewayCore
 
-/// The one table from IDaaS's `error_code` to the gateway taxonomy (DESIGN.md §5).
+/// The one table from IDaaS's `error_code` to the gateway taxonomy (docs/design.md §5).
 ///
-/// IDaaS errors are HTTP 400 with `{"error_code", "error_msg"}` (idaas.md §1; `COMMON.1008` is a 500), so the
+/// IDaaS errors are HTTP 400 with `{"error_code", "error_msg"}` (docs/vendors/idaas.md §1; `COMMON.1008` is a 500), so
+/// the
 /// status says little: the mapping reads the body's `error_code`, never `error_msg` (it is localized by `X-L`
 /// and `LOGIN.1005` embeds a count in it). Every code of the SDK's return-code table ([BC-IOS], ``sdkCodes``)
 /// has an exact row in both families: `IDAAS.SDK.<group>.<n>` (CIAM) and `SDK.<group>.<n>` (EIAM, the same
-/// numbering; the EIAM codes idaas.md §3.2 records agree with it). A code no exact row knows is mapped by its
+/// numbering; the EIAM codes docs/vendors/idaas.md §3.2 records agree with it). A code no exact row knows is mapped by
+/// its
 /// group prefix; a code no prefix knows is `provider_error`. Without a readable code the HTTP status decides.
 /// Each row cites its source key in the IDaaS vendor notes (docs/idaas.md).
 enum IDaaSErrorMapping {
@@ -164,7 +166,7 @@ enum IDaaSErrorMapping {
 
     /// Codes outside the SDK's table: the CIAM server's `PARAM`/`CAPTCHA` examples, the sandbox's own, `USER.0001`.
     static let otherRows: [Row] = [
-        // CIAM server examples (idaas.md §3.1).
+        // CIAM server examples (docs/vendors/idaas.md §3.1).
         Row(
             "IDAAS.SDK.PARAM.0001", .invalidRequest, "[BC-CAPTCHA-GET]",
             "device information incomplete: the client context lacks what the tenant requires"),
@@ -193,12 +195,12 @@ enum IDaaSErrorMapping {
         Row("USER.0001", .notEnrolled, "[MAITUX] `client.UNKNOWN_USER_ERROR`", "unknown user"),
     ]
 
-    /// Groups, for codes no exact row lists (idaas.md §3.1 "map by prefix"): the SDK table's groups
+    /// Groups, for codes no exact row lists (docs/vendors/idaas.md §3.1 "map by prefix"): the SDK table's groups
     /// COMMON/LOGIN/SMS/SOCIAL/PWD/MFA and the server's PARAM/CAPTCHA, in both families.
     static let groupRows: [Row] = groups(in: "IDAAS.SDK.") + groups(in: "SDK.")
 
     static func groups(in family: String) -> [Row] {
-        let server = "idaas.md §3.1"
+        let server = "docs/vendors/idaas.md §3.1"
         let sdk = "[BC-IOS] group"
         return [
             Row(family + "PARAM.", .invalidRequest, .prefix, server, "a parameter IDaaS refused (device information)"),
@@ -218,7 +220,7 @@ enum IDaaSErrorMapping {
             code.ciam, code.mapsTo, .exact, "[BC-IOS] return codes", code.note, vendorStatus: code.httpStatus)
         var eiam = ciam
         eiam.value = code.eiam
-        eiam.source = "[BC-IOS] return codes, EIAM numbering (idaas.md §3.2)"
+        eiam.source = "[BC-IOS] return codes, EIAM numbering (docs/vendors/idaas.md §3.2)"
         return [ciam, eiam]
     }
 

@@ -19,7 +19,8 @@ extension IDaaSProvider {
         var code: GatewayError.Code { IDaaSErrorMapping.callback(sdkCode)?.mapsTo ?? .invalidToken }
     }
 
-    /// Verifies an ID token (idaas.md §2.7): an RS256 JWS whose key is in the tenant's JWKS (read again once
+    /// Verifies an ID token (docs/vendors/idaas.md §2.7): an RS256 JWS whose key is in the tenant's JWKS (read again
+    /// once
     /// when the `kid` is unknown, for key rotation), not expired (with ``IDaaSConfiguration/clockSkew``),
     /// audience = the client id, and the issuer when one is configured. Returns its claims.
     func verifyIDToken(_ token: String) async throws(GatewayError) -> Result<IDaaSWire.IDTokenClaims, TokenProblem> {

@@ -2,7 +2,7 @@ import Foundation
 import GatewayCore
 import Logging
 
-/// BambooCloud IDaaS SMS login behind the gateway's provider contract (idaas.md §2).
+/// BambooCloud IDaaS SMS login behind the gateway's provider contract (docs/vendors/idaas.md §2).
 ///
 /// - `prepare` reads the tenant's area codes (cached), refuses a number outside them before any other call,
 ///   fetches a slider (`GET /api/v2/sdk/captcha`) and returns it as a `solve_challenge`: nothing is sent.
@@ -229,7 +229,8 @@ struct IDaaSProvider: VerificationProvider {
 
     // MARK: resend
 
-    /// A new SMS needs a new captcha token (idaas.md §2.3): the resend answers a fresh slider, and solving it
+    /// A new SMS needs a new captcha token (docs/vendors/idaas.md §2.3): the resend answers a fresh slider, and solving
+    /// it
     /// sends the code. Until then the code already sent stays valid at IDaaS, so checks of it go on.
     func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult
@@ -321,19 +322,50 @@ struct IDaaSProvider: VerificationProvider {
     /// The tenant's area codes, cached for ``IDaaSConfiguration/areaCodesTTL``. A failed read falls back on
     /// the last list read, if any.
     func areaCodes() async throws(GatewayError) -> [IDaaSWire.AreaCode] {
+        try await areaCodeList().entries
+    }
+
+    /// The tenant's area-code list with its preferred entry (``areaCodes()``'s cache).
+    func areaCodeList() async throws(GatewayError) -> IDaaSTenantCache.AreaCodes {
         let now = clock.now
         let cached = cache.areaCodes.withLock { $0 }
-        if let cached, now.timeIntervalSince(cached.fetchedAt) < configuration.areaCodesTTL { return cached.entries }
+        if let cached, now.timeIntervalSince(cached.fetchedAt) < configuration.areaCodesTTL { return cached }
         do {
             let response = try await get(configuration.paths.areaCodes, device: gatewayDevice, operation: .areaCodes)
             let list = try decode(IDaaSWire.AreaCodesResponse.self, response, operation: .areaCodes)
-            let entries = list.phoneAreaCodeDefinitions ?? []
-            cache.areaCodes.withLock { $0 = IDaaSTenantCache.AreaCodes(entries: entries, fetchedAt: now) }
-            return entries
+            let fresh = IDaaSTenantCache.AreaCodes(
+                entries: list.phoneAreaCodeDefinitions ?? [],
+                preferred: list.preferredAreaCode.flatMap { $0.isEmpty ? nil : $0 }, fetchedAt: now)
+            cache.areaCodes.withLock { $0 = fresh }
+            return fresh
         } catch {
-            if let cached { return cached.entries }
+            if let cached { return cached }
             throw error
         }
+    }
+
+    /// The tenant's area codes as the SDK's country picker shows them (`getInternaltionalAreaCode`, [BC-IOS]),
+    /// for `GET /v1/countries?provider=…`: in the tenant's order, with the display names, the `mobileRegex` (which
+    /// matches `+<area code>-<number>`), the suffixes, and which entry is preferred. `preferredAreaCode` names a
+    /// country code in the documented example; an area code is matched too. An entry whose area code is not a
+    /// calling code is left out.
+    func countryList() async throws(GatewayError) -> ProviderCountryList? {
+        let list = try await areaCodeList()
+        let preferred = list.preferred?.uppercased()
+        var entries: [ProviderCountryList.Entry] = []
+        for entry in list.entries {
+            guard let callingCode = Int(entry.areaCode), (1...999).contains(callingCode) else { continue }
+            let region = entry.countryCode.flatMap { $0.isEmpty ? nil : $0.uppercased() }
+            let isPreferred = preferred != nil && (preferred == region || preferred == entry.areaCode)
+            entries.append(
+                ProviderCountryList.Entry(
+                    region: region, callingCode: callingCode, displayNames: entry.displayMapping ?? [:],
+                    mobilePattern: entry.mobileRegex.flatMap { $0.isEmpty ? nil : $0 },
+                    mobilePatternInput: "+\(callingCode)-<number>", callingCodeSuffixes: entry.areaCodeSuffixes ?? [],
+                    preferred: isPreferred))
+        }
+        let preferredRegion = entries.first(where: \.preferred)?.region
+        return ProviderCountryList(entries: entries, preferredRegion: preferredRegion)
     }
 
     /// The device headers of the gateway's own calls (the area codes), which no end user makes.

@@ -2,7 +2,7 @@ import Foundation
 
 /// The slider puzzle the IDaaS emulator draws: a textured background PNG with a darkened cut-out at a
 /// random position, and the matching piece as a transparent PNG as tall as the background (so the piece's
-/// height on screen is its height in the background), as AJ-Captcha style sliders ship them (idaas.md §2.1
+/// height on screen is its height in the background), as AJ-Captcha style sliders ship them (docs/vendors/idaas.md §2.1
 /// `originalImageBase64`, `jigsawImageBase64`). The answer is the cut-out's left edge, in background pixels.
 struct IDaaSPuzzle: Sendable {
     static let width = 310

@@ -5,7 +5,7 @@ public enum IDaaSSandbox {
     public static let clientID = "sandbox-idaas-client-0001"
     /// The `iss` of the emulator's ID tokens.
     public static let issuer = "https://sandbox.idaas.invalid"
-    /// Numbers whose right code answers a login `status` other than `SUCCESS` (idaas.md §2.4), so every
+    /// Numbers whose right code answers a login `status` other than `SUCCESS` (docs/vendors/idaas.md §2.4), so every
     /// outcome of a check can be tried.
     public static let statuses: [String: String] = [
         "+8613900000001": "MFA_AUTH",
@@ -16,7 +16,11 @@ public enum IDaaSSandbox {
     /// A number whose SMS the emulator fails to send (`IDAAS.SDK.CAPTCHA.0006`).
     public static let undeliverable = "+8613900000009"
 
-    /// The tenant's area codes (idaas.md §2.6): Greater China as the documented example, plus Singapore.
+    /// The tenant's preferred area code (docs/vendors/idaas.md §2.6: `preferredAreaCode`, a country code as in the
+    /// documented example).
+    static let preferredAreaCode = "CN"
+
+    /// The tenant's area codes (docs/vendors/idaas.md §2.6): Greater China as the documented example, plus Singapore.
     static let areaCodes: [IDaaSWire.AreaCode] = [
         .init(
             areaCode: "86", displayMapping: ["zh-CN": "中国大陆", "zh-TW": "中國大陸", "en": "China"], countryCode: "CN",

@@ -7,6 +7,8 @@ import Synchronization
 final class IDaaSTenantCache: Sendable {
     struct AreaCodes: Sendable {
         var entries: [IDaaSWire.AreaCode]
+        /// The tenant's `preferredAreaCode`, if it names one.
+        var preferred: String?
         var fetchedAt: Date
     }
 

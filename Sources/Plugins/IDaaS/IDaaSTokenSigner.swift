@@ -3,7 +3,8 @@ import Foundation
 import _CryptoExtras
 
 /// Signs the emulator's ID tokens: JWTs with `alg: RS256` and a `kid`, verifiable with the key set the
-/// emulator publishes at its JWKS path (idaas.md §2.7). The 2048-bit key is made on first use and lives only
+/// emulator publishes at its JWKS path (docs/vendors/idaas.md §2.7). The 2048-bit key is made on first use and lives
+/// only
 /// in memory: a restarted sandbox has a new one.
 struct IDaaSTokenSigner: Sendable {
     let privateKey: _RSA.Signing.PrivateKey

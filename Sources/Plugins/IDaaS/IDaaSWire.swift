@@ -5,9 +5,9 @@ import HTTPTypes
 /// BambooCloud IDaaS's SDK REST family (`/api/v2/sdk/*`, the calls its AuthnCenter mobile SDKs wrap) on the
 /// wire: default paths, header names and the JSON bodies, shared by the provider (which encodes requests and
 /// decodes answers) and the emulator (the other way round). Facts: the vendor notes (docs/idaas.md); every path and
-/// header name here is only a default, each one is a provider setting (idaas.md §4, §5).
+/// header name here is only a default, each one is a provider setting (docs/vendors/idaas.md §4, §5).
 enum IDaaSWire {
-    // MARK: default paths (idaas.md §2, §4)
+    // MARK: default paths (docs/vendors/idaas.md §2, §4)
 
     static let areaCodesPath = "/api/v2/sdk/country-codes"
     static let captchaPath = "/api/v2/sdk/captcha"
@@ -15,10 +15,10 @@ enum IDaaSWire {
     static let smsSendPath = "/api/v2/sdk/sms/send"
     static let smsLoginPath = "/api/v2/sdk/login/mobile-verify-code"
     static let refreshPath = "/api/v2/sdk/sso/session-token/id-token"
-    /// ASSUMED for CIAM: seen in third-party code for a bccastle tenant (idaas.md §2.7, [JWKS-3P]).
+    /// ASSUMED for CIAM: seen in third-party code for a bccastle tenant (docs/vendors/idaas.md §2.7, [JWKS-3P]).
     static let jwksPath = "/api/v1/oauth2/keys"
 
-    // MARK: default header names (idaas.md §1)
+    // MARK: default header names (docs/vendors/idaas.md §1)
 
     static let clientIDHeader = "X-client-id"
     static let osHeader = "X-operating-sys-version"
@@ -26,19 +26,19 @@ enum IDaaSWire {
     static let ipHeader = "X-device-ip"
     static let agentHeader = "X-agent"
     static let languageHeader = "X-L"
-    /// The refresh call's session header (idaas.md §2.5).
+    /// The refresh call's session header (docs/vendors/idaas.md §2.5).
     static let sessionTokenHeader = "session-token"
 
     // MARK: values
 
-    /// `type` of `sms/send` for a login code (idaas.md §2.3).
+    /// `type` of `sms/send` for a login code (docs/vendors/idaas.md §2.3).
     static let loginSMSType = "LOGIN_SMS"
-    /// `captcha_token` is the captcha token, this joiner and the `point_json` (idaas.md §2.2).
+    /// `captcha_token` is the captcha token, this joiner and the `point_json` (docs/vendors/idaas.md §2.2).
     static let captchaTokenJoiner = "---"
-    /// y is always 5.0 in the documented examples (idaas.md §2.2).
+    /// y is always 5.0 in the documented examples (docs/vendors/idaas.md §2.2).
     static let sliderY = 5.0
 
-    /// `status` values of the login answer (idaas.md §2.4).
+    /// `status` values of the login answer (docs/vendors/idaas.md §2.4).
     enum LoginStatus: String, Sendable, CaseIterable {
         case success = "SUCCESS"
         case passwordWarn = "PASSWORD_WARN"
@@ -49,7 +49,7 @@ enum IDaaSWire {
 
     // MARK: bodies
 
-    /// `GET /api/v2/sdk/captcha` answer (idaas.md §2.1; camelCase as documented). Unused fields are
+    /// `GET /api/v2/sdk/captcha` answer (docs/vendors/idaas.md §2.1; camelCase as documented). Unused fields are
     /// decoded leniently: every field is optional.
     struct CaptchaResponse: Codable, Sendable, Equatable {
         var captchaId: String?
@@ -74,7 +74,7 @@ enum IDaaSWire {
         var y: Double
     }
 
-    /// `POST /api/v2/sdk/captcha/verify` request (idaas.md §2.2): `point_json` is a JSON *string*.
+    /// `POST /api/v2/sdk/captcha/verify` request (docs/vendors/idaas.md §2.2): `point_json` is a JSON *string*.
     struct CaptchaVerifyRequest: Codable, Sendable, Equatable {
         var pointJSON: String?
         var token: String?
@@ -94,7 +94,7 @@ enum IDaaSWire {
         }
     }
 
-    /// `POST /api/v2/sdk/sms/send` request (idaas.md §2.3). Success is 200 with an empty body.
+    /// `POST /api/v2/sdk/sms/send` request (docs/vendors/idaas.md §2.3). Success is 200 with an empty body.
     struct SMSSendRequest: Codable, Sendable, Equatable {
         var mobile: String?
         var type: String?
@@ -106,7 +106,7 @@ enum IDaaSWire {
         }
     }
 
-    /// `POST /api/v2/sdk/login/mobile-verify-code` request (idaas.md §2.4).
+    /// `POST /api/v2/sdk/login/mobile-verify-code` request (docs/vendors/idaas.md §2.4).
     struct SMSLoginRequest: Codable, Sendable, Equatable {
         var mobile: String?
         var verifyCode: String?
@@ -117,13 +117,13 @@ enum IDaaSWire {
         }
     }
 
-    /// The login answer and the refresh answer (idaas.md §2.4, §2.5). `expire` is a number of seconds.
+    /// The login answer and the refresh answer (docs/vendors/idaas.md §2.4, §2.5). `expire` is a number of seconds.
     struct TokenResponse: Codable, Sendable, Equatable {
         var sessionToken: String?
         var expire: Int?
         var status: String?
         var idToken: String?
-        /// Sent with `MFA_AUTH` (idaas.md §2.4) in the `X-state-token` flow; read when present.
+        /// Sent with `MFA_AUTH` (docs/vendors/idaas.md §2.4) in the `X-state-token` flow; read when present.
         var stateToken: String?
 
         enum CodingKeys: String, CodingKey {
@@ -134,9 +134,11 @@ enum IDaaSWire {
         }
     }
 
-    /// `GET /api/v2/sdk/country-codes` answer (idaas.md §2.6).
+    /// `GET /api/v2/sdk/country-codes` answer (docs/vendors/idaas.md §2.6).
     struct AreaCodesResponse: Codable, Sendable, Equatable {
         var phoneAreaCodeDefinitions: [AreaCode]?
+        /// The tenant's preferred entry: in the documented example the `countryCode` of one entry (`CN`).
+        var preferredAreaCode: String?
     }
 
     struct AreaCode: Codable, Sendable, Equatable {
@@ -147,7 +149,7 @@ enum IDaaSWire {
         var areaCodeSuffixes: [String]?
     }
 
-    /// The error body of every IDaaS error, HTTP 400 (idaas.md §1). The OAuth endpoints may answer
+    /// The error body of every IDaaS error, HTTP 400 (docs/vendors/idaas.md §1). The OAuth endpoints may answer
     /// `{error, error_description}` instead ([MAITUX]); both are read.
     struct ErrorBody: Codable, Sendable, Equatable {
         var errorCode: String?

@@ -25,7 +25,7 @@ extension VonageEmulator {
                 return Self.invalid("workflow[\(index)].from", "WhatsApp needs a from number.")
             }
             if let redirect = step.redirectURL,
-                step.channel != "silent_auth" || !VonageConfiguration.isHTTPURL(redirect)
+                step.channel != "silent_auth" || !SettingSpec.isHTTPURL(redirect)
             {
                 return Self.invalid("workflow[\(index)].redirect_url", "Invalid redirect_url.")
             }

@@ -49,6 +49,8 @@ public final class VonageEmulator: VendorEmulator {
     }
 
     public let faults = FaultSwitch()
+    /// Rows of ``VonageErrorMapping/table`` armed to answer the next call of their operation (tests only).
+    package let errors = EmulatorErrorSwitch()
 
     let clock: any WallClock
     let outbox: SandboxOutbox
@@ -87,6 +89,9 @@ public final class VonageEmulator: VendorEmulator {
         let serverError: @Sendable (Int) -> TransportResponse = { isV1 ? Self.v1ServerError($0) : Self.v2ServerError($0) }
         var callbacks: [Data] = []
         let response = await withFaults(serverError: serverError) {
+            if let operation = Self.operation(of: request), let row = errors.take(operation: operation) {
+                return .response(Self.answer(row))
+            }
             let now = clock.now
             guard
                 let (response, bodies) = await withState(now: now, { state in
@@ -385,6 +390,30 @@ public final class VonageEmulator: VendorEmulator {
 
     static func v1(status: String, _ text: String, requestID: String? = nil) -> TransportResponse {
         json(200, VonageWire.V1Response(status: status, requestID: requestID, errorText: text))
+    }
+
+    /// The operation name (``VonageErrorMapping``'s) of a request, for the error switch.
+    static func operation(of request: EmulatorRequest) -> String? {
+        let parts = request.path.split(separator: "/").map(String.init)
+        switch (parts.first, parts.count, request.method) {
+        case ("v2", 2, .post): return "start"
+        case ("v2", 3, .post): return "check"
+        case ("v2", 3, .delete): return "cancel"
+        case ("v2", 4, .post) where parts[3] == "next_workflow": return "next_workflow"
+        case ("verify", 2, _): return "start"
+        case ("verify", 3, _) where parts[1] == "check": return "check"
+        case ("verify", 3, _) where parts[1] == "search": return "search"
+        case ("verify", 3, _) where parts[1] == "control":
+            let fields = (request.query ?? "") + "&" + String(decoding: request.body, as: UTF8.self)
+            return fields.contains("cmd=cancel") ? "cancel" : "next_workflow"
+        default: return nil
+        }
+    }
+
+    /// Vonage's own answer for an error row: problem details for v2, a `status` in HTTP 200 for v1.
+    static func answer(_ row: VendorErrorRow) -> TransportResponse {
+        if row.vocabulary == "v1" { return v1(status: row.code ?? "5", row.name) }
+        return problem(row.httpStatus ?? 400, row.code ?? "error", row.name, "An error the test switch answered.")
     }
 
     static func v2ServerError(_ status: Int) -> TransportResponse {

@@ -9,13 +9,8 @@ import _CryptoExtras
 ///   private key; claims `application_id`, `iat`, `exp`, `jti`), and
 /// * the **signed callback**: Vonage puts `Authorization: Bearer …` on its webhooks, an HS256 JWT keyed
 ///   with the account's signature secret, whose `payload_hash` is the SHA-256 of the body (Vonage's
-///   "signed webhooks"; vonage.md does not cover them, see the plugin's design note).
+///   "signed webhooks"; docs/vendors/vonage.md does not cover them, see the plugin's design note).
 enum VonageJWT {
-    struct Header: Codable, Sendable, Equatable {
-        var alg: String
-        var typ: String
-    }
-
     struct ApplicationClaims: Codable, Sendable, Equatable {
         var applicationID: String
         var iat: Int
@@ -48,6 +43,36 @@ enum VonageJWT {
     static let lifetime = 900
     static let callbackSkew: TimeInterval = 300
 
+    // MARK: algorithms
+
+    /// RS256 (RSASSA-PKCS1-v1_5 with SHA-256, RFC 7518 §3.3) with the application's key; swift-crypto names the
+    /// padding "insecure" only to steer encryption users away from it.
+    static func rs256(_ key: _RSA.Signing.PrivateKey) -> JWSAlgorithm {
+        JWSAlgorithm(
+            name: "RS256", sign: { try key.signature(for: $0, padding: .insecurePKCS1v1_5).rawRepresentation },
+            verify: { rs256Verifies(key.publicKey, $0, $1) })
+    }
+
+    static func rs256(verifying publicKey: _RSA.Signing.PublicKey) -> JWSAlgorithm {
+        JWSAlgorithm(name: "RS256", sign: { _ in throw JWTError.verifyOnly }, verify: { rs256Verifies(publicKey, $0, $1) })
+    }
+
+    private static func rs256Verifies(_ key: _RSA.Signing.PublicKey, _ signature: Data, _ input: Data) -> Bool {
+        key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5)
+    }
+
+    /// HS256 keyed with the account's signature secret.
+    static func hs256(secret: String) -> JWSAlgorithm {
+        // The secret, not a `SymmetricKey` (not `Sendable`), travels in the closures.
+        let secret = Data(secret.utf8)
+        return JWSAlgorithm(
+            name: "HS256",
+            sign: { Data(HMAC<SHA256>.authenticationCode(for: $0, using: SymmetricKey(data: secret))) },
+            verify: { HMAC<SHA256>.isValidAuthenticationCode($0, authenticating: $1, using: SymmetricKey(data: secret)) })
+    }
+
+    enum JWTError: Error { case verifyOnly }
+
     // MARK: RS256 application JWT
 
     static func isUsablePrivateKey(_ pem: String) -> Bool {
@@ -59,22 +84,15 @@ enum VonageJWT {
         let iat = Int(now.timeIntervalSince1970)
         let claims = ApplicationClaims(
             applicationID: applicationID, iat: iat, exp: iat + lifetime, jti: UUID().uuidString.lowercased())
-        let input = try signingInput(Header(alg: "RS256", typ: "JWT"), claims)
-        // RS256 is PKCS#1 v1.5 over SHA-256 (RFC 7518 §3.3).
-        let signature = try key.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5)
-        return input + "." + base64URL(signature.rawRepresentation)
+        return try JWS.sign(claims, with: rs256(key))
     }
 
     /// The claims of an RS256 application JWT signed by `publicKey`, valid at `now`; `nil` otherwise.
     static func verifyApplicationToken(_ token: String, publicKey: _RSA.Signing.PublicKey, now: Date)
         -> ApplicationClaims?
     {
-        guard let parts = split(token), let header = decode(Header.self, parts.header), header.alg == "RS256",
-            let signature = parts.signature,
-            publicKey.isValidSignature(
-                _RSA.Signing.RSASignature(rawRepresentation: signature), for: Data(parts.input.utf8),
-                padding: .insecurePKCS1v1_5),
-            let claims = decode(ApplicationClaims.self, parts.payload)
+        guard let jws = JWS.parse(token), jws.isSigned(by: rs256(verifying: publicKey)),
+            let claims = jws.claims(ApplicationClaims.self)
         else { return nil }
         let seconds = Int(now.timeIntervalSince1970)
         guard claims.exp > seconds, claims.iat <= seconds + Int(callbackSkew) else { return nil }
@@ -94,9 +112,7 @@ enum VonageJWT {
         let claims = CallbackClaims(
             iat: Int(now.timeIntervalSince1970), jti: UUID().uuidString.lowercased(), iss: "Vonage",
             payloadHash: payloadHash(body), apiKey: apiKey, applicationID: applicationID)
-        let input = try signingInput(Header(alg: "HS256", typ: "JWT"), claims)
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(data: Data(secret.utf8)))
-        return "Bearer " + input + "." + base64URL(Data(mac))
+        return "Bearer " + (try JWS.sign(claims, with: hs256(secret: secret)))
     }
 
     /// Why a callback's `Authorization` is not Vonage's signature over `body`, or `nil` when it is.
@@ -105,43 +121,11 @@ enum VonageJWT {
             return "no bearer token"
         }
         let token = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
-        guard let parts = split(token), let header = decode(Header.self, parts.header), header.alg == "HS256",
-            let signature = parts.signature
-        else { return "not an HS256 JWT" }
-        let key = SymmetricKey(data: Data(secret.utf8))
-        guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Data(parts.input.utf8), using: key)
-        else { return "bad signature" }
-        guard let claims = decode(CallbackClaims.self, parts.payload) else { return "unreadable claims" }
+        guard let jws = JWS.parse(token), jws.algorithm == "HS256" else { return "not an HS256 JWT" }
+        guard jws.isSigned(by: hs256(secret: secret)) else { return "bad signature" }
+        guard let claims = jws.claims(CallbackClaims.self) else { return "unreadable claims" }
         guard claims.payloadHash.lowercased() == payloadHash(body) else { return "payload_hash does not match the body" }
         guard abs(now.timeIntervalSince1970 - TimeInterval(claims.iat)) <= callbackSkew else { return "stale iat" }
         return nil
-    }
-
-    // MARK: helpers
-
-    private static func signingInput(_ header: some Encodable, _ claims: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return base64URL(try encoder.encode(header)) + "." + base64URL(try encoder.encode(claims))
-    }
-
-    private static func split(_ token: String) -> (header: Data, payload: Data, signature: Data?, input: String)? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let header = fromBase64URL(parts[0]), let payload = fromBase64URL(parts[1]) else {
-            return nil
-        }
-        return (header, payload, fromBase64URL(parts[2]), parts[0] + "." + parts[1])
-    }
-
-    private static func decode<T: Decodable>(_ type: T.Type, _ data: Data) -> T? {
-        try? JSONDecoder().decode(type, from: data)
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        Base64URL.encode(data)
-    }
-
-    static func fromBase64URL(_ text: Substring) -> Data? {
-        Base64URL.decode(text)
     }
 }

@@ -3,7 +3,7 @@ import GatewayCore
 import Logging
 
 /// The legacy Verify API (`api: v1`): form bodies with the key and secret in them, answers in HTTP 200 with
-/// a `status` string (vonage.md §1).
+/// a `status` string (docs/vendors/vonage.md §1).
 extension VonageProvider {
     func startV1(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
         guard case .phone = request.destination else {
@@ -33,10 +33,8 @@ extension VonageProvider {
         if let codeLength { fields.append(("code_length", String(codeLength))) }
         let language = VonageWire.locale(from: request.locales)
         if let language { fields.append(("lg", language)) }
-        let answer = try await callV1(.post, path: "/verify/json", fields: fields, endpoint: .start, sendMayHaveHappened: true)
-        guard let requestID = answer.requestID, !requestID.isEmpty else {
-            throw malformed(endpoint: .start, httpStatus: 200, sendMayHaveHappened: true)
-        }
+        let answer = try await callV1(.post, path: "/verify/json", fields: fields, operation: .start)
+        guard let requestID = answer.requestID, !requestID.isEmpty else { throw client.malformed(.start, httpStatus: 200) }
         let state = try ProviderState(State(api: "v1", workflow: channels.map(\.rawValue), position: 0))
         return ProviderStartResult(
             reference: requestID, state: state, contentLanguage: language, channel: request.channel)
@@ -46,8 +44,7 @@ extension VonageProvider {
         let requestID = try reference(of: verification)
         do {
             _ = try await callV1(
-                .post, path: "/verify/check/json", fields: [("request_id", requestID), ("code", code)], endpoint: .check,
-                sendMayHaveHappened: false)
+                .post, path: "/verify/check/json", fields: [("request_id", requestID), ("code", code)], operation: .check)
         } catch where error.code == .incorrectCode {
             return ProviderCheckResult(status: .pending)
         }
@@ -70,11 +67,12 @@ extension VonageProvider {
 
     func controlV1(_ verification: ProviderVerification, command: String) async throws(GatewayError) {
         let requestID = try reference(of: verification)
+        let operation: VendorOperation = command == "cancel" ? .cancel : .nextWorkflow
         let answer = try await callV1(
             .post, path: "/verify/control/json", fields: [("request_id", requestID), ("cmd", command)],
-            endpoint: command == "cancel" ? .cancel : .nextWorkflow, sendMayHaveHappened: command != "cancel")
+            operation: operation)
         guard answer.command == nil || answer.command == command else {
-            throw malformed(endpoint: .cancel, httpStatus: 200, sendMayHaveHappened: false)
+            throw client.malformed(operation, httpStatus: 200)
         }
     }
 
@@ -82,8 +80,7 @@ extension VonageProvider {
     func searchV1(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange {
         let requestID = try reference(of: verification)
         let answer = try await callV1(
-            .get, path: "/verify/search/json", fields: [("request_id", requestID)], endpoint: .search,
-            sendMayHaveHappened: false)
+            .get, path: "/verify/search/json", fields: [("request_id", requestID)], operation: .search)
         let status: VerificationStatus
         switch answer.status {
         case "IN PROGRESS": status = .pending
@@ -91,7 +88,7 @@ extension VonageProvider {
         case "FAILED": status = .failed
         case "EXPIRED": status = .expired
         case "CANCELLED": status = .canceled
-        default: throw malformed(endpoint: .search, httpStatus: 200, sendMayHaveHappened: false)
+        default: throw client.malformed(.search, httpStatus: 200)
         }
         var change = VerificationChange(status: status, reason: status == .pending ? nil : answer.status)
         if let events = answer.events, let last = events.last {

@@ -40,19 +40,15 @@ extension VonageProvider {
         let body = VonageWire.StartRequest(
             brand: configuration.brand, workflow: workflow, locale: VonageWire.locale(from: request.locales),
             channelTimeout: configuration.channelTimeout, codeLength: codeLength, clientRef: nil)
-        let response = try await callV2(
-            .post, path: "/v2/verify", json: try Self.encodeJSON(body), endpoint: .start, sendMayHaveHappened: true)
-        guard let started = try? JSONDecoder().decode(VonageWire.StartResponse.self, from: response.body),
-            !started.requestID.isEmpty
-        else {
-            throw malformed(endpoint: .start, httpStatus: response.status.code, sendMayHaveHappened: true)
-        }
+        let response = try await callV2(.post, path: "/v2/verify", json: body, operation: .start)
+        let started = try client.decode(VonageWire.StartResponse.self, from: response, operation: .start)
+        guard !started.requestID.isEmpty else { throw client.malformed(.start, httpStatus: response.status.code) }
         let channels = [request.channel] + request.fallbackChannels
         let state = try ProviderState(State(api: "v2", workflow: channels.map(\.rawValue), position: 0))
         var nextAction: NextAction?
         if request.channel == .silentAuth {
             guard let url = started.checkURL, URL(string: url)?.scheme?.hasPrefix("http") == true else {
-                throw malformed(endpoint: .start, httpStatus: response.status.code, sendMayHaveHappened: true)
+                throw client.malformed(.start, httpStatus: response.status.code)
             }
             nextAction = .openURL(NextAction.URLOpening(url: url, cellularOnly: true))
         }
@@ -72,18 +68,13 @@ extension VonageProvider {
         let response: TransportResponse
         do {
             response = try await callV2(
-                .post, path: "/v2/verify/" + requestID, json: try Self.encodeJSON(VonageWire.CheckRequest(code: code)),
-                endpoint: .check, sendMayHaveHappened: false)
+                .post, path: "/v2/verify/" + requestID, json: VonageWire.CheckRequest(code: code), operation: .check)
         } catch where error.code == .incorrectCode {
             // Vonage answers a wrong code 400; the workflow goes on.
             return ProviderCheckResult(status: .pending)
         }
-        guard let checked = try? JSONDecoder().decode(VonageWire.CheckResponse.self, from: response.body) else {
-            throw malformed(endpoint: .check, httpStatus: response.status.code, sendMayHaveHappened: false)
-        }
-        guard checked.status == "completed" else {
-            throw malformed(endpoint: .check, httpStatus: response.status.code, sendMayHaveHappened: false)
-        }
+        let checked = try client.decode(VonageWire.CheckResponse.self, from: response, operation: .check)
+        guard checked.status == "completed" else { throw client.malformed(.check, httpStatus: response.status.code) }
         return ProviderCheckResult(status: .approved)
     }
 
@@ -94,16 +85,13 @@ extension VonageProvider {
         let state = state(of: verification)
         let next = try Self.requireNext(
             Self.next(after: verification.channel, in: state.channels), asked: asked, current: verification.channel)
-        _ = try await callV2(
-            .post, path: "/v2/verify/\(requestID)/next_workflow", json: nil, endpoint: .nextWorkflow,
-            sendMayHaveHappened: true)
+        _ = try await callV2(.post, path: "/v2/verify/\(requestID)/next_workflow", operation: .nextWorkflow)
         return ProviderStartResult(reference: requestID, channel: next)
     }
 
     func cancelV2(_ verification: ProviderVerification) async throws(GatewayError) {
         let requestID = try reference(of: verification)
-        _ = try await callV2(
-            .delete, path: "/v2/verify/" + requestID, json: nil, endpoint: .cancel, sendMayHaveHappened: false)
+        _ = try await callV2(.delete, path: "/v2/verify/" + requestID, operation: .cancel)
     }
 
     // MARK: callbacks

@@ -23,18 +23,18 @@ struct VonageProvider: VerificationProvider {
 
     let id: String
     let configuration: VonageConfiguration
-    let transport: any HTTPTransport
+    /// The kit's pipeline for every Vonage call; a 5xx may hide an accepted send (Vonage does not say).
+    let client: VendorHTTPClient
     let clock: any WallClock
     let logger: Logger
-    let requestTimeout: Duration
 
     init(context: ProviderContext) throws(ConfigurationError) {
         id = context.providerID
         configuration = try VonageConfiguration(settings: context.settings, providerID: context.providerID)
-        transport = context.transport
+        client = VendorHTTPClient(
+            vendor: "Vonage", context: context, baseURL: configuration.baseURL, serverErrorMaySend: true)
         clock = context.clock
         logger = context.logger
-        requestTimeout = context.requestTimeout
     }
 
     var capabilities: ProviderCapabilities {

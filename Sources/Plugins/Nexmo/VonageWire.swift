@@ -3,11 +3,11 @@ import GatewayCore
 
 /// Vonage Verify on the wire: v2 (`/v2/verify`, JSON, RFC 7807 errors) and the legacy v1
 /// (`/verify/*/json`, form bodies, errors inside HTTP 200 with a `status` string). Field names are
-/// Vonage's own (vonage.md §1.2–1.4, §2.2–2.5; the v1 spec `vonage_verify_v1.yaml`).
+/// Vonage's own (docs/vendors/vonage.md §1.2–1.4, §2.2–2.5; the v1 spec `vonage_verify_v1.yaml`).
 enum VonageWire {
     // MARK: v2
 
-    /// One channel of a v2 workflow (vonage.md §2.3 "Workflow item schemas").
+    /// One channel of a v2 workflow (docs/vendors/vonage.md §2.3 "Workflow item schemas").
     struct WorkflowStep: Codable, Sendable, Equatable {
         var channel: String
         /// E.164 without `+` for phone channels, an address for email.
@@ -74,7 +74,7 @@ enum VonageWire {
         }
     }
 
-    /// RFC 7807 problem details, as every v2 error (vonage.md §2.4).
+    /// RFC 7807 problem details, as every v2 error (docs/vendors/vonage.md §2.4).
     struct Problem: Codable, Sendable, Equatable {
         struct InvalidParameter: Codable, Sendable, Equatable {
             var name: String
@@ -110,7 +110,7 @@ enum VonageWire {
     }
 
     /// A v2 status callback: an `event` for one channel, or the `summary` when the verification ends
-    /// (vonage.md §2.5). Silent authentication adds `action` with the `check_url`.
+    /// (docs/vendors/vonage.md §2.5). Silent authentication adds `action` with the `check_url`.
     struct Callback: Codable, Sendable, Equatable {
         struct WorkflowEntry: Codable, Sendable, Equatable {
             var channel: String
@@ -156,7 +156,7 @@ enum VonageWire {
         }
     }
 
-    /// The v2 channel names a gateway channel maps to (vonage.md §2.3; Python SDK `ChannelType`).
+    /// The v2 channel names a gateway channel maps to (docs/vendors/vonage.md §2.3; Python SDK `ChannelType`).
     static func v2Channel(_ channel: Channel) -> String? {
         switch channel {
         case .sms: return "sms"
@@ -195,7 +195,7 @@ enum VonageWire {
     // MARK: v1
 
     /// Every v1 answer, whatever the endpoint: `status` is a string (`"0"` success, a number, or a search
-    /// status word), the rest depends on the endpoint (vonage.md §1.4).
+    /// status word), the rest depends on the endpoint (docs/vendors/vonage.md §1.4).
     struct V1Response: Codable, Sendable, Equatable {
         struct Event: Codable, Sendable, Equatable {
             var type: String
@@ -254,7 +254,7 @@ enum VonageWire {
         var code: Int? { Int(status) }
     }
 
-    /// The v1 workflows (vonage.md §1.3, [WF]): the channel of each event, in order.
+    /// The v1 workflows (docs/vendors/vonage.md §1.3, [WF]): the channel of each event, in order.
     static let v1Workflows: [Int: [Channel]] = [
         1: [.sms, .voice, .voice], 2: [.sms, .sms, .voice], 3: [.voice, .voice], 4: [.sms, .sms],
         5: [.sms, .voice], 6: [.sms], 7: [.voice],

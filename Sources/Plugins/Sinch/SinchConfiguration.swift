@@ -4,7 +4,7 @@ import GatewayCore
 /// The validated settings of one Sinch provider.
 struct SinchConfiguration: Sendable, Equatable {
     enum Authentication: String, Sendable, Equatable {
-        /// Application-signed requests (HMAC-SHA256, sinch.md §1.1): the default, what production uses.
+        /// Application-signed requests (HMAC-SHA256, docs/vendors/sinch.md §1.1): the default, what production uses.
         case signed
         /// `Basic base64(key:secret)`: for prototyping, where the application's minimum scheme allows it.
         case basic
@@ -22,7 +22,7 @@ struct SinchConfiguration: Sendable, Equatable {
     var smsExpiry: Int?
     /// `flashCallOptions.interceptionTimeout` (5–120 s), when set.
     var flashCallInterceptionTimeout: Int?
-    /// How far a callback's `x-timestamp` may be from the gateway's clock. sinch.md does not state Sinch's
+    /// How far a callback's `x-timestamp` may be from the gateway's clock. docs/vendors/sinch.md does not state Sinch's
     /// own skew (§8, uncertain): a setting, 10 minutes by default.
     var callbackTolerance: TimeInterval
     /// Whether a request event for a verification the gateway did not start (no reference of its own: the

@@ -32,7 +32,8 @@ public final class SinchEmulator: VendorEmulator {
     /// Where devices reach the emulator (for seamless URLs): the sandbox's own address plus the mount.
     let publicBase: String
 
-    /// How far an `x-timestamp` may be from the emulator's clock; Sinch does not document it (sinch.md §8).
+    /// How far an `x-timestamp` may be from the emulator's clock; Sinch does not document it (docs/vendors/sinch.md
+    /// §8).
     static let timestampTolerance: TimeInterval = 600
 
     public init(context: EmulatorContext = EmulatorContext(), publicBaseURL: URL? = nil) {

@@ -83,7 +83,7 @@ struct SinchEmulatorState: EmulatorRowsView {
         }
     }
 
-    /// A new start makes every pending verification of the number `ABORTED` (sinch.md §3.1).
+    /// A new start makes every pending verification of the number `ABORTED` (docs/vendors/sinch.md §3.1).
     func abortPending(endpoint: String) throws {
         for key in try rows.keys(lookup: "endpoint:" + endpoint) {
             guard var verification = try verification(String(key.dropFirst("verification:".count))),

@@ -1,7 +1,7 @@
 import GatewayCore
 
-/// Sinch's three error vocabularies, mapped to the gateway taxonomy (DESIGN.md §5): the REST `errorCode`
-/// (sinch.md §4.2), the `status`/`reason` pair a report or status answer carries in-band (§3.1, §3.2), and
+/// Sinch's three error vocabularies, mapped to the gateway taxonomy (docs/design.md §5): the REST `errorCode`
+/// (docs/vendors/sinch.md §4.2), the `status`/`reason` pair a report or status answer carries in-band (§3.1, §3.2), and
 /// the classic iOS SDK's `SINVerificationError` constants (§5.1), keyed by name because their numbers
 /// changed between SDK versions. Mapping is by these structured fields only, never by `message`.
 enum SinchErrorMapping {
@@ -23,7 +23,7 @@ enum SinchErrorMapping {
             self.note = note
         }
 
-        /// The HTTP status Sinch answers with: the code's first three digits (sinch.md §4.1).
+        /// The HTTP status Sinch answers with: the code's first three digits (docs/vendors/sinch.md §4.1).
         var httpStatus: Int { code / 100 }
     }
 

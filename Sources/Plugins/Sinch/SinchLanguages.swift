@@ -1,4 +1,4 @@
-/// The emulator's language negotiation (sinch.md §2.3): a table of the template languages it has per
+/// The emulator's language negotiation (docs/vendors/sinch.md §2.3): a table of the template languages it has per
 /// country, the start's `Accept-Language` matched against it, and `en-US` when nothing matches (Sinch's
 /// documented fallback). The United States list holds only `en-US`, as carrier rules for short codes
 /// override the language asked for there: the answer's `Content-Language` then differs from the request,

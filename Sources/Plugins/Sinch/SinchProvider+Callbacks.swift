@@ -3,7 +3,7 @@ import GatewayCore
 import HTTPTypes
 
 extension SinchProvider {
-    /// Sinch's callbacks (sinch.md §3.3), signed like requests to Sinch (§1.1) with the application's key
+    /// Sinch's callbacks (docs/vendors/sinch.md §3.3), signed like requests to Sinch (§1.1) with the application's key
     /// and secret over the callback URL's path.
     ///
     /// - `VerificationRequestEvent` is answered on the spot, `{"action": "allow"}` or `{"action": "deny"}`,

@@ -4,7 +4,7 @@ import HTTPTypes
 import Logging
 
 extension SinchProvider {
-    /// The Content-Type every call sends, and signs byte for byte (sinch.md §1.1: Content-Type is signed
+    /// The Content-Type every call sends, and signs byte for byte (docs/vendors/sinch.md §1.1: Content-Type is signed
     /// even on a GET).
     static let contentType = "application/json; charset=UTF-8"
 

@@ -21,7 +21,7 @@ struct SinchProvider: VerificationProvider {
         channels: [.sms, .voice, .flashcall, .silentAuth, .whatsapp],
         resendKeepsCode: false,
         supportsResend: true,
-        // Sinch has no cancel call (sinch.md §2): a cancel ends the verification in the gateway only.
+        // Sinch has no cancel call (docs/vendors/sinch.md §2): a cancel ends the verification in the gateway only.
         supportsCancel: false,
         supportsStatus: true,
         resendCanChangeChannel: true,
@@ -108,6 +108,42 @@ struct SinchProvider: VerificationProvider {
         }
         let status = try await fetchStatus(path: path, operation: "status")
         return try change(from: status)
+    }
+
+    /// A start whose gateway instance died during the call (docs/architecture.md §9.2), asked after by the
+    /// reference it sent (the gateway id, which Sinch keeps unique per started verification): `GET
+    /// …/verifications/reference/{reference}`. Found for the methods whose start answer the app needs nothing
+    /// more of (sms, callout, whatsapp); a flash call's caller pattern and a seamless URL come only with the
+    /// start's answer, so those stay unknown.
+    func lookUpStart(_ lookup: StartLookup) async throws(GatewayError) -> StartLookupResult {
+        guard let method = SinchWire.method(for: lookup.channel), ["sms", "callout", "whatsapp"].contains(method),
+            let number = lookup.destination.phoneNumber, Self.isSafeSegment(lookup.verificationID)
+        else { return .unknown }
+        let status: SinchWire.StatusResponse
+        do {
+            status = try await fetchStatus(
+                path: SinchWire.verificationsPath + "/reference/" + Self.pathSegment(lookup.verificationID),
+                operation: "lookup")
+        } catch let error where error.code == .notFound {
+            // Nothing under the reference: final once the dead call can no longer reach Sinch.
+            return lookup.callSettled(at: clock.now, requestTimeout: requestTimeout) ? .notFound : .notYet
+        }
+        guard let sinchID = status.id, Self.isSafeSegment(sinchID), status.reference == lookup.verificationID,
+            status.identity?.endpoint.map({ $0 == number.e164 }) ?? true,
+            let name = status.status, let mapped = SinchErrorMapping.outcome(status: name, reason: status.reason)
+        else { return .unknown }
+        let found = status.method.flatMap(SinchWire.canonicalMethod) ?? method
+        logger.info(
+            "sinch found a dead start by its reference",
+            metadata: ["provider.id": "\(id)", "sinch.status": "\(name)", "to": "\(lookup.destination.masked)"])
+        return .found(
+            ProviderStartResult(
+                reference: sinchID,
+                state: try ProviderState(State(method: found, reference: lookup.verificationID, starts: 1)),
+                status: mapped,
+                expiresAt: found == "sms" ? configuration.smsExpiry.map { clock.now.addingTimeInterval(TimeInterval($0)) }
+                    : nil,
+                channel: lookup.channel))
     }
 
     // MARK: vendor actions

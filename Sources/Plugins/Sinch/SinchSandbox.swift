@@ -14,7 +14,7 @@ public enum SinchSandbox {
     /// reports `DENIED` with reason `Fraud`.
     public static let fraudNumber = "+46700000666"
 
-    /// The number that makes a start answer `errorCode` (one of the codes of sinch.md §4.2) with its HTTP
+    /// The number that makes a start answer `errorCode` (one of the codes of docs/vendors/sinch.md §4.2) with its HTTP
     /// status: `+46700` + the five digits + `1`, a Swedish mobile number (`+46700402001` answers 40200).
     public static func errorNumber(_ errorCode: Int) -> String { "+46700\(errorCode)1" }
 

@@ -3,7 +3,7 @@ import Foundation
 import GatewayCore
 import HTTPTypes
 
-/// Sinch's application-signed requests (sinch.md §1.1), used both ways: the provider signs its calls, the
+/// Sinch's application-signed requests (docs/vendors/sinch.md §1.1), used both ways: the provider signs its calls, the
 /// emulator checks them, the emulator signs its callbacks and the provider checks those.
 ///
 /// ```
@@ -14,7 +14,7 @@ import HTTPTypes
 /// ```
 ///
 /// The resource is the request path with its leading slash and without the query, as both official SDKs
-/// sign it (the documentation's example drops the slash; sinch.md trusts the SDKs, and so do we).
+/// sign it (the documentation's example drops the slash; docs/vendors/sinch.md trusts the SDKs, and so do we).
 enum SinchSigning {
     static let scheme = "Application"
     static let timestampHeader = HTTPField.Name("x-timestamp")!
@@ -55,7 +55,7 @@ enum SinchSigning {
         return scheme + " " + applicationKey + ":" + signature(text, key: key)
     }
 
-    /// `Basic base64(key:secret)`, the prototyping scheme (sinch.md §1, [DOC-BASIC]).
+    /// `Basic base64(key:secret)`, the prototyping scheme (docs/vendors/sinch.md §1, [DOC-BASIC]).
     static func basic(applicationKey: String, secret: String) -> String {
         "Basic " + Data("\(applicationKey):\(secret)".utf8).base64EncodedString()
     }

@@ -1,7 +1,8 @@
 import Foundation
 import GatewayCore
 
-/// Sinch Verification v1 on the wire (sinch.md §2–§3): method names, statuses and the JSON bodies, shared by
+/// Sinch Verification v1 on the wire (docs/vendors/sinch.md §2–§3): method names, statuses and the JSON bodies, shared
+/// by
 /// the provider (which encodes requests and decodes answers) and the emulator (the other way round).
 /// Field names are Sinch's camelCase ([OAS] 2.0.1).
 enum SinchWire {
@@ -10,7 +11,7 @@ enum SinchWire {
 
     // MARK: methods
 
-    /// Sinch's `method` for a gateway channel (sinch.md §2.1), `nil` when Sinch has none.
+    /// Sinch's `method` for a gateway channel (docs/vendors/sinch.md §2.1), `nil` when Sinch has none.
     static func method(for channel: Channel) -> String? {
         switch channel {
         case .sms: return "sms"
@@ -102,7 +103,7 @@ enum SinchWire {
         var targetUri: String?
     }
 
-    /// The start answer (sinch.md §2.2); the member named after the method carries its details.
+    /// The start answer (docs/vendors/sinch.md §2.2); the member named after the method carries its details.
     struct StartResponse: Codable, Sendable, Equatable {
         var id: String?
         var method: String?
@@ -167,7 +168,7 @@ enum SinchWire {
         var billableDuration: Int?
     }
 
-    /// The report answer and the status answer (sinch.md §2.4); the status adds the identity and the rest.
+    /// The report answer and the status answer (docs/vendors/sinch.md §2.4); the status adds the identity and the rest.
     struct StatusResponse: Codable, Sendable, Equatable {
         var id: String?
         var method: String?
@@ -183,7 +184,7 @@ enum SinchWire {
         var price: Price?
     }
 
-    /// Sinch's error body (sinch.md §4.1). `errorCode` is a string in the schema and a number in every
+    /// Sinch's error body (docs/vendors/sinch.md §4.1). `errorCode` is a string in the schema and a number in every
     /// example: both are read.
     struct ErrorBody: Codable, Sendable, Equatable {
         var errorCode: Int?
@@ -212,7 +213,7 @@ enum SinchWire {
         }
     }
 
-    // MARK: callbacks (sinch.md §3.3)
+    // MARK: callbacks (docs/vendors/sinch.md §3.3)
 
     static let requestEvent = "VerificationRequestEvent"
     static let resultEvent = "VerificationResultEvent"
@@ -257,7 +258,7 @@ enum SinchWire {
     // MARK: languages
 
     /// The caller's ordered languages as an `Accept-Language` value: the first without a weight, the next
-    /// ones with falling `q` (sinch.md §2.3). At most ten; tags that are not language tags are skipped.
+    /// ones with falling `q` (docs/vendors/sinch.md §2.3). At most ten; tags that are not language tags are skipped.
     static func acceptLanguage(_ locales: [String]) -> String? {
         var tags: [String] = []
         for locale in locales {

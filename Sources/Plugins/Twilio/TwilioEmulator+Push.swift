@@ -3,7 +3,7 @@ import Foundation
 import GatewayCore
 import HTTPTypes
 
-/// Verify Push on the emulator's wire (the vendor notes `twilio.md` §3, `specs/twilio_verify_v2.yaml`):
+/// Verify Push on the emulator's wire (the vendor notes `docs/vendors/twilio.md` §3, `specs/twilio_verify_v2.yaml`):
 /// access tokens, entities, push factors with ES256 bindings, factor verification by the device's signed
 /// proof, challenges with details, hidden details, expiry and limits, approval or denial only with a JWT
 /// signed by the factor's key, the push payload in the outbox, and webhooks signed as Twilio signs them.
@@ -16,7 +16,7 @@ extension TwilioEmulator {
         case device(TwilioPushState.Factor)
     }
 
-    // Limits. Twilio documents the first two; the others are the emulator's choices (twilio.md §3.4 names
+    // Limits. Twilio documents the first two; the others are the emulator's choices (docs/vendors/twilio.md §3.4 names
     // the codes, not the numbers).
     static let maxPushFactors = 20
     static let maxNotifications = 3
@@ -30,7 +30,7 @@ extension TwilioEmulator {
         "sid", "service_sid", "entity_sid", "identity", "factor_sid", "date_created", "details", "expiration_date",
     ]
 
-    /// `token:<access token>` or `token:<JWT>`, the device's Basic auth (twilio.md §3.1–3.2).
+    /// `token:<access token>` or `token:<JWT>`, the device's Basic auth (docs/vendors/twilio.md §3.1–3.2).
     func deviceCaller(_ header: String?, now: Date) async -> Caller? {
         guard let header, header.count > 6, header.prefix(6).lowercased() == "basic ",
             let data = Data(base64Encoded: header.dropFirst(6).trimmingCharacters(in: .whitespaces)),
@@ -484,7 +484,8 @@ extension TwilioEmulator {
         }
     }
 
-    /// The push the app receives (twilio.md §3.4), recorded in the outbox; a factor on platform `none` gets none.
+    /// The push the app receives (docs/vendors/twilio.md §3.4), recorded in the outbox; a factor on platform `none`
+    /// gets none.
     private func deliverPush(_ challenge: TwilioPushState.Challenge, factor: TwilioPushState.Factor, now: Date) {
         guard factor.notificationPlatform != "none" else { return }
         let payload: JSONValue = [

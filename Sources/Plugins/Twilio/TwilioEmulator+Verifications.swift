@@ -115,11 +115,12 @@ extension TwilioEmulator {
         }
     }
 
-    /// `GET …/Verifications/{Sid}`: approved and expired verifications are gone (404).
+    /// `GET …/Verifications/{Sid}`: approved and expired verifications are gone (404). As at Twilio, the
+    /// `To` (percent-encoded) may stand in for the `VE…` SID: it names the number's pending verification.
     func fetch(sid: String, now: Date) async -> TransportResponse {
         guard
             let found = await withState(now: now, { state -> TwilioEmulatorState.Verification? in
-                try state.verification(sid).flatMap { $0.deleted ? nil : $0 }
+                try Self.verification(state, named: sid).flatMap { $0.deleted ? nil : $0 }
             })
         else { return Self.serverError(500) }
         guard let found else { return Self.notFound() }
@@ -133,7 +134,9 @@ extension TwilioEmulator {
         }
         guard
             let updated = await withState(now: now, { state -> TwilioEmulatorState.Verification? in
-                guard var verification = try state.verification(sid), !verification.deleted else { return nil }
+                guard var verification = try Self.verification(state, named: sid), !verification.deleted else {
+                    return nil
+                }
                 if verification.status == "pending" {
                     verification.status = status
                     verification.updatedAt = now
@@ -147,6 +150,14 @@ extension TwilioEmulator {
         else { return Self.serverError(500) }
         guard let updated else { return Self.notFound() }
         return Self.json(200, Self.resource(updated))
+    }
+
+    /// The verification a `…/Verifications/{Sid}` path names: by its `VE…` SID, or by its `To` (the pending
+    /// one of that number), which Twilio's Verification resource takes in the SID's place.
+    static func verification(_ state: TwilioEmulatorState, named sid: String) throws -> TwilioEmulatorState.Verification? {
+        if sid.hasPrefix("VE") { return try state.verification(sid) }
+        guard let to = sid.removingPercentEncoding, !to.isEmpty else { return nil }
+        return try state.current(for: to, statuses: ["pending"])
     }
 
     /// Runs `body` on the verifications as of `now` in one transaction, after sweeping what is due; `nil`

@@ -1,9 +1,9 @@
 import GatewayCore
 
-/// The one table from Twilio's numeric error codes to the gateway taxonomy (DESIGN.md §5).
+/// The one table from Twilio's numeric error codes to the gateway taxonomy (docs/design.md §5).
 ///
 /// Mapping is by the envelope's `code` and the HTTP status only, never by `message`: Twilio's
-/// messages can carry the phone number. Each row cites its source key in the vendor notes `twilio.md`.
+/// messages can carry the phone number. Each row cites its source key in the vendor notes `docs/vendors/twilio.md`.
 /// The router's behaviour follows from the chosen code's class: `caller` and `verification` are
 /// never failed over, `blocked` ends the attempt, `provider_transient` / `provider_permanent` may be
 /// failed over before the vendor accepted the send.
@@ -11,10 +11,10 @@ enum TwilioErrorMapping {
     /// One Twilio code and what it becomes.
     struct Row: Sendable, Equatable {
         var code: Int
-        /// Twilio's name for the code (twilio.md §4.2 / §5), for docs and messages.
+        /// Twilio's name for the code (docs/vendors/twilio.md §4.2 / §5), for docs and messages.
         var name: String
         var mapsTo: GatewayError.Code
-        /// Where twilio.md documents the code (its source key).
+        /// Where docs/vendors/twilio.md documents the code (its source key).
         var source: String
         /// Why this code, where the choice is ours.
         var note: String
@@ -28,7 +28,7 @@ enum TwilioErrorMapping {
         }
     }
 
-    /// Every code of twilio.md §4.2 (ranges expanded) and the push SDK's 60401–60407 (§5).
+    /// Every code of docs/vendors/twilio.md §4.2 (ranges expanded) and the push SDK's 60401–60407 (§5).
     // The table reads best one row per entry, so the formatter leaves it alone.
     // swift-format-ignore
     static let rows: [Row] = [
@@ -152,7 +152,7 @@ enum TwilioErrorMapping {
             "a warning in Twilio's dictionary; if it ever fails a request, the template configuration is at fault"),
         Row(60383, "Illegal factor status", .invalidRequest, "[ERR-60383]", "the factor must be re-enrolled"),
         Row(60390, "Factor not found", .notEnrolled, "[AE]", "re-enrol"),
-        // The push SDK's client-side categories (twilio-verify-ios `TwilioVerifyError`, twilio.md §5).
+        // The push SDK's client-side categories (twilio-verify-ios `TwilioVerifyError`, docs/vendors/twilio.md §5).
         Row(60401, "Push SDK network error", .providerUnavailable, "[IOS]",
             "the device could not reach Twilio: transient"),
         Row(60402, "Push SDK mapper error", .providerError, "[IOS]",
@@ -173,7 +173,7 @@ enum TwilioErrorMapping {
         Row(60409, "Custom message did not match any template", .providerRejected, "[ERRJSON]",
             "template configuration"),
         Row(60410, "Verification delivery attempt blocked (Fraud Guard)", .destinationBlocked, "[ERR-60410]",
-            "fraud block: never failed over (DESIGN.md §6)"),
+            "fraud block: never failed over (docs/design.md §6)"),
         Row(60411, "Phone number already exists in the Safe List", .invalidRequest, "[ERRJSON]", "a duplicate create"),
         Row(60413, "Blocked by Verify Device Intelligence", .destinationBlocked, "[ERR-60413]", "fraud block"),
         Row(60500, "SNA phone number mismatch", .unsupportedChannel, "[AE]",
@@ -190,7 +190,7 @@ enum TwilioErrorMapping {
         Row(60604, "SendGrid user not authorized", .providerAuthFailed, "[ERRJSON]",
             "the email integration's credentials"),
         Row(60605, "Verification delivery attempt blocked (Geo-Permissions)", .destinationBlocked, "[ERR-60605]",
-            "geo block: never failed over (DESIGN.md §6)"),
+            "geo block: never failed over (docs/design.md §6)"),
         Row(60610, "Outside coverage", .providerRejected, "[ERRJSON]", "out of Twilio's coverage: fail over"),
         Row(68008, "Verify WhatsApp channel not configured", .providerRejected, "[AE]",
             "another vendor may serve WhatsApp"),

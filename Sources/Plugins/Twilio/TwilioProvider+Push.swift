@@ -2,7 +2,7 @@ import Foundation
 import GatewayCore
 import Logging
 
-/// Verify Push behind the provider contract (the vendor notes `twilio.md` §3): a `push` verification is a
+/// Verify Push behind the provider contract (the vendor notes `docs/vendors/twilio.md` §3): a `push` verification is a
 /// challenge to the identity's enrolled factor; the device approves or denies it with its key, and the
 /// result arrives by webhook (`/callbacks/<id>`) or by `GET …?refresh=true`. Factors are listed, fetched and
 /// removed through ``FactorProvider``.

@@ -103,6 +103,50 @@ struct TwilioProvider: VerificationProvider {
         return VerificationChange(status: status, channel: channel, reason: status == .pending ? nil : name)
     }
 
+    /// A start whose gateway instance died during the call (docs/architecture.md §9.2). Twilio takes no
+    /// reference of the caller's, but keeps one pending verification per `To`, and its Verification resource
+    /// takes the `To` in place of the `VE…` SID (Twilio's own samples update a verification by its phone
+    /// number): `GET …/Verifications/{To}` is the number's pending verification, the one the dead start made
+    /// or sent again. None pending (404) is final once the dead call can no longer reach Twilio. A push
+    /// challenge is not a Verification: unknown.
+    func lookUpStart(_ lookup: StartLookup) async throws(GatewayError) -> StartLookupResult {
+        guard lookup.channel != .push,
+            (try? Self.twilioChannel(for: lookup.channel, destination: lookup.destination)) != nil
+        else { return .unknown }
+        let settled = lookup.callSettled(at: clock.now, requestTimeout: requestTimeout)
+        let response: TransportResponse
+        do {
+            response = try await call(
+                .get, path: verificationsPath + "/" + Self.pathSegment(lookup.destination.value), form: nil,
+                operation: "lookup")
+        } catch let error where error.code == .notFound {
+            return settled ? .notFound : .notYet
+        }
+        let resource = try decode(response, operation: "lookup", sendMayHaveHappened: false)
+        guard let sid = resource.sid, TwilioConfiguration.matches(sid, prefixes: ["VE"]), let name = resource.status,
+            let status = TwilioWire.status(named: name)
+        else { throw malformed(operation: "lookup", httpStatus: response.status.code, sendMayHaveHappened: false) }
+        // Canceled, or out of checks: nothing pending for the number, so the dead start made nothing.
+        guard status == .pending else { return settled ? .notFound : .notYet }
+        let now = clock.now
+        let created = TwilioWire.parseDate(resource.dateCreated).map { min($0, now) } ?? now
+        logger.info(
+            "twilio found the pending verification of a dead start's number",
+            metadata: ["provider.id": "\(id)", "to": "\(lookup.destination.masked)"])
+        return .found(
+            ProviderStartResult(
+                reference: sid, status: .pending, expiresAt: created.addingTimeInterval(TwilioWire.validity),
+                channel: resource.channel.flatMap(TwilioWire.channel(named:)) ?? lookup.channel))
+    }
+
+    /// `value` as one URL path segment: an E.164 number's `+` and an address's `@` percent-encoded, as
+    /// Twilio's helper libraries send them.
+    static func pathSegment(_ value: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    }
+
     // MARK: helpers
 
     private var servicePath: String { "/v2/Services/" + configuration.serviceSID }

@@ -3,7 +3,8 @@ import Foundation
 import GatewayCore
 import HTTPTypes
 
-/// The cryptography of Verify Push, as twilio-verify-ios and Twilio use it (the vendor notes `twilio.md` §3.1–3.3):
+/// The cryptography of Verify Push, as twilio-verify-ios and Twilio use it (the vendor notes `docs/vendors/twilio.md`
+/// §3.1–3.3):
 /// ES256 JWTs signed by a factor's P-256 key, the factor-verification proof, and the `X-Twilio-Signature`
 /// Twilio puts on its webhooks.
 enum TwilioPushCrypto {

@@ -1,6 +1,7 @@
 import GatewayCore
 
-/// The Verify Push iOS SDK's own error model (twilio-verify-ios, the vendor notes `twilio.md` §5), mapped to
+/// The Verify Push iOS SDK's own error model (twilio-verify-ios, the vendor notes `docs/vendors/twilio.md` §5), mapped
+/// to
 /// the gateway's taxonomy so that an app team can report what its SDK raised in the gateway's terms.
 ///
 /// The SDK raises a `TwilioVerifyError` with one of seven codes (60401–60407) that wraps a more precise

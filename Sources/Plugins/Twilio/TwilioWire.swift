@@ -8,13 +8,13 @@ import GatewayCore
 /// `verify.v2.service.verification_check`) exactly, so the official `twilio` client parses the
 /// emulator's answers.
 enum TwilioWire {
-    /// How long a code stays valid: Twilio's documented default of 10 minutes (twilio.md §2.6, [RL]).
+    /// How long a code stays valid: Twilio's documented default of 10 minutes (docs/vendors/twilio.md §2.6, [RL]).
     static let validity: TimeInterval = 600
-    /// Checks Twilio allows per verification before answering 60202 (twilio.md §2.6, [ERR-60202]).
+    /// Checks Twilio allows per verification before answering 60202 (docs/vendors/twilio.md §2.6, [ERR-60202]).
     static let maxChecks = 5
     /// Sends Twilio allows per verification window before answering 60203 ([ERR-60203]).
     static let maxSends = 5
-    /// The length range of `Code` (twilio.md §2.3).
+    /// The length range of `Code` (docs/vendors/twilio.md §2.3).
     static let codeLengths = 4...10
 
     // MARK: channels
@@ -70,7 +70,7 @@ enum TwilioWire {
 
     // MARK: bodies
 
-    /// The REST error envelope of every non-2xx answer (twilio.md §4.1).
+    /// The REST error envelope of every non-2xx answer (docs/vendors/twilio.md §4.1).
     struct ErrorEnvelope: Codable, Sendable, Equatable {
         var code: Int?
         var message: String?
@@ -158,7 +158,7 @@ enum TwilioWire {
         }
     }
 
-    /// The VerificationCheck resource. No `url` and no `send_code_attempts` (twilio.md §2.5).
+    /// The VerificationCheck resource. No `url` and no `send_code_attempts` (docs/vendors/twilio.md §2.5).
     struct VerificationCheck: Codable, Sendable, Equatable {
         var sid: String?
         var serviceSID: String?

@@ -51,6 +51,8 @@ struct AdminController: Sendable {
                 "requires_app_verification": .bool(capabilities.requiresAppVerification),
                 "app_verification_types": .array(
                     capabilities.appVerificationKinds.map(\.rawValue).sorted().map(JSONValue.string)),
+                "multi_factor_types": .array(
+                    capabilities.multiFactorKinds.map(\.rawValue).sorted().map(JSONValue.string)),
                 "issues_tokens": .bool(capabilities.issuesTokens),
                 "supports_resend": .bool(capabilities.supportsResend),
                 "supports_cancel": .bool(capabilities.supportsCancel),

@@ -28,7 +28,7 @@ enum OpenAPIDocument {
             "name": "Idempotency-Key",
             "in": "header",
             "required": false,
-            "description": "Replays return the first response; the code is never sent twice. A request that died holding the key is taken over after its lease (the start deadline plus 15 s): the retry answers the verification it stored, starts anew if no vendor was called, or answers `idempotency_outcome_unknown` (docs/architecture.md \u00a79.2).",
+            "description": "Replays return the first response; the code is never sent twice. A request that died holding the key is taken over as soon as its gateway instance is known dead, at the latest after its lease (the start deadline plus 15 s): the retry answers the verification it stored, starts anew if no vendor was called, asks the vendor when one was (Sinch by reference, Twilio by `to`: what it has is answered, `201` replayed; nothing there, once the dead call can no longer arrive, starts anew), or answers `idempotency_outcome_unknown` when the vendor cannot be asked (docs/architecture.md \u00a79.2).",
             "schema": {
               "type": "string",
               "minLength": 1,
@@ -99,7 +99,7 @@ enum OpenAPIDocument {
             }
           },
           "409": {
-            "description": "`idempotency_conflict`: the Idempotency-Key is in use or was reused with another body; `idempotency_outcome_unknown`: an earlier request with this key died after calling the vendor, before its outcome was stored, so a code may have been sent (start again only with a new key).",
+            "description": "`idempotency_conflict`: the Idempotency-Key is in use (or its dead request's vendor call may still arrive: retry shortly) or was reused with another body; `idempotency_outcome_unknown`: an earlier request with this key died after calling a vendor that cannot be asked, before its outcome was stored, so a code may have been sent (start again only with a new key).",
             "content": {
               "application/json": {
                 "schema": {
@@ -1991,7 +1991,8 @@ enum OpenAPIDocument {
     "/v1/countries": {
       "get": {
         "operationId": "listCountries",
-        "summary": "Every region with its calling code, localized name, example mobile number and mobile pattern",
+        "summary": "Every region with its calling code, localized name, example mobile number and mobile pattern; or, with `provider`, that vendor's own country list",
+        "description": "Without `provider`: every region libphonenumber knows, with the configured providers that serve it. With `provider`: the vendor's own list, as its SDK's country picker shows it (IDaaS: the tenant's area codes, read at startup and cached), in the vendor's order, with the vendor's display names, its mobile-number regular expression and the preferred entry.",
         "parameters": [
           {
             "name": "lang",
@@ -2004,22 +2005,40 @@ enum OpenAPIDocument {
               "pattern": "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$",
               "default": "en"
             },
-            "description": "Language of the names (en, zh-CN/zh-Hans, zh-TW/zh-Hant, es, fr, de, ja, pt, ar); other languages fall back to English."
+            "description": "Language of the names (en, zh-CN/zh-Hans, zh-TW/zh-Hant, es, fr, de, ja, pt, ar); other languages fall back to English. With `provider`, the vendor's name in this language when it has one (`zh-Hans` reads `zh-CN`, `zh-Hant` reads `zh-TW`, `en-GB` reads `en`)."
+          },
+          {
+            "name": "provider",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 40
+            },
+            "description": "A configured provider id: answer that vendor's own country list (`ProviderCountries`)."
           }
         ],
         "responses": {
           "200": {
-            "description": "The regions, by region code",
+            "description": "The regions, by region code; with `provider`, the vendor's list in its order",
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Countries"
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/Countries"
+                    },
+                    {
+                      "$ref": "#/components/schemas/ProviderCountries"
+                    }
+                  ]
                 }
               }
             }
           },
           "400": {
-            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "description": "`invalid_request`: a `lang` that is not a language tag.",
             "content": {
               "application/json": {
                 "schema": {
@@ -2030,6 +2049,16 @@ enum OpenAPIDocument {
           },
           "401": {
             "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "`not_found`: `provider` names no configured provider, or one that keeps no country list of its own (only IDaaS does); without `provider` the answer lists every region with the providers that serve it.",
             "content": {
               "application/json": {
                 "schema": {
@@ -2058,8 +2087,28 @@ enum OpenAPIDocument {
               }
             }
           },
+          "502": {
+            "description": "The vendor failed (see error.provider).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
           "503": {
             "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "504": {
+            "description": "The vendor did not answer in time.",
             "content": {
               "application/json": {
                 "schema": {
@@ -3803,6 +3852,9 @@ enum OpenAPIDocument {
           },
           "channel_options": {
             "$ref": "#/components/schemas/ChannelOptions"
+          },
+          "multi_factor": {
+            "$ref": "#/components/schemas/MultiFactor"
           }
         }
       },
@@ -4073,9 +4125,9 @@ enum OpenAPIDocument {
               "recaptcha_enterprise",
               "ios_receipt",
               "play_integrity",
-              "safety_net",
               "captcha"
-            ]
+            ],
+            "description": "`safety_net` is refused with `400 invalid_request` naming `play_integrity`: Google shut SafetyNet Attestation down and Firebase no longer takes its tokens."
           },
           "token": {
             "type": "string",
@@ -4103,6 +4155,64 @@ enum OpenAPIDocument {
             "secret"
           ]
         }
+      },
+      "MultiFactor": {
+        "description": "The multi-factor step the verification is (Firebase): the phone second factor of a sign-in whose first factor answered a pending credential, or enrolling `to` as a second factor of a signed-in user. Routing considers only providers that run the step (`GET /v1/admin/providers`, `multi_factor_types`). The approval's `provider_tokens` are the user's new `idToken` and `refreshToken`. The values are kept with the verification until Firebase finalizes the step, never shown.",
+        "oneOf": [
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "type",
+              "pending_credential",
+              "enrollment_id"
+            ],
+            "properties": {
+              "type": {
+                "const": "sign_in"
+              },
+              "pending_credential": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 8192,
+                "pattern": "^[!-~]+$",
+                "description": "`mfaPendingCredential` from the first factor's sign-in (for example `accounts:signInWithPassword`)."
+              },
+              "enrollment_id": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 128,
+                "pattern": "^[!-~]+$",
+                "description": "`mfaEnrollmentId` of the phone factor to verify, from the same answer's `mfaInfo`. Firebase sends the code to the number enrolled under it: `to` must be that number."
+              }
+            }
+          },
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "type",
+              "id_token"
+            ],
+            "properties": {
+              "type": {
+                "const": "enroll"
+              },
+              "id_token": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 8192,
+                "pattern": "^[!-~]+$",
+                "description": "The signed-in user's Firebase ID token; `to` becomes the user's second factor."
+              },
+              "display_name": {
+                "type": "string",
+                "maxLength": 128,
+                "description": "A name for the factor (\"Work phone\"), one line."
+              }
+            }
+          }
+        ]
       },
       "ClientContext": {
         "type": "object",
@@ -5017,6 +5127,103 @@ enum OpenAPIDocument {
           }
         }
       },
+      "ProviderCountries": {
+        "type": "object",
+        "required": [
+          "lang",
+          "provider",
+          "preferred_region",
+          "countries"
+        ],
+        "properties": {
+          "lang": {
+            "type": "string"
+          },
+          "provider": {
+            "type": "string"
+          },
+          "preferred_region": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The region of the vendor's preferred entry (the country picker's default)."
+          },
+          "countries": {
+            "type": "array",
+            "description": "In the vendor's order.",
+            "items": {
+              "type": "object",
+              "required": [
+                "region",
+                "calling_code",
+                "calling_code_suffixes",
+                "name",
+                "names",
+                "mobile_regex",
+                "mobile_regex_input",
+                "preferred",
+                "example_mobile"
+              ],
+              "properties": {
+                "region": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "description": "ISO 3166-1 alpha-2, as the vendor names it."
+                },
+                "calling_code": {
+                  "type": "integer"
+                },
+                "calling_code_suffixes": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  },
+                  "description": "IDaaS `areaCodeSuffixes`."
+                },
+                "name": {
+                  "type": "string",
+                  "description": "The vendor's name in `lang`, else the gateway's."
+                },
+                "names": {
+                  "type": "object",
+                  "additionalProperties": {
+                    "type": "string"
+                  },
+                  "description": "The vendor's names by language tag (IDaaS `displayMapping`)."
+                },
+                "mobile_regex": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "description": "The vendor's regular expression for a mobile number, verbatim (IDaaS `mobileRegex`)."
+                },
+                "mobile_regex_input": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "description": "The form `mobile_regex` is matched against, such as `+86-<number>`."
+                },
+                "preferred": {
+                  "type": "boolean",
+                  "description": "The vendor's preferred entry (IDaaS `preferredAreaCode`)."
+                },
+                "example_mobile": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "description": "E.164, from libphonenumber's metadata for the region."
+                }
+              }
+            }
+          }
+        }
+      },
       "DryRunRequest": {
         "type": "object",
         "additionalProperties": false,
@@ -5063,8 +5270,23 @@ enum OpenAPIDocument {
                   "recaptcha_enterprise",
                   "ios_receipt",
                   "play_integrity",
-                  "safety_net",
                   "captcha"
+                ]
+              }
+            }
+          },
+          "multi_factor": {
+            "type": "object",
+            "required": [
+              "type"
+            ],
+            "description": "Only `type` is read: which providers run the step.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "sign_in",
+                  "enroll"
                 ]
               }
             }
@@ -5201,6 +5423,17 @@ enum OpenAPIDocument {
             "items": {
               "type": "string"
             }
+          },
+          "multi_factor_types": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "enum": [
+                "sign_in",
+                "enroll"
+              ]
+            },
+            "description": "The `multi_factor` steps the provider runs."
           },
           "issues_tokens": {
             "type": "boolean"

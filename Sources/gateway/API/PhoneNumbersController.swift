@@ -3,7 +3,8 @@ import GatewayCore
 import Hummingbird
 
 /// `GET /v1/phone-numbers/{number}` (parse, validate, type) and `GET /v1/countries` (every region with
-/// its calling code, localized name, example mobile number and mobile pattern).
+/// its calling code, localized name, example mobile number and mobile pattern; with `provider`, the vendor's
+/// own list, as its SDK's country picker shows it).
 struct PhoneNumbersController: Sendable {
     let registry: ProviderRegistry
 
@@ -43,6 +44,9 @@ struct PhoneNumbersController: Sendable {
         guard lang.count <= 35, VerificationsController.isLanguageTag(lang) else {
             throw GatewayError.invalidRequest("`lang` must be a language tag such as `zh-CN`.")
         }
+        if let providerID = request.uri.queryParameters.get("provider").map({ String($0) }) {
+            return JSONResponse.response(try await providerCountries(providerID, lang: lang))
+        }
         let providers = registry.providerIDs.compactMap { id in registry.provider(id).map { (id, $0.capabilities) } }
         let countries = PhoneRegion.all.map { region -> JSONValue in
             let example = region.exampleNumber(type: .mobile)
@@ -65,6 +69,41 @@ struct PhoneNumbersController: Sendable {
             ])
         }
         return JSONResponse.response(.object(["lang": .string(lang), "countries": .array(countries)]))
+    }
+
+    /// `GET /v1/countries?provider=…`: the vendor's own country list, in its order (IDaaS: the tenant's area
+    /// codes with their display names, mobile patterns and preferred entry). `name` is the vendor's name in
+    /// `lang` when it has one, else the gateway's.
+    func providerCountries(_ providerID: String, lang: String) async throws(GatewayError) -> JSONValue {
+        guard providerID.count <= 40, let provider = registry.provider(providerID) else {
+            // As for an action of an unknown provider: the list asked for does not exist.
+            throw GatewayError(.notFound, "No provider named `\(providerID.prefix(40))` is configured.")
+        }
+        guard let list = try await provider.countryList() else {
+            throw GatewayError(
+                .notFound,
+                "Provider `\(providerID)` keeps no country list of its own; without `provider`, GET /v1/countries lists "
+                    + "every region with the providers that serve it.")
+        }
+        let countries = list.entries.map { entry -> JSONValue in
+            let region = entry.region.flatMap { PhoneRegion.named($0) }
+            let name = entry.displayName(for: lang) ?? region?.name(locale: lang) ?? entry.region ?? "+\(entry.callingCode)"
+            return .object([
+                "region": entry.region.map(JSONValue.string) ?? .null,
+                "calling_code": .number(Double(entry.callingCode)),
+                "calling_code_suffixes": .array(entry.callingCodeSuffixes.map(JSONValue.string)),
+                "name": .string(name),
+                "names": .object(entry.displayNames.mapValues(JSONValue.string)),
+                "mobile_regex": entry.mobilePattern.map(JSONValue.string) ?? .null,
+                "mobile_regex_input": entry.mobilePatternInput.map(JSONValue.string) ?? .null,
+                "preferred": .bool(entry.preferred),
+                "example_mobile": region?.exampleNumber(type: .mobile).map { .string($0.e164) } ?? .null,
+            ])
+        }
+        return .object([
+            "lang": .string(lang), "provider": .string(providerID),
+            "preferred_region": list.preferredRegion.map(JSONValue.string) ?? .null, "countries": .array(countries),
+        ])
     }
 
     /// Validates a `region` given with a national number: a region libphonenumber knows, any case.

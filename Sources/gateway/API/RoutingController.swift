@@ -14,7 +14,8 @@ struct RoutingController: Sendable {
     @Sendable func dryRun(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         var request = request
         let reader = try JSONObjectReader(data: try await VerificationsController.body(of: &request, context: context))
-        try reader.rejectUnknown(allowing: ["to", "channel", "region", "provider", "app_verification", "api_key"])
+        try reader.rejectUnknown(
+            allowing: ["to", "channel", "region", "provider", "app_verification", "multi_factor", "api_key"])
         let channelName = try reader.string("channel", maxLength: 32) ?? "sms"
         guard let channel = Channel(rawValue: channelName) else {
             throw GatewayError(
@@ -27,11 +28,19 @@ struct RoutingController: Sendable {
         var start = StartVerification(destination: destination, channel: channel)
         start.forcedProvider = try reader.string("provider", maxLength: 40)
         if let proof = try reader.object("app_verification") {
-            let type = try proof.string("type", required: true, maxLength: 32) ?? ""
-            guard let kind = AppVerificationProof.Kind(rawValue: type) else {
-                throw GatewayError.invalidRequest("`app_verification.type` is not a known proof type.")
-            }
+            let kind = try VerificationsController.proofKind(try proof.string("type", required: true, maxLength: 32) ?? "")
             start.appVerification = AppVerificationProof(kind: kind, token: "dry-run", secret: "dry-run")
+        }
+        if let step = try reader.object("multi_factor") {
+            // Only the type is read: which providers run the step.
+            let type = try step.string("type", required: true, maxLength: 32) ?? ""
+            switch MultiFactor.Kind(rawValue: type) {
+            case .signIn: start.multiFactor = .signIn(pendingCredential: "dry-run", enrollmentID: "dry-run")
+            case .enroll: start.multiFactor = .enroll(idToken: "dry-run", displayName: nil)
+            case nil:
+                let known = MultiFactor.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw GatewayError.invalidRequest("`multi_factor.type` must be one of: \(known).")
+            }
         }
         // Route as if this API key name had made the request (admins checking a rule); default: the caller's.
         let keyName = try reader.string("api_key", maxLength: 64) ?? context.apiKey?.name

@@ -6,7 +6,7 @@ import Hummingbird
 
 import struct NIOCore.NIOTooManyBytesError
 
-/// `/v1/verifications`: start, check, resend, cancel, get (DESIGN.md §4).
+/// `/v1/verifications`: start, check, resend, cancel, get (docs/design.md §4).
 struct VerificationsController: Sendable {
     let service: VerificationService
     let signer: VerificationTokenSigner
@@ -28,7 +28,7 @@ struct VerificationsController: Sendable {
 
     static let startFields: Set<String> = [
         "to", "channel", "locales", "app_verification", "code_length", "client_ref", "metadata", "provider",
-        "region", "fallback_channels", "client_context", "channel_options",
+        "region", "fallback_channels", "client_context", "channel_options", "multi_factor",
     ]
 
     @Sendable func start(_ request: Request, context: GatewayRequestContext) async throws -> Response {
@@ -42,23 +42,36 @@ struct VerificationsController: Sendable {
         }
         let fingerprint = Hex.lowercase(SHA256.hash(data: body))
         let claim = IdempotentStart(key: idempotencyKey)
-        switch try await service.store.claimIdempotencyKey(
-            idempotencyKey, fingerprint: fingerprint, token: claim.token, at: service.clock.now,
-            lease: service.policy.idempotencyLease)
-        {
-        case .replay(let stored):
-            return Self.replay(stored)
-        case .inProgress:
-            throw GatewayError(
-                .idempotencyConflict, "A request with this Idempotency-Key is still being processed; retry shortly.")
-        case .mismatch:
-            throw GatewayError(
-                .idempotencyConflict, "This Idempotency-Key was already used with a different request body.")
-        case .claimed:
-            return try await startClaimed(claim, body: body, clientIP: clientIP, context: context)
-        case .takenOver(let progress):
-            if let answer = try await answerTakeover(claim, progress: progress) { return answer }
-            return try await startClaimed(claim, body: body, clientIP: clientIP, context: context)
+        let instance = service.leaseOwners?.instanceID
+        // The instance of a claim found running, once it is known dead: the next claim takes it over at once.
+        var deadOwner: String?
+        while true {
+            switch try await service.store.claimIdempotencyKey(
+                idempotencyKey, fingerprint: fingerprint, token: claim.token, owner: instance, at: service.clock.now,
+                lease: service.policy.idempotencyLease, deadOwner: deadOwner)
+            {
+            case .replay(let stored):
+                return Self.replay(stored)
+            case .inProgress(let owner):
+                if deadOwner == nil, let owner, owner != instance, let leaseOwners = service.leaseOwners,
+                    await leaseOwners.isDead(owner)
+                {
+                    // Its instance died during the start: the claim is this request's to take, now rather than
+                    // when its lease lapses (the same rule as a check's lease, docs/architecture.md §9.3).
+                    deadOwner = owner
+                    continue
+                }
+                throw GatewayError(
+                    .idempotencyConflict, "A request with this Idempotency-Key is still being processed; retry shortly.")
+            case .mismatch:
+                throw GatewayError(
+                    .idempotencyConflict, "This Idempotency-Key was already used with a different request body.")
+            case .claimed:
+                return try await startClaimed(claim, body: body, clientIP: clientIP, context: context)
+            case .takenOver(let progress):
+                return try await answerTakeover(
+                    claim, progress: progress, deadOwner: deadOwner, body: body, clientIP: clientIP, context: context)
+            }
         }
     }
 
@@ -98,31 +111,56 @@ struct VerificationsController: Sendable {
         }
     }
 
-    /// What a request that took over a lapsed claim answers from how far that claim got: the verification
-    /// it stored, or `idempotency_outcome_unknown` when it called a vendor and stored nothing; `nil` when
-    /// no vendor was called, so this request starts anew (docs/architecture.md §9.2).
-    private func answerTakeover(_ claim: IdempotentStart, progress: IdempotencyProgress) async throws -> Response? {
+    /// What a request that took over a dead start's claim answers from how far that start got: the
+    /// verification it stored or its vendor has (`201`, replayed), a start anew when no vendor was called
+    /// or the vendor has nothing and can no longer get the dead call, `idempotency_conflict` while it still
+    /// may, and `idempotency_outcome_unknown` when nobody can tell (docs/architecture.md §9.2).
+    private func answerTakeover(
+        _ claim: IdempotentStart, progress: IdempotencyProgress, deadOwner: String?, body: Data, clientIP: String?,
+        context: GatewayRequestContext
+    ) async throws -> Response {
         service.logger.notice(
             "idempotency claim taken over",
             metadata: [
                 "idempotency.stage": "\(progress.stage)", "verification.id": "\(progress.verificationID ?? "-")",
+                "provider.id": "\(progress.providerID ?? "-")", "instance.dead": "\(deadOwner ?? "-")",
             ])
-        if let id = progress.verificationID, let record = try await service.store.record(id: id),
-            record.status != .failed
-        {
+        // A body that does not parse never reached a vendor: the start anew answers (and keeps) the refusal.
+        guard let request = try? Self.parseStart(body) else {
+            return try await startClaimed(claim, body: body, clientIP: clientIP, context: context)
+        }
+        let recovery: VerificationService.StartRecovery
+        do {
+            recovery = try await service.recoverStart(request, progress: progress, apiKeyID: context.apiKey?.id)
+        } catch {
+            // Left for the next retry to take over at once and ask again.
+            try? await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
+            throw error
+        }
+        switch recovery {
+        case .verification(let record):
             let data = JSONResponse.encode(Self.render(record, now: service.clock.now))
             let stored = StoredResponse(status: 201, body: data)
             try await service.store.completeIdempotencyKey(claim.key, token: claim.token, response: stored)
             return Self.replay(stored)
+        case .startAnew(let id):
+            let resumed = IdempotentStart(key: claim.key, token: claim.token, resumingID: id)
+            return try await startClaimed(resumed, body: body, clientIP: clientIP, context: context)
+        case .notYet:
+            try await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
+            throw GatewayError(
+                .idempotencyConflict,
+                "An earlier request with this Idempotency-Key stopped while its vendor call may still arrive; "
+                    + "retry shortly with the same key to learn its outcome.")
+        case .unknown:
+            // Left for the next retry to take over at once: the verification may still turn up.
+            try await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
+            throw GatewayError(
+                .idempotencyOutcomeUnknown,
+                "An earlier request with this Idempotency-Key stopped after asking a vendor to send and before its "
+                    + "outcome was stored: a code may have reached the user. Do not start again at once: ask the user "
+                    + "whether a code arrived; to send one, start with a new Idempotency-Key.")
         }
-        guard progress.stage == .vendorCallBegun else { return nil }
-        // Left for the next retry to take over at once: the verification may still turn up.
-        try await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
-        throw GatewayError(
-            .idempotencyOutcomeUnknown,
-            "An earlier request with this Idempotency-Key stopped after asking a vendor to send and before its "
-                + "outcome was stored: a code may have reached the user. Do not start again at once: ask the user "
-                + "whether a code arrived; to send one, start with a new Idempotency-Key.")
     }
 
     private static func replay(_ stored: StoredResponse) -> Response {
@@ -181,7 +219,43 @@ struct VerificationsController: Sendable {
             forcedProvider: try reader.string("provider", maxLength: 40),
             fallbackChannels: fallbackChannels,
             clientContext: try parseClientContext(reader),
-            channelOptions: try parseChannelOptions(reader))
+            channelOptions: try parseChannelOptions(reader),
+            multiFactor: try parseMultiFactor(reader))
+    }
+
+    /// The optional `multi_factor` object: the second factor of a sign-in (`type: sign_in`, the first factor's
+    /// `pending_credential` and the enrolled factor's `enrollment_id`) or an enrollment (`type: enroll`, the
+    /// signed-in user's `id_token` and an optional `display_name`). Each type takes only its own fields.
+    static func parseMultiFactor(_ reader: JSONObjectReader) throws(GatewayError) -> MultiFactor? {
+        guard let object = try reader.object("multi_factor") else { return nil }
+        let typeName = try object.string("type", required: true, maxLength: 32) ?? ""
+        guard let kind = MultiFactor.Kind(rawValue: typeName) else {
+            let known = MultiFactor.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw GatewayError.invalidRequest("`multi_factor.type` must be one of: \(known).")
+        }
+        switch kind {
+        case .signIn:
+            try object.rejectUnknown(allowing: ["type", "pending_credential", "enrollment_id"])
+            let credential = try object.string("pending_credential", required: true, maxLength: 8192) ?? ""
+            let enrollment = try object.string("enrollment_id", required: true, maxLength: 128) ?? ""
+            for (name, value) in [("pending_credential", credential), ("enrollment_id", enrollment)]
+            where !isVisibleASCII(value) {
+                throw GatewayError.invalidRequest(
+                    "`multi_factor.\(name)` must be the value Firebase returned, without spaces.")
+            }
+            return .signIn(pendingCredential: credential, enrollmentID: enrollment)
+        case .enroll:
+            try object.rejectUnknown(allowing: ["type", "id_token", "display_name"])
+            let idToken = try object.string("id_token", required: true, maxLength: 8192) ?? ""
+            if !isVisibleASCII(idToken) {
+                throw GatewayError.invalidRequest("`multi_factor.id_token` must be the user's ID token, without spaces.")
+            }
+            let name = try object.string("display_name", maxLength: 128)
+            if let name, name.contains(where: { $0.isNewline || ($0.asciiValue.map { $0 < 0x20 } ?? false) }) {
+                throw GatewayError.invalidRequest("`multi_factor.display_name` must be one line of text.")
+            }
+            return .enroll(idToken: idToken, displayName: name)
+        }
     }
 
     static func parseChannel(_ name: String, field: String) throws(GatewayError) -> Channel {
@@ -251,17 +325,34 @@ struct VerificationsController: Sendable {
     static func parseProof(_ reader: JSONObjectReader) throws(GatewayError) -> AppVerificationProof? {
         guard let object = try reader.object("app_verification") else { return nil }
         try object.rejectUnknown(allowing: ["type", "token", "secret"])
-        let typeName = try object.string("type", required: true, maxLength: 32) ?? ""
-        guard let kind = AppVerificationProof.Kind(rawValue: typeName) else {
-            let known = AppVerificationProof.Kind.allCases.map(\.rawValue).joined(separator: ", ")
-            throw GatewayError.invalidRequest("`app_verification.type` must be one of: \(known).")
-        }
+        let kind = try proofKind(try object.string("type", required: true, maxLength: 32) ?? "")
         let token = try object.string("token", required: true, maxLength: 8192) ?? ""
         let secret = try object.string("secret", maxLength: 1024)
         if kind == .iosReceipt && secret == nil {
             throw GatewayError.invalidRequest("`app_verification.secret` is required with type ios_receipt.")
         }
         return AppVerificationProof(kind: kind, token: token, secret: secret)
+    }
+
+    /// Whether `value` is non-empty and only visible ASCII (`!` to `~`): the shape of Firebase's credentials and
+    /// tokens (the OpenAPI pattern `^[!-~]+$`).
+    static func isVisibleASCII(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+
+    /// The proof kind `app_verification.type` names. A retired kind (`safety_net`) is refused with the kind
+    /// that replaced it, so an app still sending one learns what to send instead.
+    static func proofKind(_ name: String) throws(GatewayError) -> AppVerificationProof.Kind {
+        if let replacement = AppVerificationProof.retiredKinds[name] {
+            throw GatewayError.invalidRequest(
+                "`app_verification.type` `\(name)` is no longer accepted: Google shut SafetyNet Attestation down "
+                    + "and Firebase no longer takes its tokens. Send a `\(replacement.rawValue)` token instead.")
+        }
+        guard let kind = AppVerificationProof.Kind(rawValue: name) else {
+            let known = AppVerificationProof.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw GatewayError.invalidRequest("`app_verification.type` must be one of: \(known).")
+        }
+        return kind
     }
 
     static func isLanguageTag(_ tag: String) -> Bool {

@@ -118,7 +118,7 @@ struct Serve: AsyncParsableCommand {
 
 /// Raises the shutdown flag when graceful shutdown begins.
 struct ShutdownNotice: Service {
-    let flag: ShutdownFlag
+    let flag: OneWayFlag
     let logger: Logger
 
     func run() async throws {

@@ -47,20 +47,22 @@ final class SandboxInProcessTransport: HTTPTransport {
     }
 }
 
-/// The sandbox's calls to its own port: HTTP normally (the real path), in process once shutdown has begun
-/// or when the port refused the connection (the emulator never saw the request, so nothing is sent twice).
-/// Calls to any other host go over HTTP.
+/// The sandbox's calls to its own port: HTTP normally (the real path); in process before the server listens
+/// (a provider warming up at startup, such as IDaaS reading its area codes: the HTTP client would retry the
+/// refused port until the vendor timeout), once shutdown has begun, or when the port refused the connection
+/// (the emulator never saw the request, so nothing is sent twice). Calls to any other host go over HTTP.
 struct SelfCallTransport: HTTPTransport {
     let http: any HTTPTransport
     let inProcess: any HTTPTransport
     let ownBase: URL
-    let shutdown: ShutdownFlag
+    let listening: OneWayFlag
+    let shutdown: OneWayFlag
 
     func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
         guard request.url.host == ownBase.host, request.url.port == ownBase.port else {
             return try await http.send(request, timeout: timeout)
         }
-        if shutdown.isRaised { return try await inProcess.send(request, timeout: timeout) }
+        if !listening.isRaised || shutdown.isRaised { return try await inProcess.send(request, timeout: timeout) }
         do {
             return try await http.send(request, timeout: timeout)
         } catch .connectFailed {
@@ -89,8 +91,8 @@ final class LateBoundTransport: HTTPTransport {
     }
 }
 
-/// Set once graceful shutdown has begun.
-final class ShutdownFlag: Sendable {
+/// A flag that is raised once and stays raised: the server listens; graceful shutdown has begun.
+final class OneWayFlag: Sendable {
     private let raised = Atomic<Bool>(false)
 
     func raise() { raised.store(true, ordering: .releasing) }

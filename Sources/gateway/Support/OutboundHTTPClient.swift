@@ -34,7 +34,9 @@ struct OutboundCalls {
     let client: HTTPClient?
     /// The sandbox's in-process path, whose callback receiver is bound once the service exists.
     let inProcess: SandboxInProcessTransport?
-    let shutdown = ShutdownFlag()
+    let shutdown = OneWayFlag()
+    /// Raised once the server listens: the sandbox's self-calls go in process until then.
+    let listening = OneWayFlag()
 
     init(
         sandbox: Sandbox?, mode: GatewayOptions.SandboxTransport, ownBase: URL?, connectionsPerHost: Int,
@@ -51,7 +53,8 @@ struct OutboundCalls {
         self.client = client
         let http = AsyncHTTPClientTransport(client: client)
         if let inProcess, let ownBase {
-            transport = SelfCallTransport(http: http, inProcess: inProcess, ownBase: ownBase, shutdown: shutdown)
+            transport = SelfCallTransport(
+                http: http, inProcess: inProcess, ownBase: ownBase, listening: listening, shutdown: shutdown)
         } else {
             transport = http
         }

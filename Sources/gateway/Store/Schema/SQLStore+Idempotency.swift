@@ -4,17 +4,19 @@ import GatewayCore
 /// Idempotency claims (``IdempotencyStore``) and the instance heartbeats that name lease owners
 /// (``InstanceHeartbeatStore``).
 extension SQLStore {
-    /// A new key is one insert; a lapsed claim is taken over by one conditional update, which the row lock
-    /// makes exact across instances and processes: of two takers the second finds the lease renewed and
-    /// changes nothing. SQLite runs the statements in one transaction (one commit); PostgreSQL needs none.
+    /// A new key is one insert; a lapsed claim, or one whose owner the caller found dead, is taken over by one
+    /// conditional update, which the row lock makes exact across instances and processes: of two takers the
+    /// second finds the lease renewed under another owner and changes nothing. SQLite runs the statements in
+    /// one transaction (one commit); PostgreSQL needs none.
     func claimIdempotencyKey(
-        _ key: IdempotencyKey, fingerprint: String, token: String, at: Date, lease: TimeInterval
+        _ key: IdempotencyKey, fingerprint: String, token: String, owner: String?, at: Date, lease: TimeInterval,
+        deadOwner: String?
     ) async throws(GatewayError) -> IdempotencyClaim {
-        let until = at.addingTimeInterval(lease)
+        let claim = ClaimRows.Claim(
+            key: key, fingerprint: fingerprint, token: token, owner: owner, at: at, until: at.addingTimeInterval(lease),
+            deadOwner: deadOwner)
         return try await run(
-            StoreCall("claim_idempotency_key", atomicity: .transactionWhereFree) {
-                ClaimRows.claim(key, fingerprint: fingerprint, token: token, at: at, until: until, turns: 3)
-            })
+            StoreCall("claim_idempotency_key", atomicity: .transactionWhereFree) { ClaimRows.steps(of: claim, turns: 3) })
     }
 
     func recordIdempotencyProgress(
@@ -24,7 +26,8 @@ extension SQLStore {
             "record_idempotency_progress", ClaimRows.progress,
             [
                 .int(progress.stage.rawValue), .optionalText(progress.verificationID), .date(until),
-                .text(key.scope), .text(key.key), .text(token),
+                .text(key.scope), .text(key.key), .text(token), .optionalText(progress.providerID),
+                .optionalDate(progress.callBegunAt),
             ])
     }
 
@@ -81,22 +84,23 @@ extension SQLStore {
 enum ClaimRows {
     static let insert = StoreStatement(
         """
-        INSERT INTO idempotency_keys (scope, key, fingerprint, created_at, token, lease_until, stage)
-        VALUES ($1, $2, $3, $4, $5, $6, 0)
+        INSERT INTO idempotency_keys (scope, key, fingerprint, created_at, token, owner, lease_until, stage)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, 0)
         ON CONFLICT (scope, key) DO NOTHING
         """)
     static let takeOver = StoreStatement(
         """
-        UPDATE idempotency_keys SET token = $3, lease_until = $4
+        UPDATE idempotency_keys SET token = $3, owner = $7, lease_until = $4
         WHERE scope = $1 AND key = $2 AND fingerprint = $5 AND status IS NULL
-            AND (lease_until IS NULL OR lease_until <= $6)
-        RETURNING stage, verification_id
+            AND (lease_until IS NULL OR lease_until <= $6 OR (CAST($8 AS TEXT) IS NOT NULL AND owner = $8))
+        RETURNING stage, verification_id, provider_id, call_begun_at
         """)
     static let stored = StoreStatement(
-        "SELECT fingerprint, status, body FROM idempotency_keys WHERE scope = $1 AND key = $2")
+        "SELECT fingerprint, status, body, owner FROM idempotency_keys WHERE scope = $1 AND key = $2")
     static let progress = StoreStatement(
         """
-        UPDATE idempotency_keys SET stage = $1, verification_id = $2, lease_until = $3
+        UPDATE idempotency_keys
+        SET stage = $1, verification_id = $2, provider_id = $7, call_begun_at = $8, lease_until = $3
         WHERE scope = $4 AND key = $5 AND token = $6 AND status IS NULL
         """)
     static let complete = StoreStatement(
@@ -119,16 +123,29 @@ enum ClaimRows {
             LIMIT $2 \(SQLDialect.skipLockedRows))
         """)
 
-    /// Insert, else take over a lapsed claim, else read what is there. A key released between the insert
-    /// and the read (possible only between instances) is claimed again on the next of `turns`.
-    static func claim(
-        _ key: IdempotencyKey, fingerprint: String, token: String, at: Date, until: Date, turns: Int
-    ) -> StoreStep<IdempotencyClaim> {
+    /// What a claim asks for.
+    struct Claim: Sendable {
+        var key: IdempotencyKey
+        var fingerprint: String
+        var token: String
+        var owner: String?
+        var at: Date
+        var until: Date
+        var deadOwner: String?
+    }
+
+    /// Insert, else take over a lapsed claim (or a dead owner's), else read what is there. A key released
+    /// between the insert and the read (possible only between instances) is claimed again on the next of
+    /// `turns`.
+    static func steps(of claim: Claim, turns: Int) -> StoreStep<IdempotencyClaim> {
+        let (key, fingerprint) = (claim.key, claim.fingerprint)
         let insertValues: [StoreValue] = [
-            .text(key.scope), .text(key.key), .text(fingerprint), .date(at), .text(token), .date(until),
+            .text(key.scope), .text(key.key), .text(fingerprint), .date(claim.at), .text(claim.token),
+            .optionalText(claim.owner), .date(claim.until),
         ]
         let takeOverValues: [StoreValue] = [
-            .text(key.scope), .text(key.key), .text(token), .date(until), .text(fingerprint), .date(at),
+            .text(key.scope), .text(key.key), .text(claim.token), .date(claim.until), .text(fingerprint),
+            .date(claim.at), .optionalText(claim.owner), .optionalText(claim.deadOwner),
         ]
         return .run(insert, insertValues) { inserted in
             if inserted.changed == 1 { return .done(.claimed) }
@@ -136,18 +153,19 @@ enum ClaimRows {
                 let progress = try takenOver.first { row in
                     IdempotencyProgress(
                         stage: IdempotencyProgress.Stage(rawValue: row.int(0) ?? 1) ?? .vendorCallBegun,
-                        verificationID: row.text(1))
+                        verificationID: row.text(1), providerID: row.text(2), callBegunAt: row.optionalDate(3))
                 }
                 if let progress { return .done(.takenOver(progress)) }
                 return .run(stored, [.text(key.scope), .text(key.key)]) { answer in
-                    let row = try answer.first { (fingerprint: $0.text(0), status: $0.int(1), body: $0.blob(2)) }
+                    let row = try answer.first {
+                        (fingerprint: $0.text(0), status: $0.int(1), body: $0.blob(2), owner: $0.text(3))
+                    }
                     guard let row else {
                         guard turns > 1 else { throw StoreError("idempotency key neither inserted nor found") }
-                        return claim(
-                            key, fingerprint: fingerprint, token: token, at: at, until: until, turns: turns - 1)
+                        return steps(of: claim, turns: turns - 1)
                     }
                     guard row.fingerprint == fingerprint else { return .done(.mismatch) }
-                    guard let status = row.status else { return .done(.inProgress) }
+                    guard let status = row.status else { return .done(.inProgress(owner: row.owner)) }
                     return .done(.replay(StoredResponse(status: status, body: row.body ?? Data())))
                 }
             }

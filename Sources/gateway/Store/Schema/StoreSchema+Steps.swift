@@ -146,5 +146,13 @@ extension StoreSchema {
                 .add(.optional("check_lease_owner", .text), to: "verifications"),
                 .add(.required("check_lease_attempt", .integer, default: "0"), to: "verifications"),
             ]),
+        // A claim made before owners names none: it passes on only when its lease lapses, as before.
+        SchemaStep(
+            "idempotency claims name their instance and the vendor call a takeover may ask",
+            [
+                .add(.optional("owner", .text), to: "idempotency_keys"),
+                .add(.optional("provider_id", .text), to: "idempotency_keys"),
+                .add(.optional("call_begun_at", .real), to: "idempotency_keys"),
+            ]),
     ]
 }

@@ -1,0 +1,151 @@
+/// One vendor error and the gateway code it becomes: a row of a plugin's one mapping table.
+///
+/// A row is keyed by the vendor's structured fields only (its code, the HTTP status, the operation), never by
+/// message text, which can name the phone number. Its class and retryability follow from ``mapsTo`` unless
+/// ``retryable`` says otherwise, so docs and tests can list what the router will do with each vendor answer.
+public struct VendorErrorRow: Sendable, Equatable {
+    /// How ``code`` is compared with the vendor's.
+    public enum Match: Sendable, Equatable {
+        case exact
+        /// Any vendor code that starts with ``VendorErrorRow/code`` (a family such as `IDAAS.SDK.LOGIN.`).
+        case prefix
+    }
+
+    /// Which of the vendor's vocabularies the row belongs to, when it has several (Vonage's `v2` problem types,
+    /// `v1` status codes and the retired iOS SDK's `sdk` cases); `""` when it has one.
+    public var vocabulary: String
+    /// The vendor's code (`60202`, `invalid-code`, `INVALID_CODE`); `nil` for a row that covers an HTTP status.
+    public var code: String?
+    public var match: Match
+    /// The HTTP status the row applies to; `nil`: any (errors inside a 200, SDK codes).
+    public var httpStatus: Int?
+    /// The ``VendorOperation/name`` the row is limited to; `nil`: any operation.
+    public var operation: String?
+    /// The vendor's name or title for the error, for docs and messages (never shown as the vendor's text).
+    public var name: String
+    public var mapsTo: GatewayError.Code
+    /// Overrides the code's own retryability where the vendor says otherwise; `nil`: the code's.
+    public var retryable: Bool?
+    /// Where the vendor documents the error (a section of the vendor notes, a spec's key).
+    public var source: String
+    /// Why this code, where the choice is ours.
+    public var note: String
+    /// The same error's codes in the vendor's other vocabularies, for docs (Firebase's iOS `AuthErrorCode` of a
+    /// server string: `["ios": "17044"]`).
+    public var related: [String: String]
+
+    public init(
+        vocabulary: String = "", code: String?, match: Match = .exact, httpStatus: Int? = nil,
+        operation: String? = nil, name: String, mapsTo: GatewayError.Code, retryable: Bool? = nil,
+        source: String, note: String = "", related: [String: String] = [:]
+    ) {
+        self.related = related
+        self.vocabulary = vocabulary
+        self.code = code
+        self.match = match
+        self.httpStatus = httpStatus
+        self.operation = operation
+        self.name = name
+        self.mapsTo = mapsTo
+        self.retryable = retryable
+        self.source = source
+        self.note = note
+    }
+
+    /// What the router may do with the error (``GatewayError/ErrorClass``).
+    public var errorClass: GatewayError.ErrorClass { mapsTo.errorClass }
+    /// Whether the caller may simply try again later.
+    public var isRetryable: Bool { retryable ?? mapsTo.isRetryable }
+
+    func matches(code other: String) -> Bool {
+        guard let code else { return false }
+        switch match {
+        case .exact: return code == other
+        case .prefix: return other.hasPrefix(code)
+        }
+    }
+}
+
+/// A plugin's one table from its vendor's errors to the gateway taxonomy, with the lookup every plugin used
+/// to write again and the message every mapped error carries.
+///
+/// The rows are plain values, so a plugin's tests run one parameterized test over them, its docs test finds
+/// each row's line in `docs/errors.md`, and the provider conformance suite reaches each through the emulator.
+public struct VendorErrorTable: Sendable {
+    /// The vendor's name as messages say it (`Vonage`).
+    public var vendor: String
+    public var rows: [VendorErrorRow]
+    /// Message openings that differ from ``summary(of:)``'s defaults, by code.
+    public var summaries: [GatewayError.Code: String]
+
+    public init(vendor: String, rows: [VendorErrorRow], summaries: [GatewayError.Code: String] = [:]) {
+        self.vendor = vendor
+        self.rows = rows
+        self.summaries = summaries
+    }
+
+    /// The rows of one vocabulary, in table order.
+    public func rows(in vocabulary: String) -> [VendorErrorRow] {
+        rows.filter { $0.vocabulary == vocabulary }
+    }
+
+    /// The row for a vendor answer, the most specific first: the code with the status on this operation, the
+    /// code with the status on any operation, then (when the code is unknown or absent) a row for the status
+    /// on this operation. `nil` when no row covers the answer: the caller falls back on the status.
+    public func row(
+        vocabulary: String = "", code: String?, httpStatus: Int? = nil, operation: String? = nil
+    ) -> VendorErrorRow? {
+        let candidates = rows.lazy.filter { $0.vocabulary == vocabulary }
+        func statusFits(_ row: VendorErrorRow) -> Bool { row.httpStatus == nil || row.httpStatus == httpStatus }
+        if let code {
+            if let row = candidates.first(where: {
+                $0.matches(code: code) && statusFits($0) && $0.operation != nil && $0.operation == operation
+            }) {
+                return row
+            }
+            if let row = candidates.first(where: { $0.matches(code: code) && statusFits($0) && $0.operation == nil }) {
+                return row
+            }
+        }
+        guard let httpStatus, let operation else { return nil }
+        return candidates.first { $0.httpStatus == httpStatus && $0.operation == operation }
+    }
+
+    /// The error for a vendor answer mapped to `code`: the situation in the gateway's words, then `detail` (the
+    /// vendor's code and status, never its text) in brackets; the vendor's code and status kept beside it. A
+    /// `max_attempts_reached` says no attempt remains.
+    public func error(
+        _ code: GatewayError.Code, detail: String, vendorCode: String?, httpStatus: Int?, providerID: String,
+        retryAfter: Int? = nil, retryable: Bool? = nil
+    ) -> GatewayError {
+        GatewayError(
+            code, "\(summary(of: code)) (\(detail)).",
+            vendor: GatewayError.VendorDetail(providerID: providerID, code: vendorCode, httpStatus: httpStatus),
+            attemptsRemaining: code == .maxAttemptsReached ? 0 : nil, retryAfter: retryAfter, retryable: retryable)
+    }
+
+    /// A message that names the situation, never the vendor's own text.
+    public func summary(of code: GatewayError.Code) -> String {
+        if let custom = summaries[code] { return custom }
+        switch code {
+        case .invalidRequest: return "\(vendor) rejected the request as invalid"
+        case .invalidPhoneNumber: return "\(vendor) rejected the phone number"
+        case .unsupportedDestination: return "\(vendor) cannot verify this destination this way"
+        case .destinationBlocked: return "\(vendor) blocked verification of this destination"
+        case .incorrectCode: return "The code is not correct"
+        case .maxAttemptsReached: return "Too many wrong codes; \(vendor) ended the verification"
+        case .expired: return "The verification has expired; start a new one"
+        case .notFound: return "\(vendor) does not know this verification; it may have finished"
+        case .concurrentVerification: return "A verification to this number is already in progress at \(vendor)"
+        case .invalidState: return "\(vendor) cannot do this in the verification's current state"
+        case .rateLimited, .providerRateLimited: return "\(vendor) is rate limiting the gateway"
+        case .providerUnavailable: return "\(vendor) is unavailable"
+        case .providerTimeout: return "\(vendor) did not answer in time"
+        case .providerAuthFailed: return "\(vendor) did not accept the gateway's credentials or account"
+        case .providerInsufficientFunds: return "The \(vendor) account has run out of credit"
+        case .providerRejected: return "\(vendor) refused the request because of its account or configuration"
+        case .providerError: return "\(vendor) answered in an unexpected way"
+        default: return "\(vendor) returned an error"
+        }
+    }
+}

@@ -1,0 +1,551 @@
+import Crypto
+import Foundation
+import GatewayCore
+import HTTPTypes
+
+/// Phone second factors (Identity Toolkit v2) and the email and password first factor that leads to them.
+///
+/// Behaviour follows the Auth Emulator's (`operations.ts`: `mfaSignInStart`, `mfaSignInFinalize`,
+/// `mfaEnrollmentStart`, `mfaEnrollmentFinalize`, `signInWithPassword`, `signUp`) and its strings, except where
+/// production is stricter and the gateway must cope: the multi-factor starts need an app-verification proof
+/// like any send (test numbers excepted), pending credentials expire
+/// (``FirebaseEmulator/pendingCredentialLifetime``), ID tokens are RS256-signed and checked, and a code answers
+/// only the step (and user) it was sent for. Codes expire, count wrong answers and go to the outbox as phone
+/// sign-in codes do.
+extension FirebaseEmulator {
+    /// A refusal inside a state transaction: what the transaction wrote (a wrong code's count) is kept.
+    struct Refusal: Error, Sendable, Equatable {
+        var code: String
+        var detail: String?
+
+        init(_ code: String, _ detail: String? = nil) {
+            self.code = code
+            self.detail = detail
+        }
+    }
+
+    /// The Auth Emulator's admin credential (`Authorization: Bearer owner`), which lets `accounts:signUp` verify
+    /// the email and enroll factors as the Admin SDK would.
+    static let adminAuthorization = "Bearer owner"
+
+    func multiFactor(_ method: String, _ request: EmulatorRequest) async -> TransportResponse {
+        switch method {
+        case FirebaseWire.signUpPath: return await signUp(request)
+        case FirebaseWire.signInWithPasswordPath: return await signInWithPassword(request)
+        case FirebaseWire.mfaEnrollmentStartPath: return await mfaEnrollmentStart(request)
+        case FirebaseWire.mfaEnrollmentFinalizePath: return await mfaEnrollmentFinalize(request)
+        case FirebaseWire.mfaSignInStartPath: return await mfaSignInStart(request)
+        case FirebaseWire.mfaSignInFinalizePath: return await mfaSignInFinalize(request)
+        default: return Self.notFound()
+        }
+    }
+
+    // MARK: the first factor
+
+    /// `accounts:signUp`: an email and password user. A client's user starts with its email unverified (so it
+    /// cannot enroll a second factor); the admin credential may verify it, name it and enroll phone factors.
+    func signUp(_ request: EmulatorRequest) async -> TransportResponse {
+        let admin = request.headerFields[.authorization] == Self.adminAuthorization
+        if !admin, let refusal = apiKeyRefusal(request) { return refusal }
+        guard let body = try? JSONDecoder().decode(FirebaseWire.SignUpRequest.self, from: request.body) else {
+            return Self.invalidJSON()
+        }
+        guard let email = body.email?.trimmingCharacters(in: .whitespaces), !email.isEmpty else {
+            return Self.refusal("MISSING_EMAIL")
+        }
+        guard Self.isEmail(email) else { return Self.refusal("INVALID_EMAIL") }
+        guard let password = body.password, !password.isEmpty else { return Self.refusal("MISSING_PASSWORD") }
+        guard password.count >= 6 else {
+            return Self.refusal("WEAK_PASSWORD", detail: "Password should be at least 6 characters")
+        }
+        if !admin, body.emailVerified != nil || body.mfaInfo != nil {
+            return Self.refusal("INSUFFICIENT_PERMISSION")
+        }
+        var phones: [(String, String?)] = []
+        for factor in body.mfaInfo ?? [] {
+            guard let raw = factor.phoneInfo, let number = acceptedNumber(raw) else {
+                return Self.refusal("INVALID_PHONE_NUMBER", detail: "Invalid format.")
+            }
+            guard !phones.contains(where: { $0.0 == number.e164 }) else { return Self.refusal("SECOND_FACTOR_EXISTS") }
+            phones.append((number.e164, factor.displayName))
+        }
+        guard phones.count <= Self.maxSecondFactors else { return Self.refusal("SECOND_FACTOR_LIMIT_EXCEEDED") }
+        let enrolled = phones
+        let now = clock.now
+        let salt = Self.randomString(length: 16, alphanumeric: true)
+        let hash = Self.passwordHash(password, salt: salt)
+        let verified = body.emailVerified ?? false
+        let displayName = body.displayName
+        guard
+            let created = await withState(
+                now: now,
+                { state -> Result<FirebaseEmulatorState.Account, Refusal> in
+                    if try state.account(email: email) != nil { return .failure(Refusal("EMAIL_EXISTS")) }
+                    var localID = Self.randomString(length: 28, alphanumeric: true)
+                    while try state.account(localID) != nil {
+                        localID = Self.randomString(length: 28, alphanumeric: true)
+                    }
+                    let factors = enrolled.map { phone, name in
+                        FirebaseEmulatorState.Account.Factor(
+                            enrollmentID: Self.randomString(length: 28, alphanumeric: true), phoneNumber: phone,
+                            displayName: name, enrolledAt: now)
+                    }
+                    let account = FirebaseEmulatorState.Account(
+                        localID: localID, email: email, passwordHash: hash, salt: salt, emailVerified: verified,
+                        displayName: displayName, createdAt: now, factors: factors)
+                    try state.setAccount(account)
+                    return .success(account)
+                })
+        else { return Self.backendError() }
+        switch created {
+        case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
+        case .success(let account):
+            var answer = FirebaseWire.SignUpResponse(
+                kind: "identitytoolkit#SignupNewUserResponse", localId: account.localID, email: account.email,
+                displayName: account.displayName)
+            if !admin {
+                guard let tokens = tokens(for: account, secondFactor: nil, now: now) else { return Self.backendError() }
+                answer.idToken = tokens.idToken
+                answer.refreshToken = tokens.refreshToken
+                answer.expiresIn = FirebaseWire.LenientString(String(FirebaseIDTokenSigner.lifetime))
+            }
+            return Self.json(answer)
+        }
+    }
+
+    /// `accounts:signInWithPassword`: tokens, or for a user with second factors the pending credential and the
+    /// factors (numbers obfuscated but for their last four digits, as Firebase lists them after a first factor).
+    func signInWithPassword(_ request: EmulatorRequest) async -> TransportResponse {
+        if let refusal = apiKeyRefusal(request) { return refusal }
+        guard let body = try? JSONDecoder().decode(FirebaseWire.SignInWithPasswordRequest.self, from: request.body)
+        else { return Self.invalidJSON() }
+        guard let email = body.email, !email.isEmpty else { return Self.refusal("INVALID_EMAIL") }
+        guard let password = body.password, !password.isEmpty else { return Self.refusal("MISSING_PASSWORD") }
+        let now = clock.now
+        let lifetime = pendingCredentialLifetime
+        let credential = Self.randomString(length: Self.pendingCredentialLength)
+        guard
+            let outcome = await withState(
+                now: now,
+                {
+                    state -> Result<(FirebaseEmulatorState.Account, String?), Refusal> in
+                    // One answer for an unknown email and a wrong password (email enumeration protection).
+                    guard let account = try state.account(email: email),
+                        ConstantTime.equals(Self.passwordHash(password, salt: account.salt), account.passwordHash)
+                    else { return .failure(Refusal("INVALID_LOGIN_CREDENTIALS")) }
+                    if account.disabled { return .failure(Refusal("USER_DISABLED")) }
+                    guard !account.factors.isEmpty else { return .success((account, nil)) }
+                    try state.setPendingCredential(
+                        credential,
+                        FirebaseEmulatorState.PendingCredential(
+                            localID: account.localID, signInProvider: "password",
+                            expiresAt: now.addingTimeInterval(lifetime)))
+                    return .success((account, credential))
+                })
+        else { return Self.backendError() }
+        switch outcome {
+        case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
+        case .success((let account, let pending)):
+            var answer = FirebaseWire.SignInWithPasswordResponse(
+                kind: "identitytoolkit#VerifyPasswordResponse", localId: account.localID, email: account.email,
+                displayName: account.displayName, registered: true)
+            if let pending {
+                answer.mfaPendingCredential = pending
+                answer.mfaInfo = account.factors.map { factor in
+                    FirebaseWire.MfaEnrollment(
+                        mfaEnrollmentId: factor.enrollmentID, displayName: factor.displayName,
+                        phoneInfo: Self.obfuscated(factor.phoneNumber), enrolledAt: Self.timestamp(factor.enrolledAt))
+                }
+            } else {
+                guard let tokens = tokens(for: account, secondFactor: nil, now: now) else { return Self.backendError() }
+                answer.idToken = tokens.idToken
+                answer.refreshToken = tokens.refreshToken
+                answer.expiresIn = FirebaseWire.LenientString(String(FirebaseIDTokenSigner.lifetime))
+            }
+            return Self.json(answer)
+        }
+    }
+
+    // MARK: enrollment
+
+    /// `accounts/mfaEnrollment:start`: sends a code to the number to enroll as the ID token's user's factor.
+    func mfaEnrollmentStart(_ request: EmulatorRequest) async -> TransportResponse {
+        if let refusal = apiKeyRefusal(request) { return refusal }
+        guard let body = try? JSONDecoder().decode(FirebaseWire.StartMfaEnrollmentRequest.self, from: request.body)
+        else { return Self.invalidJSON() }
+        let now = clock.now
+        let user: FirebaseIDTokenSigner.Claims
+        switch verifiedUser(body.idToken, now: now) {
+        case .failure(let refusal): return refusal.response
+        case .success(let claims): user = claims
+        }
+        guard let info = body.phoneEnrollmentInfo else {
+            return Self.refusal("INVALID_ARGUMENT", detail: "Missing phoneEnrollmentInfo.")
+        }
+        // Production answers INVALID_PHONE_NUMBER for a missing number too ([EMU]).
+        guard let raw = info.phoneNumber, let number = acceptedNumber(raw) else {
+            return Self.refusal("INVALID_PHONE_NUMBER", detail: "Invalid format.")
+        }
+        let fixed = testNumbers.code(for: number)
+        let proofProblem = fixed == nil ? Self.proofProblem(info) : nil
+        let code = fixed ?? Self.newCode()
+        let (lifetime, limit) = (codeLifetime, maxSendsPerNumberPerHour)
+        guard
+            let opened = await withState(
+                now: now,
+                { state -> Result<String, Refusal> in
+                    guard let account = try state.account(user.sub) else { return .failure(Refusal("USER_NOT_FOUND")) }
+                    if account.disabled { return .failure(Refusal("USER_DISABLED")) }
+                    guard account.emailVerified else {
+                        return .failure(
+                            Refusal("UNVERIFIED_EMAIL", "Need to verify email first before enrolling second factors."))
+                    }
+                    if account.factors.contains(where: { $0.phoneNumber == number.e164 }) {
+                        return .failure(
+                            Refusal(
+                                "SECOND_FACTOR_EXISTS",
+                                "Phone number already enrolled as second factor for this account."))
+                    }
+                    guard account.factors.count < Self.maxSecondFactors else {
+                        return .failure(Refusal("SECOND_FACTOR_LIMIT_EXCEEDED"))
+                    }
+                    if let proofProblem { return .failure(Refusal(proofProblem)) }
+                    if fixed == nil {
+                        if let limit, try state.recentSends(to: number.e164) >= limit {
+                            return .failure(
+                                Refusal(
+                                    "QUOTA_EXCEEDED", "Exceeded per phone number quota for sending verification codes.")
+                            )
+                        }
+                        try state.recordSend(to: number.e164, at: now)
+                    }
+                    return .success(
+                        try Self.openSession(
+                            in: state, phoneNumber: number.e164, code: code, now: now, lifetime: lifetime,
+                            isTestNumber: fixed != nil,
+                            multiFactor: FirebaseEmulatorState.SessionStep(localID: account.localID, enrollmentID: nil))
+                    )
+                })
+        else { return Self.backendError() }
+        switch opened {
+        case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
+        case .success(let sessionInfo):
+            if fixed == nil { deliver(code, to: number, request: request, now: now) }
+            return Self.json(
+                FirebaseWire.StartMfaEnrollmentResponse(
+                    phoneSessionInfo: FirebaseWire.StartMfaPhoneResponseInfo(sessionInfo: sessionInfo)))
+        }
+    }
+
+    /// `accounts/mfaEnrollment:finalize`: the right code enrolls the number as the user's factor and answers
+    /// tokens that reflect it.
+    func mfaEnrollmentFinalize(_ request: EmulatorRequest) async -> TransportResponse {
+        if let refusal = apiKeyRefusal(request) { return refusal }
+        guard
+            let body = try? JSONDecoder().decode(FirebaseWire.FinalizeMfaEnrollmentRequest.self, from: request.body)
+        else { return Self.invalidJSON() }
+        let now = clock.now
+        let user: FirebaseIDTokenSigner.Claims
+        switch verifiedUser(body.idToken, now: now) {
+        case .failure(let refusal): return refusal.response
+        case .success(let claims): user = claims
+        }
+        guard let info = body.phoneVerificationInfo else {
+            return Self.refusal("INVALID_ARGUMENT", detail: "Missing phoneVerificationInfo.")
+        }
+        guard let code = info.code, !code.isEmpty else { return Self.refusal("MISSING_CODE") }
+        guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else {
+            return Self.refusal("MISSING_SESSION_INFO")
+        }
+        let maxWrongCodes = maxWrongCodes
+        let enrollmentID = Self.randomString(length: 28, alphanumeric: true)
+        let displayName = body.displayName
+        guard
+            let enrolled = await withState(
+                now: now,
+                {
+                    state -> Result<(FirebaseEmulatorState.Account, String), Refusal> in
+                    guard var account = try state.account(user.sub) else { return .failure(Refusal("USER_NOT_FOUND")) }
+                    if account.disabled { return .failure(Refusal("USER_DISABLED")) }
+                    let localID = account.localID
+                    let checked = try Self.checkCode(
+                        in: state, sessionInfo: sessionInfo, code: code, maxWrongCodes: maxWrongCodes
+                    ) { $0.multiFactor == FirebaseEmulatorState.SessionStep(localID: localID, enrollmentID: nil) }
+                    let session: FirebaseEmulatorState.Session
+                    switch checked {
+                    case .failure(let refusal): return .failure(refusal)
+                    case .success(let checkedSession): session = checkedSession
+                    }
+                    try state.setSession(sessionInfo, nil)
+                    if account.factors.contains(where: { $0.phoneNumber == session.phoneNumber }) {
+                        return .failure(
+                            Refusal(
+                                "SECOND_FACTOR_EXISTS",
+                                "Phone number already enrolled as second factor for this account."))
+                    }
+                    guard account.factors.count < Self.maxSecondFactors else {
+                        return .failure(Refusal("SECOND_FACTOR_LIMIT_EXCEEDED"))
+                    }
+                    account.factors.append(
+                        FirebaseEmulatorState.Account.Factor(
+                            enrollmentID: enrollmentID, phoneNumber: session.phoneNumber, displayName: displayName,
+                            enrolledAt: now))
+                    try state.setAccount(account)
+                    return .success((account, enrollmentID))
+                })
+        else { return Self.backendError() }
+        switch enrolled {
+        case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
+        case .success((let account, let enrollmentID)):
+            guard let tokens = tokens(for: account, secondFactor: enrollmentID, now: now) else {
+                return Self.backendError()
+            }
+            return Self.json(
+                FirebaseWire.FinalizeMfaResponse(idToken: tokens.idToken, refreshToken: tokens.refreshToken))
+        }
+    }
+
+    // MARK: sign-in
+
+    /// `accounts/mfaSignIn:start`: sends a code to the number enrolled under `mfaEnrollmentId`, for the user
+    /// whose pending credential this is.
+    func mfaSignInStart(_ request: EmulatorRequest) async -> TransportResponse {
+        if let refusal = apiKeyRefusal(request) { return refusal }
+        guard let body = try? JSONDecoder().decode(FirebaseWire.StartMfaSignInRequest.self, from: request.body) else {
+            return Self.invalidJSON()
+        }
+        guard let credential = body.mfaPendingCredential, !credential.isEmpty else {
+            return Self.refusal(
+                "MISSING_MFA_PENDING_CREDENTIAL", detail: "Request does not have MFA pending credential.")
+        }
+        guard let enrollmentID = body.mfaEnrollmentId, !enrollmentID.isEmpty else {
+            return Self.refusal("MISSING_MFA_ENROLLMENT_ID", detail: "No second factor identifier is provided.")
+        }
+        // Production needs the phone info to know the factor is a phone's (the Auth Emulator does not check).
+        guard let info = body.phoneSignInInfo else {
+            return Self.refusal("INVALID_ARGUMENT", detail: "MFA provider not supported!")
+        }
+        let now = clock.now
+        let proofProblem = Self.proofProblem(info)
+        let newCode = Self.newCode()
+        let (lifetime, limit, testNumbers) = (codeLifetime, maxSendsPerNumberPerHour, testNumbers)
+        guard
+            let opened = await withState(
+                now: now,
+                {
+                    state -> Result<(sessionInfo: String, number: PhoneNumber, code: String, test: Bool), Refusal> in
+                    guard let pending = try state.pendingCredential(credential),
+                        let account = try state.account(pending.localID)
+                    else { return .failure(Refusal("INVALID_MFA_PENDING_CREDENTIAL")) }
+                    if account.disabled { return .failure(Refusal("USER_DISABLED")) }
+                    guard let factor = account.factors.first(where: { $0.enrollmentID == enrollmentID }),
+                        let number = try? PhoneNumber(parsing: factor.phoneNumber)
+                    else { return .failure(Refusal("MFA_ENROLLMENT_NOT_FOUND")) }
+                    let fixed = testNumbers.code(for: number)
+                    if fixed == nil {
+                        if let proofProblem { return .failure(Refusal(proofProblem)) }
+                        if let limit, try state.recentSends(to: number.e164) >= limit {
+                            return .failure(
+                                Refusal(
+                                    "QUOTA_EXCEEDED", "Exceeded per phone number quota for sending verification codes.")
+                            )
+                        }
+                        try state.recordSend(to: number.e164, at: now)
+                    }
+                    let code = fixed ?? newCode
+                    let sessionInfo = try Self.openSession(
+                        in: state, phoneNumber: number.e164, code: code, now: now, lifetime: lifetime,
+                        isTestNumber: fixed != nil,
+                        multiFactor: FirebaseEmulatorState.SessionStep(
+                            localID: account.localID, enrollmentID: enrollmentID))
+                    return .success((sessionInfo, number, code, fixed != nil))
+                })
+        else { return Self.backendError() }
+        switch opened {
+        case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
+        case .success(let sent):
+            if !sent.test { deliver(sent.code, to: sent.number, request: request, now: now) }
+            return Self.json(
+                FirebaseWire.StartMfaSignInResponse(
+                    phoneResponseInfo: FirebaseWire.StartMfaPhoneResponseInfo(sessionInfo: sent.sessionInfo)))
+        }
+    }
+
+    /// `accounts/mfaSignIn:finalize`: the right code completes the sign-in the pending credential began.
+    func mfaSignInFinalize(_ request: EmulatorRequest) async -> TransportResponse {
+        if let refusal = apiKeyRefusal(request) { return refusal }
+        guard let body = try? JSONDecoder().decode(FirebaseWire.FinalizeMfaSignInRequest.self, from: request.body)
+        else { return Self.invalidJSON() }
+        // Not MISSING_MFA_PENDING_CREDENTIAL: the Auth Emulator notes production answers this here.
+        guard let credential = body.mfaPendingCredential, !credential.isEmpty else {
+            return Self.refusal("MISSING_CREDENTIAL", detail: "Please set MFA Pending Credential.")
+        }
+        guard let info = body.phoneVerificationInfo else {
+            return Self.refusal("INVALID_ARGUMENT", detail: "MFA provider not supported!")
+        }
+        guard let code = info.code, !code.isEmpty else { return Self.refusal("MISSING_CODE") }
+        guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else {
+            return Self.refusal("MISSING_SESSION_INFO")
+        }
+        let now = clock.now
+        let maxWrongCodes = maxWrongCodes
+        let named = body.mfaEnrollmentId.flatMap { $0.isEmpty ? nil : $0 }
+        guard
+            let signedIn = await withState(
+                now: now,
+                {
+                    state -> Result<(FirebaseEmulatorState.Account, String), Refusal> in
+                    guard let pending = try state.pendingCredential(credential),
+                        let account = try state.account(pending.localID)
+                    else { return .failure(Refusal("INVALID_MFA_PENDING_CREDENTIAL")) }
+                    let localID = account.localID
+                    let checked = try Self.checkCode(
+                        in: state, sessionInfo: sessionInfo, code: code, maxWrongCodes: maxWrongCodes
+                    ) { session in
+                        guard let step = session.multiFactor, step.localID == localID, let factor = step.enrollmentID
+                        else {
+                            return false
+                        }
+                        return named == nil || named == factor
+                    }
+                    let session: FirebaseEmulatorState.Session
+                    switch checked {
+                    case .failure(let refusal): return .failure(refusal)
+                    case .success(let checkedSession): session = checkedSession
+                    }
+                    guard let enrollmentID = session.multiFactor?.enrollmentID,
+                        account.factors.contains(where: { $0.enrollmentID == enrollmentID })
+                    else { return .failure(Refusal("MFA_ENROLLMENT_NOT_FOUND")) }
+                    if account.disabled { return .failure(Refusal("USER_DISABLED")) }
+                    try state.setSession(sessionInfo, nil)
+                    return .success((account, enrollmentID))
+                })
+        else { return Self.backendError() }
+        switch signedIn {
+        case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
+        case .success((let account, let enrollmentID)):
+            guard let tokens = tokens(for: account, secondFactor: enrollmentID, now: now) else {
+                return Self.backendError()
+            }
+            return Self.json(
+                FirebaseWire.FinalizeMfaResponse(idToken: tokens.idToken, refreshToken: tokens.refreshToken))
+        }
+    }
+
+    // MARK: helpers
+
+    static let pendingCredentialLength = 180
+
+    /// Checks a code against a session that `belongs` to the step being finalized: a session of another step or
+    /// user is unknown here (`INVALID_SESSION_INFO`), as a used one is. A wrong code counts against the session.
+    static func checkCode(
+        in state: FirebaseEmulatorState, sessionInfo: String, code: String, maxWrongCodes: Int,
+        belongs: (FirebaseEmulatorState.Session) -> Bool
+    ) throws -> Result<FirebaseEmulatorState.Session, Refusal> {
+        guard var session = try state.session(sessionInfo), belongs(session) else {
+            return .failure(Refusal("INVALID_SESSION_INFO"))
+        }
+        if state.now >= session.expiresAt { return .failure(Refusal("SESSION_EXPIRED")) }
+        if session.wrongCodes >= maxWrongCodes {
+            return .failure(
+                Refusal("TOO_MANY_ATTEMPTS_TRY_LATER", "Too many unsuccessful login attempts. Please try again later."))
+        }
+        guard ConstantTime.equals(code, session.code) else {
+            session.wrongCodes += 1
+            try state.setSession(sessionInfo, session)
+            return .failure(Refusal("INVALID_CODE"))
+        }
+        return .success(session)
+    }
+
+    /// The claims of a valid ID token of this project whose user may take a second factor, or the answer that
+    /// refuses it (`MISSING_ID_TOKEN`, `INVALID_ID_TOKEN`, `TOKEN_EXPIRED`, `UNSUPPORTED_FIRST_FACTOR` for a
+    /// phone sign-in's token).
+    func verifiedUser(_ idToken: String?, now: Date) -> Result<FirebaseIDTokenSigner.Claims, ResponseBox> {
+        guard let idToken, !idToken.isEmpty else { return .failure(ResponseBox(Self.refusal("MISSING_ID_TOKEN"))) }
+        guard let signer else { return .failure(ResponseBox(Self.backendError())) }
+        let claims: FirebaseIDTokenSigner.Claims
+        do {
+            claims = try signer.verify(idToken, projectID: projectID, now: now)
+        } catch {
+            return .failure(ResponseBox(Self.refusal(error == .expired ? "TOKEN_EXPIRED" : "INVALID_ID_TOKEN")))
+        }
+        guard claims.firebase.signInProvider == "password" else {
+            return .failure(
+                ResponseBox(
+                    Self.refusal("UNSUPPORTED_FIRST_FACTOR", detail: "MFA is not available for the given first factor.")
+                ))
+        }
+        return .success(claims)
+    }
+
+    /// An answer carried as a `Result` failure.
+    struct ResponseBox: Error {
+        var response: TransportResponse
+
+        init(_ response: TransportResponse) { self.response = response }
+    }
+
+    /// The tokens of `account` (with the phone factor it passed or enrolled), or `nil` if no key could be made.
+    func tokens(for account: FirebaseEmulatorState.Account, secondFactor: String?, now: Date)
+        -> (idToken: String, refreshToken: String)?
+    {
+        let claims = FirebaseIDTokenSigner.Claims(
+            projectID: projectID, localID: account.localID, email: account.email,
+            emailVerified: account.emailVerified, secondFactor: secondFactor, issuedAt: now)
+        guard let idToken = try? signer?.sign(claims) else {
+            logger.error("firebase sandbox could not sign an ID token")
+            return nil
+        }
+        return (idToken, Self.randomString(length: Self.refreshTokenLength))
+    }
+
+    /// Records a second factor's code in the outbox, in the language the request asked for.
+    func deliver(_ code: String, to number: PhoneNumber, request: EmulatorRequest, now: Date) {
+        let language = FirebaseWire.localeHeader.flatMap { request.headerFields[$0] }
+        let sms = Self.smsText(code: code, language: language, projectID: projectID)
+        outbox.record(
+            SandboxOutbox.Message(
+                provider: "firebase", channel: "sms", to: number.e164, code: code, text: sms.text,
+                language: sms.language, sentAt: now))
+        logger.info("firebase sandbox sent a second factor code", metadata: ["to": "\(number.masked)"])
+    }
+
+    /// A number the emulator sends to: E.164, valid in its numbering plan unless it is a test number.
+    func acceptedNumber(_ raw: String) -> PhoneNumber? {
+        guard raw.hasPrefix("+"), let number = try? PhoneNumber(parsing: raw), number.e164 == raw,
+            number.isValid || testNumbers.contains(number)
+        else { return nil }
+        return number
+    }
+
+    /// The number as Firebase lists a factor after a first factor: every digit but the last four starred
+    /// ([EMU] `obfuscatePhoneNumber`).
+    static func obfuscated(_ phoneNumber: String) -> String {
+        var digitsSeen = 0
+        var characters = Array(phoneNumber)
+        for index in characters.indices.reversed() where characters[index].isASCII && characters[index].isNumber {
+            digitsSeen += 1
+            if digitsSeen > 4 { characters[index] = "*" }
+        }
+        return String(characters)
+    }
+
+    static func passwordHash(_ password: String, salt: String) -> String {
+        SHA256.hash(data: Data((salt + ":" + password).utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// `name@domain.tld`, at most 255 characters, no spaces: what Identity Toolkit takes as an email.
+    static func isEmail(_ value: String) -> Bool {
+        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
+        guard value.count <= 255, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+            !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !value.contains(where: \.isWhitespace)
+        else { return false }
+        return true
+    }
+
+    /// RFC 3339 in UTC, as Google writes timestamps (`enrolledAt`).
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: false))
+    }
+}

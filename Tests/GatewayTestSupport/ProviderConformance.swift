@@ -1,0 +1,423 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Testing
+
+/// A plugin's provider wired to its own emulator in process, as the provider conformance suite drives it: one
+/// manual clock and outbox shared by both, the emulator's error switch, and its callbacks kept.
+package protocol ProviderConformanceRig: Sendable {
+    var provider: any VerificationProvider { get }
+    var clock: ManualClock { get }
+    var outbox: SandboxOutbox { get }
+    /// The emulator's switch for answering with a row of the plugin's error table.
+    var errors: EmulatorErrorSwitch { get }
+    /// Lets the emulator do what time has made due (workflow steps, expiry) after the clock moved.
+    func tick() async
+    /// The callbacks the emulator has sent so far (those on their way delivered first).
+    func callbacks() async -> [VendorCallback]
+    /// The code the app ends up with after `result` when the outbox does not have it (Vonage silent auth:
+    /// the device follows `check_url`); `nil` to read it from the outbox.
+    func appCode(after result: ProviderStartResult, to destination: Destination) async throws -> String?
+}
+
+extension ProviderConformanceRig {
+    package func appCode(after result: ProviderStartResult, to destination: Destination) async throws -> String? {
+        nil
+    }
+}
+
+/// The behaviour every provider must show against its own emulator, written once and run by each plugin's
+/// tests with one call (`@Test(arguments: ProviderConformance.Check.allCases)`), as every store runs
+/// ``StoreConformance``: start, check (wrong, right, already approved), the vendor's attempt limit, resend,
+/// cancel, refresh, callbacks (good and bad signature), expiry, every row of the error table reached through
+/// the emulator's error switch and mapped as it says, every declared channel, a double submit, and emulator
+/// state whose cost stays flat
+/// as it fills.
+///
+/// Each check builds a new rig, so checks are independent. Checks for a capability the provider does not
+/// declare (no resend, no callbacks) pass without calls: the declaration is what the router trusts.
+package struct ProviderConformance: Sendable {
+    /// The provider call that makes a vendor operation, to reach an error row on it.
+    package enum Call: Sendable {
+        case start, check, resend, cancel, status
+    }
+
+    /// What the suite is run on, for failure messages (`vonage v2`).
+    package var name: String
+    /// A new rig whose emulator keeps its state in `persistence`.
+    package var makeRig: @Sendable (_ persistence: any EmulatorPersistence) throws -> any ProviderConformanceRig
+    /// The `index`-th of many distinct destinations the emulator accepts.
+    package var destination: @Sendable (_ index: Int) throws -> Destination
+    /// The destination for `channel` when it is not a phone number (email).
+    package var destinationFor: @Sendable (_ channel: Channel) -> Destination? = { _ in nil }
+    /// The error rows the emulator answers on this configuration (a vocabulary of the table).
+    package var rows: [VendorErrorRow]
+    /// The provider call behind each vendor operation of the rows; a row without one is reached by a start.
+    package var calls: [String: Call]
+    /// The fallback channels a start needs for a resend to have somewhere to go (Vonage: the next step).
+    package var resendFallbacks: [Channel] = []
+    /// How long after a start a cancel is allowed (Vonage: 30 s).
+    package var cancelAfter: TimeInterval = 0
+    /// After this long (and a tick) a started verification's code no longer approves.
+    package var expiresAfter: TimeInterval
+    /// The header fields that carry a callback's signature.
+    package var signatureHeaders: [HTTPField.Name] = []
+    /// The emulator's table whose rows the state measure reads.
+    package var stateTable: String
+
+    package init(
+        name: String, makeRig: @escaping @Sendable (any EmulatorPersistence) throws -> any ProviderConformanceRig,
+        destination: @escaping @Sendable (Int) throws -> Destination, rows: [VendorErrorRow], calls: [String: Call],
+        expiresAfter: TimeInterval, stateTable: String
+    ) {
+        self.name = name
+        self.makeRig = makeRig
+        self.destination = destination
+        self.rows = rows
+        self.calls = calls
+        self.expiresAfter = expiresAfter
+        self.stateTable = stateTable
+    }
+
+    package enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case startSendsACode
+        case wrongCodeIsPendingAndRightCodeApproves
+        case approvedVerificationTakesNoOtherCheck
+        case vendorAttemptLimitHolds
+        case resendSendsAgain
+        case cancelEndsTheVerification
+        case refreshReportsTheStatus
+        case callbacksAreTakenOnlyWhenSigned
+        case expiredVerificationDoesNotApprove
+        case everyErrorRowMapsAsTheTableSays
+        case everyDeclaredChannelStarts
+        case doubleSubmitApprovesOnce
+        case emulatorStateCostStaysFlat
+
+        package var testDescription: String {
+            switch self {
+            case .startSendsACode: "A start sends a code to the destination"
+            case .wrongCodeIsPendingAndRightCodeApproves: "A wrong code is pending, the right code approves"
+            case .approvedVerificationTakesNoOtherCheck: "An approved verification takes no other check"
+            case .vendorAttemptLimitHolds: "The vendor's declared attempt limit ends the verification"
+            case .resendSendsAgain: "A resend sends again, keeping the code when it says so"
+            case .cancelEndsTheVerification: "A cancel ends the verification"
+            case .refreshReportsTheStatus: "A refresh reports pending, then approved"
+            case .callbacksAreTakenOnlyWhenSigned: "Callbacks are taken when signed, refused when not"
+            case .expiredVerificationDoesNotApprove: "An expired verification does not approve"
+            case .everyErrorRowMapsAsTheTableSays: "Every error row, answered by the emulator, maps as the table says"
+            case .everyDeclaredChannelStarts: "Every declared channel starts"
+            case .doubleSubmitApprovesOnce: "Two checks of the right code at once approve once"
+            case .emulatorStateCostStaysFlat: "Emulator state costs as many rows per call at 2,000 requests as at 20"
+            }
+        }
+    }
+
+    /// Runs one check.
+    package func run(_ check: Check) async throws {
+        switch check {
+        case .startSendsACode: try await startSendsACode()
+        case .wrongCodeIsPendingAndRightCodeApproves: try await wrongThenRight()
+        case .approvedVerificationTakesNoOtherCheck: try await approvedTakesNoOtherCheck()
+        case .vendorAttemptLimitHolds: try await vendorAttemptLimitHolds()
+        case .resendSendsAgain: try await resendSendsAgain()
+        case .cancelEndsTheVerification: try await cancelEnds()
+        case .refreshReportsTheStatus: try await refreshReportsTheStatus()
+        case .callbacksAreTakenOnlyWhenSigned: try await callbacksAreTakenOnlyWhenSigned()
+        case .expiredVerificationDoesNotApprove: try await expiredDoesNotApprove()
+        case .everyErrorRowMapsAsTheTableSays: try await everyErrorRow()
+        case .everyDeclaredChannelStarts: try await everyDeclaredChannel()
+        case .doubleSubmitApprovesOnce: try await doubleSubmit()
+        case .emulatorStateCostStaysFlat: try await stateCostStaysFlat()
+        }
+    }
+
+    // MARK: helpers
+
+    /// A started verification as the gateway stores it, with the code the user got.
+    package struct Started: Sendable {
+        var verification: ProviderVerification
+        var result: ProviderStartResult
+        var code: String?
+    }
+
+    private func rig(_ persistence: any EmulatorPersistence = InMemoryEmulatorPersistence()) throws
+        -> any ProviderConformanceRig
+    {
+        try makeRig(persistence)
+    }
+
+    private func start(
+        _ rig: any ProviderConformanceRig, index: Int = 0, channel: Channel = .sms, fallbacks: [Channel] = []
+    ) async throws -> Started {
+        let destination = try destinationFor(channel) ?? self.destination(index)
+        let request = StartVerification(destination: destination, channel: channel, fallbackChannels: fallbacks)
+        let result = try await rig.provider.start(request)
+        let verification = ProviderVerification(
+            destination: destination, channel: result.channel ?? channel, fallbackChannels: fallbacks,
+            reference: result.reference, state: result.state)
+        let code = try await rig.appCode(after: result, to: destination) ?? rig.outbox.last(to: destination.value)?.code
+        return Started(verification: verification, result: result, code: code)
+    }
+
+    /// A code of the right shape that is not `code`.
+    static func wrong(_ code: String?) -> String {
+        guard let code, !code.isEmpty else { return "000000" }
+        let last = code.last == "0" ? "1" : "0"
+        return String(code.dropLast()) + last
+    }
+
+    private func expectVerificationError(
+        _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> ProviderCheckResult
+    ) async {
+        do {
+            let result = try await body()
+            #expect(result.status != .pending && result.status != .approved, "\(name): \(what) answered \(result.status)", sourceLocation: sourceLocation)
+        } catch let error as GatewayError {
+            #expect(error.errorClass == .verification, "\(name): \(what) failed with \(error)", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("\(name): \(what) failed with \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    // MARK: checks
+
+    func startSendsACode() async throws {
+        let rig = try rig()
+        let started = try await start(rig)
+        #expect(started.result.reference != nil, "\(name): the start has no vendor reference")
+        let message = try #require(rig.outbox.last(to: started.verification.destination.value), "\(name): nothing sent")
+        #expect(message.kind == .sms && message.code != nil && message.code == started.code)
+    }
+
+    func wrongThenRight() async throws {
+        let rig = try rig()
+        let started = try await start(rig)
+        let code = try #require(started.code)
+        let wrong = try await rig.provider.check(started.verification, code: Self.wrong(code))
+        #expect(wrong.status == .pending, "\(name): a wrong code answered \(wrong.status)")
+        let right = try await rig.provider.check(started.verification, code: code)
+        #expect(right.status == .approved, "\(name): the right code answered \(right.status)")
+    }
+
+    func approvedTakesNoOtherCheck() async throws {
+        let rig = try rig()
+        let started = try await start(rig)
+        let code = try #require(started.code)
+        #expect(try await rig.provider.check(started.verification, code: code).status == .approved)
+        await expectVerificationError("a second right code") {
+            try await rig.provider.check(started.verification, code: code)
+        }
+        await expectVerificationError("a wrong code after approval") {
+            try await rig.provider.check(started.verification, code: Self.wrong(code))
+        }
+    }
+
+    func vendorAttemptLimitHolds() async throws {
+        let rig = try rig()
+        guard let limit = rig.provider.capabilities.vendorMaxAttempts else { return }
+        let started = try await start(rig)
+        let wrong = Self.wrong(started.code)
+        for attempt in 1..<limit {
+            let result = try await rig.provider.check(started.verification, code: wrong)
+            #expect(result.status == .pending, "\(name): wrong code \(attempt) of \(limit) answered \(result.status)")
+        }
+        let last = await expectGatewayError(.maxAttemptsReached) {
+            try await rig.provider.check(started.verification, code: wrong)
+        }
+        #expect(last?.attemptsRemaining == 0, "\(name): the last wrong code leaves attempts")
+        await expectVerificationError("the right code after the limit") {
+            try await rig.provider.check(started.verification, code: try #require(started.code))
+        }
+    }
+
+    func resendSendsAgain() async throws {
+        let rig = try rig()
+        let capabilities = rig.provider.capabilities
+        guard capabilities.supportsResend else { return }
+        let started = try await start(rig, fallbacks: resendFallbacks)
+        let destination = started.verification.destination.value
+        let before = rig.outbox.messages(to: destination).count
+        let resent = try await rig.provider.resend(started.verification, request: ResendRequest())
+        #expect(rig.outbox.messages(to: destination).count == before + 1, "\(name): the resend sent nothing")
+        let message = try #require(rig.outbox.last(to: destination))
+        var moved = started.verification
+        moved.channel = resent.channel ?? moved.channel
+        moved.reference = resent.reference ?? moved.reference
+        if !resent.state.isEmpty { moved.state = resent.state }
+        if capabilities.resendKeepsCode { #expect(message.code == started.code, "\(name): the resend changed the code") }
+        let code = try #require(message.code)
+        #expect(try await rig.provider.check(moved, code: code).status == .approved, "\(name): the resent code")
+    }
+
+    func cancelEnds() async throws {
+        let rig = try rig()
+        guard rig.provider.capabilities.supportsCancel else { return }
+        let started = try await start(rig)
+        rig.clock.advance(by: cancelAfter + 1)
+        try await rig.provider.cancel(started.verification)
+        await expectVerificationError("a check after cancel") {
+            try await rig.provider.check(started.verification, code: try #require(started.code))
+        }
+    }
+
+    func refreshReportsTheStatus() async throws {
+        let rig = try rig()
+        guard rig.provider.capabilities.supportsStatus else { return }
+        let started = try await start(rig)
+        #expect(try await rig.provider.status(started.verification).status == .pending, "\(name): refresh after start")
+        #expect(try await rig.provider.check(started.verification, code: try #require(started.code)).status == .approved)
+        #expect(try await rig.provider.status(started.verification).status == .approved, "\(name): refresh after approval")
+    }
+
+    func callbacksAreTakenOnlyWhenSigned() async throws {
+        let rig = try rig()
+        guard rig.provider.capabilities.acceptsCallbacks else { return }
+        let started = try await start(rig)
+        #expect(try await rig.provider.check(started.verification, code: try #require(started.code)).status == .approved)
+        let callbacks = await rig.callbacks()
+        try #require(!callbacks.isEmpty, "\(name): the emulator sent no callback for an approval")
+        let verification = started.verification
+        let lookup = VerificationLookup { _ in verification }
+        var approved = false
+        for callback in callbacks {
+            let reply = try await rig.provider.handleCallback(callback, lookup: lookup)
+            approved = approved || reply.updates.contains { $0.change.status == .approved }
+            var tampered = callback
+            tampered.body = callback.body + Data(" ".utf8)
+            await expectGatewayError(.unauthorized) { try await rig.provider.handleCallback(tampered, lookup: lookup) }
+            var unsigned = callback
+            for field in signatureHeaders { unsigned.headerFields[field] = nil }
+            await expectGatewayError(.unauthorized) { try await rig.provider.handleCallback(unsigned, lookup: lookup) }
+        }
+        #expect(approved, "\(name): no callback reported the approval")
+    }
+
+    func expiredDoesNotApprove() async throws {
+        let rig = try rig()
+        let started = try await start(rig)
+        rig.clock.advance(by: expiresAfter + 1)
+        await rig.tick()
+        await expectVerificationError("the right code after expiry") {
+            try await rig.provider.check(started.verification, code: try #require(started.code))
+        }
+    }
+
+    func everyErrorRow() async throws {
+        try #require(!rows.isEmpty, "\(name): no error rows to reach")
+        for (index, row) in rows.enumerated() {
+            let rig = try rig()
+            let call = row.operation.map { calls[$0] } ?? .start
+            let label = "\(name) row \(row.httpStatus.map(String.init) ?? "-") \(row.code ?? "-") on \(row.operation ?? "any")"
+            guard let call else {
+                Issue.record("\(label): no provider call reaches operation \(row.operation ?? "-")")
+                continue
+            }
+            // Each row on a destination of its own, so no earlier verification is in the way.
+            let started = call == .start ? nil : try await start(rig, index: index, fallbacks: resendFallbacks)
+            rig.errors.arm(row)
+            let outcome: Result<String, GatewayError>
+            do {
+                switch call {
+                case .start:
+                    let request = StartVerification(destination: try destination(index), channel: .sms)
+                    outcome = .success("started \(String(describing: try await rig.provider.start(request).reference))")
+                case .check:
+                    let verification = try #require(started?.verification)
+                    outcome = .success("\(try await rig.provider.check(verification, code: Self.wrong(started?.code)).status)")
+                case .resend:
+                    let verification = try #require(started?.verification)
+                    _ = try await rig.provider.resend(verification, request: ResendRequest())
+                    outcome = .success("resent")
+                case .cancel:
+                    try await rig.provider.cancel(try #require(started?.verification))
+                    outcome = .success("canceled")
+                case .status:
+                    let change = try await rig.provider.status(try #require(started?.verification))
+                    outcome = .success(change.status?.rawValue ?? "no status")
+                }
+            } catch let error as GatewayError {
+                outcome = .failure(error)
+            }
+            #expect(rig.errors.take(operation: row.operation ?? "start") == nil, "\(label): the emulator never answered it")
+            switch outcome {
+            case .success(let answer):
+                // A wrong code is not an error at the contract: the check answers pending.
+                #expect(row.mapsTo == .incorrectCode && answer == "pending", "\(label): answered \(answer)")
+            case .failure(let error):
+                #expect(error.code == row.mapsTo, "\(label): mapped to \(error.code.rawValue), the table says \(row.mapsTo.rawValue)")
+                #expect(error.errorClass == row.errorClass && error.isRetryable == row.isRetryable, "\(label)")
+                #expect(error.vendor?.code == row.code, "\(label): vendor code \(error.vendor?.code ?? "-")")
+                if let status = row.httpStatus { #expect(error.vendor?.httpStatus == status, "\(label)") }
+                if (row.httpStatus ?? 200) < 500 { #expect(!error.sendMayHaveHappened, "\(label): a refusal claims a send") }
+            }
+        }
+    }
+
+    func everyDeclaredChannel() async throws {
+        let channels = try rig().provider.capabilities.channels
+        try #require(!channels.isEmpty, "\(name): declares no channel")
+        for (index, channel) in channels.sorted(by: { $0.rawValue < $1.rawValue }).enumerated() {
+            let rig = try rig()
+            let started = try await start(rig, index: index, channel: channel)
+            #expect(started.result.channel == nil || started.result.channel == channel, "\(name) \(channel.rawValue)")
+            let message = rig.outbox.last(to: started.verification.destination.value)
+            #expect(
+                message != nil || started.result.nextAction != nil, "\(name) \(channel.rawValue): nothing sent, nothing to do")
+            if let message, message.code != nil { #expect(message.channel == channel.rawValue, "\(name) \(channel.rawValue)") }
+            guard !rig.provider.capabilities.completesWithoutCode.contains(channel), let code = started.code else { continue }
+            let result = try await rig.provider.check(started.verification, code: code)
+            #expect(result.status == .approved, "\(name) \(channel.rawValue): the code answered \(result.status)")
+        }
+    }
+
+    func doubleSubmit() async throws {
+        let rig = try rig()
+        let started = try await start(rig)
+        let code = try #require(started.code)
+        let provider = rig.provider
+        let verification = started.verification
+        let answers = await withTaskGroup(of: Result<VerificationStatus, GatewayError>.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    do {
+                        return .success(try await provider.check(verification, code: code).status)
+                    } catch let error as GatewayError {
+                        return .failure(error)
+                    } catch {
+                        return .failure(GatewayError.internal())
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let approved = answers.filter { (try? $0.get()) == .approved }.count
+        #expect(approved == 1, "\(name): \(approved) of 4 racing right codes approved")
+        for case .failure(let error) in answers {
+            #expect(error.errorClass == .verification, "\(name): a racing check failed with \(error)")
+        }
+    }
+
+    func stateCostStaysFlat() async throws {
+        let persistence = CountingEmulatorPersistence()
+        let rig = try rig(persistence)
+        var next = 0
+        /// Rows touched by one start and one right check, when `filled` verifications are already stored.
+        func cost(filledTo filled: Int) async throws -> Int {
+            while next < filled {
+                _ = try await start(rig, index: next)
+                next += 1
+            }
+            let before = persistence.rowsTouched
+            let started = try await start(rig, index: next)
+            next += 1
+            _ = try await rig.provider.check(started.verification, code: try #require(started.code))
+            return persistence.rowsTouched - before
+        }
+        let small = try await cost(filledTo: 20)
+        let large = try await cost(filledTo: 2_000)
+        #expect(persistence.rowCount(stateTable) > 2_000, "\(name): the emulator does not keep its state in \(stateTable)")
+        #expect(small > 0, "\(name): no rows touched: the emulator keeps its state elsewhere")
+        #expect(large == small, "\(name): a start and a check touch \(small) rows at 20 requests, \(large) at 2,000")
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Synchronization
+import Testing
+
+/// Passes requests on and keeps a copy of each.
+package final class RecordingTransport: HTTPTransport {
+    private let next: any HTTPTransport
+    private let log = Mutex<[TransportRequest]>([])
+
+    package init(_ next: any HTTPTransport) { self.next = next }
+
+    package var requests: [TransportRequest] { log.withLock { $0 } }
+
+    package func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+        log.withLock { $0.append(request) }
+        return try await next.send(request, timeout: timeout)
+    }
+}
+
+/// Answers every request with one canned response or transport error.
+package struct StubTransport: HTTPTransport {
+    package var outcome: Result<TransportResponse, TransportError>
+
+    package init(outcome: Result<TransportResponse, TransportError>) { self.outcome = outcome }
+
+    /// A fixed answer with a JSON (or `contentType`) body.
+    package static func answer(
+        status: Int, body: String, contentType: String = "application/json", headers: HTTPFields = [:]
+    ) -> StubTransport {
+        var fields = headers
+        fields[.contentType] = contentType
+        return StubTransport(
+            outcome: .success(
+                TransportResponse(status: HTTPResponse.Status(code: status), headerFields: fields, body: Data(body.utf8))))
+    }
+
+    package static func failing(_ error: TransportError) -> StubTransport { StubTransport(outcome: .failure(error)) }
+
+    package func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+        try outcome.get()
+    }
+}
+
+/// Receives an emulator's callbacks as the gateway's callback route would, answering 200.
+package final class CallbackSink: HTTPTransport {
+    private let received = Mutex<[TransportRequest]>([])
+
+    package init() {}
+
+    package var requests: [TransportRequest] { received.withLock { $0 } }
+
+    package func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+        received.withLock { $0.append(request) }
+        return TransportResponse(status: .ok)
+    }
+
+    /// The callbacks as the provider's plugin gets them.
+    package var vendorCallbacks: [VendorCallback] {
+        requests.map {
+            VendorCallback(
+                method: $0.method, url: $0.url, subpath: "/", query: nil, headerFields: $0.headerFields, body: $0.body)
+        }
+    }
+}
+
+/// Expects `body` to throw a ``GatewayError`` with `code`, and returns it.
+@discardableResult
+package func expectGatewayError<Value>(
+    _ code: GatewayError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Value
+) async -> GatewayError? {
+    do {
+        let value = try await body()
+        Issue.record("expected `\(code.rawValue)`, but it returned \(value)", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as GatewayError {
+        #expect(error.code == code, "expected `\(code.rawValue)`, got \(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected `\(code.rawValue)`, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
