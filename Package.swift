@@ -15,7 +15,7 @@ let package = Package(
         .library(name: "GatewayFirebase", targets: ["GatewayFirebase"]),
         .library(name: "GatewayIDaaS", targets: ["GatewayIDaaS"]),
         .library(name: "GatewaySinch", targets: ["GatewaySinch"]),
-        .library(name: "GatewayNexmo", targets: ["GatewayNexmo"]),
+        .library(name: "GatewayVonage", targets: ["GatewayVonage"]),
     ],
     dependencies: [
         // API packages only for the core (DESIGN.md §2).
@@ -94,7 +94,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "GatewayNexmo",
+            name: "GatewayVonage",
             dependencies: [
                 "GatewayCore",
                 // Application JWTs (RS256) for Verify v2, and the HS256 signatures of Vonage's callbacks.
@@ -117,7 +117,7 @@ let package = Package(
                 "GatewayFirebase",
                 "GatewayIDaaS",
                 "GatewaySinch",
-                "GatewayNexmo",
+                "GatewayVonage",
                 "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // HTTP1Channel's decoder limits and extra handlers (HTTPParseErrorHandler).
@@ -198,9 +198,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "GatewayNexmoTests",
+            name: "GatewayVonageTests",
             dependencies: [
-                "GatewayCore", "GatewayNexmo", "GatewayTestSupport",
+                "GatewayCore", "GatewayVonage", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
@@ -213,7 +213,7 @@ let package = Package(
                 "GatewayTwilio",
                 "GatewayFirebase",
                 "GatewayIDaaS",
-                "GatewayNexmo",
+                "GatewayVonage",
                 "GatewayTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -2,9 +2,9 @@ import Foundation
 
 /// Base64 with the URL alphabet and no padding (RFC 7515 §2), as JWTs and WebAuthn-style keys use it.
 ///
-/// Written byte by byte: the plugins each used to build it from `base64EncodedString()` and three
-/// `replacingOccurrences` calls, which on Linux go through Foundation's string search and cost more than
-/// the ES256 signature of a verification token itself (issue 13: 8% of a right-code check's CPU).
+/// Written byte by byte rather than from `base64EncodedString()` and `replacingOccurrences` calls, which on
+/// Linux go through Foundation's string search and cost more than the ES256 signature of a verification
+/// token itself (BENCHMARKS.md has the figure).
 public enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 

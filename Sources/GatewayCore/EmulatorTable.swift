@@ -4,7 +4,7 @@ import Synchronization
 
 /// An emulator's entities as rows it reads and writes per call, for state that grows with traffic (a
 /// vendor's verifications): nothing of it is held in memory or read at startup, so neither an emulator's
-/// memory nor its restart grows with what it holds (docs/design.md §7, issue 13). Each row has a key, a value
+/// memory nor its restart grows with what it holds (docs/design.md §7). Each row has a key, a value
 /// (the entity, as the emulator encodes it), a `lookup` (a second key that many rows may share, such as
 /// the number a verification was sent to) and a `due` time (when the emulator wants to look at it again:
 /// its expiry, or when it is forgotten).

@@ -10,7 +10,7 @@ public enum FormEncoding {
 
     /// Percent-encodes every UTF-8 byte but ASCII letters, digits and `-._~` (RFC 3986's unreserved set),
     /// with upper-case hex digits, as `addingPercentEncoding(withAllowedCharacters:)` did with that set, by
-    /// bytes rather than through Foundation (issue 13: a start encodes its vendor form on every call).
+    /// bytes rather than through Foundation (a start encodes its vendor form on every call).
     public static func escape(_ value: String) -> String {
         let utf8 = value.utf8
         guard utf8.contains(where: { !isUnreserved($0) }) else { return value }

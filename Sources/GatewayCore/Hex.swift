@@ -1,7 +1,7 @@
 import Foundation
 
 /// Lowercase hexadecimal without `String(format:)`, which goes through Foundation's formatter for every
-/// byte (issue 13: hashing the API key of each request spent more time formatting than hashing).
+/// byte, which costs more than the hashing it formats (the API key of each request is hashed).
 public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 

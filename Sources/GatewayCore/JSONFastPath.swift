@@ -1,7 +1,7 @@
 import Foundation
 
 /// A direct reader and writer of ``JSONValue``, for the request and store paths where Foundation's coders
-/// cost more than the work around them (issue 13: a start read and wrote JSON a dozen times).
+/// cost more than the work around them (a start reads and writes JSON many times).
 ///
 /// Both give exactly what Foundation gives, or nothing: ``JSONValue/parse(_:)`` returns `nil` for any
 /// input it does not handle the way `JSONDecoder` would (lone surrogate escapes, numbers out of range,

@@ -56,7 +56,7 @@ public enum SandboxMessages {
     /// the table has it, else its base language, else English. Returns the text and the tag it used.
     public static func verificationCode(_ code: String, language: String?) -> (text: String, language: String) {
         // Tags arrive as `en`, `es-ES`, `pt_BR`: lowercased with `-` by bytes, not by Foundation's string
-        // search, which cost 2% of a start in the sandbox (issue 13).
+        // search, which showed in a start's profile (BENCHMARKS.md).
         var tag = "en"
         if let language {
             var bytes = Array(language.utf8)

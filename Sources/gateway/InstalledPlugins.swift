@@ -2,7 +2,7 @@ import GatewayCore
 import GatewayFirebase
 import GatewayIDaaS
 import GatewaySinch
-import GatewayNexmo
+import GatewayVonage
 import GatewayTwilio
 
 /// The one list of installed plugins. Adding a vendor is adding its target and one line here.

@@ -1,6 +1,6 @@
 import Foundation
 import GatewayCore
-import GatewayNexmo
+import GatewayVonage
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting

@@ -39,7 +39,7 @@ struct JSONBodyMiddleware: RouterMiddleware {
 
     /// `application/json`, any case, with or without parameters.
     /// Read as bytes: the media type is ASCII, and this runs on every API request with a body (Foundation's
-    /// `trimmingCharacters` and a lowercased copy were about 1% of a start-read-check flow's CPU).
+    /// `trimmingCharacters` and a lowercased copy cost more; BENCHMARKS.md has the figure).
     static func isJSON(_ contentType: String) -> Bool {
         let expected = "application/json".utf8
         var utf8 = contentType.utf8[...]

@@ -7,8 +7,8 @@ import Synchronization
 /// to `outbox.jsonl`, so a send costs one short write whatever the outbox holds. Once the file has as many
 /// lines as the outbox keeps, it is renamed to `outbox.previous.jsonl` (replacing the one before) and a new
 /// file begins: the two files hold the newest `capacity` messages and at most twice that many lines, and no
-/// send ever rewrites them. (Until 2026-11-24 the file was rewritten from the outbox every `capacity`
-/// sends: 4–8 ms of encoding and writing on the sending request's thread, under the journal's lock.)
+/// send ever rewrites them (BENCHMARKS.md, "Figures formerly in code comments", has what the earlier
+/// rewrite-every-`capacity`-sends design cost).
 final class OutboxJournal: Sendable {
     private struct State {
         var handle: FileHandle?

@@ -20,7 +20,7 @@ protocol LogLineFormat: Sendable {
 
 /// The gateway's log handler, for both `--log-format`s: metadata is kept as set and formatted only when a
 /// line is written (swift-log's `StreamLogHandler` formats it again on every set, and every request sets
-/// two or three values whatever the level: 3% of a start's CPU in the sandbox, issue 13). The line carries
+/// two or three values whatever the level; the cost is in BENCHMARKS.md). The line carries
 /// the logger's metadata, the metadata provider's (the request id), the call's own, and an error's
 /// `error.message` and `error.type`, later ones winning.
 struct LineLogHandler<Format: LogLineFormat>: LogHandler {

@@ -14,7 +14,7 @@ import ServiceLifecycle
 func makeOutboundHTTPClient(connectionsPerHost: Int, trusting extraRoots: [NIOSSLCertificate] = []) -> HTTPClient {
     var configuration = HTTPClient.Configuration()
     // The gateway bootstraps no tracer; without this AsyncHTTPClient still opens a (no-op) span with its
-    // attributes for every vendor call (1.4% of a start's CPU, issue 13).
+    // attributes for every vendor call (its cost is in BENCHMARKS.md).
     configuration.tracing.tracer = nil
     configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
     if !extraRoots.isEmpty {

@@ -2,7 +2,7 @@ import Foundation
 import GatewayCore
 import Testing
 
-@testable import GatewayNexmo
+@testable import GatewayVonage
 
 extension VendorErrorRow: CustomTestStringConvertible {
     public var testDescription: String {

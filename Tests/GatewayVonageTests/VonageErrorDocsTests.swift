@@ -2,7 +2,7 @@ import Foundation
 import GatewayCore
 import Testing
 
-@testable import GatewayNexmo
+@testable import GatewayVonage
 
 @Suite("docs/errors.md, Vonage section")
 struct VonageErrorDocsTests {

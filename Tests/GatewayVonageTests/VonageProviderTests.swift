@@ -4,7 +4,7 @@ import HTTPTypes
 import GatewayTestSupport
 import Testing
 
-@testable import GatewayNexmo
+@testable import GatewayVonage
 
 @Suite("Vonage v2 provider against its emulator")
 struct VonageV2ProviderTests {

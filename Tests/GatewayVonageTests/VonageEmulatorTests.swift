@@ -4,7 +4,7 @@ import HTTPTypes
 import GatewayTestSupport
 import Testing
 
-@testable import GatewayNexmo
+@testable import GatewayVonage
 
 /// The emulator on Vonage's wire: silent authentication as the v2 spec describes it (`check_url` redirects
 /// to a `code` the backend checks once) and WhatsApp steps.

@@ -6,7 +6,7 @@ import Synchronization
 import GatewayTestSupport
 import Testing
 
-@testable import GatewayNexmo
+@testable import GatewayVonage
 
 /// A Vonage provider wired to a ``VonageEmulator`` in process, sharing one manual clock and outbox; the
 /// emulator's callbacks go to the provider's `handleCallback`, and the updates they make are kept.

@@ -3,7 +3,7 @@ import GatewayCore
 import GatewayTestSupport
 import Testing
 
-@testable import GatewayNexmo
+@testable import GatewayVonage
 
 /// The Vonage harness as the conformance suite drives it.
 struct VonageConformanceRig: ProviderConformanceRig {
