@@ -4,10 +4,6 @@ import Testing
 
 @testable import GatewayFirebase
 
-extension FirebaseErrorMapping.Row: CustomTestStringConvertible {
-    public var testDescription: String { "\(value) → \(mapsTo.rawValue)" }
-}
-
 @Suite("Firebase error mapping")
 struct FirebaseErrorMappingTests {
     typealias Envelope = FirebaseWire.ErrorEnvelope
@@ -27,7 +23,7 @@ struct FirebaseErrorMappingTests {
     @Test(
         "every row maps its structured field to its code, keeps the vendor code and never echoes the detail",
         arguments: FirebaseErrorMapping.rows)
-    func everyRow(_ row: FirebaseErrorMapping.Row) {
+    func everyRow(_ row: VendorErrorRow) {
         let detail = "Exceeded something for +16505553434"
         let body: Envelope
         switch row.field {

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import HTTPTypes
 import Testing
 
@@ -248,11 +249,10 @@ struct FirebaseMultiFactorTests {
         let approved = try await h.provider.check(
             FirebaseHarness.verification(signIn, to: Self.phone), code: try h.code(to: Self.phone))
         let token = try #require(approved.tokens["idToken"]?.stringValue)
-        let twice = await gatewayError {
+        let twice = await expectGatewayError(.invalidRequest) {
             try await h.provider.start(
                 FirebaseHarness.multiFactorStart(Self.phone, .enroll(idToken: token, displayName: nil)))
         }
-        #expect(twice?.code == .invalidRequest)
         #expect(twice?.vendor?.code == "SECOND_FACTOR_EXISTS")
 
         let phones = (1...FirebaseEmulator.maxSecondFactors).map { "+4474001234\(10 + $0)" }
@@ -266,11 +266,10 @@ struct FirebaseMultiFactorTests {
                 FirebaseHarness.verification(fullSignIn, to: phones[0]), code: try h.code(to: phones[0])
             )
             .tokens["idToken"]?.stringValue)
-        let over = await gatewayError {
+        let over = await expectGatewayError(.invalidRequest) {
             try await h.provider.start(
                 FirebaseHarness.multiFactorStart(Self.phone, .enroll(idToken: fullToken, displayName: nil)))
         }
-        #expect(over?.code == .invalidRequest)
         #expect(over?.vendor?.code == "SECOND_FACTOR_LIMIT_EXCEEDED")
     }
 
@@ -351,10 +350,9 @@ struct FirebaseMultiFactorTests {
         try await h.admitUser("mfa@example.com", phones: [Self.phone])
         let (credential, enrollment) = try await h.pendingSignIn("mfa@example.com")
         let step = MultiFactor.signIn(pendingCredential: credential, enrollmentID: enrollment)
-        let bare = await gatewayError {
+        await expectGatewayError(.appVerificationRequired) {
             try await h.provider.start(FirebaseHarness.multiFactorStart(Self.phone, step, proof: nil))
         }
-        #expect(bare?.code == .appVerificationRequired)
 
         try await h.admitUser("test@example.com", phones: [FirebaseHarness.testNumber])
         let test = try await h.pendingSignIn("test@example.com")
@@ -381,11 +379,10 @@ struct FirebaseMultiFactorTests {
                 Self.phone, .signIn(pendingCredential: credential, enrollmentID: enrollment)))
         // The code (5 minutes from the start) is still valid; the credential (5 minutes from the first factor) not.
         h.clock.advance(by: FirebaseEmulator.defaultPendingCredentialLifetime - 60)
-        let error = await gatewayError {
+        let error = await expectGatewayError(.expired) {
             try await h.provider.check(
                 FirebaseHarness.verification(started, to: Self.phone), code: try h.code(to: Self.phone))
         }
-        #expect(error?.code == .expired)
         #expect(error?.vendor?.code == "INVALID_MFA_PENDING_CREDENTIAL")
     }
 

@@ -183,8 +183,7 @@ struct FirebaseProviderTests {
         let verification = try FirebaseHarness.verification(try await h.start())
         h.clock.advance(by: FirebaseEmulator.defaultCodeLifetime + 1)
 
-        let error = await gatewayError { try await h.provider.check(verification, code: try h.code()) }
-        #expect(error?.code == .expired)
+        let error = await expectGatewayError(.expired) { try await h.provider.check(verification, code: try h.code()) }
         #expect(error?.vendor?.code == "SESSION_EXPIRED")
         #expect(error?.vendor?.httpStatus == 400)
     }
@@ -199,8 +198,7 @@ struct FirebaseProviderTests {
             #expect(try await h.provider.check(verification, code: wrong).status == .pending)
         }
 
-        let error = await gatewayError { try await h.provider.check(verification, code: code) }
-        #expect(error?.code == .rateLimited)
+        let error = await expectGatewayError(.rateLimited) { try await h.provider.check(verification, code: code) }
         #expect(error?.vendor?.code == "TOO_MANY_ATTEMPTS_TRY_LATER")
         #expect(error?.message.contains("unsuccessful") == false, "Google's detail text never reaches the caller")
     }
@@ -212,8 +210,7 @@ struct FirebaseProviderTests {
         let code = try h.code()
         #expect(try await h.provider.check(verification, code: code).status == .approved)
 
-        let error = await gatewayError { try await h.provider.check(verification, code: code) }
-        #expect(error?.code == .expired)
+        let error = await expectGatewayError(.expired) { try await h.provider.check(verification, code: code) }
         #expect(error?.vendor?.code == "INVALID_SESSION_INFO")
     }
 
@@ -223,8 +220,7 @@ struct FirebaseProviderTests {
         let verification = try FirebaseHarness.verification(try await h.start())
         let before = h.transport.requests.count
         for code in [""] {
-            let error = await gatewayError { try await h.provider.check(verification, code: code) }
-            #expect(error?.code == .invalidRequest)
+            await expectGatewayError(.invalidRequest) { try await h.provider.check(verification, code: code) }
         }
         #expect(h.transport.requests.count == before)
     }
@@ -235,8 +231,7 @@ struct FirebaseProviderTests {
         let verification = ProviderVerification(
             destination: .phone(try PhoneNumber(parsing: FirebaseHarness.number)), channel: .sms, reference: nil,
             state: [:])
-        let error = await gatewayError { try await h.provider.check(verification, code: "123456") }
-        #expect(error?.code == .internal)
+        await expectGatewayError(.internal) { try await h.provider.check(verification, code: "123456") }
         #expect(h.transport.requests.isEmpty)
     }
 
@@ -274,8 +269,7 @@ struct FirebaseProviderTests {
     @Test("a start without a proof is refused before Firebase is called")
     func missingProofRefusedLocally() async throws {
         let h = try FirebaseHarness()
-        let error = await gatewayError { try await h.start(proof: nil) }
-        #expect(error?.code == .appVerificationRequired)
+        await expectGatewayError(.appVerificationRequired) { try await h.start(proof: nil) }
         #expect(h.transport.requests.isEmpty)
         #expect(h.provider.requiresAppVerification(for: try FirebaseHarness.sms(proof: nil)))
     }
@@ -302,8 +296,7 @@ struct FirebaseProviderTests {
         ])
     func unusableProofs(_ proof: AppVerificationProof) async throws {
         let h = try FirebaseHarness()
-        let error = await gatewayError { try await h.start(proof: proof) }
-        #expect(error?.code == .appVerificationRequired)
+        await expectGatewayError(.appVerificationRequired) { try await h.start(proof: proof) }
         #expect(h.transport.requests.isEmpty)
     }
 
@@ -318,8 +311,7 @@ struct FirebaseProviderTests {
     func rejectedProof(_ kind: AppVerificationProof.Kind, _ vendorCode: String) async throws {
         let h = try FirebaseHarness()
         let proof = AppVerificationProof(kind: kind, token: FirebaseSandbox.rejectedProofToken, secret: "secret")
-        let error = await gatewayError { try await h.start(proof: proof) }
-        #expect(error?.code == .appVerificationFailed)
+        let error = await expectGatewayError(.appVerificationFailed) { try await h.start(proof: proof) }
         #expect(error?.vendor?.code == vendorCode)
         #expect(error?.sendMayHaveHappened == false)
         #expect(h.outbox.all.isEmpty)
@@ -351,10 +343,9 @@ struct FirebaseProviderTests {
         let calls = h.transport.requests.count
         h.clock.advance(by: 60)
 
-        let error = await gatewayError {
+        let error = await expectGatewayError(.appVerificationRequired) {
             try await h.provider.resend(FirebaseHarness.verification(started), request: ResendRequest())
         }
-        #expect(error?.code == .appVerificationRequired)
         #expect(error?.message.contains("send `app_verification` with the resend") == true)
         #expect(h.transport.requests.count == calls)
         #expect(h.outbox.all.count == 1)
@@ -382,25 +373,24 @@ struct FirebaseProviderTests {
     func configuredWait() async throws {
         let h = try FirebaseHarness(settings: ["resend_after_seconds": "0"])
         let started = try await h.start()
-        let error = await gatewayError {
+        await expectGatewayError(.appVerificationRequired) {
             try await h.provider.resend(FirebaseHarness.verification(started), request: ResendRequest())
         }
-        #expect(error?.code == .appVerificationRequired)
 
         let patient = try FirebaseHarness(settings: ["resend_after_seconds": "300"])
         let kept = try await patient.start()
         patient.clock.advance(by: 299)
-        #expect(try await patient.provider.resend(FirebaseHarness.verification(kept), request: ResendRequest()).sentNothing)
+        #expect(
+            try await patient.provider.resend(FirebaseHarness.verification(kept), request: ResendRequest()).sentNothing)
     }
 
     @Test("a resend over another channel is unsupported_channel")
     func resendOtherChannel() async throws {
         let h = try FirebaseHarness()
         let started = try await h.start()
-        let error = await gatewayError {
+        await expectGatewayError(.unsupportedChannel) {
             try await h.provider.resend(FirebaseHarness.verification(started), request: ResendRequest(channel: .voice))
         }
-        #expect(error?.code == .unsupportedChannel)
     }
 
     // MARK: quota and vendor failures
@@ -411,8 +401,7 @@ struct FirebaseProviderTests {
         _ = try await h.start()
         _ = try await h.start()
 
-        let error = await gatewayError { try await h.start() }
-        #expect(error?.code == .providerRateLimited)
+        let error = await expectGatewayError(.providerRateLimited) { try await h.start() }
         #expect(error?.vendor?.code == "QUOTA_EXCEEDED")
         #expect(error?.sendMayHaveHappened == false)
         #expect(h.outbox.all.count == 2)
@@ -426,8 +415,7 @@ struct FirebaseProviderTests {
     func serverErrors(_ status: Int) async throws {
         let h = try FirebaseHarness()
         h.emulator.faults.set(FaultSwitch.Faults(serverErrorStatus: status))
-        let error = await gatewayError { try await h.start() }
-        #expect(error?.code == .providerUnavailable)
+        let error = await expectGatewayError(.providerUnavailable) { try await h.start() }
         #expect(error?.vendor?.httpStatus == status)
         #expect(error?.sendMayHaveHappened == false)
         #expect(h.outbox.all.isEmpty)
@@ -437,22 +425,19 @@ struct FirebaseProviderTests {
     func malformedBody() async throws {
         let h = try FirebaseHarness()
         h.emulator.faults.set(FaultSwitch.Faults(malformedBody: true, remaining: 1))
-        let startError = await gatewayError { try await h.start() }
-        #expect(startError?.code == .providerError)
+        let startError = await expectGatewayError(.providerError) { try await h.start() }
         #expect(startError?.sendMayHaveHappened == true)
 
         let verification = try FirebaseHarness.verification(try await h.start())
         h.emulator.faults.set(FaultSwitch.Faults(malformedBody: true, remaining: 1))
-        let checkError = await gatewayError { try await h.provider.check(verification, code: try h.code()) }
-        #expect(checkError?.code == .providerError)
+        await expectGatewayError(.providerError) { try await h.provider.check(verification, code: try h.code()) }
     }
 
     @Test("no answer within the deadline is provider_timeout, and the send may have happened")
     func timeout() async throws {
         let h = try FirebaseHarness(requestTimeout: .milliseconds(20))
         h.emulator.faults.set(FaultSwitch.Faults(latencyMilliseconds: 5_000))
-        let error = await gatewayError { try await h.start() }
-        #expect(error?.code == .providerTimeout)
+        let error = await expectGatewayError(.providerTimeout) { try await h.start() }
         #expect(error?.sendMayHaveHappened == true)
     }
 
@@ -460,24 +445,21 @@ struct FirebaseProviderTests {
     func connectionFailures() async throws {
         let h = try FirebaseHarness()
         h.emulator.faults.set(FaultSwitch.Faults(connectionReset: true))
-        let reset = await gatewayError { try await h.start() }
-        #expect(reset?.code == .providerUnavailable)
+        let reset = await expectGatewayError(.providerUnavailable) { try await h.start() }
         #expect(reset?.sendMayHaveHappened == true)
 
         let refused = try FirebaseHarness(
             transport: StubTransport { _ throws(TransportError) in
                 throw .connectFailed("connection refused")
             })
-        let error = await gatewayError { try await refused.start() }
-        #expect(error?.code == .providerUnavailable)
+        let error = await expectGatewayError(.providerUnavailable) { try await refused.start() }
         #expect(error?.sendMayHaveHappened == false)
     }
 
     @Test("a wrong API key is provider_auth_failed, read from Google's keyInvalid reason")
     func wrongAPIKey() async throws {
         let h = try FirebaseHarness(settings: ["api_key": "AIzaSyD-not-the-sandbox-key-00000000000"])
-        let error = await gatewayError { try await h.start() }
-        #expect(error?.code == .providerAuthFailed)
+        let error = await expectGatewayError(.providerAuthFailed) { try await h.start() }
         #expect(error?.vendor?.code == "keyInvalid")
         #expect(error?.vendor?.httpStatus == 400)
     }

@@ -2,36 +2,11 @@ import Foundation
 import GatewayCore
 import GatewayTestSupport
 import HTTPTypes
-import Synchronization
 import Testing
 
 @testable import GatewayFirebase
 
-/// A transport that records every request before handing it on.
-final class RecordingTransport: HTTPTransport {
-    let inner: any HTTPTransport
-    private let log = Mutex<[TransportRequest]>([])
-
-    init(_ inner: any HTTPTransport) {
-        self.inner = inner
-    }
-
-    var requests: [TransportRequest] { log.withLock { $0 } }
-
-    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
-        log.withLock { $0.append(request) }
-        return try await inner.send(request, timeout: timeout)
-    }
-}
-
-/// A transport that answers from a closure: for answers the emulator never gives.
-struct StubTransport: HTTPTransport {
-    let answer: @Sendable (TransportRequest) throws(TransportError) -> TransportResponse
-
-    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
-        try answer(request)
-    }
-
+extension StubTransport {
     /// Answers every request with `status` and `json`.
     static func json(_ json: String, status: HTTPResponse.Status = .ok) -> StubTransport {
         StubTransport { _ in
@@ -123,23 +98,6 @@ struct FirebaseHarness {
 
 extension AppVerificationProof {
     static let recaptcha = AppVerificationProof(kind: .recaptcha, token: "sandbox-recaptcha-token")
-}
-
-/// Runs `body` and returns the ``GatewayError`` it throws, recording an issue if it throws none.
-@discardableResult
-func gatewayError<T>(
-    _ body: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation
-) async -> GatewayError? {
-    do {
-        _ = try await body()
-        Issue.record("expected a GatewayError, got success", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as GatewayError {
-        return error
-    } catch {
-        Issue.record("expected a GatewayError, got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
 }
 
 /// The JSON object of a body, for tests that read the wire.

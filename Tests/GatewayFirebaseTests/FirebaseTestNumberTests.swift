@@ -73,8 +73,7 @@ struct FirebaseTestNumberTests {
     @Test("a test number the project does not list is refused by Firebase, as a missing proof")
     func unlistedAtFirebase() async throws {
         let h = try FirebaseHarness(emulatorTestNumbers: [:])
-        let error = await gatewayError { try await h.start(FirebaseHarness.testNumber, proof: nil) }
-        #expect(error?.code == .appVerificationRequired)
+        await expectGatewayError(.appVerificationRequired) { try await h.start(FirebaseHarness.testNumber, proof: nil) }
         #expect(h.outbox.all.isEmpty)
     }
 
@@ -89,8 +88,7 @@ struct FirebaseTestNumberTests {
         #expect(try await configured.provider.check(stored, code: "654321").status == .pending)
         #expect(try await configured.provider.check(stored, code: FirebaseHarness.testCode).status == .approved)
         let removed = try FirebaseHarness(settings: ["test_numbers": "+16505550111=111111"])
-        let error = await gatewayError { try await removed.provider.check(stored, code: FirebaseHarness.testCode) }
-        #expect(error?.code == .expired)
+        await expectGatewayError(.expired) { try await removed.provider.check(stored, code: FirebaseHarness.testCode) }
         #expect(configured.transport.requests.isEmpty && removed.transport.requests.isEmpty)
     }
 
@@ -122,8 +120,9 @@ struct FirebaseTestNumberTests {
         #expect(outcome.providerTokens["idToken"] != nil)
         #expect(transport.requests.count == 2)
 
-        let error = await gatewayError { try await service.start(try FirebaseHarness.sms(proof: nil)) }
-        #expect(error?.code == .appVerificationRequired)
+        await expectGatewayError(.appVerificationRequired) {
+            try await service.start(try FirebaseHarness.sms(proof: nil))
+        }
         #expect(transport.requests.count == 2, "the engine refuses a start without a proof before calling")
     }
 

@@ -122,7 +122,7 @@ struct IDaaSEmulatorTests {
         let parts = try #require(answer.idToken).split(separator: ".")
         #expect(parts.count == 3)
         let claims = try JSONDecoder().decode(
-            IDaaSWire.IDTokenClaims.self, from: try #require(IDaaSWire.base64URLDecode(parts[1])))
+            IDaaSWire.IDTokenClaims.self, from: try #require(Base64URL.decode(parts[1])))
         #expect(claims.aud?.values == [IDaaSSandbox.clientID])
         #expect(claims.phoneNumber == H.number)
         #expect(claims.api?.contains("userName") == true)
@@ -241,7 +241,9 @@ struct IDaaSEmulatorTests {
             for n in 0..<300 {
                 try state.setCaptcha(
                     "slider\(n)",
-                    .init(answerX: 10, answerY: 10, expiresAt: now.addingTimeInterval(IDaaSEmulator.defaultCaptchaLifetime)))
+                    .init(
+                        answerX: 10, answerY: 10,
+                        expiresAt: now.addingTimeInterval(IDaaSEmulator.defaultCaptchaLifetime)))
             }
         }
         _ = await h.send(try await h.captchaToken())

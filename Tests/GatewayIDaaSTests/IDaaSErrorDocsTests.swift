@@ -36,14 +36,16 @@ struct IDaaSErrorDocsTests {
     func otherRows() throws {
         let lines = try Self.lines()
         let sdk = Set(IDaaSErrorMapping.sdkCodes.flatMap { [$0.ciam, $0.eiam] })
-        for row in IDaaSErrorMapping.rows where !sdk.contains(row.value) {
+        for row in IDaaSErrorMapping.rows {
+            let value = try #require(row.code)
+            guard !sdk.contains(value) else { continue }
             let named = lines.filter { line in
                 guard line.hasPrefix("|") else { return false }
                 let first = line.split(separator: "|", omittingEmptySubsequences: true).first ?? ""
-                return first.contains("`\(row.value)`")
+                return first.contains("`\(value)`")
             }
-            #expect(named.count == 1, "\(row.value): \(named.count) lines")
-            #expect(named.allSatisfy { $0.contains("`\(row.mapsTo.rawValue)`") }, "\(row.value)")
+            #expect(named.count == 1, "\(value): \(named.count) lines")
+            #expect(named.allSatisfy { $0.contains("`\(row.mapsTo.rawValue)`") }, "\(value)")
         }
     }
 

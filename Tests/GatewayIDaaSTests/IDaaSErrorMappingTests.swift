@@ -4,10 +4,6 @@ import Testing
 
 @testable import GatewayIDaaS
 
-extension IDaaSErrorMapping.Row: CustomTestStringConvertible {
-    public var testDescription: String { "\(value) → \(mapsTo.rawValue)" }
-}
-
 @Suite("IDaaS error mapping")
 struct IDaaSErrorMappingTests {
     static func map(_ code: String?, message: String = "验证码错误 +8613800138000", status: Int = 400) -> GatewayError {
@@ -19,13 +15,14 @@ struct IDaaSErrorMappingTests {
     @Test(
         "every row maps its code (a prefix row, a code in its group) and keeps the vendor code, never the text",
         arguments: IDaaSErrorMapping.rows)
-    func everyRow(_ row: IDaaSErrorMapping.Row) {
-        let code = row.match == .exact ? row.value : row.value + "9999"
-        let error = Self.map(code, status: row.vendorStatus ?? 400)
+    func everyRow(_ row: VendorErrorRow) throws {
+        let value = try #require(row.code)
+        let code = row.match == .exact ? value : value + "9999"
+        let status = IDaaSErrorMapping.vendorStatus(of: value)
+        #expect(row.httpStatus == nil && row.operation == nil, "the body's code decides, on any call")
+        let error = Self.map(code, status: status)
         #expect(error.code == row.mapsTo)
-        #expect(
-            error.vendor
-                == GatewayError.VendorDetail(providerID: "idaas", code: code, httpStatus: row.vendorStatus ?? 400))
+        #expect(error.vendor == GatewayError.VendorDetail(providerID: "idaas", code: code, httpStatus: status))
         #expect(error.message.contains(code))
         #expect(!error.message.contains("+86"))
         #expect(!error.message.contains("验证码"))
@@ -113,7 +110,7 @@ struct IDaaSErrorMappingTests {
         for code in ["IDAAS.SDK." + expected.suffix, "SDK." + expected.suffix] {
             let row = try #require(IDaaSErrorMapping.row(for: code))
             #expect(row.match == .exact, "\(code)")
-            #expect(row.vendorStatus == expected.vendorStatus)
+            #expect(IDaaSErrorMapping.vendorStatus(of: code) == expected.vendorStatus)
             let error = Self.map(code, status: expected.vendorStatus)
             #expect(error.code == expected.code, "\(code)")
             #expect(error.httpStatus == expected.httpStatus, "\(code)")
@@ -132,7 +129,7 @@ struct IDaaSErrorMappingTests {
         #expect(Set(codes) == Set(Self.sdkTable.map(\.suffix)))
         let groups = Dictionary(grouping: IDaaSErrorMapping.sdkCodes, by: \.group).mapValues(\.count)
         #expect(groups == ["COMMON": 14, "LOGIN": 8, "SMS": 8, "SOCIAL": 2, "PWD": 8, "MFA": 3])
-        let exact = IDaaSErrorMapping.rows.filter { $0.match == .exact }.map(\.value)
+        let exact = IDaaSErrorMapping.rows.filter { $0.match == .exact }.compactMap(\.code)
         #expect(Set(exact).count == exact.count, "an exact row is listed twice")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import HTTPTypes
 import Testing
 
@@ -62,8 +63,9 @@ struct IDaaSProviderErrorTests {
     func busy() async throws {
         let h = try Self.refusing(IDaaSWire.smsLoginPath, "IDAAS.SDK.COMMON.1008", status: 500)
         let (verification, sent) = try await h.sent()
-        let error = await gatewayError { try await h.provider.check(verification, code: sent) }
-        #expect(error?.code == .providerUnavailable)
+        let error = await expectGatewayError(.providerUnavailable) {
+            try await h.provider.check(verification, code: sent)
+        }
         #expect(error?.isRetryable == true)
         #expect(error?.vendor?.httpStatus == 500)
     }
@@ -71,8 +73,7 @@ struct IDaaSProviderErrorTests {
     @Test("a configuration code at the slider is a misconfigured provider: provider_rejected, failed over")
     func configuration() async throws {
         let h = try Self.refusing(IDaaSWire.captchaPath, "IDAAS.SDK.SMS.1001")
-        let error = await gatewayError { try await h.provider.prepare(try H.request()) }
-        #expect(error?.code == .providerRejected)
+        let error = await expectGatewayError(.providerRejected) { try await h.provider.prepare(try H.request()) }
         #expect(error?.errorClass == .providerPermanent)
     }
 
@@ -82,23 +83,21 @@ struct IDaaSProviderErrorTests {
         let (verification, code) = try await h.sent()
         let token = try #require(try await h.provider.check(verification, code: code).tokens["id_token"])
         var parts = try #require(token.stringValue).split(separator: ".").map(String.init)
-        parts[1] = IDaaSWire.base64URL(Data(#"{"aud":"sandbox-idaas-client-0001","exp":9999999999}"#.utf8))
+        parts[1] = Base64URL.encode(Data(#"{"aud":"sandbox-idaas-client-0001","exp":9999999999}"#.utf8))
         let forgedToken = JSONValue.string(parts.joined(separator: "."))
-        let forged = await gatewayError {
+        let forged = await expectGatewayError(.invalidToken) {
             try await h.provider.perform(action: "verify_id_token", input: ["id_token": forgedToken])
         }
-        #expect(forged?.code == .invalidToken)
         #expect(forged?.vendor?.code == "103")
         let other = try H(settings: ["client_id": "another-app"], base: h.base)
-        let audience = await gatewayError {
+        let audience = await expectGatewayError(.invalidToken) {
             try await other.provider.perform(action: "verify_id_token", input: ["id_token": token])
         }
         #expect(audience?.vendor?.code == "107")
         h.clock.advance(by: TimeInterval(IDaaSEmulator.idTokenLifetime + 120))
-        let expired = await gatewayError {
+        let expired = await expectGatewayError(.invalidToken) {
             try await h.provider.perform(action: "verify_id_token", input: ["id_token": token])
         }
-        #expect(expired?.code == .invalidToken)
         #expect(expired?.vendor?.code == "106")
     }
 }

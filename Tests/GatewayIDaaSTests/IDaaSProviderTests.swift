@@ -115,8 +115,7 @@ struct IDaaSProviderTests {
         // The tenant's list now declares the regions.
         #expect(h.provider.capabilities.servedRegions == ["CN", "HK", "MO", "TW", "SG"])
         // A check before the slider is refused without a call.
-        let error = await gatewayError { try await h.provider.check(verification, code: "123456") }
-        #expect(error?.code == .invalidState)
+        await expectGatewayError(.invalidState) { try await h.provider.check(verification, code: "123456") }
     }
 
     @Test("a number outside the tenant's area codes is refused before any call; a form its regex refuses too")
@@ -124,10 +123,10 @@ struct IDaaSProviderTests {
         let h = try H()
         _ = try await h.prepared()
         let calls = h.transport.requests.count
-        let us = await gatewayError { try await h.provider.prepare(try H.request("+16505553434")) }
-        #expect(us?.code == .unsupportedDestination)
-        let landline = await gatewayError { try await h.provider.prepare(try H.request("+861012345678")) }
-        #expect(landline?.code == .invalidPhoneNumber)
+        await expectGatewayError(.unsupportedDestination) {
+            try await h.provider.prepare(try H.request("+16505553434"))
+        }
+        await expectGatewayError(.invalidPhoneNumber) { try await h.provider.prepare(try H.request("+861012345678")) }
         #expect(h.transport.requests.count == calls)
         // Singapore is in the tenant's list, though not in the default regions.
         let (singapore, _) = try await h.prepared("+6591234567")
@@ -203,10 +202,9 @@ struct IDaaSProviderTests {
         #expect(!h.transport.paths.contains(H.mount + IDaaSWire.smsSendPath))
         #expect(h.outbox.messages(to: H.number).isEmpty)
         // A malformed answer is the caller's.
-        let bad = await gatewayError {
+        await expectGatewayError(.invalidRequest) {
             try await h.provider.submitChallenge(verification, answer: ChallengeAnswer(answer: ["x": "left"]))
         }
-        #expect(bad?.code == .invalidRequest)
     }
 
     @Test("a captcha token cannot send to another number: the refusal answers a fresh slider, no SMS")
@@ -230,14 +228,12 @@ struct IDaaSProviderTests {
         for _ in 1..<IDaaSEmulator.defaultMaxWrongCodes {
             #expect(try await h.provider.check(verification, code: wrong).status == .pending)
         }
-        let locked = await gatewayError { try await h.provider.check(verification, code: wrong) }
-        #expect(locked?.code == .accountLocked)
+        let locked = await expectGatewayError(.accountLocked) { try await h.provider.check(verification, code: wrong) }
         #expect(locked?.vendor?.code == "IDAAS.SDK.LOGIN.1003")
         let other = try H()
         let (late, lateCode) = try await other.sent()
         other.clock.advance(by: IDaaSEmulator.defaultCodeLifetime + 1)
-        let expired = await gatewayError { try await other.provider.check(late, code: lateCode) }
-        #expect(expired?.code == .expired)
+        let expired = await expectGatewayError(.expired) { try await other.provider.check(late, code: lateCode) }
         #expect(expired?.vendor?.code == "IDAAS.SDK.CAPTCHA.0008")
     }
 
@@ -251,8 +247,7 @@ struct IDaaSProviderTests {
             let result = try await h.provider.check(verification, code: code)
             #expect(result.status == .approved && result.tokens["status"] == "PASSWORD_WARN")
         } else {
-            let error = await gatewayError { try await h.provider.check(verification, code: code) }
-            #expect(error?.code == .denied)
+            let error = await expectGatewayError(.denied) { try await h.provider.check(verification, code: code) }
             #expect(error?.vendor?.code == entry.value)
             #expect(error?.message.contains(entry.value) == true)
         }
@@ -266,8 +261,7 @@ struct IDaaSProviderTests {
             JWKSFrom(inner: inner, keys: InProcessTransport(emulator: rogue, pathPrefix: H.mount))
         }
         let (verification, code) = try await h.sent()
-        let error = await gatewayError { try await h.provider.check(verification, code: code) }
-        #expect(error?.code == .providerError)
+        let error = await expectGatewayError(.providerError) { try await h.provider.check(verification, code: code) }
         #expect(error?.message.contains("did not verify (no tenant key matches the token)") == true)
         // The same token handed in by a client.
         let good = try H()
@@ -276,31 +270,28 @@ struct IDaaSProviderTests {
         let verified = try await good.provider.perform(action: "verify_id_token", input: ["id_token": .string(token)])
         #expect(verified["valid"] == true)
         #expect(verified["phone_number"] == .string(H.number))
-        let refused = await gatewayError {
+        await expectGatewayError(.invalidToken) {
             try await h.provider.perform(action: "verify_id_token", input: ["id_token": .string(token)])
         }
-        #expect(refused?.code == .invalidToken)
         var tampered = token.split(separator: ".").map(String.init)
-        tampered[1] = IDaaSWire.base64URL(Data(#"{"aud":"sandbox-idaas-client-0001","exp":9999999999}"#.utf8))
-        let forged = await gatewayError {
+        tampered[1] = Base64URL.encode(Data(#"{"aud":"sandbox-idaas-client-0001","exp":9999999999}"#.utf8))
+        let forged = await expectGatewayError(.invalidToken) {
             try await good.provider.perform(
                 action: "verify_id_token", input: ["id_token": .string(tampered.joined(separator: "."))])
         }
-        #expect(forged?.code == .invalidToken)
         #expect(forged?.message.contains("signature does not verify") == true)
-        #expect(
-            await gatewayError {
-                try await good.provider.perform(action: "verify_id_token", input: ["id_token": "abc"])
-            }?.code == .invalidToken)
+        await expectGatewayError(.invalidToken) {
+            try await good.provider.perform(action: "verify_id_token", input: ["id_token": "abc"])
+        }
         // Expired, and for another audience.
         good.clock.advance(by: TimeInterval(IDaaSEmulator.idTokenLifetime + 120))
-        let expired = await gatewayError {
+        let expired = await expectGatewayError(.invalidToken) {
             try await good.provider.perform(action: "verify_id_token", input: ["id_token": .string(token)])
         }
         #expect(expired?.message.contains("expired") == true)
         let otherAudience = try H(settings: ["client_id": "another-app"], base: good.base)
         good.clock.advance(by: -TimeInterval(IDaaSEmulator.idTokenLifetime + 120))
-        let audience = await gatewayError {
+        let audience = await expectGatewayError(.invalidToken) {
             try await otherAudience.provider.perform(action: "verify_id_token", input: ["id_token": .string(token)])
         }
         #expect(audience?.message.contains("audience") == true)
@@ -316,15 +307,14 @@ struct IDaaSProviderTests {
         #expect(refreshed["session_token"] != nil && refreshed["session_token"] != session)
         #expect(refreshed["expire"]?.numberValue == Double(IDaaSEmulator.sessionLifetime))
         #expect(refreshed["id_token"]?.stringValue != nil)
-        let old = await gatewayError {
+        let old = await expectGatewayError(.invalidToken) {
             try await h.provider.perform(action: "refresh_id_token", input: ["session_token": session])
         }
-        #expect(old?.code == .invalidToken)
         #expect(old?.vendor?.code == "IDAAS.SDK.PARAM.0023")
-        #expect(
-            await gatewayError { try await h.provider.perform(action: "refresh_id_token", input: [:]) }?.code
-                == .invalidRequest)
-        #expect(await gatewayError { try await h.provider.perform(action: "nothing", input: [:]) }?.code == .notFound)
+        await expectGatewayError(.invalidRequest) {
+            try await h.provider.perform(action: "refresh_id_token", input: [:])
+        }
+        await expectGatewayError(.notFound) { try await h.provider.perform(action: "nothing", input: [:]) }
     }
 
     @Test("a resend needs a new slider; the sent code checks meanwhile; solving it sends a new code")
@@ -355,48 +345,49 @@ struct IDaaSProviderTests {
         open.state = try await other.provider.resend(open, request: ResendRequest()).state
         #expect(try other.state(open).captchaToken != nil)
         #expect(try await other.provider.check(open, code: code).status == .approved)
-        let voice = await gatewayError {
+        await expectGatewayError(.unsupportedChannel) {
             try await h.provider.resend(verification, request: ResendRequest(channel: .voice))
         }
-        #expect(voice?.code == .unsupportedChannel)
     }
 
     @Test("5xx, malformed body, timeouts, a wrong client id and missing device headers")
     func failures() async throws {
         let h = try H()
         h.emulator.faults.set(.init(serverErrorStatus: 503))
-        let unavailable = await gatewayError { try await h.provider.prepare(try H.request()) }
-        #expect(unavailable?.code == .providerUnavailable)
+        let unavailable = await expectGatewayError(.providerUnavailable) {
+            try await h.provider.prepare(try H.request())
+        }
         #expect(unavailable?.vendor?.httpStatus == 503)
         h.emulator.faults.set(.init(malformedBody: true))
-        #expect(await gatewayError { try await h.provider.prepare(try H.request()) }?.code == .providerError)
+        await expectGatewayError(.providerError) { try await h.provider.prepare(try H.request()) }
         h.emulator.faults.clear()
         // A timeout on the SMS send may have sent it.
         let slow = try H(requestTimeout: .milliseconds(200))
         let (verification, _) = try await slow.prepared()
         let x = try await slow.answer(verification)
         slow.emulator.faults.set(.init(latencyMilliseconds: 400, remaining: 1))
-        let timeout = await gatewayError { try await slow.submit(verification, x: x) }
-        #expect(timeout?.code == .providerTimeout)
+        let timeout = await expectGatewayError(.providerTimeout) { try await slow.submit(verification, x: x) }
         #expect(timeout?.sendMayHaveHappened == false)
         // Only the send is slow: the verify passes, then the send times out.
         let sendSlow = try H(requestTimeout: .milliseconds(200)) { inner in SlowSend(inner: inner) }
         let (v3, _) = try await sendSlow.prepared()
-        let sendTimeout = await gatewayError { try await sendSlow.submit(v3, x: try await sendSlow.answer(v3)) }
-        #expect(sendTimeout?.code == .providerTimeout)
+        let sendTimeout = await expectGatewayError(.providerTimeout) {
+            try await sendSlow.submit(v3, x: try await sendSlow.answer(v3))
+        }
         #expect(sendTimeout?.sendMayHaveHappened == true)
         let wrongClient = try H(settings: ["client_id": "another-app"])
-        let auth = await gatewayError { try await wrongClient.provider.prepare(try H.request()) }
-        #expect(auth?.code == .providerAuthFailed)
+        await expectGatewayError(.providerAuthFailed) { try await wrongClient.provider.prepare(try H.request()) }
         // A tenant that wants the OS under another header name: the device information is incomplete.
         let renamed = try H(settings: ["os_header": "X-os"])
-        let incomplete = await gatewayError { try await renamed.provider.prepare(try H.request()) }
-        #expect(incomplete?.code == .invalidRequest)
+        let incomplete = await expectGatewayError(.invalidRequest) {
+            try await renamed.provider.prepare(try H.request())
+        }
         #expect(incomplete?.vendor?.code == "IDAAS.SDK.PARAM.0001")
         // An undeliverable number.
         let (undeliverable, _) = try await h.prepared(IDaaSSandbox.undeliverable)
-        let delivery = await gatewayError { try await h.submit(undeliverable, x: try await h.answer(undeliverable)) }
-        #expect(delivery?.code == .deliveryFailed)
+        await expectGatewayError(.deliveryFailed) {
+            try await h.submit(undeliverable, x: try await h.answer(undeliverable))
+        }
     }
 
     @Test("settings: every problem at once, paths and formats honoured")
@@ -406,8 +397,7 @@ struct IDaaSProviderTests {
             providerID: "idaas")
         #expect(problems.count == 5)
         let moved = try H(settings: ["captcha_path": "/api/v2/sdk/other-captcha"])
-        let error = await gatewayError { try await moved.provider.prepare(try H.request()) }
-        #expect(error?.code == .providerRejected)
+        await expectGatewayError(.providerRejected) { try await moved.provider.prepare(try H.request()) }
         let e164 = try H(settings: ["mobile_format": "e164"])
         let (verification, _) = try await e164.prepared()
         #expect(try e164.state(verification).mobile == "+8613800138000")
@@ -464,7 +454,8 @@ struct IDaaSCountryListTests {
         try H(transport: { _ in
             StubTransport { _ in
                 reads.count.withLock { $0 += 1 }
-                return TransportResponse(status: .ok, headerFields: [.contentType: "application/json"], body: Data(json.utf8))
+                return TransportResponse(
+                    status: .ok, headerFields: [.contentType: "application/json"], body: Data(json.utf8))
             }
         })
     }
@@ -510,7 +501,8 @@ struct IDaaSCountryListTests {
     @Test("the list is the cached one: read once within area_codes_cache_seconds")
     func cached() async throws {
         let reads = Reads()
-        let h = try Self.tenant(#"{"phoneAreaCodeDefinitions": [{"areaCode": "65", "countryCode": "SG"}]}"#, reads: reads)
+        let h = try Self.tenant(
+            #"{"phoneAreaCodeDefinitions": [{"areaCode": "65", "countryCode": "SG"}]}"#, reads: reads)
         _ = try await h.provider.countryList()
         _ = try await h.provider.countryList()
         #expect(reads.count.withLock { $0 } == 1)

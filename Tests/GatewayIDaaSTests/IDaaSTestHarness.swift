@@ -2,34 +2,12 @@ import Foundation
 import GatewayCore
 import GatewayTestSupport
 import HTTPTypes
-import Synchronization
 import Testing
 
 @testable import GatewayIDaaS
 
-/// A transport that records every request before handing it on.
-final class RecordingTransport: HTTPTransport {
-    let inner: any HTTPTransport
-    private let log = Mutex<[TransportRequest]>([])
-
-    init(_ inner: any HTTPTransport) { self.inner = inner }
-
-    var requests: [TransportRequest] { log.withLock { $0 } }
+extension RecordingTransport {
     var paths: [String] { requests.map { $0.url.path() } }
-
-    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
-        log.withLock { $0.append(request) }
-        return try await inner.send(request, timeout: timeout)
-    }
-}
-
-/// A transport that answers from a closure, for answers the emulator never gives.
-struct StubTransport: HTTPTransport {
-    let answer: @Sendable (TransportRequest) throws(TransportError) -> TransportResponse
-
-    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
-        try answer(request)
-    }
 }
 
 /// The emulator on a manual clock and direct requests to it.
@@ -107,23 +85,6 @@ struct IDaaSEmulatorHarness {
 
 func errorCode(_ response: TransportResponse?) -> String? {
     response.flatMap { try? JSONDecoder().decode(IDaaSWire.ErrorBody.self, from: $0.body) }?.errorCode
-}
-
-/// Runs `body` and returns the ``GatewayError`` it throws, recording an issue if it throws none.
-@discardableResult
-func gatewayError<T>(
-    _ body: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation
-) async -> GatewayError? {
-    do {
-        _ = try await body()
-        Issue.record("expected a GatewayError, got success", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as GatewayError {
-        return error
-    } catch {
-        Issue.record("expected a GatewayError, got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
 }
 
 /// A PNG read back with only the parts our encoder writes (stored deflate blocks, filter 0), checking every

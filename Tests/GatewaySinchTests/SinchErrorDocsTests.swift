@@ -16,8 +16,8 @@ struct SinchErrorDocsTests {
     @Test("every errorCode row has a line with the same mapping and source")
     func errorCodes() throws {
         let lines = try Self.lines()
-        for row in SinchErrorMapping.rows {
-            let prefix = "| \(row.code) | \(row.httpStatus) | \(row.name) | `\(row.mapsTo.rawValue)` | \(row.source) |"
+        for row in SinchErrorMapping.table.rows(in: "") {
+            let prefix = "| \(row.code ?? "-") | \(row.httpStatus.map(String.init) ?? "-") | \(row.name) | `\(row.mapsTo.rawValue)` | \(row.source) |"
             #expect(lines.contains { $0.hasPrefix(prefix) }, "no Sinch line starting \(prefix)")
         }
     }
@@ -25,12 +25,13 @@ struct SinchErrorDocsTests {
     @Test("every reason and every iOS constant has its line")
     func reasonsAndConstants() throws {
         let lines = try Self.lines()
-        for row in SinchErrorMapping.reasons {
-            let prefix = "| \(row.reason) | `\(row.status.rawValue)` | `\(row.mapsTo.rawValue)` |"
+        for row in SinchErrorMapping.table.rows(in: "reason") {
+            let status = try #require(SinchErrorMapping.status(of: row))
+            let prefix = "| \(row.name) | `\(status.rawValue)` | `\(row.mapsTo.rawValue)` |"
             #expect(lines.contains { $0.hasPrefix(prefix) }, "no line starting \(prefix)")
         }
-        for row in SinchErrorMapping.iosErrors {
-            let values = row.values.map(String.init).joined(separator: ", ")
+        for row in SinchErrorMapping.table.rows(in: "ios") {
+            let values = row.related["values"] ?? "-"
             let prefix = "| `\(row.name)` | \(values) | `\(row.mapsTo.rawValue)` |"
             #expect(lines.contains { $0.hasPrefix(prefix) }, "no line starting \(prefix)")
         }

@@ -1,26 +1,12 @@
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import HTTPTypes
 import Logging
 import Synchronization
 import Testing
 
 @testable import GatewaySinch
-
-/// Passes requests on and keeps a copy of each.
-final class RecordingTransport: HTTPTransport {
-    private let next: any HTTPTransport
-    private let log = Mutex<[TransportRequest]>([])
-
-    init(_ next: any HTTPTransport) { self.next = next }
-
-    var requests: [TransportRequest] { log.withLock { $0 } }
-
-    func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
-        log.withLock { $0.append(request) }
-        return try await next.send(request, timeout: timeout)
-    }
-}
 
 /// Plays the gateway for the emulator's callbacks: hands each to the provider's `handleCallback` with a
 /// lookup over the verifications the test registers, and keeps the replies and updates.
@@ -34,6 +20,7 @@ final class GatewayStandIn: HTTPTransport {
     private let provider = Mutex<SinchProvider?>(nil)
     private let known = Mutex<[ProviderUpdate.Target: ProviderVerification]>([:])
     private let delivered = Mutex<[Delivered]>([])
+    private let received = Mutex<[VendorCallback]>([])
     /// What the gateway's country policy says of a destination.
     let permits = Mutex<@Sendable (Destination) -> Bool>({ _ in true })
 
@@ -44,6 +31,8 @@ final class GatewayStandIn: HTTPTransport {
     }
 
     var deliveries: [Delivered] { delivered.withLock { $0 } }
+    /// Every callback as the provider got it.
+    var callbacks: [VendorCallback] { received.withLock { $0 } }
 
     var lookup: VerificationLookup {
         let permits = self.permits.withLock { $0 }
@@ -55,6 +44,7 @@ final class GatewayStandIn: HTTPTransport {
         let callback = VendorCallback(
             method: request.method, url: request.url, subpath: "/", query: nil, headerFields: request.headerFields,
             body: request.body)
+        received.withLock { $0.append(callback) }
         do {
             let reply = try await provider.handleCallback(callback, lookup: lookup)
             delivered.withLock { $0.append(Delivered(body: request.body, status: reply.response.status, updates: reply.updates)) }
@@ -82,11 +72,13 @@ struct SinchHarness {
     let provider: SinchProvider
 
     init(
-        settings extra: [String: String] = [:], timeout: Duration = .seconds(5), callbacks: Bool = true
+        settings extra: [String: String] = [:], timeout: Duration = .seconds(5), callbacks: Bool = true,
+        persistence: any EmulatorPersistence = NoEmulatorPersistence()
     ) throws {
         let sender = callbacks ? CallbackSender(baseURL: URL(string: Self.callbackURL), transport: gateway) : .none
         emulator = SinchEmulator(
-            context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet, callbacks: sender))
+            context: EmulatorContext(
+                clock: clock, outbox: outbox, logger: .quiet, callbacks: sender, persistence: persistence))
         recorder = RecordingTransport(InProcessTransport(emulator: emulator, pathPrefix: SinchSandbox.mountPath))
         var settings = SinchPlugin.plugin.sandboxSettings(try #require(URL(string: Self.baseURL)))
         settings.merge(extra) { _, new in new }
@@ -121,24 +113,6 @@ struct SinchHarness {
     }
 
     static func wrong(_ code: String) -> String { code == "0000" ? "1111" : "0000" }
-}
-
-/// Runs `body`, expecting a ``GatewayError`` with `code`; returns it.
-@discardableResult
-func expectGatewayError<Value>(
-    _ code: GatewayError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Value
-) async -> GatewayError? {
-    do {
-        let value = try await body()
-        Issue.record("expected `\(code.rawValue)`, but it returned \(value)", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as GatewayError {
-        #expect(error.code == code, "expected `\(code.rawValue)`, got \(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected `\(code.rawValue)`, got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
 }
 
 extension Logger {

@@ -18,11 +18,31 @@ package protocol ProviderConformanceRig: Sendable {
     /// The code the app ends up with after `result` when the outbox does not have it (Vonage silent auth:
     /// the device follows `check_url`); `nil` to read it from the outbox.
     func appCode(after result: ProviderStartResult, to destination: Destination) async throws -> String?
+    /// Readies `destination` for a start on `channel` (Twilio Verify Push: enrols a device for the identity).
+    func prepare(_ destination: Destination, for channel: Channel) async throws
+    /// Does what the user does on a channel that completes without a code (approves the push on the device).
+    func approveWithoutCode(_ result: ProviderStartResult, to destination: Destination) async throws
+    /// What the app does when a start or a resend asks it to act before anything is sent (IDaaS: it solves the
+    /// slider, and the answer sends the code): the result as it then stands. By default the result unchanged.
+    func completed(_ result: ProviderStartResult, of verification: ProviderVerification) async throws
+        -> ProviderStartResult
 }
 
 extension ProviderConformanceRig {
     package func appCode(after result: ProviderStartResult, to destination: Destination) async throws -> String? {
         nil
+    }
+
+    package func prepare(_ destination: Destination, for channel: Channel) async throws {}
+
+    package func approveWithoutCode(_ result: ProviderStartResult, to destination: Destination) async throws {
+        Issue.record("the rig cannot complete a verification without a code")
+    }
+
+    package func completed(_ result: ProviderStartResult, of verification: ProviderVerification) async throws
+        -> ProviderStartResult
+    {
+        result
     }
 }
 
@@ -60,10 +80,23 @@ package struct ProviderConformance: Sendable {
     package var cancelAfter: TimeInterval = 0
     /// After this long (and a tick) a started verification's code no longer approves.
     package var expiresAfter: TimeInterval
+    /// Whether the vendor still answers a status after approval (Twilio forgets an approved verification:
+    /// docs/vendors/twilio.md §2.6, so a refresh then is `not_found`, and the gateway's record keeps the approval).
+    package var statusAfterApproval = true
+    /// Whether the vendor answers any check of an approved verification with `approved` (Sinch reports the
+    /// verification's status: a double tap reports twice); the gateway's record, not the vendor, then makes the
+    /// approval count once.
+    package var checkAfterApprovalIsApproved = false
+    /// The channel whose approval the vendor reports by callback (Twilio: push only).
+    package var callbackChannel: Channel = .sms
     /// The header fields that carry a callback's signature.
     package var signatureHeaders: [HTTPField.Name] = []
     /// The emulator's table whose rows the state measure reads.
     package var stateTable: String
+    /// The app's proof that starts and resends carry, for a vendor that requires one (Firebase).
+    package var appVerification: AppVerificationProof?
+    /// Whether a start answers a vendor reference; `false` for a vendor whose handle is all in the state (IDaaS).
+    package var startsWithReference = true
 
     package init(
         name: String, makeRig: @escaping @Sendable (any EmulatorPersistence) throws -> any ProviderConformanceRig,
@@ -151,13 +184,24 @@ package struct ProviderConformance: Sendable {
         _ rig: any ProviderConformanceRig, index: Int = 0, channel: Channel = .sms, fallbacks: [Channel] = []
     ) async throws -> Started {
         let destination = try destinationFor(channel) ?? self.destination(index)
-        let request = StartVerification(destination: destination, channel: channel, fallbackChannels: fallbacks)
-        let result = try await rig.provider.start(request)
-        let verification = ProviderVerification(
-            destination: destination, channel: result.channel ?? channel, fallbackChannels: fallbacks,
-            reference: result.reference, state: result.state)
+        try await rig.prepare(destination, for: channel)
+        let request = StartVerification(
+            destination: destination, channel: channel, appVerification: appVerification, fallbackChannels: fallbacks)
+        let first = try await rig.provider.start(request)
+        var verification = ProviderVerification(
+            destination: destination, channel: first.channel ?? channel, fallbackChannels: fallbacks,
+            reference: first.reference, state: first.state)
+        let result = try await rig.completed(first, of: verification)
+        Self.apply(result, to: &verification)
         let code = try await rig.appCode(after: result, to: destination) ?? rig.outbox.last(to: destination.value)?.code
         return Started(verification: verification, result: result, code: code)
+    }
+
+    /// `verification` as the gateway keeps it after `result`.
+    static func apply(_ result: ProviderStartResult, to verification: inout ProviderVerification) {
+        verification.channel = result.channel ?? verification.channel
+        verification.reference = result.reference ?? verification.reference
+        if !result.state.isEmpty { verification.state = result.state }
     }
 
     /// A code of the right shape that is not `code`.
@@ -185,7 +229,11 @@ package struct ProviderConformance: Sendable {
     func startSendsACode() async throws {
         let rig = try rig()
         let started = try await start(rig)
-        #expect(started.result.reference != nil, "\(name): the start has no vendor reference")
+        if startsWithReference {
+            #expect(started.result.reference != nil, "\(name): the start has no vendor reference")
+        } else {
+            #expect(!started.verification.state.isEmpty, "\(name): the start keeps nothing of the vendor's")
+        }
         let message = try #require(rig.outbox.last(to: started.verification.destination.value), "\(name): nothing sent")
         #expect(message.kind == .sms && message.code != nil && message.code == started.code)
     }
@@ -205,6 +253,12 @@ package struct ProviderConformance: Sendable {
         let started = try await start(rig)
         let code = try #require(started.code)
         #expect(try await rig.provider.check(started.verification, code: code).status == .approved)
+        if checkAfterApprovalIsApproved {
+            for again in [code, Self.wrong(code)] {
+                #expect(try await rig.provider.check(started.verification, code: again).status == .approved, "\(name)")
+            }
+            return
+        }
         await expectVerificationError("a second right code") {
             try await rig.provider.check(started.verification, code: code)
         }
@@ -238,13 +292,12 @@ package struct ProviderConformance: Sendable {
         let started = try await start(rig, fallbacks: resendFallbacks)
         let destination = started.verification.destination.value
         let before = rig.outbox.messages(to: destination).count
-        let resent = try await rig.provider.resend(started.verification, request: ResendRequest())
+        var moved = started.verification
+        let asked = try await rig.provider.resend(started.verification, request: ResendRequest(appVerification: appVerification))
+        Self.apply(asked, to: &moved)
+        Self.apply(try await rig.completed(asked, of: moved), to: &moved)
         #expect(rig.outbox.messages(to: destination).count == before + 1, "\(name): the resend sent nothing")
         let message = try #require(rig.outbox.last(to: destination))
-        var moved = started.verification
-        moved.channel = resent.channel ?? moved.channel
-        moved.reference = resent.reference ?? moved.reference
-        if !resent.state.isEmpty { moved.state = resent.state }
         if capabilities.resendKeepsCode { #expect(message.code == started.code, "\(name): the resend changed the code") }
         let code = try #require(message.code)
         #expect(try await rig.provider.check(moved, code: code).status == .approved, "\(name): the resent code")
@@ -265,16 +318,25 @@ package struct ProviderConformance: Sendable {
         let rig = try rig()
         guard rig.provider.capabilities.supportsStatus else { return }
         let started = try await start(rig)
-        #expect(try await rig.provider.status(started.verification).status == .pending, "\(name): refresh after start")
+        // No change (`status` nil) leaves it pending.
+        #expect((try await rig.provider.status(started.verification).status ?? .pending) == .pending, "\(name): refresh after start")
         #expect(try await rig.provider.check(started.verification, code: try #require(started.code)).status == .approved)
-        #expect(try await rig.provider.status(started.verification).status == .approved, "\(name): refresh after approval")
+        if statusAfterApproval {
+            #expect(try await rig.provider.status(started.verification).status == .approved, "\(name): refresh after approval")
+        } else {
+            await expectGatewayError(.notFound) { try await rig.provider.status(started.verification) }
+        }
     }
 
     func callbacksAreTakenOnlyWhenSigned() async throws {
         let rig = try rig()
         guard rig.provider.capabilities.acceptsCallbacks else { return }
-        let started = try await start(rig)
-        #expect(try await rig.provider.check(started.verification, code: try #require(started.code)).status == .approved)
+        let started = try await start(rig, channel: callbackChannel)
+        if rig.provider.capabilities.completesWithoutCode.contains(callbackChannel) {
+            try await rig.approveWithoutCode(started.result, to: started.verification.destination)
+        } else {
+            #expect(try await rig.provider.check(started.verification, code: try #require(started.code)).status == .approved)
+        }
         let callbacks = await rig.callbacks()
         try #require(!callbacks.isEmpty, "\(name): the emulator sent no callback for an approval")
         let verification = started.verification
@@ -320,14 +382,15 @@ package struct ProviderConformance: Sendable {
             do {
                 switch call {
                 case .start:
-                    let request = StartVerification(destination: try destination(index), channel: .sms)
+                    let request = StartVerification(
+                        destination: try destination(index), channel: .sms, appVerification: appVerification)
                     outcome = .success("started \(String(describing: try await rig.provider.start(request).reference))")
                 case .check:
                     let verification = try #require(started?.verification)
                     outcome = .success("\(try await rig.provider.check(verification, code: Self.wrong(started?.code)).status)")
                 case .resend:
                     let verification = try #require(started?.verification)
-                    _ = try await rig.provider.resend(verification, request: ResendRequest())
+                    _ = try await rig.provider.resend(verification, request: ResendRequest(appVerification: appVerification))
                     outcome = .success("resent")
                 case .cancel:
                     try await rig.provider.cancel(try #require(started?.verification))
@@ -364,7 +427,10 @@ package struct ProviderConformance: Sendable {
             let message = rig.outbox.last(to: started.verification.destination.value)
             #expect(
                 message != nil || started.result.nextAction != nil, "\(name) \(channel.rawValue): nothing sent, nothing to do")
-            if let message, message.code != nil { #expect(message.channel == channel.rawValue, "\(name) \(channel.rawValue)") }
+            // The kind is the gateway's channel; `channel` may keep the vendor's name for it (Twilio's `call`).
+            if let message, message.code != nil {
+                #expect(message.channel == channel.rawValue || message.kind == .init(channel), "\(name) \(channel.rawValue)")
+            }
             guard !rig.provider.capabilities.completesWithoutCode.contains(channel), let code = started.code else { continue }
             let result = try await rig.provider.check(started.verification, code: code)
             #expect(result.status == .approved, "\(name) \(channel.rawValue): the code answered \(result.status)")
@@ -392,7 +458,7 @@ package struct ProviderConformance: Sendable {
             return await group.reduce(into: []) { $0.append($1) }
         }
         let approved = answers.filter { (try? $0.get()) == .approved }.count
-        #expect(approved == 1, "\(name): \(approved) of 4 racing right codes approved")
+        #expect(approved == (checkAfterApprovalIsApproved ? 4 : 1), "\(name): \(approved) of 4 racing right codes approved")
         for case .failure(let error) in answers {
             #expect(error.errorClass == .verification, "\(name): a racing check failed with \(error)")
         }
@@ -416,7 +482,8 @@ package struct ProviderConformance: Sendable {
         }
         let small = try await cost(filledTo: 20)
         let large = try await cost(filledTo: 2_000)
-        #expect(persistence.rowCount(stateTable) > 2_000, "\(name): the emulator does not keep its state in \(stateTable)")
+        // At least the 1,999 started and never checked (a vendor may forget the approved ones, as Twilio does).
+        #expect(persistence.rowCount(stateTable) >= 1_999, "\(name): the emulator does not keep its state in \(stateTable)")
         #expect(small > 0, "\(name): no rows touched: the emulator keeps its state elsewhere")
         #expect(large == small, "\(name): a start and a check touch \(small) rows at 20 requests, \(large) at 2,000")
     }

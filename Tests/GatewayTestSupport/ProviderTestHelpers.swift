@@ -19,11 +19,18 @@ package final class RecordingTransport: HTTPTransport {
     }
 }
 
-/// Answers every request with one canned response or transport error.
+/// Answers every request with one canned response or transport error, or with what `respond` makes of it.
 package struct StubTransport: HTTPTransport {
     package var outcome: Result<TransportResponse, TransportError>
+    private var respond: (@Sendable (TransportRequest) throws(TransportError) -> TransportResponse)?
 
     package init(outcome: Result<TransportResponse, TransportError>) { self.outcome = outcome }
+
+    /// Answers each request with `respond`'s answer (one that depends on the request, or counts the calls).
+    package init(_ respond: @escaping @Sendable (TransportRequest) throws(TransportError) -> TransportResponse) {
+        self.outcome = .failure(.connectFailed("no answer"))
+        self.respond = respond
+    }
 
     /// A fixed answer with a JSON (or `contentType`) body.
     package static func answer(
@@ -39,7 +46,8 @@ package struct StubTransport: HTTPTransport {
     package static func failing(_ error: TransportError) -> StubTransport { StubTransport(outcome: .failure(error)) }
 
     package func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
-        try outcome.get()
+        if let respond { return try respond(request) }
+        return try outcome.get()
     }
 }
 

@@ -117,3 +117,6 @@ struct PushDevice {
             .post, "/Entities/\(identity)/Challenges/\(sid)", form: [("AuthPayload", payload)], auth: auth)
     }
 }
+
+// A device's state is values only; swift-crypto's P-256 keys are immutable but not marked `Sendable`.
+extension PushDevice: @unchecked Sendable {}

@@ -1,4 +1,5 @@
 import GatewayCore
+import GatewayTestSupport
 import Testing
 
 @testable import GatewayTwilio

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import HTTPTypes
 import Logging
 import Testing
@@ -62,33 +63,9 @@ struct TwilioHarness {
     static func wrong(_ code: String) -> String { code == "000000" ? "111111" : "000000" }
 }
 
-/// Runs `body`, expecting a ``GatewayError`` with `code`; returns it for further checks.
-@discardableResult
-func expectGatewayError<Value>(
-    _ code: GatewayError.Code,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () async throws -> Value
-) async -> GatewayError? {
-    do {
-        let value = try await body()
-        Issue.record("expected `\(code.rawValue)`, but it returned \(value)", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as GatewayError {
-        #expect(error.code == code, "expected `\(code.rawValue)`, got \(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected `\(code.rawValue)`, got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
-}
-
 /// A form body as a dictionary.
 func formFields(_ body: Data) -> [String: String] {
     FormEncoding.decode(String(decoding: body, as: UTF8.self))
-}
-
-extension TwilioErrorMapping.Row: CustomTestStringConvertible {
-    public var testDescription: String { "\(code) \(name) → \(mapsTo.rawValue)" }
 }
 
 extension Logger {

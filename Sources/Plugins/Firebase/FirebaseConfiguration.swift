@@ -29,20 +29,13 @@ struct FirebaseConfiguration: Sendable, Equatable {
                 value.count <= 200 && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F }
                     ? nil : "must be printable ASCII without spaces, at most 200 characters"
             }),
-        SettingSpec(
-            name: "project_id",
-            summary: "The Firebase project id (the `aud` of its ID tokens).",
-            validate: {
-                FirebaseConfiguration.isProjectID($0)
-                    ? nil : "must be a Google Cloud project id (6-30 lowercase letters, digits or -, from a letter)"
-            }),
-        SettingSpec(
-            name: "base_url",
-            summary:
-                "Identity Toolkit base URL; defaults to https://identitytoolkit.googleapis.com "
-                + "(Auth Emulator: http://HOST:9099/identitytoolkit.googleapis.com).",
-            isRequired: false,
-            validate: { FirebaseConfiguration.isHTTPURL($0) ? nil : "must be an http or https URL" }),
+        .text(
+            "project_id", "The Firebase project id (the `aud` of its ID tokens).", check: isProjectID,
+            reason: "must be a Google Cloud project id (6-30 lowercase letters, digits or -, from a letter)"),
+        .url(
+            "base_url",
+            "Identity Toolkit base URL; defaults to https://identitytoolkit.googleapis.com "
+                + "(Auth Emulator: http://HOST:9099/identitytoolkit.googleapis.com)."),
         SettingSpec(
             name: "test_numbers",
             summary:
@@ -50,52 +43,33 @@ struct FirebaseConfiguration: Sendable, Equatable {
                 + "answered without calling Firebase.",
             isRequired: false,
             validate: { FirebaseTestNumbers.problem(in: $0) }),
-        SettingSpec(
-            name: "resend_after_seconds",
-            summary:
-                "Seconds after a send during which a resend sends nothing and keeps the code "
+        .integer(
+            "resend_after_seconds",
+            "Seconds after a send during which a resend sends nothing and keeps the code "
                 + "(default 60, FirebaseUI's wait).",
-            isRequired: false,
-            validate: { value in
-                Int(value).map { FirebaseConfiguration.resendAfterRange.contains($0) } == true
-                    ? nil : "must be a whole number of seconds from 0 to 3600"
-            }),
-        SettingSpec(
-            name: "ios_bundle_id",
-            summary: "The iOS app's bundle id, sent with `ios_receipt` proofs as X-Ios-Bundle-Identifier.",
-            isRequired: false,
-            validate: { value in
+            in: resendAfterRange, reason: "must be a whole number of seconds from 0 to 3600"),
+        .text(
+            "ios_bundle_id", "The iOS app's bundle id, sent with `ios_receipt` proofs as X-Ios-Bundle-Identifier.",
+            required: false,
+            check: { value in
                 value.count <= 155
                     && value.unicodeScalars.allSatisfy {
                         ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "."
                             || $0 == "-"
                     }
-                    ? nil : "must be a bundle identifier (letters, digits, . and -)"
-            }),
+            }, reason: "must be a bundle identifier (letters, digits, . and -)"),
     ]
 
     /// Reads and checks `settings`, reporting every problem at once.
-    init(settings: [String: String], providerID: String) throws(ConfigurationError) {
-        var problems: [String] = []
-        for spec in Self.settings {
-            guard let value = settings[spec.name], !value.isEmpty else {
-                if spec.isRequired { problems.append("provider \(providerID): missing setting `\(spec.name)`") }
-                continue
-            }
-            if let reason = spec.validate?(value) {
-                problems.append("provider \(providerID): setting `\(spec.name)` \(reason)")
-            }
-        }
-        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+    init(settings values: [String: String], providerID: String) throws(ConfigurationError) {
+        let settings = PluginSettings(values, specs: Self.settings, providerID: providerID)
+        try settings.validate()
         apiKey = settings["api_key"] ?? ""
         projectID = settings["project_id"] ?? ""
-        var base = settings["base_url"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultBaseURL
-        while base.hasSuffix("/") { base.removeLast() }
-        baseURL = base
+        baseURL = settings.url("base_url", default: Self.defaultBaseURL)
         testNumbers = (try? FirebaseTestNumbers(parsing: settings["test_numbers"] ?? "")) ?? .none
-        resendAfter =
-            settings["resend_after_seconds"].flatMap(Int.init).map(TimeInterval.init) ?? Self.defaultResendAfter
-        iosBundleID = settings["ios_bundle_id"].flatMap { $0.isEmpty ? nil : $0 }
+        resendAfter = settings.int("resend_after_seconds").map(TimeInterval.init) ?? Self.defaultResendAfter
+        iosBundleID = settings["ios_bundle_id"]
     }
 
     /// Google Cloud's project id rule: 6 to 30 lowercase letters, digits and hyphens, starting with a
@@ -106,12 +80,5 @@ struct FirebaseConfiguration: Sendable, Equatable {
             ("a"..."z").contains(first), last != "-"
         else { return false }
         return scalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
-    }
-
-    static func isHTTPURL(_ value: String) -> Bool {
-        guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = url.host(), !host.isEmpty
-        else { return false }
-        return true
     }
 }

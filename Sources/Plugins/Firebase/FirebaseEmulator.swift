@@ -43,6 +43,8 @@ public final class FirebaseEmulator: VendorEmulator {
 
     /// The fault switch tests and the sandbox use to make this emulated Firebase misbehave.
     public let faults = FaultSwitch()
+    /// Rows of ``FirebaseErrorMapping/table`` armed to answer the next call of their operation (tests only).
+    package let errors = EmulatorErrorSwitch()
 
     let apiKey: String
     let projectID: String
@@ -140,6 +142,11 @@ public final class FirebaseEmulator: VendorEmulator {
     private func route(_ request: EmulatorRequest) async -> EmulatorResponse {
         let path = request.path.removingPercentEncoding ?? request.path
         let toolkit = "/" + FirebaseWire.identityToolkitHost
+        if let operation = Self.operations[String(path.dropFirst(toolkit.count))], path.hasPrefix(toolkit),
+            let row = errors.take(operation: operation.name)
+        {
+            return .response(Self.answer(row))
+        }
         switch path {
         case toolkit + FirebaseWire.sendVerificationCodePath:
             guard request.method == .post else { return .response(Self.notFound()) }
@@ -169,6 +176,23 @@ public final class FirebaseEmulator: VendorEmulator {
             }
             return .response(Self.notFound())
         }
+    }
+
+    /// The provider's operation behind each Identity Toolkit method, for the error switch.
+    static let operations: [String: VendorOperation] = [
+        FirebaseWire.sendVerificationCodePath: .send, FirebaseWire.signInWithPhoneNumberPath: .signIn,
+        FirebaseWire.mfaSignInStartPath: .mfaSignInStart, FirebaseWire.mfaSignInFinalizePath: .mfaSignInFinalize,
+        FirebaseWire.mfaEnrollmentStartPath: .mfaEnrollmentStart,
+        FirebaseWire.mfaEnrollmentFinalizePath: .mfaEnrollmentFinalize,
+    ]
+
+    /// An armed row as Identity Toolkit answers it: a server string as a business error (400), a Google-level
+    /// reason in the envelope's `errors` (400, as for a key that is not valid).
+    static func answer(_ row: VendorErrorRow) -> TransportResponse {
+        guard row.field == .reason else { return refusal(row.value) }
+        return error(
+            400, message: "API key not valid. Please pass a valid API key.", status: "INVALID_ARGUMENT",
+            reason: row.value, domain: "usageLimits")
     }
 
     // MARK: inspection

@@ -30,37 +30,19 @@ enum FirebaseErrorMapping {
         case reason
     }
 
-    /// One vendor error and what it becomes.
-    struct Row: Sendable, Equatable {
-        var value: String
-        var field: Field
-        var mapsTo: GatewayError.Code
-        /// What the iOS SDK reports when the server answers this (``AuthErrorCode/internalError`` when its
-        /// switch does not know the string).
-        var ios: AuthErrorCode
-        /// The code the iOS SDK raises itself, before calling the server, for the same situation.
-        var iosClientSide: AuthErrorCode?
-        /// Where docs/vendors/firebase.md documents the string (its source key).
-        var source: String
-        /// What it means and why this code, where the choice is ours.
-        var note: String
-        /// The caller's message, where the code's own summary would not say what happened (the code is shared
-        /// by unlike situations); `nil`: ``summary(of:)``.
-        var summary: String?
-
-        init(
-            _ value: String, _ mapsTo: GatewayError.Code, ios: AuthErrorCode, clientSide: AuthErrorCode? = nil,
-            field: Field = .serverString, _ source: String, _ note: String, summary: String? = nil
-        ) {
-            self.value = value
-            self.field = field
-            self.mapsTo = mapsTo
-            self.ios = ios
-            self.iosClientSide = clientSide
-            self.source = source
-            self.note = note
-            self.summary = summary
-        }
+    /// A row of the table: a server string (exact) or a Google-level reason (its own vocabulary, a prefix),
+    /// with what the iOS SDK reports for it, and the code the SDK raises itself for the same situation, under
+    /// ``VendorErrorRow/related`` (`ios`, `ios_client`: `17044 invalidVerificationCode`).
+    static func row(
+        _ value: String, _ mapsTo: GatewayError.Code, ios: AuthErrorCode, clientSide: AuthErrorCode? = nil,
+        field: Field = .serverString, _ source: String, _ note: String
+    ) -> VendorErrorRow {
+        var related = ["ios": "\(ios.rawValue) \(ios.name)"]
+        if let clientSide { related["ios_client"] = "\(clientSide.rawValue) \(clientSide.name)" }
+        return VendorErrorRow(
+            vocabulary: field == .reason ? Field.reason.rawValue : "", code: value,
+            match: field == .reason ? .prefix : .exact, name: value, mapsTo: mapsTo, source: source, note: note,
+            related: related)
     }
 
     /// Every server string of docs/vendors/firebase.md §3.2 (the reCAPTCHA Enterprise family expanded from the iOS
@@ -74,213 +56,234 @@ enum FirebaseErrorMapping {
     /// `provider_error`: an answer the gateway did not expect, which never blames the caller. A missing or
     /// rejected app proof is the caller's (`app_verification_required` / `_failed`); project configuration
     /// is `provider_rejected` (fail over, alert).
-    static let rows: [Row] = [
+    static let rows: [VendorErrorRow] = [
         // Input.
-        Row(
+        row(
             "INVALID_PHONE_NUMBER", .invalidPhoneNumber, ios: AuthErrorCode(17042, "invalidPhoneNumber"),
             "[EMU] [IOS] [JS]", "not E.164, or missing on send; user input, never failed over"),
-        Row(
+        row(
             "MISSING_CODE", .invalidRequest, ios: .internalError,
             clientSide: AuthErrorCode(17043, "missingVerificationCode"), "[EMU] [IOS]",
             "sign-in without a code: the caller sent none"),
-        Row(
+        row(
             "MISSING_SESSION_INFO", .providerError, ios: .internalError,
             clientSide: AuthErrorCode(17045, "missingVerificationID"), "[EMU] [IOS]",
             "the gateway always sends the stored sessionInfo, so this answer is unexpected"),
-        Row(
+        row(
             "MISSING_PHONE_NUMBER", .providerError, ios: .internalError,
             clientSide: AuthErrorCode(17041, "missingPhoneNumber"), "[EMU] [IOS]",
             "only for sign-in with a temporaryProof, a flow the gateway never uses"),
         // The code and the session.
-        Row(
+        row(
             "INVALID_CODE", .incorrectCode, ios: AuthErrorCode(17044, "invalidVerificationCode"), "[EMU] [IOS] [JS]",
             "wrong code; a check answers `pending` and the gateway counts the attempt"),
-        Row(
+        row(
             "INVALID_SESSION_INFO", .expired, ios: AuthErrorCode(17046, "invalidVerificationID"), "[EMU] [IOS]",
             "unknown or already used sessionInfo: the verification cannot be checked any more; start again"),
-        Row(
+        row(
             "SESSION_EXPIRED", .expired, ios: AuthErrorCode(17051, "sessionExpired"), "[IOS] [JS]",
             "the SMS code expired (lifetime not published); start again"),
-        Row(
+        row(
             "CODE_EXPIRED", .expired, ios: .internalError, "[JS]",
             "not confirmed as a server string (JS's client code auth/code-expired); treated as SESSION_EXPIRED"),
-        Row(
+        row(
             "INVALID_TEMPORARY_PROOF", .providerError, ios: .internalError, "[EMU] [JS]",
             "only for sign-in with a temporaryProof, a flow the gateway never uses"),
         // Throttling and quota.
-        Row(
+        row(
             "TOO_MANY_ATTEMPTS_TRY_LATER", .rateLimited, ios: AuthErrorCode(17010, "tooManyRequests"),
             "[OBS] [IOS] [ADMIN]",
             "device, IP or number throttled for unusual activity, on send and on sign-in; Firebase says "
                 + "\"try later\" and documents no per-session attempt cap, so it is a throttle on the caller "
                 + "(back off, never routed around), not a final verdict; the gateway's own attempt limit "
                 + "gives max_attempts_reached"),
-        Row(
+        row(
             "QUOTA_EXCEEDED", .providerRateLimited, ios: AuthErrorCode(17052, "quotaExceeded"), "[OBS] [IOS]",
             "project SMS quota or per-number/per-IP quota exhausted; nothing was sent, so failing over is safe"),
         // App verification (docs/vendors/firebase.md §2.1: the client must prove it is a real app).
-        Row(
+        row(
             "CAPTCHA_CHECK_FAILED", .appVerificationFailed, ios: AuthErrorCode(17056, "captchaCheckFailed"),
             "[IOS] [JS]", "reCAPTCHA token invalid, expired, used or for another domain: the client re-solves"),
-        Row(
+        row(
             "INVALID_APP_CREDENTIAL", .appVerificationFailed, ios: AuthErrorCode(17048, "invalidAppCredential"),
             "[OBS] [IOS]", "the app proof (reCAPTCHA, APNs receipt, Play Integrity) is invalid or expired"),
-        Row(
+        row(
             "APP_NOT_VERIFIED", .appVerificationFailed, ios: AuthErrorCode(17055, "appNotVerified"), "[IOS]",
             "app verification failed"),
-        Row(
+        row(
             "MISSING_APP_CREDENTIAL", .appVerificationRequired, ios: AuthErrorCode(17047, "missingAppCredential"),
             "[IOS] [JS]", "no app-verifier assertion"),
-        Row(
+        row(
             "MISSING_CLIENT_IDENTIFIER", .appVerificationRequired,
             ios: AuthErrorCode(17093, "missingClientIdentifier"), "[IOS] [NODE-1894]",
             "no Play Integrity or reCAPTCHA proof: what a backend calling alone gets"),
-        Row(
+        row(
             "MISSING_IOS_APP_TOKEN", .appVerificationRequired, ios: AuthErrorCode(17053, "missingAppToken"),
             "[IOS]", "the iOS APNs token is missing"),
         // reCAPTCHA Enterprise enforcement. docs/vendors/firebase.md marks the exact server strings partly uncertain;
         // those not quoted there are spelled from the iOS code names.
-        Row(
+        row(
             "RECAPTCHA_NOT_ENABLED", .providerRejected, ios: AuthErrorCode(17200, "recaptchaNotEnabled"),
             "[IOS] (string inferred)", "reCAPTCHA Enterprise is not enabled for the project: configuration"),
-        Row(
+        row(
             "MISSING_RECAPTCHA_TOKEN", .appVerificationRequired, ios: AuthErrorCode(17201, "missingRecaptchaToken"),
             "[IOS] [JS]", "the project enforces reCAPTCHA Enterprise: send a recaptcha_enterprise proof"),
-        Row(
+        row(
             "INVALID_RECAPTCHA_TOKEN", .appVerificationFailed, ios: AuthErrorCode(17202, "invalidRecaptchaToken"),
             "[IOS] [JS]", "the reCAPTCHA Enterprise token was not accepted"),
-        Row(
+        row(
             "INVALID_RECAPTCHA_ACTION", .appVerificationFailed,
             ios: AuthErrorCode(17203, "invalidRecaptchaAction"), "[IOS] (string inferred)",
             "the token was made for another reCAPTCHA action"),
-        Row(
+        row(
             "MISSING_CLIENT_TYPE", .appVerificationRequired, ios: AuthErrorCode(17204, "missingClientType"),
             "[IOS] [JS]",
             "enterprise enforcement without the enterprise fields: the caller sent another proof kind"),
-        Row(
+        row(
             "MISSING_RECAPTCHA_VERSION", .appVerificationRequired,
             ios: AuthErrorCode(17205, "missingRecaptchaVersion"), "[IOS] (string inferred)",
             "enterprise enforcement without the enterprise fields: the caller sent another proof kind"),
-        Row(
+        row(
             "INVALID_RECAPTCHA_VERSION", .appVerificationRequired,
             ios: AuthErrorCode(17206, "invalidRecaptchaVersion"), "[IOS] [JS]",
             "the project wants another reCAPTCHA version than the proof's"),
-        Row(
+        row(
             "INVALID_REQ_TYPE", .providerError, ios: AuthErrorCode(17207, "invalidReqType"),
             "[IOS] (string inferred)", "the gateway sets no request type, so this answer is unexpected"),
         // Project and account configuration.
-        Row(
+        row(
             "OPERATION_NOT_ALLOWED", .providerRejected, ios: AuthErrorCode(17006, "operationNotAllowed"),
             "[OBS] [IOS]", "phone sign-in disabled, or the SMS region policy blocks the destination: fail over"),
-        Row(
+        row(
             "PROJECT_DISABLED", .providerRejected, ios: .internalError, "[EMU]",
             "auth disabled for the project (production equivalence uncertain): configuration"),
-        Row(
+        row(
             "UNSUPPORTED_TENANT_OPERATION", .providerRejected,
             ios: AuthErrorCode(17073, "unsupportedTenantOperation"), "[EMU] [IOS]", "tenant misuse: configuration"),
-        Row(
+        row(
             "TENANT_ID_MISMATCH", .providerRejected, ios: AuthErrorCode(17072, "tenantIDMismatch"), "[IOS]",
             "tenant misuse: configuration"),
         // The Firebase account behind the number.
-        Row(
+        row(
             "USER_DISABLED", .destinationBlocked, ios: AuthErrorCode(17005, "userDisabled"), "[EMU] [IOS]",
             "the code was right but the project disabled the user behind this number: terminal, never routed "
                 + "around (`forbidden` is the gateway's own API-key scope error)"),
-        Row(
+        row(
             "UNSUPPORTED_FIRST_FACTOR", .unsupportedDestination, ios: AuthErrorCode(17089, "unsupportedFirstFactor"),
             "[EMU] [IOS] [JS]",
             "phone sign-in: the number is an SMS second factor of another user and cannot sign in with it; "
-                + "enrollment: the user signed in with a method that cannot take a second factor (phone, anonymous)",
-            summary: "Firebase refuses this first factor: the number is another user's second factor, or the "
-                + "user's sign-in method cannot take a second factor"),
-        Row(
+                + "enrollment: the user signed in with a method that cannot take a second factor (phone, anonymous)"),
+        row(
             "PHONE_NUMBER_EXISTS", .providerError, ios: .internalError, "[EMU] [ADMIN]",
             "only when linking a phone to a signed-in user, which the gateway never does"),
         // The ID token of an enrollment (`multi_factor.id_token`); the gateway sends none on phone sign-in.
-        Row(
+        row(
             "INVALID_ID_TOKEN", .invalidToken, ios: AuthErrorCode(17017, "invalidUserToken"), "[EMU] [IOS]",
-            "the enrollment's id_token is not a valid ID token of the project: sign the user in again",
-            summary: "Firebase did not accept the user's ID token; sign the user in again"),
-        Row(
+            "the enrollment's id_token is not a valid ID token of the project: sign the user in again"),
+        row(
             "TOKEN_EXPIRED", .invalidToken, ios: AuthErrorCode(17021, "userTokenExpired"), "[EMU] [IOS]",
-            "the enrollment's id_token was revoked (or expired): sign the user in again",
-            summary: "The user's ID token has expired or was revoked; sign the user in again"),
-        Row(
+            "the enrollment's id_token was revoked (or expired): sign the user in again"),
+        row(
             "USER_NOT_FOUND", .invalidToken, ios: AuthErrorCode(17011, "userNotFound"), "[EMU] [IOS]",
-            "the user of the enrollment's id_token no longer exists",
-            summary: "The user of this ID token no longer exists"),
-        Row(
+            "the user of the enrollment's id_token no longer exists"),
+        row(
             "MISSING_ID_TOKEN", .providerError, ios: .internalError, "[EMU]",
             "an enrollment without an idToken: the gateway always sends multi_factor.id_token, so this answer is "
                 + "unexpected"),
         // Multi-factor sign-in and enrollment (Identity Toolkit v2).
-        Row(
+        row(
             "MISSING_MFA_PENDING_CREDENTIAL", .providerError,
-            ios: AuthErrorCode(17081, "missingMultiFactorSession"), "[EMU] [IOS] [JS]",
+            ios: AuthErrorCode(17081, "missingMultiFactorSession"), "[EMU] [IOS] [JS] [IDP-ERR]",
             "mfaSignIn:start without a pending credential: the gateway always sends multi_factor.pending_credential"),
-        Row(
+        row(
             "MISSING_MFA_ENROLLMENT_ID", .providerError, ios: AuthErrorCode(17082, "missingMultiFactorInfo"),
-            "[EMU] [IOS] [JS]",
+            "[EMU] [IOS] [JS] [IDP-ERR]",
             "mfaSignIn:start without an enrollment id: the gateway always sends multi_factor.enrollment_id"),
-        Row(
+        row(
             "MISSING_CREDENTIAL", .providerError, ios: .internalError, "[EMU]",
             "mfaSignIn:finalize without the pending credential (the Auth Emulator notes production answers this "
                 + "string there): the gateway always sends the one the start was given"),
-        Row(
+        row(
             "INVALID_MFA_PENDING_CREDENTIAL", .invalidToken, ios: AuthErrorCode(17083, "invalidMultiFactorSession"),
-            "[IOS] [JS]",
+            "[IOS] [JS] [IDP-ERR]",
             "the first factor's pending credential is malformed or has expired: sign in with the first factor "
-                + "again; at a check the verification ends `expired`",
-            summary: "The first-factor sign-in's pending credential is not valid or has expired; sign in with the "
-                + "first factor again"),
-        Row(
+                + "again; at a check the verification ends `expired`"),
+        row(
             "INVALID_PROJECT_ID", .invalidToken, ios: .internalError, "[EMU]",
-            "the pending credential belongs to another project; at a check the verification ends `expired`",
-            summary: "The pending credential belongs to another Firebase project"),
-        Row(
+            "the pending credential belongs to another project; at a check the verification ends `expired`"),
+        row(
             "MFA_ENROLLMENT_NOT_FOUND", .notEnrolled, ios: AuthErrorCode(17084, "multiFactorInfoNotFound"),
-            "[EMU] [IOS] [JS]",
+            "[EMU] [IOS] [JS] [IDP-ERR]",
             "multi_factor.enrollment_id names none of the user's second factors (or the factor was removed); at a "
-                + "check the verification ends `expired`",
-            summary: "The user has no second factor with this enrollment id"),
-        Row(
+                + "check the verification ends `expired`"),
+        row(
             "SECOND_FACTOR_EXISTS", .invalidRequest, ios: AuthErrorCode(17087, "secondFactorAlreadyEnrolled"),
             "[EMU] [IOS] [JS]",
             "the number is already one of this user's second factors; at a check (another enrollment of the "
-                + "number finished first) the verification ends `expired`",
-            summary: "This number is already a second factor of this user"),
-        Row(
+                + "number finished first) the verification ends `expired`"),
+        row(
             "SECOND_FACTOR_LIMIT_EXCEEDED", .invalidRequest,
             ios: AuthErrorCode(17088, "maximumSecondFactorCountExceeded"), "[IOS] [JS]",
-            "the user has as many second factors as Firebase allows: remove one first",
-            summary: "The user already has as many second factors as Firebase allows"),
-        Row(
+            "the user has as many second factors as Firebase allows: remove one first"),
+        row(
             "UNVERIFIED_EMAIL", .invalidRequest, ios: AuthErrorCode(17086, "unverifiedEmail"), "[EMU] [IOS]",
-            "Firebase enrolls second factors only for users whose email address is verified",
-            summary: "The user must verify their email address before enrolling a second factor"),
-        Row(
+            "Firebase enrolls second factors only for users whose email address is verified"),
+        row(
             "INVALID_ARGUMENT", .invalidRequest, ios: .internalError, "[EMU]",
             "the Auth Emulator's answer when the enrollment id names a factor that is not a phone (TOTP: \"MFA "
                 + "provider not supported\") or a phone step lacks its phone info, which the gateway always sends"),
         // Google-level key problems (no server string; error.errors[].reason).
-        Row(
+        row(
             "keyInvalid", .providerAuthFailed, ios: AuthErrorCode(17023, "invalidAPIKey"), field: .reason, "[IOS]",
             "the API key is not valid (any reason starting with keyInvalid): fail over, alert"),
-        Row(
+        row(
             "ipRefererBlocked", .providerAuthFailed, ios: AuthErrorCode(17028, "appNotAuthorized"), field: .reason,
             "[IOS]", "the API key's restrictions refuse the gateway's requests: fail over, alert"),
     ]
 
-    private static let byServerString: [String: Row] = Dictionary(
-        rows.filter { $0.field == .serverString }.map { ($0.value, $0) }, uniquingKeysWith: { first, _ in first })
+    /// The caller's message for the rows whose code is shared by unlike situations, where the code's own
+    /// summary would not say what happened.
+    static let rowSummaries: [String: String] = [
+        "UNSUPPORTED_FIRST_FACTOR":
+            "Firebase refuses this first factor: the number is another user's second factor, "
+            + "or the user's sign-in method cannot take a second factor",
+        "INVALID_ID_TOKEN": "Firebase did not accept the user's ID token; sign the user in again",
+        "TOKEN_EXPIRED": "The user's ID token has expired or was revoked; sign the user in again",
+        "USER_NOT_FOUND": "The user of this ID token no longer exists",
+        "INVALID_MFA_PENDING_CREDENTIAL":
+            "The first-factor sign-in's pending credential is not valid or has expired; "
+            + "sign in with the first factor again",
+        "INVALID_PROJECT_ID": "The pending credential belongs to another Firebase project",
+        "MFA_ENROLLMENT_NOT_FOUND": "The user has no second factor with this enrollment id",
+        "SECOND_FACTOR_EXISTS": "This number is already a second factor of this user",
+        "SECOND_FACTOR_LIMIT_EXCEEDED": "The user already has as many second factors as Firebase allows",
+        "UNVERIFIED_EMAIL": "The user must verify their email address before enrolling a second factor",
+    ]
+
+    static let table = VendorErrorTable(
+        vendor: "Firebase", rows: rows,
+        summaries: [
+            .unsupportedDestination: "Firebase cannot sign in with this number",
+            .appVerificationRequired: "Firebase needs an app verification proof it accepts",
+            .appVerificationFailed: "Firebase did not accept the app verification proof",
+            .destinationBlocked: "Firebase refuses to sign in the user behind this number",
+            .invalidToken: "Firebase did not accept a token the request carried",
+            .notEnrolled: "Firebase knows no such second factor for this user",
+            .rateLimited: "Firebase is throttling requests for this user or number; try again later",
+            .expired: "The verification has expired or was already used; start a new one",
+            .notFound: "Firebase does not know this resource",
+            .providerRateLimited: "Firebase's SMS quota is exhausted",
+            .providerAuthFailed: "Firebase did not accept the gateway's API key",
+            .providerRejected: "Firebase refused the request because of the project's configuration",
+        ])
 
     /// The row for a server string, if the table has one.
-    static func row(forServerString value: String) -> Row? { byServerString[value] }
+    static func row(forServerString value: String) -> VendorErrorRow? { table.row(code: value) }
 
     /// The row for a Google-level `errors[].reason`, matched as a prefix (`keyInvalid` covers
     /// `keyInvalidForProject`-style variants).
-    static func row(forReason reason: String) -> Row? {
-        rows.first { $0.field == .reason && reason.hasPrefix($0.value) }
+    static func row(forReason reason: String) -> VendorErrorRow? {
+        table.row(vocabulary: Field.reason.rawValue, code: reason)
     }
 
     /// Maps an error answer to a ``GatewayError``.
@@ -295,35 +298,22 @@ enum FirebaseErrorMapping {
     ) -> GatewayError {
         let serverString = FirebaseWire.serverCode(fromMessage: envelope?.error.message)
         let reasons = (envelope?.error.errors ?? []).compactMap(\.reason)
-        let row: Row?
-        if let serverString, let known = byServerString[serverString] {
-            row = known
-        } else {
-            row = reasons.lazy.compactMap { Self.row(forReason: $0) }.first
+        var found = serverString.flatMap(row(forServerString:)).map { ($0, $0.value) }
+        if found == nil, let reason = reasons.first(where: { row(forReason: $0) != nil }) {
+            found = row(forReason: reason).map { ($0, reason) }
         }
-        let vendorCode: String?
-        let mapped: GatewayError.Code
-        var message: String
-        if let row {
-            mapped = row.mapsTo
-            vendorCode = row.field == .serverString ? row.value : reasons.first { $0.hasPrefix(row.value) }
-            message = "\(row.summary ?? summary(of: mapped)) (Firebase \(vendorCode ?? row.value))"
-        } else {
-            mapped = fallback(httpStatus: httpStatus)
-            vendorCode = serverString ?? reasons.first.flatMap { isBounded($0) ? $0 : nil }
-            message = summary(of: mapped)
-            message += vendorCode.map { " (Firebase \($0), HTTP \(httpStatus))" } ?? " (HTTP \(httpStatus))"
+        guard let (row, vendorCode) = found else {
+            let vendorCode = serverString ?? reasons.first.flatMap { isBounded($0) ? $0 : nil }
+            return table.error(
+                .forVendorStatus(httpStatus),
+                detail: vendorCode.map { "Firebase \($0), HTTP \(httpStatus)" } ?? "HTTP \(httpStatus)",
+                vendorCode: vendorCode, httpStatus: httpStatus, providerID: providerID, retryAfter: retryAfter)
         }
-        return GatewayError(
-            mapped, message + ".",
-            vendor: GatewayError.VendorDetail(providerID: providerID, code: vendorCode, httpStatus: httpStatus),
-            attemptsRemaining: mapped == .maxAttemptsReached ? 0 : nil,
-            retryAfter: retryAfter)
-    }
-
-    /// The code for an HTTP status when no structured field is known.
-    static func fallback(httpStatus: Int) -> GatewayError.Code {
-        .forVendorStatus(httpStatus)
+        var error = table.error(
+            row.mapsTo, detail: "Firebase \(vendorCode)", vendorCode: vendorCode, httpStatus: httpStatus,
+            providerID: providerID, retryAfter: retryAfter)
+        if let summary = rowSummaries[row.value] { error.message = "\(summary) (Firebase \(vendorCode))." }
+        return error
     }
 
     /// Whether a Google `reason` is short, plain ASCII: safe to keep as the vendor code.
@@ -335,27 +325,23 @@ enum FirebaseErrorMapping {
     }
 
     /// A message for the caller that names the situation, never Google's own text.
-    static func summary(of code: GatewayError.Code) -> String {
-        switch code {
-        case .invalidRequest: return "Firebase rejected the request as invalid"
-        case .invalidPhoneNumber: return "Firebase rejected the phone number"
-        case .unsupportedDestination: return "Firebase cannot sign in with this number"
-        case .appVerificationRequired: return "Firebase needs an app verification proof it accepts"
-        case .appVerificationFailed: return "Firebase did not accept the app verification proof"
-        case .destinationBlocked: return "Firebase refuses to sign in the user behind this number"
-        case .invalidToken: return "Firebase did not accept a token the request carried"
-        case .notEnrolled: return "Firebase knows no such second factor for this user"
-        case .rateLimited: return "Firebase is throttling requests for this user or number; try again later"
-        case .incorrectCode: return "The code is not correct"
-        case .expired: return "The verification has expired or was already used; start a new one"
-        case .notFound: return "Firebase does not know this resource"
-        case .providerUnavailable: return "Firebase is unavailable"
-        case .providerTimeout: return "Firebase did not answer in time"
-        case .providerRateLimited: return "Firebase's SMS quota is exhausted"
-        case .providerAuthFailed: return "Firebase did not accept the gateway's API key"
-        case .providerRejected: return "Firebase refused the request because of the project's configuration"
-        case .providerError: return "Firebase answered in an unexpected way"
-        default: return "Firebase returned an error"
-        }
+    static func summary(of code: GatewayError.Code) -> String { table.summary(of: code) }
+}
+
+extension VendorErrorRow {
+    /// The server string or reason.
+    var value: String { code ?? "" }
+    var field: FirebaseErrorMapping.Field {
+        vocabulary == FirebaseErrorMapping.Field.reason.rawValue ? .reason : .serverString
+    }
+    /// What the iOS SDK reports when the server answers this (``FirebaseErrorMapping/AuthErrorCode/internalError``
+    /// when its switch does not know the string).
+    var ios: FirebaseErrorMapping.AuthErrorCode { Self.authErrorCode(related["ios"]) ?? .internalError }
+    /// The code the iOS SDK raises itself, before calling the server, for the same situation.
+    var iosClientSide: FirebaseErrorMapping.AuthErrorCode? { Self.authErrorCode(related["ios_client"]) }
+
+    private static func authErrorCode(_ text: String?) -> FirebaseErrorMapping.AuthErrorCode? {
+        guard let parts = text?.split(separator: " "), parts.count == 2, let value = Int(parts[0]) else { return nil }
+        return FirebaseErrorMapping.AuthErrorCode(value, String(parts[1]))
     }
 }

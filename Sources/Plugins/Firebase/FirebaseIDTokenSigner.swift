@@ -95,12 +95,6 @@ struct FirebaseIDTokenSigner: Sendable {
         case expired
     }
 
-    struct Header: Codable, Sendable, Equatable {
-        var alg: String
-        var kid: String
-        var typ: String
-    }
-
     /// One key of the published set, as `https://www.googleapis.com/service_accounts/v1/jwk/…` lists them.
     struct JWK: Codable, Sendable, Equatable {
         var kty: String
@@ -132,45 +126,36 @@ struct FirebaseIDTokenSigner: Sendable {
         let primitives = try privateKey.publicKey.getKeyPrimitives()
         keySet = JWKSet(keys: [
             JWK(
-                kty: "RSA", alg: "RS256", use: "sig", kid: keyID, n: Self.base64URL(primitives.modulus),
-                e: Self.base64URL(primitives.publicExponent))
+                kty: "RSA", alg: "RS256", use: "sig", kid: keyID, n: Base64URL.encode(primitives.modulus),
+                e: Base64URL.encode(primitives.publicExponent))
         ])
     }
 
     /// A compact JWS: base64url(header).base64url(claims).base64url(RSASSA-PKCS1-v1_5 SHA-256 signature).
     func sign(_ claims: Claims) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let header = try encoder.encode(Header(alg: "RS256", kid: keyID, typ: "JWT"))
-        let payload = try encoder.encode(claims)
-        let input = Self.base64URL(header) + "." + Self.base64URL(payload)
-        // RS256 is PKCS#1 v1.5 padding over SHA-256 (RFC 7518 §3.3); swift-crypto names it "insecure"
-        // only to steer encryption users away from it.
-        let signature = try privateKey.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5)
-        return input + "." + Self.base64URL(signature.rawRepresentation)
+        try JWS.sign(claims, header: ["kid": .string(keyID)], with: rs256)
+    }
+
+    /// RS256: PKCS#1 v1.5 padding over SHA-256 (RFC 7518 §3.3); swift-crypto names it "insecure" only to steer
+    /// encryption users away from it.
+    var rs256: JWSAlgorithm {
+        let key = privateKey
+        return JWSAlgorithm(
+            name: "RS256", sign: { try key.signature(for: $0, padding: .insecurePKCS1v1_5).rawRepresentation },
+            verify: { signature, input in
+                key.publicKey.isValidSignature(
+                    _RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5)
+            })
     }
 
     /// The claims of a token this key signed for `projectID`, if it is valid at `now`: an RS256 JWS whose `kid`
     /// is this key's and whose signature verifies, with the project's issuer and audience, not expired.
     func verify(_ token: String, projectID: String, now: Date) throws(Refusal) -> Claims {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Base64URL.decode(String(parts[0])),
-            let payload = Base64URL.decode(String(parts[1])), let signatureData = Base64URL.decode(String(parts[2])),
-            let header = try? JSONDecoder().decode(Header.self, from: headerData), header.alg == "RS256",
-            header.kid == keyID
-        else { throw .invalid }
-        let signature = _RSA.Signing.RSASignature(rawRepresentation: signatureData)
-        let input = Data(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        guard privateKey.publicKey.isValidSignature(signature, for: input, padding: .insecurePKCS1v1_5),
-            let claims = try? JSONDecoder().decode(Claims.self, from: payload),
-            claims.aud == projectID, claims.iss == "https://securetoken.google.com/\(projectID)", !claims.sub.isEmpty
+        guard let jws = JWS.parse(token), jws.header["kid"]?.stringValue == keyID, jws.isSigned(by: rs256),
+            let claims = jws.claims(Claims.self), claims.aud == projectID,
+            claims.iss == "https://securetoken.google.com/\(projectID)", !claims.sub.isEmpty
         else { throw .invalid }
         guard Double(claims.exp) > now.timeIntervalSince1970 else { throw .expired }
         return claims
-    }
-
-    /// Base64 with the URL alphabet and no padding (RFC 7515 §2).
-    static func base64URL(_ data: Data) -> String {
-        Base64URL.encode(data)
     }
 }

@@ -95,7 +95,7 @@ extension FirebaseProvider {
             throw GatewayError.internal("The Firebase session of this verification is missing from its state.")
         }
         let info = FirebaseWire.FinalizeMfaPhoneRequestInfo(sessionInfo: sessionInfo, code: code)
-        let operation: Operation
+        let operation: VendorOperation
         let response: TransportResponse
         do {
             switch step {

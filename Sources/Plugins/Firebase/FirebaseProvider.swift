@@ -25,20 +25,18 @@ struct FirebaseProvider: VerificationProvider {
 
     let id: String
     let configuration: FirebaseConfiguration
-    let transport: any HTTPTransport
+    let client: VendorHTTPClient
     let clock: any WallClock
     let logger: Logger
-    let requestTimeout: Duration
 
     var capabilities: ProviderCapabilities { Self.capabilities }
 
     init(context: ProviderContext) throws(ConfigurationError) {
         self.id = context.providerID
         self.configuration = try FirebaseConfiguration(settings: context.settings, providerID: context.providerID)
-        self.transport = context.transport
+        self.client = VendorHTTPClient(vendor: "Firebase", context: context, baseURL: configuration.baseURL)
         self.clock = context.clock
         self.logger = context.logger
-        self.requestTimeout = context.requestTimeout
     }
 
     /// A test number needs no proof: Firebase's own checks do not apply to them ([TESTNUM]) and the
@@ -118,7 +116,9 @@ struct FirebaseProvider: VerificationProvider {
     func sendHeaders(proof: AppVerificationProof?, language: String?) -> HTTPFields {
         var headers = HTTPFields()
         if let language, let name = FirebaseWire.localeHeader { headers[name] = language }
-        if let proof, proof.kind == .iosReceipt, let bundle = configuration.iosBundleID, let name = FirebaseWire.iosBundleHeader {
+        if let proof, proof.kind == .iosReceipt, let bundle = configuration.iosBundleID,
+            let name = FirebaseWire.iosBundleHeader
+        {
             headers[name] = bundle
         }
         return headers
@@ -209,7 +209,9 @@ struct FirebaseProvider: VerificationProvider {
         if let proof = answer.temporaryProof, !proof.isEmpty {
             // The phone is verified but belongs to another account (docs/vendors/firebase.md §2.2).
             var tokens: [String: JSONValue] = ["temporaryProof": .string(proof)]
-            if let expiresIn = answer.temporaryProofExpiresIn?.value { tokens["temporaryProofExpiresIn"] = .string(expiresIn) }
+            if let expiresIn = answer.temporaryProofExpiresIn?.value {
+                tokens["temporaryProofExpiresIn"] = .string(expiresIn)
+            }
             tokens["phoneNumber"] = answer.phoneNumber.map(JSONValue.string)
             return ProviderCheckResult(status: .approved, tokens: tokens, state: spent)
         }
@@ -282,7 +284,8 @@ struct FirebaseProvider: VerificationProvider {
         return ProviderStartResult(
             reference: Self.reference(for: sessionInfo),
             state: try ProviderState(
-                FirebaseVerificationState(sessionInfo: sessionInfo, sentAt: sentAgainAt, multiFactor: state.multiFactor)),
+                FirebaseVerificationState(sessionInfo: sessionInfo, sentAt: sentAgainAt, multiFactor: state.multiFactor)
+            ),
             contentLanguage: language, channel: .sms)
     }
 

@@ -98,110 +98,88 @@ struct IDaaSConfiguration: Sendable, Equatable {
     static let defaultAgentValue = "verification-gateway/1.0"
 
     static var settings: [SettingSpec] {
+        func printable(_ max: Int) -> @Sendable (String) -> Bool { { isPrintable($0, max: max) } }
+        let seconds = "must be a whole number of seconds from 0 to 86400"
         var specs: [SettingSpec] = [
-            SettingSpec(
-                name: "base_url", summary: "The tenant's IDaaS domain, `https://{tenant}.bccastle.com`.",
-                validate: { isHTTPURL($0) ? nil : "must be an http or https URL" }),
-            SettingSpec(
-                name: "client_id", summary: "The application's ClientId, sent as X-client-id; the ID tokens' `aud`.",
-                validate: { isPrintable($0, max: 200) ? nil : "must be printable ASCII, at most 200 characters" }),
+            .url("base_url", "The tenant's IDaaS domain, `https://{tenant}.bccastle.com`.", required: true),
+            .text(
+                "client_id", "The application's ClientId, sent as X-client-id; the ID tokens' `aud`.",
+                check: printable(200), reason: "must be printable ASCII, at most 200 characters"),
         ]
-        for (name, _, value) in pathSettings {
-            specs.append(
-                SettingSpec(
-                    name: name, summary: "Path of the call; default \(value).", isRequired: false,
-                    validate: {
-                        $0.hasPrefix("/") && isPrintable($0, max: 300) ? nil : "must be a path starting with /"
-                    }))
+        specs += pathSettings.map { name, _, value in
+            SettingSpec.text(
+                name, "Path of the call; default \(value).", required: false,
+                check: { $0.hasPrefix("/") && isPrintable($0, max: 300) }, reason: "must be a path starting with /")
         }
-        for (name, _, value) in headerSettings {
-            specs.append(
-                SettingSpec(
-                    name: name, summary: "Header name; default \(value).", isRequired: false,
-                    validate: { isToken($0) ? nil : "must be an HTTP header name" }))
+        specs += headerSettings.map { name, _, value in
+            SettingSpec.text(
+                name, "Header name; default \(value).", required: false, check: isToken,
+                reason: "must be an HTTP header name")
         }
-        specs += [
-            SettingSpec(
-                name: "sms_type", summary: "`type` of the SMS send; default LOGIN_SMS.", isRequired: false,
-                validate: { isToken($0) ? nil : "must be letters, digits, - or _" }),
-            SettingSpec(
-                name: "mobile_format",
-                summary: "How numbers are written: dashed (+86-138…, default), e164 (+86138…) or national (138…).",
-                isRequired: false,
-                validate: { MobileFormat(rawValue: $0) == nil ? "must be one of dashed, e164, national" : nil }),
-            SettingSpec(
-                name: "default_os", summary: "X-operating-sys-version when the client's user agent names no OS.",
-                isRequired: false, validate: { isPrintable($0, max: 100) ? nil : "must be printable ASCII" }),
-            SettingSpec(
-                name: "default_agent", summary: "X-agent when the client context has no user agent.",
-                isRequired: false, validate: { isPrintable($0, max: 300) ? nil : "must be printable ASCII" }),
-            SettingSpec(
-                name: "language", summary: "X-L: zh or en (default en).", isRequired: false,
-                validate: { ["zh", "en"].contains($0) ? nil : "must be zh or en" }),
-            SettingSpec(
-                name: "sms_language", summary: "The language of the tenant's login SMS (default zh).",
-                isRequired: false, validate: { isLanguageTag($0) ? nil : "must be a language tag such as zh or en" }),
-            SettingSpec(
-                name: "area_codes_cache_seconds",
-                summary: "How long the tenant's area codes are cached (default 3600).",
-                isRequired: false, validate: { seconds($0) }),
-            SettingSpec(
-                name: "area_codes_preload", summary: "Read the area codes at startup (default true).",
-                isRequired: false, validate: { ["true", "false"].contains($0) ? nil : "must be true or false" }),
-            SettingSpec(
-                name: "jwks_cache_seconds", summary: "How long the tenant's signing keys are cached (default 3600).",
-                isRequired: false, validate: { seconds($0) }),
-            SettingSpec(
-                name: "id_token_issuer", summary: "The `iss` ID tokens must carry; unchecked when unset.",
-                isRequired: false, validate: { isPrintable($0, max: 300) ? nil : "must be printable ASCII" }),
-            SettingSpec(
-                name: "default_regions",
-                summary: "Regions declared until the tenant's area codes are read (default CN,HK,MO,TW).",
-                isRequired: false,
-                validate: { regions($0) == nil ? "must be ISO 3166 alpha-2 codes separated by commas" : nil }),
-            SettingSpec(
-                name: "challenge_seconds", summary: "How long the app has to solve the slider (default 120).",
-                isRequired: false, validate: { seconds($0) }),
-        ]
         return specs
+            + [
+                .text(
+                    "sms_type", "`type` of the SMS send; default LOGIN_SMS.", required: false, check: isToken,
+                    reason: "must be letters, digits, - or _"),
+                .text(
+                    "mobile_format",
+                    "How numbers are written: dashed (+86-138…, default), e164 (+86138…) or national (138…).",
+                    required: false, check: { MobileFormat(rawValue: $0) != nil },
+                    reason: "must be one of dashed, e164, national"),
+                .text(
+                    "default_os", "X-operating-sys-version when the client's user agent names no OS.", required: false,
+                    check: printable(100), reason: "must be printable ASCII"),
+                .text(
+                    "default_agent", "X-agent when the client context has no user agent.", required: false,
+                    check: printable(300), reason: "must be printable ASCII"),
+                .choice("language", "X-L: zh or en (default en).", ["zh", "en"]),
+                .text(
+                    "sms_language", "The language of the tenant's login SMS (default zh).", required: false,
+                    check: isLanguageTag, reason: "must be a language tag such as zh or en"),
+                .integer(
+                    "area_codes_cache_seconds", "How long the tenant's area codes are cached (default 3600).",
+                    in: 0...86_400, reason: seconds),
+                .choice("area_codes_preload", "Read the area codes at startup (default true).", ["true", "false"]),
+                .integer(
+                    "jwks_cache_seconds", "How long the tenant's signing keys are cached (default 3600).",
+                    in: 0...86_400, reason: seconds),
+                .text(
+                    "id_token_issuer", "The `iss` ID tokens must carry; unchecked when unset.", required: false,
+                    check: printable(300), reason: "must be printable ASCII"),
+                .text(
+                    "default_regions",
+                    "Regions declared until the tenant's area codes are read (default CN,HK,MO,TW).", required: false,
+                    check: { regions($0) != nil }, reason: "must be ISO 3166 alpha-2 codes separated by commas"),
+                .integer(
+                    "challenge_seconds", "How long the app has to solve the slider (default 120).", in: 0...86_400,
+                    reason: seconds),
+            ]
     }
 
-    init(settings: [String: String], providerID: String) throws(ConfigurationError) {
-        var problems: [String] = []
-        for spec in Self.settings {
-            guard let value = settings[spec.name], !value.isEmpty else {
-                if spec.isRequired { problems.append("provider \(providerID): missing setting `\(spec.name)`") }
-                continue
-            }
-            if let reason = spec.validate?(value) {
-                problems.append("provider \(providerID): setting `\(spec.name)` \(reason)")
-            }
-        }
-        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
-        func value(_ name: String) -> String? { settings[name].flatMap { $0.isEmpty ? nil : $0 } }
-        var base = value("base_url") ?? ""
-        while base.hasSuffix("/") { base.removeLast() }
-        baseURL = base
-        clientID = value("client_id") ?? ""
+    init(settings values: [String: String], providerID: String) throws(ConfigurationError) {
+        let settings = PluginSettings(values, specs: Self.settings, providerID: providerID)
+        try settings.validate()
+        baseURL = settings.url("base_url", default: "")
+        clientID = settings["client_id"] ?? ""
         var paths = Paths()
-        for (name, key, _) in Self.pathSettings { if let path = value(name) { paths[keyPath: key] = path } }
+        for (name, key, _) in Self.pathSettings { if let path = settings[name] { paths[keyPath: key] = path } }
         self.paths = paths
         var headers = Headers()
-        for (name, key, _) in Self.headerSettings { if let header = value(name) { headers[keyPath: key] = header } }
+        for (name, key, _) in Self.headerSettings { if let header = settings[name] { headers[keyPath: key] = header } }
         self.headers = headers
-        smsType = value("sms_type") ?? IDaaSWire.loginSMSType
-        mobileFormat = value("mobile_format").flatMap(MobileFormat.init) ?? .dashed
-        defaultOS = value("default_os") ?? Self.defaultOSValue
-        defaultAgent = value("default_agent") ?? Self.defaultAgentValue
-        defaultLanguage = value("language") ?? "en"
-        smsLanguage = value("sms_language") ?? "zh"
-        areaCodesTTL = value("area_codes_cache_seconds").flatMap(Double.init) ?? 3600
-        preloadAreaCodes = value("area_codes_preload") != "false"
-        jwksTTL = value("jwks_cache_seconds").flatMap(Double.init) ?? 3600
-        idTokenIssuer = value("id_token_issuer")
+        smsType = settings["sms_type"] ?? IDaaSWire.loginSMSType
+        mobileFormat = settings.choice("mobile_format", default: .dashed)
+        defaultOS = settings["default_os"] ?? Self.defaultOSValue
+        defaultAgent = settings["default_agent"] ?? Self.defaultAgentValue
+        defaultLanguage = settings["language"] ?? "en"
+        smsLanguage = settings["sms_language"] ?? "zh"
+        areaCodesTTL = settings.int("area_codes_cache_seconds").map(Double.init) ?? 3600
+        preloadAreaCodes = settings["area_codes_preload"] != "false"
+        jwksTTL = settings.int("jwks_cache_seconds").map(Double.init) ?? 3600
+        idTokenIssuer = settings["id_token_issuer"]
         clockSkew = 60
-        defaultRegions = value("default_regions").flatMap(Self.regions) ?? ["CN", "HK", "MO", "TW"]
-        challengeLifetime = value("challenge_seconds").flatMap(Double.init) ?? 120
+        defaultRegions = settings["default_regions"].flatMap(Self.regions) ?? ["CN", "HK", "MO", "TW"]
+        challengeLifetime = settings.int("challenge_seconds").map(Double.init) ?? 120
     }
 
     /// `zh`, `en`, `zh-Hans`: a 2-3 letter language with optional subtags.
@@ -222,10 +200,6 @@ struct IDaaSConfiguration: Sendable, Equatable {
         return Set(codes)
     }
 
-    static func seconds(_ value: String) -> String? {
-        Int(value).map { (0...86_400).contains($0) } == true ? nil : "must be a whole number of seconds from 0 to 86400"
-    }
-
     static func isPrintable(_ value: String, max: Int) -> Bool {
         value.count <= max && value.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }
     }
@@ -236,12 +210,5 @@ struct IDaaSConfiguration: Sendable, Equatable {
                 ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
                     || $0 == "_"
             }
-    }
-
-    static func isHTTPURL(_ value: String) -> Bool {
-        guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = url.host(), !host.isEmpty
-        else { return false }
-        return true
     }
 }

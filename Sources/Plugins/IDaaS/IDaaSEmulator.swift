@@ -40,6 +40,8 @@ public final class IDaaSEmulator: VendorEmulator {
     public static let idTokenLifetime = 7200
 
     public let faults = FaultSwitch()
+    /// Rows of ``IDaaSErrorMapping/table`` armed to answer the next call of their operation (tests only).
+    package let errors = EmulatorErrorSwitch()
 
     let clientID: String
     let statuses: [String: String]
@@ -111,6 +113,9 @@ public final class IDaaSEmulator: VendorEmulator {
 
     private func route(_ request: EmulatorRequest) async -> EmulatorResponse {
         let path = request.path
+        if let operation = Self.operations[path], let row = errors.take(operation: operation.name) {
+            return .response(Self.answer(row))
+        }
         if path == IDaaSWire.jwksPath {
             guard request.method == .get else { return .response(Self.notFound()) }
             return await withFaults(serverError: Self.serverError) {
@@ -136,6 +141,21 @@ public final class IDaaSEmulator: VendorEmulator {
             if let refusal = self.headerRefusal(request) { return .response(refusal) }
             return .response(await handler(request))
         }
+    }
+
+    /// The provider's operation behind each path, for the error switch.
+    static let operations: [String: VendorOperation] = [
+        IDaaSWire.areaCodesPath: .areaCodes, IDaaSWire.captchaPath: .captcha,
+        IDaaSWire.captchaVerifyPath: .captchaVerify, IDaaSWire.smsSendPath: .smsSend,
+        IDaaSWire.smsLoginPath: .smsLogin, IDaaSWire.refreshPath: .refresh, IDaaSWire.jwksPath: .jwks,
+    ]
+
+    /// An armed row as IDaaS answers it: its code with the documented status (400, `COMMON.1008` 500).
+    static func answer(_ row: VendorErrorRow) -> TransportResponse {
+        let code = row.code ?? "SYSTEM_ERROR"
+        return json(
+            IDaaSWire.ErrorBody(errorCode: code, errorMsg: row.name),
+            status: HTTPResponse.Status(code: IDaaSErrorMapping.vendorStatus(of: code)))
     }
 
     /// The client id and the required device headers (docs/vendors/idaas.md §1).

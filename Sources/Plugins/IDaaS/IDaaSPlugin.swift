@@ -18,10 +18,11 @@ public enum IDaaSPlugin {
         },
         makeEmulator: { context in IDaaSEmulator(context: context) },
         sandboxSettings: { baseURL in
-            var base = baseURL.absoluteString
-            while base.hasSuffix("/") { base.removeLast() }
             // The area codes are read at startup (``IDaaSProvider/warmUp()``), awaited before the gateway
             // serves, so no read outlives a gateway that tests start and stop.
-            return ["base_url": base, "client_id": IDaaSSandbox.clientID, "id_token_issuer": IDaaSSandbox.issuer]
+            return [
+                "base_url": baseURL.absoluteString, "client_id": IDaaSSandbox.clientID,
+                "id_token_issuer": IDaaSSandbox.issuer,
+            ]
         })
 }

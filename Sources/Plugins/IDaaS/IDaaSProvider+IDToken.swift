@@ -24,29 +24,25 @@ extension IDaaSProvider {
     /// when the `kid` is unknown, for key rotation), not expired (with ``IDaaSConfiguration/clockSkew``),
     /// audience = the client id, and the issuer when one is configured. Returns its claims.
     func verifyIDToken(_ token: String) async throws(GatewayError) -> Result<IDaaSWire.IDTokenClaims, TokenProblem> {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = IDaaSWire.base64URLDecode(parts[0]),
-            let payload = IDaaSWire.base64URLDecode(parts[1]), let signature = IDaaSWire.base64URLDecode(parts[2]),
-            let header = try? JSONDecoder().decode(IDaaSWire.JWTHeader.self, from: headerData),
-            let claims = try? JSONDecoder().decode(IDaaSWire.IDTokenClaims.self, from: payload)
-        else { return .failure(TokenProblem(reason: "not a JWT")) }
-        guard header.alg == "RS256" else { return .failure(TokenProblem(reason: "algorithm is not RS256")) }
+        guard let jws = JWS.parse(token), let claims = jws.claims(IDaaSWire.IDTokenClaims.self) else {
+            return .failure(TokenProblem(reason: "not a JWT"))
+        }
+        guard jws.algorithm == "RS256" else { return .failure(TokenProblem(reason: "algorithm is not RS256")) }
+        let kid = jws.header["kid"]?.stringValue
         var keys = try await signingKeys(refresh: false)
-        var key = Self.key(in: keys, kid: header.kid)
+        var key = Self.key(in: keys, kid: kid)
         if key == nil {
             keys = try await signingKeys(refresh: true)
-            key = Self.key(in: keys, kid: header.kid)
+            key = Self.key(in: keys, kid: kid)
         }
         if keys.isEmpty { return .failure(TokenProblem(reason: "the tenant publishes no key", sdkCode: "102")) }
-        guard let key, let n = key.n.flatMap(IDaaSWire.base64URLDecode),
-            let e = key.e.flatMap(IDaaSWire.base64URLDecode),
+        guard let key, let n = key.n.flatMap(Base64URL.decode),
+            let e = key.e.flatMap(Base64URL.decode),
             let publicKey = try? _RSA.Signing.PublicKey(n: n, e: e)
         else { return .failure(TokenProblem(reason: "no tenant key matches the token")) }
-        let input = Data((parts[0] + "." + parts[1]).utf8)
-        guard
-            publicKey.isValidSignature(
-                _RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5)
-        else { return .failure(TokenProblem(reason: "signature does not verify")) }
+        guard jws.isSigned(by: IDaaSTokenSigner.rs256(verifyingWith: publicKey)) else {
+            return .failure(TokenProblem(reason: "signature does not verify"))
+        }
         let now = clock.now.timeIntervalSince1970
         guard let exp = claims.exp, now < exp + configuration.clockSkew else {
             return .failure(TokenProblem(reason: "expired", sdkCode: "106"))
@@ -82,7 +78,7 @@ extension IDaaSProvider {
 
     /// The provider tokens of a sign-in or a refresh, after the ID token verified. A token that does not
     /// verify is never handed out: `provider_error` (the vendor's answer cannot be trusted).
-    func verifiedTokens(_ answer: IDaaSWire.TokenResponse, operation: Operation) async throws(GatewayError)
+    func verifiedTokens(_ answer: IDaaSWire.TokenResponse, operation: VendorOperation) async throws(GatewayError)
         -> [String: JSONValue]
     {
         guard let sessionToken = answer.sessionToken, !sessionToken.isEmpty, let idToken = answer.idToken,
@@ -92,7 +88,7 @@ extension IDaaSProvider {
             logger.warning(
                 "idaas id token did not verify",
                 metadata: [
-                    "provider.id": "\(id)", "idaas.operation": "\(operation.rawValue)", "reason": "\(problem.reason)",
+                    "provider.id": "\(id)", "idaas.operation": "\(operation.name)", "reason": "\(problem.reason)",
                 ])
             throw GatewayError(
                 .providerError, "The ID token IDaaS returned did not verify (\(problem.reason)); nothing was approved.",

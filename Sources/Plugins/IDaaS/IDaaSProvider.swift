@@ -22,10 +22,9 @@ struct IDaaSProvider: VerificationProvider {
 
     let id: String
     let configuration: IDaaSConfiguration
-    let transport: any HTTPTransport
+    let client: VendorHTTPClient
     let clock: any WallClock
     let logger: Logger
-    let requestTimeout: Duration
     let cache = IDaaSTenantCache()
 
     var capabilities: ProviderCapabilities {
@@ -51,10 +50,9 @@ struct IDaaSProvider: VerificationProvider {
     init(context: ProviderContext) throws(ConfigurationError) {
         id = context.providerID
         configuration = try IDaaSConfiguration(settings: context.settings, providerID: context.providerID)
-        transport = context.transport
+        client = VendorHTTPClient(vendor: "IDaaS", context: context, baseURL: configuration.baseURL)
         clock = context.clock
         logger = context.logger
-        requestTimeout = context.requestTimeout
     }
 
     /// Reads the area codes at startup (unless `area_codes_preload: false`), so routing and `/v1/countries`
@@ -122,7 +120,7 @@ struct IDaaSProvider: VerificationProvider {
                 throw malformed(operation: .captchaVerify, httpStatus: response.status.code)
             }
             captchaToken = value
-        } catch where Self.needsFreshSlider(error) {
+        } catch  where Self.needsFreshSlider(error) {
             return try await freshChallenge(state, verification: verification)
         }
         do {
@@ -131,7 +129,7 @@ struct IDaaSProvider: VerificationProvider {
                 body: IDaaSWire.SMSSendRequest(
                     mobile: state.mobile, type: configuration.smsType, captchaToken: captchaToken),
                 device: state.device, operation: .smsSend)
-        } catch where Self.needsFreshSlider(error) {
+        } catch  where Self.needsFreshSlider(error) {
             // The captcha token was refused (expired, used): a new slider, never a send without one.
             return try await freshChallenge(state, verification: verification)
         }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatewayCore
 import _CryptoExtras
 
 /// Signs the emulator's ID tokens: JWTs with `alg: RS256` and a `kid`, verifiable with the key set the
@@ -18,20 +19,34 @@ struct IDaaSTokenSigner: Sendable {
         let primitives = try privateKey.publicKey.getKeyPrimitives()
         keySet = IDaaSWire.JWKSet(keys: [
             IDaaSWire.JWK(
-                kty: "RSA", alg: "RS256", use: "sig", kid: keyID, n: IDaaSWire.base64URL(primitives.modulus),
-                e: IDaaSWire.base64URL(primitives.publicExponent))
+                kty: "RSA", alg: "RS256", use: "sig", kid: keyID, n: Base64URL.encode(primitives.modulus),
+                e: Base64URL.encode(primitives.publicExponent))
         ])
     }
 
     /// A compact JWS over `claims`.
     func sign(_ claims: IDaaSWire.IDTokenClaims) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let header = try encoder.encode(IDaaSWire.JWTHeader(alg: "RS256", kid: keyID, typ: "JWT"))
-        let payload = try encoder.encode(claims)
-        let input = IDaaSWire.base64URL(header) + "." + IDaaSWire.base64URL(payload)
-        // RS256 is PKCS#1 v1.5 over SHA-256 (RFC 7518 §3.3).
-        let signature = try privateKey.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5)
-        return input + "." + IDaaSWire.base64URL(signature.rawRepresentation)
+        try JWS.sign(claims, header: ["kid": .string(keyID)], with: Self.rs256(signingWith: privateKey))
+    }
+
+    /// RS256: PKCS#1 v1.5 over SHA-256 (RFC 7518 §3.3), signing with `key`.
+    static func rs256(signingWith key: _RSA.Signing.PrivateKey) -> JWSAlgorithm {
+        JWSAlgorithm(
+            name: "RS256",
+            sign: { try key.signature(for: $0, padding: .insecurePKCS1v1_5).rawRepresentation },
+            verify: { signature, input in
+                key.publicKey.isValidSignature(
+                    _RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5)
+            })
+    }
+
+    /// RS256 checking only, with a tenant's public key.
+    static func rs256(verifyingWith key: _RSA.Signing.PublicKey) -> JWSAlgorithm {
+        JWSAlgorithm(
+            name: "RS256", sign: { _ in throw GatewayError.internal("A public key does not sign.") },
+            verify: { signature, input in
+                key.isValidSignature(
+                    _RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5)
+            })
     }
 }

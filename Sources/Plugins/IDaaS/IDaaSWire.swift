@@ -246,22 +246,6 @@ enum IDaaSWire {
         }
     }
 
-    struct JWTHeader: Codable, Sendable, Equatable {
-        var alg: String
-        var kid: String?
-        var typ: String?
-    }
-
-    /// Base64 with the URL alphabet and no padding (RFC 7515 §2).
-    static func base64URL(_ data: Data) -> String {
-        Base64URL.encode(data)
-    }
-
-    static func base64URLDecode(_ text: some StringProtocol) -> Data? {
-        guard text.unicodeScalars.allSatisfy({ $0.isASCII && $0 != "=" }) else { return nil }
-        return Base64URL.decode(text)
-    }
-
     /// The error code shape IDaaS uses (`IDAAS.SDK.CAPTCHA.0007`, `SDK.LOGIN.1003`, `USER.0001`): bounded,
     /// letters, digits, `.` and `_`, so it is safe to keep and log.
     static func isBoundedCode(_ value: String) -> Bool {

@@ -33,72 +33,48 @@ struct SinchConfiguration: Sendable, Equatable {
     static let defaultBaseURL = "https://verification.api.sinch.com"
 
     static let settings: [SettingSpec] = [
-        SettingSpec(
-            name: "application_key", summary: "Verification application key (dashboard: Verification → Apps).",
-            validate: { $0.count <= 128 && !$0.contains(":") && !$0.contains(where: \.isWhitespace) ? nil : "must be an application key" }),
+        .text(
+            "application_key", "Verification application key (dashboard: Verification → Apps).",
+            check: { $0.count <= 128 && !$0.contains(":") && !$0.contains(where: \.isWhitespace) },
+            reason: "must be an application key"),
         SettingSpec(
             name: "application_secret", summary: "Application secret (base64, as the dashboard shows it).",
             isSecret: true,
             validate: { SinchSigning.key(fromSecret: $0) == nil ? "must be the base64 secret Sinch shows" : nil }),
-        SettingSpec(
-            name: "base_url", summary: "Verification API base URL; defaults to https://verification.api.sinch.com.",
-            isRequired: false,
-            validate: { SinchConfiguration.isHTTPURL($0) ? nil : "must be an http or https URL" }),
-        SettingSpec(
-            name: "auth", summary: "`signed` (application-signed requests, the default) or `basic`.",
-            isRequired: false,
-            validate: { Authentication(rawValue: $0) == nil ? "must be `signed` or `basic`" : nil }),
-        SettingSpec(
-            name: "sms_expiry_seconds", summary: "How long an SMS code lives, sent as smsOptions.expiry.",
-            isRequired: false,
-            validate: { Int($0).map { (1...86_399).contains($0) } == true ? nil : "must be 1 to 86399 seconds" }),
-        SettingSpec(
-            name: "flash_call_interception_timeout", summary: "flashCallOptions.interceptionTimeout, 5 to 120 s.",
-            isRequired: false,
-            validate: { Int($0).map { (5...120).contains($0) } == true ? nil : "must be 5 to 120 seconds" }),
-        SettingSpec(
-            name: "callback_tolerance_seconds",
-            summary: "Allowed clock skew of a callback's x-timestamp; default 600.", isRequired: false,
-            validate: { Int($0).map { (1...86_400).contains($0) } == true ? nil : "must be 1 to 86400 seconds" }),
-        SettingSpec(
-            name: "foreign_request_events",
-            summary: "`deny` (default) or `allow`: the answer to a request event for a verification the gateway did not start.",
-            isRequired: false,
-            validate: { ["deny", "allow"].contains($0) ? nil : "must be `deny` or `allow`" }),
+        .url("base_url", "Verification API base URL; defaults to https://verification.api.sinch.com."),
+        .text(
+            "auth", "`signed` (application-signed requests, the default) or `basic`.", required: false,
+            check: { Authentication(rawValue: $0) != nil }, reason: "must be `signed` or `basic`"),
+        .integer(
+            "sms_expiry_seconds", "How long an SMS code lives, sent as smsOptions.expiry.", in: 1...86_399,
+            reason: "must be 1 to 86399 seconds"),
+        .integer(
+            "flash_call_interception_timeout", "flashCallOptions.interceptionTimeout, 5 to 120 s.", in: 5...120,
+            reason: "must be 5 to 120 seconds"),
+        .integer(
+            "callback_tolerance_seconds", "Allowed clock skew of a callback's x-timestamp; default 600.",
+            in: 1...86_400, reason: "must be 1 to 86400 seconds"),
+        .text(
+            "foreign_request_events",
+            "`deny` (default) or `allow`: the answer to a request event for a verification the gateway did not start.",
+            required: false, check: { ["deny", "allow"].contains($0) }, reason: "must be `deny` or `allow`"),
     ]
 
-    init(settings: [String: String], providerID: String) throws(ConfigurationError) {
-        var problems: [String] = []
-        for spec in Self.settings {
-            guard let value = settings[spec.name], !value.isEmpty else {
-                if spec.isRequired { problems.append("provider \(providerID): missing setting `\(spec.name)`") }
-                continue
-            }
-            if let reason = spec.validate?(value) {
-                problems.append("provider \(providerID): setting `\(spec.name)` \(reason)")
-            }
-        }
-        guard problems.isEmpty, let key = SinchSigning.key(fromSecret: settings["application_secret"] ?? "") else {
-            throw ConfigurationError(problems: problems)
+    init(settings values: [String: String], providerID: String) throws(ConfigurationError) {
+        let settings = PluginSettings(values, specs: Self.settings, providerID: providerID)
+        try settings.validate()
+        guard let key = SinchSigning.key(fromSecret: settings["application_secret"] ?? "") else {
+            throw ConfigurationError(problems: settings.problems)
         }
         applicationKey = settings["application_key"] ?? ""
         applicationSecret = settings["application_secret"] ?? ""
         signingKey = key
-        var base = settings["base_url"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultBaseURL
-        while base.hasSuffix("/") { base.removeLast() }
-        baseURL = base
-        authentication = settings["auth"].flatMap(Authentication.init(rawValue:)) ?? .signed
-        smsExpiry = settings["sms_expiry_seconds"].flatMap { Int($0) }
-        flashCallInterceptionTimeout = settings["flash_call_interception_timeout"].flatMap { Int($0) }
-        callbackTolerance = TimeInterval(settings["callback_tolerance_seconds"].flatMap { Int($0) } ?? 600)
+        baseURL = settings.url("base_url", default: Self.defaultBaseURL)
+        authentication = settings.choice("auth", default: .signed)
+        smsExpiry = settings.int("sms_expiry_seconds")
+        flashCallInterceptionTimeout = settings.int("flash_call_interception_timeout")
+        callbackTolerance = TimeInterval(settings.int("callback_tolerance_seconds") ?? 600)
         allowsForeignVerifications = settings["foreign_request_events"] == "allow"
-    }
-
-    static func isHTTPURL(_ value: String) -> Bool {
-        guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = url.host(), !host.isEmpty
-        else { return false }
-        return true
     }
 
     /// `HH:MM:SS` for a number of seconds.

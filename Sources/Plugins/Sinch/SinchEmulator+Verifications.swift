@@ -25,7 +25,7 @@ extension SinchEmulator {
             return Self.error(400, code: 40001, message: "Invalid verification method.")
         }
         if let code = SinchSandbox.errorCode(of: endpoint), let row = SinchErrorMapping.row(for: code) {
-            return Self.error(row.httpStatus, code: code, message: row.name)
+            return Self.error(row.httpStatus ?? code / 100, code: code, message: row.name)
         }
         guard let number = try? PhoneNumber(parsing: endpoint), number.isValid else {
             return Self.error(400, code: 40001, message: "Number \(PhoneNumber.mask(endpoint)) is invalid.")

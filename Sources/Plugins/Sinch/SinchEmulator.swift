@@ -21,6 +21,8 @@ import Synchronization
 /// Test numbers: ``SinchSandbox/fraudNumber`` and ``SinchSandbox/errorNumber(_:)``.
 public final class SinchEmulator: VendorEmulator {
     public let faults = FaultSwitch()
+    /// Rows of ``SinchErrorMapping/table`` armed to answer the next call with Sinch's error body.
+    package let errors = EmulatorErrorSwitch()
 
     let clock: any WallClock
     let outbox: SandboxOutbox
@@ -67,7 +69,15 @@ public final class SinchEmulator: VendorEmulator {
 
     /// Answers one request as Sinch would; what it changed is saved within the call's transactions.
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
-        await withFaults(serverError: Self.serverError) { .response(await route(request)) }
+        await withFaults(serverError: Self.serverError) {
+            let operation = request.method == .post ? "start" : request.method == .put ? "check" : "status"
+            if request.path.hasPrefix("/verification/"), let row = errors.take(operation: operation),
+                let code = row.code.flatMap({ Int($0) })
+            {
+                return .response(Self.error(row.httpStatus ?? code / 100, code: code, message: row.name))
+            }
+            return .response(await route(request))
+        }
     }
 
     /// Runs `body` on the state as of `now` in one transaction, after sweeping what is due; `nil` when the

@@ -12,10 +12,9 @@ import Logging
 struct SinchProvider: VerificationProvider {
     let id: String
     let configuration: SinchConfiguration
-    let transport: any HTTPTransport
+    let client: VendorHTTPClient
     let clock: any WallClock
     let logger: Logger
-    let requestTimeout: Duration
 
     static let declaredCapabilities = ProviderCapabilities(
         channels: [.sms, .voice, .flashcall, .silentAuth, .whatsapp],
@@ -43,10 +42,9 @@ struct SinchProvider: VerificationProvider {
     init(context: ProviderContext) throws(ConfigurationError) {
         self.id = context.providerID
         self.configuration = try SinchConfiguration(settings: context.settings, providerID: context.providerID)
-        self.transport = context.transport
+        self.client = VendorHTTPClient(vendor: "Sinch", context: context, baseURL: configuration.baseURL)
         self.clock = context.clock
         self.logger = context.logger
-        self.requestTimeout = context.requestTimeout
     }
 
     // MARK: operations
@@ -54,7 +52,7 @@ struct SinchProvider: VerificationProvider {
     func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
         try await startVerification(
             destination: request.destination, channel: request.channel, locales: request.locales,
-            reference: request.verificationID, starts: 1, operation: "start")
+            reference: request.verificationID, starts: 1, operation: .start)
     }
 
     func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
@@ -65,7 +63,7 @@ struct SinchProvider: VerificationProvider {
         let reference = verification.id.isEmpty ? nil : verification.id + "-" + String(starts)
         return try await startVerification(
             destination: verification.destination, channel: request.channel ?? verification.channel,
-            locales: verification.locales, reference: reference, starts: starts, operation: "resend")
+            locales: verification.locales, reference: reference, starts: starts, operation: .resend)
     }
 
     func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult {
@@ -81,12 +79,12 @@ struct SinchProvider: VerificationProvider {
                     : "The code must be 1 to 32 letters or digits.")
         }
         let sinchID = try sinchID(of: verification)
-        let body = try encode(SinchWire.ReportRequest(method: method, value: value))
+        let body = try client.json(SinchWire.ReportRequest(method: method, value: value))
         let response = try await call(
-            .put, path: SinchWire.verificationsPath + "/id/" + Self.pathSegment(sinchID), body: body, operation: "check")
-        let report = try decode(SinchWire.StatusResponse.self, response, operation: "check", sendMayHaveHappened: false)
+            .put, path: SinchWire.verificationsPath + "/id/" + Self.pathSegment(sinchID), body: body, operation: .check)
+        let report = try client.decode(SinchWire.StatusResponse.self, from: response, operation: .check)
         guard let name = report.status, let status = SinchErrorMapping.outcome(status: name, reason: report.reason) else {
-            throw malformed(operation: "check", httpStatus: response.status.code, sendMayHaveHappened: false)
+            throw client.malformed(.check, httpStatus: response.status.code)
         }
         logger.debug(
             "sinch report answered",
@@ -106,7 +104,7 @@ struct SinchProvider: VerificationProvider {
         } else {
             throw GatewayError.internal("The verification has no usable Sinch id or reference.")
         }
-        let status = try await fetchStatus(path: path, operation: "status")
+        let status = try await fetchStatus(path: path, operation: .status)
         return try change(from: status)
     }
 
@@ -123,10 +121,10 @@ struct SinchProvider: VerificationProvider {
         do {
             status = try await fetchStatus(
                 path: SinchWire.verificationsPath + "/reference/" + Self.pathSegment(lookup.verificationID),
-                operation: "lookup")
+                operation: .lookup)
         } catch let error where error.code == .notFound {
             // Nothing under the reference: final once the dead call can no longer reach Sinch.
-            return lookup.callSettled(at: clock.now, requestTimeout: requestTimeout) ? .notFound : .notYet
+            return lookup.callSettled(at: clock.now, requestTimeout: client.timeout) ? .notFound : .notYet
         }
         guard let sinchID = status.id, Self.isSafeSegment(sinchID), status.reference == lookup.verificationID,
             status.identity?.endpoint.map({ $0 == number.e164 }) ?? true,
@@ -185,7 +183,7 @@ struct SinchProvider: VerificationProvider {
         default:
             throw GatewayError(.notFound, "Provider \(id) has no action named \(action).")
         }
-        let status = try await fetchStatus(path: path, operation: action)
+        let status = try await fetchStatus(path: path, operation: VendorOperation(action))
         var output: [String: JSONValue] = [
             "id": status.id.map(JSONValue.string) ?? .null,
             "method": status.method.map(JSONValue.string) ?? .null,
@@ -202,7 +200,7 @@ struct SinchProvider: VerificationProvider {
 
     private func startVerification(
         destination: Destination, channel: Channel, locales: [String], reference: String?, starts: Int,
-        operation: String
+        operation: VendorOperation
     ) async throws(GatewayError) -> ProviderStartResult {
         let method = try Self.method(for: channel)
         guard let number = destination.phoneNumber else {
@@ -222,14 +220,14 @@ struct SinchProvider: VerificationProvider {
         default:
             break
         }
-        let body = try encode(request)
+        let body = try client.json(request)
         let response = try await call(
             .post, path: SinchWire.verificationsPath, body: body, operation: operation,
             acceptLanguage: SinchWire.acceptLanguage(locales))
         // Sinch accepted the start: from here on an unreadable answer may hide a sent code.
-        let started = try decode(SinchWire.StartResponse.self, response, operation: operation, sendMayHaveHappened: true)
+        let started = try client.decode(SinchWire.StartResponse.self, from: response, operation: operation)
         guard let sinchID = started.id, !sinchID.isEmpty, Self.isSafeSegment(sinchID) else {
-            throw malformed(operation: operation, httpStatus: response.status.code, sendMayHaveHappened: true)
+            throw client.malformed(operation, httpStatus: response.status.code)
         }
         let now = clock.now
         var nextAction: NextAction?
@@ -237,14 +235,14 @@ struct SinchProvider: VerificationProvider {
         switch method {
         case "flashcall":
             guard let filter = started.flashCall?.cliFilter, !filter.isEmpty else {
-                throw malformed(operation: operation, httpStatus: response.status.code, sendMayHaveHappened: true)
+                throw client.malformed(operation, httpStatus: response.status.code)
             }
             let interception = started.flashCall?.interceptionTimeout ?? configuration.flashCallInterceptionTimeout ?? 60
             nextAction = .interceptCall(NextAction.CallInterception(callerPattern: filter, timeoutSeconds: interception))
             if let report = started.flashCall?.reportTimeout { expiresAt = now.addingTimeInterval(TimeInterval(report)) }
         case "seamless":
             guard let target = started.seamless?.targetUri, !target.isEmpty else {
-                throw malformed(operation: operation, httpStatus: response.status.code, sendMayHaveHappened: true)
+                throw client.malformed(operation, httpStatus: response.status.code)
             }
             nextAction = .openURL(NextAction.URLOpening(url: target, cellularOnly: true))
         case "sms":
@@ -269,11 +267,11 @@ struct SinchProvider: VerificationProvider {
             nextAction: nextAction)
     }
 
-    private func fetchStatus(path: String, operation: String) async throws(GatewayError) -> SinchWire.StatusResponse {
+    private func fetchStatus(path: String, operation: VendorOperation) async throws(GatewayError) -> SinchWire.StatusResponse {
         let response = try await call(.get, path: path, body: nil, operation: operation)
-        let status = try decode(SinchWire.StatusResponse.self, response, operation: operation, sendMayHaveHappened: false)
+        let status = try client.decode(SinchWire.StatusResponse.self, from: response, operation: operation)
         guard let name = status.status, SinchErrorMapping.status(named: name) != nil else {
-            throw malformed(operation: operation, httpStatus: response.status.code, sendMayHaveHappened: false)
+            throw client.malformed(operation, httpStatus: response.status.code)
         }
         return status
     }

@@ -16,6 +16,8 @@ import Synchronization
 public final class TwilioEmulator: VendorEmulator {
     /// The fault switch tests and the sandbox use to make this emulated Twilio misbehave.
     public let faults = FaultSwitch()
+    /// Rows of ``TwilioErrorMapping/table`` armed to answer the next call with Twilio's error envelope.
+    package let errors = EmulatorErrorSwitch()
 
     let clock: any WallClock
     let outbox: SandboxOutbox
@@ -59,7 +61,33 @@ public final class TwilioEmulator: VendorEmulator {
     /// Answers one request as Twilio would, after the fault switch had its say; what it changed is saved
     /// within the call's transactions.
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
-        await withFaults(serverError: Self.serverError) { .response(await route(request)) }
+        await withFaults(serverError: Self.serverError) {
+            if let row = errors.take(operation: Self.operation(of: request)), let code = row.code.flatMap({ Int($0) }) {
+                return .response(Self.error(row.httpStatus ?? Self.status(of: code), code: code, message: row.name))
+            }
+            return .response(await route(request))
+        }
+    }
+
+    /// The provider's name for the call a request makes (its ``VendorOperation``), for the error switch.
+    static func operation(of request: EmulatorRequest) -> String {
+        let rest = request.path.split(separator: "/").dropFirst(3)
+        switch (rest.first, rest.count, request.method) {
+        case ("Verifications", 1, _): return "start"
+        case ("VerificationCheck", _, _): return "check"
+        case ("Verifications", _, .get): return "status"
+        case ("Verifications", _, _): return "cancel"
+        default: return "push"
+        }
+    }
+
+    /// The status Twilio answers an error code with: the platform codes' own (20429 is a 429), else 400.
+    static func status(of code: Int) -> Int {
+        switch code {
+        case 20003: 401
+        case 20403...20503: code - 20000
+        default: 400
+        }
     }
 
     /// Runs `body` on the Verify Push state as of `now` in one transaction, after sweeping what is due; `nil`

@@ -47,13 +47,13 @@ extension TwilioProvider: FactorProvider {
         }
         let response: TransportResponse
         do {
-            response = try await call(.post, path: entityPath(identity) + "/Challenges", form: form, operation: "start")
+            response = try await call(.post, path: entityPath(identity) + "/Challenges", form: form, operation: .start)
         } catch let error where error.code == .notFound {
             throw GatewayError(.notEnrolled, "The factor is not enrolled for this identity.", vendor: error.vendor)
         }
-        let challenge = try decodeChallenge(response, operation: "start")
+        let challenge = try client.decode(ChallengeSummary.self, from: response, operation: .start)
         guard let sid = challenge.sid, TwilioConfiguration.matches(sid, prefixes: ["YC"]) else {
-            throw malformed(operation: "start", httpStatus: response.status.code, sendMayHaveHappened: true)
+            throw client.malformed(.start, httpStatus: response.status.code)
         }
         let expiresAt = TwilioWire.parseDate(challenge.expirationDate)
         let factorSID = challenge.factorSID ?? form[0].1
@@ -93,7 +93,7 @@ extension TwilioProvider: FactorProvider {
         let (sid, state) = try pushReference(of: verification)
         _ = try await call(
             .post, path: entityPath(state.identity) + "/Challenges/" + sid + "/Notifications", form: [],
-            operation: "resend")
+            operation: .resend)
         return ProviderStartResult(
             reference: sid, status: .pending, expiresAt: state.expiresAt, channel: .push,
             nextAction: .awaitApproval(NextAction.ApprovalPrompt(message: state.message, expiresAt: state.expiresAt)))
@@ -103,10 +103,10 @@ extension TwilioProvider: FactorProvider {
     func pushStatus(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange {
         let (sid, state) = try pushReference(of: verification)
         let response = try await call(
-            .get, path: entityPath(state.identity) + "/Challenges/" + sid, form: nil, operation: "status")
-        let challenge = try decodeChallenge(response, operation: "status")
+            .get, path: entityPath(state.identity) + "/Challenges/" + sid, form: nil, operation: .status)
+        let challenge = try client.decode(ChallengeSummary.self, from: response, operation: .status)
         guard let name = challenge.status, let status = Self.challengeStatus(named: name) else {
-            throw malformed(operation: "status", httpStatus: response.status.code, sendMayHaveHappened: false)
+            throw client.malformed(.status, httpStatus: response.status.code)
         }
         return VerificationChange(status: status, reason: status == .pending ? nil : name)
     }
@@ -172,10 +172,10 @@ extension TwilioProvider: FactorProvider {
             }
             form.append(("Ttl", String(ttlSeconds)))
         }
-        let response = try await call(.post, path: pushServicePath + "/AccessTokens", form: form, operation: "access_token")
+        let response = try await call(.post, path: pushServicePath + "/AccessTokens", form: form, operation: .accessToken)
         guard let object = try? JSONDecoder().decode(JSONValue.self, from: response.body),
             let token = object["token"]?.stringValue, !token.isEmpty
-        else { throw malformed(operation: "access_token", httpStatus: response.status.code, sendMayHaveHappened: false) }
+        else { throw client.malformed(.accessToken, httpStatus: response.status.code) }
         let ttl = object["ttl"]?.numberValue.map { Int($0) } ?? ttlSeconds ?? 60
         let created = TwilioWire.parseDate(object["date_created"]?.stringValue) ?? clock.now
         return FactorAccessToken(
@@ -192,27 +192,27 @@ extension TwilioProvider: FactorProvider {
         try Self.checkIdentity(identity)
         let response: TransportResponse
         do {
-            response = try await call(.get, path: entityPath(identity) + "/Factors", form: nil, operation: "factors")
+            response = try await call(.get, path: entityPath(identity) + "/Factors", form: nil, operation: .factors)
         } catch let error where error.code == .notFound {
             return []
         }
         guard let object = try? JSONDecoder().decode(JSONValue.self, from: response.body),
             case .array(let items) = object["factors"]
-        else { throw malformed(operation: "factors", httpStatus: response.status.code, sendMayHaveHappened: false) }
+        else { throw client.malformed(.factors, httpStatus: response.status.code) }
         return items.compactMap { Self.factor(from: $0, identity: identity) }
     }
 
     func fetchFactor(identity: String, id factorID: String) async throws(GatewayError) -> DeviceFactor {
         let path = try factorPath(identity: identity, id: factorID)
-        let response = try await call(.get, path: path, form: nil, operation: "factor")
+        let response = try await call(.get, path: path, form: nil, operation: .factor)
         guard let object = try? JSONDecoder().decode(JSONValue.self, from: response.body),
             let factor = Self.factor(from: object, identity: identity)
-        else { throw malformed(operation: "factor", httpStatus: response.status.code, sendMayHaveHappened: false) }
+        else { throw client.malformed(.factor, httpStatus: response.status.code) }
         return factor
     }
 
     func deleteFactor(identity: String, id factorID: String) async throws(GatewayError) {
-        _ = try await call(.delete, path: try factorPath(identity: identity, id: factorID), form: nil, operation: "delete_factor")
+        _ = try await call(.delete, path: try factorPath(identity: identity, id: factorID), form: nil, operation: .deleteFactor)
     }
 
     static func factor(from object: JSONValue, identity: String) -> DeviceFactor? {
@@ -268,14 +268,6 @@ extension TwilioProvider: FactorProvider {
             case sid, status
             case factorSID = "factor_sid"
             case expirationDate = "expiration_date"
-        }
-    }
-
-    private func decodeChallenge(_ response: TransportResponse, operation: String) throws(GatewayError) -> ChallengeSummary {
-        do {
-            return try JSONDecoder().decode(ChallengeSummary.self, from: response.body)
-        } catch {
-            throw malformed(operation: operation, httpStatus: response.status.code, sendMayHaveHappened: operation == "start")
         }
     }
 

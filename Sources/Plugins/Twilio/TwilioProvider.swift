@@ -11,10 +11,9 @@ import Logging
 struct TwilioProvider: VerificationProvider {
     let id: String
     let configuration: TwilioConfiguration
-    let transport: any HTTPTransport
+    let client: VendorHTTPClient
     let clock: any WallClock
     let logger: Logger
-    let requestTimeout: Duration
 
     /// What Twilio Verify v2 offers: for OTP a resend is a start for the same `To`, which Twilio answers
     /// with the same verification and code, on any of the four channels; a push completes without a code,
@@ -36,10 +35,9 @@ struct TwilioProvider: VerificationProvider {
     init(context: ProviderContext) throws(ConfigurationError) {
         self.id = context.providerID
         self.configuration = try TwilioConfiguration(settings: context.settings, providerID: context.providerID)
-        self.transport = context.transport
+        self.client = VendorHTTPClient(vendor: "Twilio", context: context, baseURL: configuration.baseURL)
         self.clock = context.clock
         self.logger = context.logger
-        self.requestTimeout = context.requestTimeout
     }
 
     // MARK: operations
@@ -49,7 +47,7 @@ struct TwilioProvider: VerificationProvider {
         let channelName = try Self.twilioChannel(for: request.channel, destination: request.destination)
         return try await createVerification(
             destination: request.destination, channel: request.channel, channelName: channelName,
-            locale: TwilioLocale.choose(from: request.locales), operation: "start")
+            locale: TwilioLocale.choose(from: request.locales), operation: .start)
     }
 
     /// Twilio resends by starting again for the same `To`: while the verification is pending it keeps
@@ -62,7 +60,7 @@ struct TwilioProvider: VerificationProvider {
         let channelName = try Self.twilioChannel(for: channel, destination: verification.destination)
         return try await createVerification(
             destination: verification.destination, channel: channel, channelName: channelName,
-            locale: TwilioLocale.choose(from: verification.locales), operation: "resend")
+            locale: TwilioLocale.choose(from: verification.locales), operation: .resend)
     }
 
     func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult {
@@ -75,10 +73,10 @@ struct TwilioProvider: VerificationProvider {
         let sid = try reference(of: verification)
         let response = try await call(
             .post, path: servicePath + "/VerificationCheck", form: [("VerificationSid", sid), ("Code", code)],
-            operation: "check")
-        let resource = try decode(response, operation: "check", sendMayHaveHappened: false)
+            operation: .check)
+        let resource = try decode(response, operation: .check)
         guard let name = resource.status, let status = TwilioWire.status(named: name) else {
-            throw malformed(operation: "check", httpStatus: response.status.code, sendMayHaveHappened: false)
+            throw client.malformed(.check, httpStatus: response.status.code)
         }
         return ProviderCheckResult(status: status)
     }
@@ -88,16 +86,16 @@ struct TwilioProvider: VerificationProvider {
         guard verification.channel != .push else { return }
         let sid = try reference(of: verification)
         _ = try await call(
-            .post, path: verificationsPath + "/" + sid, form: [("Status", "canceled")], operation: "cancel")
+            .post, path: verificationsPath + "/" + sid, form: [("Status", "canceled")], operation: .cancel)
     }
 
     func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange {
         if verification.channel == .push { return try await pushStatus(verification) }
         let sid = try reference(of: verification)
-        let response = try await call(.get, path: verificationsPath + "/" + sid, form: nil, operation: "status")
-        let resource = try decode(response, operation: "status", sendMayHaveHappened: false)
+        let response = try await call(.get, path: verificationsPath + "/" + sid, form: nil, operation: .status)
+        let resource = try decode(response, operation: .status)
         guard let name = resource.status, let status = TwilioWire.status(named: name) else {
-            throw malformed(operation: "status", httpStatus: response.status.code, sendMayHaveHappened: false)
+            throw client.malformed(.status, httpStatus: response.status.code)
         }
         let channel = resource.channel.flatMap(TwilioWire.channel(named:))
         return VerificationChange(status: status, channel: channel, reason: status == .pending ? nil : name)
@@ -113,19 +111,19 @@ struct TwilioProvider: VerificationProvider {
         guard lookup.channel != .push,
             (try? Self.twilioChannel(for: lookup.channel, destination: lookup.destination)) != nil
         else { return .unknown }
-        let settled = lookup.callSettled(at: clock.now, requestTimeout: requestTimeout)
+        let settled = lookup.callSettled(at: clock.now, requestTimeout: client.timeout)
         let response: TransportResponse
         do {
             response = try await call(
                 .get, path: verificationsPath + "/" + Self.pathSegment(lookup.destination.value), form: nil,
-                operation: "lookup")
+                operation: .lookup)
         } catch let error where error.code == .notFound {
             return settled ? .notFound : .notYet
         }
-        let resource = try decode(response, operation: "lookup", sendMayHaveHappened: false)
+        let resource = try decode(response, operation: .lookup)
         guard let sid = resource.sid, TwilioConfiguration.matches(sid, prefixes: ["VE"]), let name = resource.status,
             let status = TwilioWire.status(named: name)
-        else { throw malformed(operation: "lookup", httpStatus: response.status.code, sendMayHaveHappened: false) }
+        else { throw client.malformed(.lookup, httpStatus: response.status.code) }
         // Canceled, or out of checks: nothing pending for the number, so the dead start made nothing.
         guard status == .pending else { return settled ? .notFound : .notYet }
         let now = clock.now
@@ -154,7 +152,7 @@ struct TwilioProvider: VerificationProvider {
 
     /// `POST …/Verifications`, shared by start and resend.
     private func createVerification(
-        destination: Destination, channel: Channel, channelName: String, locale: String?, operation: String
+        destination: Destination, channel: Channel, channelName: String, locale: String?, operation: VendorOperation
     ) async throws(GatewayError) -> ProviderStartResult {
         var form = [("To", destination.value), ("Channel", channelName)]
         if let locale { form.append(("Locale", locale)) }
@@ -175,9 +173,9 @@ struct TwilioProvider: VerificationProvider {
             throw Self.unknownService(error)
         }
         // Twilio accepted the send: from here on a broken answer may hide a delivered code.
-        let resource = try decode(response, operation: operation, sendMayHaveHappened: true)
+        let resource = try decode(response, operation: operation)
         guard let sid = resource.sid, TwilioConfiguration.matches(sid, prefixes: ["VE"]) else {
-            throw malformed(operation: operation, httpStatus: response.status.code, sendMayHaveHappened: true)
+            throw client.malformed(operation, httpStatus: response.status.code)
         }
         let now = clock.now
         // A start that reuses a pending verification keeps its original window; never promise more.

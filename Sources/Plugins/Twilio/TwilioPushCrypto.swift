@@ -26,57 +26,50 @@ enum TwilioPushCrypto {
 
     // MARK: JWT
 
-    /// A JWT as read, before its signature is checked.
-    struct JWT: Sendable {
-        var header: [String: JSONValue]
-        var claims: [String: JSONValue]
-        var signingInput: String
-        var signature: Data
-
-        /// Whether the raw r‖s ES256 signature verifies with `key`.
-        func isSigned(by key: P256.Signing.PublicKey) -> Bool {
-            guard header["alg"]?.stringValue == "ES256",
-                let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signature)
-            else { return false }
-            return key.isValidSignature(signature, for: Data(signingInput.utf8))
-        }
+    /// ES256 with a factor's P-256 key, as the SDK signs: the raw r‖s signature. The keys are not `Sendable`, so
+    /// their raw bytes travel in the closures.
+    static func es256(_ key: P256.Signing.PrivateKey) -> JWSAlgorithm {
+        let raw = key.rawRepresentation
+        return JWSAlgorithm(
+            name: "ES256", sign: { try P256.Signing.PrivateKey(rawRepresentation: raw).signature(for: $0).rawRepresentation },
+            verify: es256(verifying: key.publicKey).verify)
     }
 
-    /// Splits and decodes a compact JWT; `nil` when it is not one.
-    static func parseJWT(_ token: String) -> JWT? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = base64URLDecode(parts[0]), let claimsData = base64URLDecode(parts[1]),
-            let signature = base64URLDecode(parts[2]),
-            let header = (try? JSONDecoder().decode(JSONValue.self, from: headerData))?.objectValue,
-            let claims = (try? JSONDecoder().decode(JSONValue.self, from: claimsData))?.objectValue
-        else { return nil }
-        return JWT(header: header, claims: claims, signingInput: parts[0] + "." + parts[1], signature: signature)
+    /// ES256 that only verifies, with a factor's public key.
+    static func es256(verifying key: P256.Signing.PublicKey) -> JWSAlgorithm {
+        let raw = key.rawRepresentation
+        return JWSAlgorithm(
+            name: "ES256", sign: { _ in throw GatewayError.internal("A public key cannot sign.") },
+            verify: { signature, input in
+                guard let key = try? P256.Signing.PublicKey(rawRepresentation: raw),
+                    let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signature)
+                else { return false }
+                return key.isValidSignature(signature, for: input)
+            })
+    }
+
+    /// A JWT as read, before its signature is checked: the compact JWS and its claims.
+    struct JWT: Sendable {
+        var token: JWS.Token
+        var claims: [String: JSONValue]
+
+        var header: [String: JSONValue] { token.header }
+
+        /// Whether the ES256 signature verifies with `key`.
+        func isSigned(by key: P256.Signing.PublicKey) -> Bool { token.isSigned(by: es256(verifying: key)) }
+    }
+
+    /// Splits and decodes a compact JWT whose claims are a JSON object; `nil` when it is not one.
+    static func parseJWT(_ text: String) -> JWT? {
+        guard let token = JWS.parse(text), let claims = token.claims(JSONValue.self)?.objectValue else { return nil }
+        return JWT(token: token, claims: claims)
     }
 
     /// Signs `claims` as the SDK does: `{typ: JWT, alg: ES256}` plus `extraHeader`, raw r‖s, base64url.
     static func signJWT(
         claims: [String: JSONValue], extraHeader: [String: JSONValue] = [:], key: P256.Signing.PrivateKey
     ) throws -> String {
-        var header: [String: JSONValue] = ["typ": "JWT", "alg": "ES256"]
-        header.merge(extraHeader) { _, new in new }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let input =
-            base64URLEncode(try encoder.encode(JSONValue.object(header))) + "."
-            + base64URLEncode(try encoder.encode(JSONValue.object(claims)))
-        let signature = try key.signature(for: Data(input.utf8))
-        return input + "." + base64URLEncode(signature.rawRepresentation)
-    }
-
-    static func base64URLEncode(_ data: Data) -> String {
-        Base64URL.encode(data)
-    }
-
-    static func base64URLDecode(_ text: Substring) -> Data? {
-        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-            return nil
-        }
-        return Base64URL.decode(text)
+        try JWS.sign(JSONValue.object(claims), header: extraHeader, with: es256(key))
     }
 
     // MARK: webhook signature
