@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "GatewayIDaaS", targets: ["GatewayIDaaS"]),
         .library(name: "GatewaySinch", targets: ["GatewaySinch"]),
         .library(name: "GatewayVonage", targets: ["GatewayVonage"]),
+        .library(name: "GatewayTelnyx", targets: ["GatewayTelnyx"]),
     ],
     dependencies: [
         // API packages only for the core (DESIGN.md §2).
@@ -104,6 +105,16 @@ let package = Package(
             path: "Sources/Plugins/Nexmo",
             swiftSettings: strict
         ),
+        .target(
+            name: "GatewayTelnyx",
+            dependencies: [
+                "GatewayCore",
+                // Ed25519: checking the signatures of Telnyx's webhooks, and the emulator's signing of its own.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/Plugins/Telnyx",
+            swiftSettings: strict
+        ),
         // The system SQLite library (Debian's libsqlite3-dev): the embedded default store needs
         // nothing more than its C API, so no Swift driver package is pulled in.
         .systemLibrary(
@@ -118,6 +129,7 @@ let package = Package(
                 "GatewayIDaaS",
                 "GatewaySinch",
                 "GatewayVonage",
+                "GatewayTelnyx",
                 "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // HTTP1Channel's decoder limits and extra handlers (HTTPParseErrorHandler).
@@ -202,6 +214,15 @@ let package = Package(
             dependencies: [
                 "GatewayCore", "GatewayVonage", "GatewayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewayTelnyxTests",
+            dependencies: [
+                "GatewayCore", "GatewayTelnyx", "GatewayTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strict
         ),

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Issue 29: the plugins' wire traffic, checked against the vendors' own API descriptions.
 
-Starts a sandbox gateway whose Twilio, Vonage (v2 and legacy v1), Sinch and Firebase providers have their
+Starts a sandbox gateway whose Twilio, Vonage (v2 and legacy v1), Sinch, Firebase and Telnyx providers have their
 `base_url` pointed at a recording proxy run here (another free loopback port). The proxy forwards each call
 to the gateway's own emulator under `/sandbox/<vendor>` and records the request and the answer. The script
 then drives the gateway's public API over every vendor and channel (starts, wrong and right codes, resends,
 cancels, refreshes, the vendors' error paths the emulators can produce) and validates every recorded
 request and every emulator answer against the vendor's document:
 
-* Twilio Verify v2, Vonage Verify v1 and v2, Sinch Verification: the OpenAPI files in `--specs`
+* Twilio Verify v2, Vonage Verify v1 and v2, Sinch Verification, Telnyx Verify v2: the OpenAPI files in `--specs`
   (`../shared/specs` beside the repository; never copied into it).
 * Firebase (Identity Toolkit v1, and v2 for the multi-factor methods): the discovery documents that ship in
   google-api-python-client (`googleapiclient/discovery_cache/documents/identitytoolkit.v1.json` and `.v2.json`);
@@ -94,6 +94,10 @@ ALLOW = {
     # The discovery document of Identity Toolkit describes no error answers; Google APIs answer errors as
     # `{"error": {"code", "message", "errors": [...], "status", "details"}}` (cloud.google.com/apis/design/errors).
     "firebase:error-status": "the discovery document describes no error answers; checked against Google's error object",
+    # Telnyx's Verify document declares only 400 (`verify_GenericErrorResponse`) for its operations; Telnyx
+    # answers other statuses too (401, 404, 422, 5xx; docs/vendors/telnyx.md §8.1, the SDK's exception per
+    # status). Those answers are checked against the same `verify_Errors` schema, properties closed.
+    "telnyx:error-status": "Telnyx's document declares only 400 errors; other error statuses are checked against verify_Errors",
 }
 
 ERROR_SCHEMAS = {
@@ -113,6 +117,10 @@ ERROR_SCHEMAS = {
                                               "reason": {"type": "string"}}}},
                            "details": {"type": "array"}}}}},
 }
+
+# The Telnyx sandbox's fixed values (Sources/Plugins/Telnyx, TelnyxSandbox).
+TELNYX_KEY = "KEYSANDBOX0TELNYX0000000000000001"
+TELNYX_PROFILE = "4900017a-0000-4000-8000-7e1a7e1a0001"
 
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 
@@ -422,6 +430,8 @@ def validate_openapi(doc, record, vendor):
         if response["status"] >= 400 and entry in ALLOW:
             allowed.append(entry)
             schema = ERROR_SCHEMAS.get(vendor)
+            if schema is None and vendor == "telnyx":  # Telnyx: its verify_Errors schema (ALLOW)
+                schema = reader.convert(doc.document["components"]["schemas"]["verify_Errors"], strict=True)
             if schema is None:  # Sinch: its own Error schema, errorCode a string or a whole number (ALLOW)
                 schema = reader.convert(doc.document["components"]["schemas"]["Error"], strict=True)
                 schema["properties"]["errorCode"] = {"type": ["string", "integer"]}
@@ -882,6 +892,33 @@ def drive_sinch(d):
     d.start("sinch", "+46700402001", expect=(400, 402, 403, 422, 429, 502, 503))
 
 
+def drive_telnyx(d):
+    """Every channel by id, wrong and right codes, refreshes, a resend, checks by number, Telnyx's errors."""
+    for index, channel in enumerate(("sms", "voice", "flashcall", "whatsapp")):
+        to = f"+1415555080{index}"
+        status, v = d.start("telnyx", to, channel)
+        if status == 201:
+            d.check(v["id"], "00000" if d.code(to) != "00000" else "11111", expect=(422,))
+            d.expect(f"telnyx {channel} refresh", *d.call("GET", f"/v1/verifications/{v['id']}?refresh=true"), (200,))
+            d.check(v["id"], d.code(to), expect=(200,))
+            d.expect(f"telnyx {channel} refresh approved",
+                     *d.call("GET", f"/v1/verifications/{v['id']}?refresh=true"), (200,))
+    status, v = d.start("telnyx", "+14155550810")
+    if status == 201:
+        d.expect("telnyx resend", *d.call("POST", f"/v1/verifications/{v['id']}/resend", {}), (200,))
+        d.check(v["id"], d.code("+14155550810"), expect=(200,))
+        d.check(v["id"], d.code("+14155550810"), expect=(409, 404, 422))  # accepted: Telnyx answers 404 10005
+    status, v = d.start("telnyx-by-number", "+14155550811")
+    if status == 201:
+        d.check(v["id"], "00000" if d.code("+14155550811") != "00000" else "11111", expect=(422,))
+        d.check(v["id"], d.code("+14155550811"), expect=(200,))
+    # Telnyx's own errors through the emulator: a wrong key (401 10009), an unknown profile (422 10017).
+    d.start("telnyx-wrong-key", "+14155550812", expect=(502, 503))
+    d.start("telnyx-other-profile", "+14155550813", expect=(502, 503, 422))
+    d.via_call("GET", "/telnyx/v2/verifications/00000000-0000-4000-8000-000000000000",
+               {"Authorization": "Bearer " + TELNYX_KEY})
+
+
 def drive_firebase(d):
     proof = {"type": "recaptcha", "token": "wire-check-token"}
     to = "+447400123401"
@@ -949,7 +986,7 @@ def drive_firebase_second_factor(d, proof):
             multi_factor={"type": "enroll", "id_token": id_token})
 
 
-VENDORS = ("twilio", "vonage-v2", "vonage-v1", "sinch", "firebase")
+VENDORS = ("twilio", "vonage-v2", "vonage-v1", "sinch", "firebase", "telnyx")
 
 
 def vendor_of(path):
@@ -964,6 +1001,8 @@ def vendor_of(path):
         return "vonage-v2", path[len("/sandbox/vonage"):]
     if path.startswith("/sandbox/sinch/"):
         return "sinch", path[len("/sandbox/sinch"):]
+    if path.startswith("/sandbox/telnyx/"):
+        return "telnyx", path[len("/sandbox/telnyx"):]
     prefix = "/sandbox/firebase/identitytoolkit.googleapis.com"
     if path.startswith(prefix):
         return "firebase", path[len(prefix):]
@@ -995,7 +1034,8 @@ class IdentityToolkitDocuments:
 
 def load_documents(specs, discovery):
     files = {"twilio": "twilio_verify_v2.yaml", "vonage-v2": "vonage_verify_v2.yaml",
-             "vonage-v1": "vonage_verify_v1.yaml", "sinch": "sinch_verification_v1.yaml"}
+             "vonage-v1": "vonage_verify_v1.yaml", "sinch": "sinch_verification_v1.yaml",
+             "telnyx": "telnyx_verify_v2.yaml"}
     missing = [f for f in files.values() if not os.path.isfile(os.path.join(specs, f))]
     if missing:
         raise SystemExit(f"vendor specs missing in {specs}: {', '.join(missing)} (give --specs ../shared/specs)")
@@ -1079,6 +1119,14 @@ def mutations(records):
             sinch, "request", lambda v: v.__setitem__("method", "pigeon")), "request"))
         out.append(("Sinch answer with an unknown field", with_json(
             sinch, "response", lambda v: v.__setitem__("surprise", 1)), "answer"))
+    telnyx = first(lambda r: r["request"]["path"].endswith("/v2/verifications/sms") and r["response"]["status"] == 200)
+    if telnyx:
+        out.append(("Telnyx start without its required verify_profile_id", with_json(
+            telnyx, "request", lambda v: v.pop("verify_profile_id")), "request"))
+        out.append(("Telnyx start whose timeout_secs is a string", with_json(
+            telnyx, "request", lambda v: v.__setitem__("timeout_secs", "300")), "request"))
+        out.append(("Telnyx answer whose status is not Telnyx's", with_json(
+            telnyx, "response", lambda v: v["data"].__setitem__("status", "approved")), "answer"))
     firebase = first(lambda r: r["request"]["path"].endswith("accounts:sendVerificationCode")
                      and r["response"]["status"] == 200)
     if firebase:
@@ -1158,6 +1206,14 @@ providers:
   - {{id: firebase, plugin: firebase, settings: {{api_key_env: WIRE_FIREBASE_KEY, project_id: demo-verification-gateway,
       base_url: "{via}/firebase/identitytoolkit.googleapis.com", test_numbers: "+16505550100=123456",
       resend_after_seconds: "0"}}}}
+  - {{id: telnyx, plugin: telnyx, settings: {{api_key_env: WIRE_TELNYX_KEY, verify_profile_id: "{TELNYX_PROFILE}",
+      timeout_secs: "600", base_url: "{via}/telnyx/v2"}}}}
+  - {{id: telnyx-by-number, plugin: telnyx, settings: {{api_key_env: WIRE_TELNYX_KEY, verify_by: phone_number,
+      verify_profile_id: "{TELNYX_PROFILE}", base_url: "{via}/telnyx/v2"}}}}
+  - {{id: telnyx-wrong-key, plugin: telnyx, settings: {{api_key_env: WIRE_VONAGE_SECRET,
+      verify_profile_id: "{TELNYX_PROFILE}", base_url: "{via}/telnyx/v2"}}}}
+  - {{id: telnyx-other-profile, plugin: telnyx, settings: {{api_key_env: WIRE_TELNYX_KEY,
+      verify_profile_id: "0f0f0f0f-0000-4000-8000-000000000001", base_url: "{via}/telnyx/v2"}}}}
 """
     config_path = os.path.join(work, "wire.yaml")
     with open(config_path, "w") as f:
@@ -1166,7 +1222,7 @@ providers:
         WIRE_TWILIO_TOKEN="5a4db0c0sandbox0auth0token000001", WIRE_VONAGE_SECRET="Sandbox0Secret01",
         WIRE_VONAGE_SIGNATURE="sandbox-signature-secret-0000000000000001",
         WIRE_SINCH_SECRET="c2FuZGJveC1zaW5jaC1hcHBsaWNhdGlvbi1zZWNyZXQ=",
-        WIRE_FIREBASE_KEY="AIzaSyD-sandbox-verification-gateway001",
+        WIRE_FIREBASE_KEY="AIzaSyD-sandbox-verification-gateway001", WIRE_TELNYX_KEY=TELNYX_KEY,
         GATEWAY_VONAGE_CANCEL_WINDOW="0")
     log_path = os.path.join(work, "gateway.log")
     process, base = sandbox_gateway.start(binary, data_dir, port=gateway_port,
@@ -1176,7 +1232,8 @@ providers:
     try:
         for name, step in (("twilio", drive_twilio), ("twilio lookup", drive_twilio_lookup), ("twilio push", drive_twilio_push), ("vonage", lambda d: drive_vonage(d, "vonage", "04")),
                            ("vonage-legacy", lambda d: drive_vonage(d, "vonage-legacy", "05")),
-                           ("sinch", drive_sinch), ("firebase", drive_firebase), ("faults", drive_faults)):
+                           ("sinch", drive_sinch), ("firebase", drive_firebase), ("telnyx", drive_telnyx),
+                           ("faults", drive_faults)):
             before = len(recorder.records)
             step(driver)
             print(f"drove {name}: {len(recorder.records) - before} vendor calls recorded")

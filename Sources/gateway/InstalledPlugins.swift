@@ -3,6 +3,7 @@ import GatewayFirebase
 import GatewayIDaaS
 import GatewaySinch
 import GatewayVonage
+import GatewayTelnyx
 import GatewayTwilio
 
 /// The one list of installed plugins. Adding a vendor is adding its target and one line here.
@@ -14,5 +15,6 @@ enum InstalledPlugins {
 
     static let all: [GatewayPlugin] = [
         TwilioPlugin.plugin, FirebasePlugin.plugin, IDaaSPlugin.plugin, SinchPlugin.plugin, VonagePlugin.plugin,
+        TelnyxPlugin.plugin,
     ]
 }

@@ -88,7 +88,8 @@ struct InstanceRegistryTests {
         let leased = try await store.modify(id: id, durability: StoreWriteDurability.answered) { record in
             var next = record
             next.attempts += 1
-            next.checkLeaseUntil = harness.clock.now.addingTimeInterval(30)
+            // Ten minutes: waiting for it would blow the bound below; taking it over is what passes.
+            next.checkLeaseUntil = harness.clock.now.addingTimeInterval(600)
             next.checkLeaseOwner = "in_killed"
             next.checkLeaseHoldsAttempt = true
             next.version += 1
@@ -99,7 +100,9 @@ struct InstanceRegistryTests {
         try await harness.run { client, runtime in
             let began = ContinuousClock.now
             let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
-            #expect(ContinuousClock.now - began < .seconds(2))
+            // Not a speed target (multi_instance_check.py measures that): a bound far below the lease, generous
+            // enough for a loaded machine, that only a check waiting for the dead lease would exceed.
+            #expect(ContinuousClock.now - began < .seconds(60))
             #expect(check.status == .ok)
             #expect(check.body["status"] as? String == "approved")
             let stored = try #require(try await runtime.service.store.record(id: id))
