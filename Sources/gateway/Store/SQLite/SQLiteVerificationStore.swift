@@ -3,8 +3,8 @@ import Foundation
 import GatewayCore
 import Logging
 
-/// The embedded default store: one SQLite file (WAL) under the data directory, on the one schema
-/// (`Store/Schema`, whose ``SQLStore`` extensions write every operation). This type only runs the calls.
+/// The embedded default store: one SQLite file (WAL) under the data directory (docs/design.md §8), on the one
+/// schema (`Store/Schema`, whose ``SQLStore`` extensions write every operation). This type only runs the calls.
 ///
 /// Every call runs on the file's ``SQLiteDatabase`` queue as one unit of its group commit, its statements one
 /// after another; a call that must commit together runs in a transaction (a savepoint of its group). Updates
