@@ -102,10 +102,10 @@ enum TwilioEmulatorStateError: Error {
 }
 
 extension TwilioEmulatorState.Verification {
-    /// A row written by ``saved``, read back without `JSONDecoder` (60% of a restart's time with 118,000 live
-    /// verifications, issue 13): the same value `JSONDecoder` gives for such a row, or `nil` for anything
-    /// else (a row written by `JSONEncoder`, a missing or mistyped field), which the caller decodes with
-    /// `JSONDecoder` as before.
+    /// A row written by ``saved``, read back without `JSONDecoder` (the larger part of a restart's time with
+    /// many live verifications; BENCHMARKS.md): the same value `JSONDecoder` gives for such a row, or `nil`
+    /// for anything else (a row written by `JSONEncoder`, a missing or mistyped field), which the caller
+    /// decodes with `JSONDecoder` as before.
     init?(saved data: Data) {
         guard case .object(let fields)? = JSONValue.parse(data),
             let sid = fields["sid"]?.stringValue, let to = fields["to"]?.stringValue,

@@ -6,7 +6,7 @@ import Synchronization
 /// checkpoint (docs/performance.md, "Checkpoints off the writer").
 ///
 /// By default SQLite checkpoints inside the commit that takes the WAL past 1,000 pages: that commit copies
-/// the WAL's pages into the database file and syncs it before it returns, 5 to 10 ms on the bench machine,
+/// the WAL's pages into the database file and syncs it before it returns (milliseconds: BENCHMARKS.md),
 /// and every call queued behind it on ``SQLiteDatabase``'s queue waits as long. Here the writer's
 /// connection reports each commit to ``walGrew(to:connection:schema:)`` (SQLite's WAL hook, which replaces
 /// the automatic checkpoint):
