@@ -32,3 +32,16 @@ public struct GatewayInstance: Sendable, Equatable {
         self.heartbeatAt = heartbeatAt
     }
 }
+
+/// The heartbeat rows of the instances on a store: the part of ``VerificationStore`` that ``LeaseOwners``
+/// judges leases by. Methods throw only ``GatewayError``.
+public protocol InstanceHeartbeatStore: Sendable {
+    /// Writes `instance`'s heartbeat row: inserted, or replacing the row with its id.
+    func heartbeat(_ instance: GatewayInstance) async throws(GatewayError)
+
+    /// Every instance's heartbeat row, by id.
+    func instances() async throws(GatewayError) -> [GatewayInstance]
+
+    /// Deletes the heartbeat row of `id` (an instance found dead); its leases are then taken over at once.
+    func removeInstance(id: String) async throws(GatewayError)
+}

@@ -14,6 +14,32 @@ public struct WebhookQueueConformance: Sendable {
         self.makeStore = makeStore
     }
 
+    /// Every check, so a store's test suite runs them all as one parameterized test (as ``StoreConformance``).
+    public enum Check: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case cursorStartsAtTheNewestEventAndMovesByCompareAndSet
+        case deliveriesAreUniquePerEndpointAndEvent
+        case claimsAreExclusiveUntilTheLeaseRunsOut
+
+        public var testDescription: String {
+            switch self {
+            case .cursorStartsAtTheNewestEventAndMovesByCompareAndSet:
+                "Webhook cursor starts at the newest event and moves by compare-and-set"
+            case .deliveriesAreUniquePerEndpointAndEvent: "Webhook deliveries are unique per endpoint and event"
+            case .claimsAreExclusiveUntilTheLeaseRunsOut: "Webhook claims are exclusive until the lease runs out"
+            }
+        }
+    }
+
+    /// Runs one check.
+    public func run(_ check: Check) async throws {
+        switch check {
+        case .cursorStartsAtTheNewestEventAndMovesByCompareAndSet:
+            try await cursorStartsAtTheNewestEventAndMovesByCompareAndSet()
+        case .deliveriesAreUniquePerEndpointAndEvent: try await deliveriesAreUniquePerEndpointAndEvent()
+        case .claimsAreExclusiveUntilTheLeaseRunsOut: try await claimsAreExclusiveUntilTheLeaseRunsOut()
+        }
+    }
+
     static func delivery(_ n: Int, endpoint: String = "https://hooks.example/a", due: Date) -> WebhookDelivery {
         WebhookDelivery(
             id: "wh_\(n)_\(endpoint.suffix(1))", eventID: "ev_\(n)", endpoint: endpoint, type: .approved,

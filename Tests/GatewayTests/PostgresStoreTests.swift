@@ -53,14 +53,8 @@ final class PostgresStoreTests: Sendable {
     @Test("Every check of the store conformance suite", arguments: StoreConformance.Check.allCases)
     func conforms(_ check: StoreConformance.Check) async throws { try await conformance.run(check) }
 
-    @Test("Webhook cursor starts at the newest event and moves by compare-and-set")
-    func webhookCursor() async throws { try await webhooks.cursorStartsAtTheNewestEventAndMovesByCompareAndSet() }
-
-    @Test("Webhook deliveries are unique per endpoint and event")
-    func webhookUnique() async throws { try await webhooks.deliveriesAreUniquePerEndpointAndEvent() }
-
-    @Test("Webhook claims are exclusive until the lease runs out")
-    func webhookClaims() async throws { try await webhooks.claimsAreExclusiveUntilTheLeaseRunsOut() }
+    @Test("Every check of the webhook queue conformance suite", arguments: WebhookQueueConformance.Check.allCases)
+    func webhookQueue(_ check: WebhookQueueConformance.Check) async throws { try await webhooks.run(check) }
 
     // MARK: - Several instances on one database
 
@@ -97,6 +91,30 @@ final class PostgresStoreTests: Sendable {
         let takes = try await [takeA, takeB]
         #expect(takes.filter { $0 == .takenOver(IdempotencyProgress(stage: .claimed)) }.count == 1)
         #expect(takes.filter { $0 == .inProgress(owner: nil) }.count == 1)
+    }
+
+    @Test("A schema left at the first version opens with the later ones applied, its rows as they were")
+    func upgradesTheFirstVersion() async throws {
+        let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let first = try await Self.store(schema: schema)
+        opened.add(first)
+        // The schema as a gateway of the first version left it (the connection's search path is `schema`).
+        try await first.transaction("first version") { connection in
+            let baseline = PostgresMigration.all[0]
+            let statements: [(String, [StoreValue])] =
+                [("DROP SCHEMA \(schema) CASCADE", []), ("CREATE SCHEMA \(schema)", []),
+                 (StoreSchema.migrationsTable.create(.postgres), [])]
+                + baseline.statements.map { ($0, []) }
+                + [(StoreSchema.recordVersion.postgres, [.int(1), .text(baseline.name), .real(0)])]
+                + (try StoreUpgradeFixtures.oldRows().map { ($0.0.postgres, $0.1) })
+            for (sql, values) in statements { _ = try await connection.execute(sql, values, logger: quietLogger) }
+        }
+        first.close()
+
+        let second = try await Self.store(schema: schema)
+        opened.add(second)
+        try await StoreUpgradeFixtures.expectUpgraded(second)
+        #expect(try await second.schemaVersion() == PostgresMigration.all.count)
     }
 
     @Test("Event sequence numbers of concurrent writers from two instances are unique and increasing")

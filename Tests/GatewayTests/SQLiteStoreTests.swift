@@ -59,14 +59,8 @@ final class SQLiteStoreTests: Sendable {
         }
     }
 
-    @Test("Webhook cursor starts at the newest event and moves by compare-and-set")
-    func webhookCursor() async throws { try await webhooks.cursorStartsAtTheNewestEventAndMovesByCompareAndSet() }
-
-    @Test("Webhook deliveries are unique per endpoint and event")
-    func webhookUnique() async throws { try await webhooks.deliveriesAreUniquePerEndpointAndEvent() }
-
-    @Test("Webhook claims are exclusive until the lease runs out")
-    func webhookClaims() async throws { try await webhooks.claimsAreExclusiveUntilTheLeaseRunsOut() }
+    @Test("Every check of the webhook queue conformance suite", arguments: WebhookQueueConformance.Check.allCases)
+    func webhookQueue(_ check: WebhookQueueConformance.Check) async throws { try await webhooks.run(check) }
 
     // MARK: - Durability
 
@@ -180,6 +174,32 @@ final class SQLiteStoreTests: Sendable {
         }
         #expect(rows == SQLiteMigration.all.map { Int64($0.version) })
         #expect(try SQLiteMigration.migrate(connection) == SQLiteMigration.all.count)
+    }
+
+    /// The versions before claims had leases (the fixtures' rows are such a gateway's): the first, and the
+    /// last of PostgreSQL's baseline.
+    @Test(
+        "A file left at an earlier schema version opens with the later ones applied, its rows as they were",
+        arguments: [1, StoreSchema.postgresBaseline.steps])
+    func upgradesEarlierVersions(_ version: Int) async throws {
+        let connection = try SQLiteConnection(path: path(), synchronous: .full)
+        try connection.transaction { () throws(SQLiteError) in
+            try connection.execute(StoreSchema.migrationsTable.create(.sqlite))
+            for step in SQLiteMigration.all.prefix(version) {
+                for statement in step.statements { try connection.execute(statement) }
+                try connection.run(StoreSchema.recordVersion.sqlite, [.int(step.version), .text(step.name), .real(0)])
+            }
+        }
+        for (statement, values) in try StoreUpgradeFixtures.oldRows() { try connection.run(statement.sqlite, values) }
+        connection.close()
+
+        let store = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        try await StoreUpgradeFixtures.expectUpgraded(store)
+        let reader = try SQLiteConnection(path: path(), synchronous: .full)
+        let versions = try reader.query("SELECT version FROM schema_migrations ORDER BY version") {
+            (row) throws(SQLiteError) in row.int(0)
+        }
+        #expect(versions == SQLiteMigration.all.map(\.version))
     }
 
     @Test("The file is in WAL mode with foreign keys on")

@@ -118,7 +118,7 @@ final class SQLiteConnection {
 
     /// Runs a statement to completion and returns how many rows it changed.
     @discardableResult
-    func run(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int {
+    func run(_ sql: String, _ values: [StoreValue] = []) throws(SQLiteError) -> Int {
         try withStatement(sql) { (statement) throws(SQLiteError) in
             try statement.bind(values)
             while try statement.step() {}
@@ -128,7 +128,7 @@ final class SQLiteConnection {
 
     /// Runs a query and maps every result row.
     func query<Row>(
-        _ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteStatement) throws(SQLiteError) -> Row
+        _ sql: String, _ values: [StoreValue] = [], row: (SQLiteStatement) throws(SQLiteError) -> Row
     ) throws(SQLiteError) -> [Row] {
         try withStatement(sql) { (statement) throws(SQLiteError) in
             try statement.bind(values)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import PostgresNIO
 import Synchronization
 
@@ -39,24 +40,24 @@ struct PostgresStoreRow: StoreRow {
 }
 
 extension PostgresConnection {
-    /// Runs `sql` with `$n` placeholders bound to `values`, decoding each row.
+    /// Runs `sql` (PostgreSQL's text of a statement, `$n` parameters) with `values` bound: its rows and the
+    /// rows it changed (the command tag's count).
+    func execute(_ sql: String, _ values: [StoreValue] = [], logger: Logger) async throws -> PostgresQueryResult {
+        let query = PostgresQuery(unsafeSQL: sql, binds: try Self.bindings(values))
+        let result: EventLoopFuture<PostgresQueryResult> = self.query(query, logger: logger)
+        return try await result.get()
+    }
+
+    /// Runs `sql`, decoding each row.
     func rows<T>(
-        _ sql: String, _ values: [SQLiteValue] = [], logger: Logger, _ decode: (PostgresStoreRow) throws -> T
+        _ sql: String, _ values: [StoreValue] = [], logger: Logger, _ decode: (PostgresStoreRow) throws -> T
     ) async throws -> [T] {
-        var result: [T] = []
-        for try await row in try await query(PostgresQuery(unsafeSQL: sql, binds: try Self.bindings(values)), logger: logger) {
-            result.append(try decode(PostgresStoreRow(row: row.makeRandomAccess())))
+        try await execute(sql, values, logger: logger).rows.map {
+            try decode(PostgresStoreRow(row: $0.makeRandomAccess()))
         }
-        return result
     }
 
-    /// Runs `sql` and returns how many rows it returned (statements that change rows say `RETURNING 1`).
-    @discardableResult
-    func run(_ sql: String, _ values: [SQLiteValue] = [], logger: Logger) async throws -> Int {
-        try await rows(sql, values, logger: logger) { _ in () }.count
-    }
-
-    static func bindings(_ values: [SQLiteValue]) throws -> PostgresBindings {
+    static func bindings(_ values: [StoreValue]) throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
@@ -68,6 +69,21 @@ extension PostgresConnection {
             }
         }
         return bindings
+    }
+}
+
+/// A statement's answer, read in full before the next statement is sent.
+struct PostgresAnswer: StoreAnswer {
+    let result: PostgresQueryResult
+
+    var changed: Int { result.metadata.rows ?? 0 }
+
+    func rows<Row>(_ decode: (any StoreRow) throws -> Row) throws -> [Row] {
+        try result.rows.map { try decode(PostgresStoreRow(row: $0.makeRandomAccess())) }
+    }
+
+    func first<Row>(_ decode: (any StoreRow) throws -> Row) throws -> Row? {
+        try result.rows.first.map { try decode(PostgresStoreRow(row: $0.makeRandomAccess())) }
     }
 }
 
@@ -114,7 +130,8 @@ func withStoreDeadline<T: Sendable>(
 
 /// Resumes a continuation once, whoever comes first; then cancels the deadline's timer.
 private final class ResumeOnce<T: Sendable>: Sendable {
-    private let state: Mutex<(continuation: CheckedContinuation<Result<T, any Error>, Never>?, timer: Task<Void, Never>?, done: Bool)>
+    private let state:
+        Mutex<(continuation: CheckedContinuation<Result<T, any Error>, Never>?, timer: Task<Void, Never>?, done: Bool)>
 
     init(_ continuation: CheckedContinuation<Result<T, any Error>, Never>) {
         state = Mutex((continuation, nil, false))
@@ -122,7 +139,8 @@ private final class ResumeOnce<T: Sendable>: Sendable {
 
     @discardableResult
     func resume(_ result: Result<T, any Error>) -> Bool {
-        let (continuation, timer) = state.withLock { state -> (CheckedContinuation<Result<T, any Error>, Never>?, Task<Void, Never>?) in
+        let (continuation, timer) = state.withLock {
+            state -> (CheckedContinuation<Result<T, any Error>, Never>?, Task<Void, Never>?) in
             guard let continuation = state.continuation else { return (nil, nil) }
             state.continuation = nil
             state.done = true

@@ -15,7 +15,7 @@ struct SQLiteStatement {
     }
 
     /// Binds `values` to the parameters `?1`, `?2`, … in order.
-    func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+    func bind(_ values: [StoreValue]) throws(SQLiteError) {
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard values.count == expected else {
             throw SQLiteError(
@@ -26,7 +26,7 @@ struct SQLiteStatement {
         }
     }
 
-    private func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+    private func bind(_ value: StoreValue, at index: Int32) throws(SQLiteError) {
         let code: Int32
         switch value {
         case .text(let text):
@@ -57,6 +57,9 @@ struct SQLiteStatement {
         }
         guard code == SQLITE_OK else { throw SQLiteConnection.error(code, connection) }
     }
+
+    /// Whether the statement has result columns (a query, or a write with `RETURNING`).
+    var returnsRows: Bool { sqlite3_column_count(handle) > 0 }
 
     /// Advances to the next row; `false` once the statement is done.
     func step() throws(SQLiteError) -> Bool {
@@ -91,3 +94,6 @@ struct SQLiteStatement {
         return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, column)))
     }
 }
+
+/// A row of SQLite's, read where the statement stands.
+extension SQLiteStatement: StoreRow {}
