@@ -15,7 +15,8 @@ public struct ClientContext: Sendable, Equatable, Codable {
         case ios, android, web
     }
 
-    public init(ipAddress: String? = nil, userAgent: String? = nil, deviceID: String? = nil, platform: Platform? = nil) {
+    public init(ipAddress: String? = nil, userAgent: String? = nil, deviceID: String? = nil, platform: Platform? = nil)
+    {
         self.ipAddress = ipAddress
         self.userAgent = userAgent
         self.deviceID = deviceID

@@ -47,7 +47,9 @@ public struct FactorAccessToken: Sendable, Equatable {
     /// What else the SDK needs from the vendor (Twilio: `service_sid`, `base_url`).
     public var details: [String: JSONValue]
 
-    public init(identity: String, token: String, factorType: String, expiresAt: Date, details: [String: JSONValue] = [:]) {
+    public init(
+        identity: String, token: String, factorType: String, expiresAt: Date, details: [String: JSONValue] = [:]
+    ) {
         self.identity = identity
         self.token = token
         self.factorType = factorType

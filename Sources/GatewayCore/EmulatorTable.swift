@@ -23,11 +23,11 @@ public protocol EmulatorTable: Sendable {
 }
 
 #if compiler(>=6.2)
-/// ``EmulatorTable/attempt(_:logger:now:_:)`` builds a view inside a `@Sendable` closure, which captures the
-/// view's type: Swift 6.2 and later require that metatype to be sendable.
-public typealias EmulatorRowsViewMetatype = SendableMetatype
+    /// ``EmulatorTable/attempt(_:logger:now:_:)`` builds a view inside a `@Sendable` closure, which captures the
+    /// view's type: Swift 6.2 and later require that metatype to be sendable.
+    public typealias EmulatorRowsViewMetatype = SendableMetatype
 #else
-public protocol EmulatorRowsViewMetatype {}
+    public protocol EmulatorRowsViewMetatype {}
 #endif
 
 /// One call's view of an emulator's rows as of the call's time (its entity-level reads and writes, over

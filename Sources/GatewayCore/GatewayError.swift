@@ -192,7 +192,9 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public var description: String {
         var text = "\(code.rawValue): \(message)"
-        if let vendor { text += " [\(vendor.providerID) \(vendor.code ?? "-") http=\(vendor.httpStatus.map(String.init) ?? "-")]" }
+        if let vendor {
+            text += " [\(vendor.providerID) \(vendor.code ?? "-") http=\(vendor.httpStatus.map(String.init) ?? "-")]"
+        }
         return text
     }
 }

@@ -72,7 +72,6 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(nilLiteral: ()) { self = .null }
 }
 
-
 extension JSONValue {
     public var stringValue: String? {
         if case .string(let value) = self { return value }

@@ -128,7 +128,8 @@ public enum NextAction: Sendable, Equatable, Codable {
     public init(from decoder: any Decoder) throws {
         let json = try JSONValue(from: decoder)
         guard let action = NextAction(json: json) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a next action"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not a next action"))
         }
         self = action
     }

@@ -334,7 +334,8 @@ public struct StartLookup: Sendable, Equatable {
     /// given up on it by then. Until then a vendor that has nothing under the reference may still get it,
     /// and ``StartLookupResult/notYet`` is the true answer rather than ``StartLookupResult/notFound``.
     public func callSettled(at now: Date, requestTimeout: Duration) -> Bool {
-        let seconds = TimeInterval(requestTimeout.components.seconds)
+        let seconds =
+            TimeInterval(requestTimeout.components.seconds)
             + TimeInterval(requestTimeout.components.attoseconds) / 1e18
         return now >= callBegunAt.addingTimeInterval(seconds)
     }

@@ -77,6 +77,8 @@ public struct ProviderRegistry: Sendable {
 
     static func isValidID(_ id: String) -> Bool {
         (1...40).contains(id.count)
-            && id.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }
+            && id.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_"
+            }
     }
 }

@@ -59,12 +59,18 @@ extension VerificationService {
     ) async throws(GatewayError) {
         let limits = policy.rateLimits
         var counters: [(String, RateLimit, String)] = []
-        if let keyLimit, let apiKeyID { counters.append(("start:own-key:" + apiKeyID, keyLimit, "API key's own limit")) }
+        if let keyLimit, let apiKeyID {
+            counters.append(("start:own-key:" + apiKeyID, keyLimit, "API key's own limit"))
+        }
         if let limit = limits.startsPerDestination {
             counters.append(("start:to:" + request.destination.value, limit, "destination"))
         }
-        if let limit = limits.startsPerAPIKey, let apiKeyID { counters.append(("start:key:" + apiKeyID, limit, "API key")) }
-        if let limit = limits.startsPerIP, let clientIP { counters.append(("start:ip:" + clientIP, limit, "IP address")) }
+        if let limit = limits.startsPerAPIKey, let apiKeyID {
+            counters.append(("start:key:" + apiKeyID, limit, "API key"))
+        }
+        if let limit = limits.startsPerIP, let clientIP {
+            counters.append(("start:ip:" + clientIP, limit, "IP address"))
+        }
         if let number = request.destination.phoneNumber {
             if let limit = limits.startsPerCountry {
                 counters.append(("start:country:" + number.policyRegion, limit, "country"))

@@ -112,7 +112,8 @@ public struct CallbackSender: Sendable {
         guard let baseURL, let deliveryURL else { return request }
         let told = baseURL.absoluteString
         let url = request.url.absoluteString
-        guard url.hasPrefix(told), let moved = URL(string: deliveryURL.absoluteString + url.dropFirst(told.count)) else {
+        guard url.hasPrefix(told), let moved = URL(string: deliveryURL.absoluteString + url.dropFirst(told.count))
+        else {
             return request
         }
         var request = request

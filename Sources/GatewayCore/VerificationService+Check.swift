@@ -61,7 +61,9 @@ extension VerificationService {
             // that arrived by callback meanwhile is this check's approval too: its token is handed out here.
             guard settled.status == .approved else { throw settled.finalStateError ?? .internal() }
             await countConversion(settled)
-            if settled.tokenPending { return try await claimToken(settled) ?? CheckOutcome(record: settled, carriesToken: true) }
+            if settled.tokenPending {
+                return try await claimToken(settled) ?? CheckOutcome(record: settled, carriesToken: true)
+            }
             return CheckOutcome(record: settled, providerTokens: result.tokens, carriesToken: true)
         case .pending:
             if let action = result.nextAction {

@@ -20,7 +20,8 @@ extension VerificationService {
         let channel: Channel?
         let usesFallback: Bool
         do {
-            (channel, usesFallback) = try Self.resendChannel(record, provider: provider, request: request, maxSends: maxSends)
+            (channel, usesFallback) = try Self.resendChannel(
+                record, provider: provider, request: request, maxSends: maxSends)
         } catch {
             _ = try? await finishCheck(id) { _ in }
             throw error
@@ -121,7 +122,7 @@ extension VerificationService {
         let provider: any VerificationProvider
         do {
             (record, provider) = try await acquireLease(id, owner: owner) { _, _ in }
-        } catch where error.code == .canceled {
+        } catch  where error.code == .canceled {
             let stored = try await current(id, owner: owner)
             if stored.status == .canceled { return stored }
             throw error
@@ -136,7 +137,9 @@ extension VerificationService {
                     durability: .provisional)
             } catch {
                 try? await store.append(
-                    contentsOf: [callEvent(record.id, provider.id, "cancel", outcome: error.code.rawValue, since: began)],
+                    contentsOf: [
+                        callEvent(record.id, provider.id, "cancel", outcome: error.code.rawValue, since: began)
+                    ],
                     durability: .provisional)
                 // A vendor that already forgot the verification leaves nothing to cancel.
                 if error.code != .notFound && error.code != .expired {
@@ -152,7 +155,8 @@ extension VerificationService {
         }
         // An approval that won the race stays approved, and the caller hears so.
         guard settled.status == .canceled else { throw settled.finalStateError ?? .internal() }
-        try await store.append(VerificationEvent(verificationID: id, kind: .canceled, at: clock.now, detail: ["status": "canceled"]))
+        try await store.append(
+            VerificationEvent(verificationID: id, kind: .canceled, at: clock.now, detail: ["status": "canceled"]))
         return settled
     }
 
@@ -189,9 +193,11 @@ extension VerificationService {
         do {
             change = try await provider.status(ProviderVerification(record))
             try await store.append(
-                callEvent(record.id, provider.id, "status", outcome: change.status?.rawValue ?? "pending", since: began))
+                callEvent(record.id, provider.id, "status", outcome: change.status?.rawValue ?? "pending", since: began)
+            )
         } catch {
-            try await store.append(callEvent(record.id, provider.id, "status", outcome: error.code.rawValue, since: began))
+            try await store.append(
+                callEvent(record.id, provider.id, "status", outcome: error.code.rawValue, since: began))
             if error.code == .expired || error.code == .notFound {
                 return try await settle(record, status: .expired, event: .statusChanged)
             }
@@ -213,7 +219,8 @@ extension VerificationService {
             next.updatedAt = clock.now
             next.version += 1
             if try await store.update(next) {
-                try await store.append(VerificationEvent(verificationID: next.id, kind: .tokenIssued, at: next.updatedAt))
+                try await store.append(
+                    VerificationEvent(verificationID: next.id, kind: .tokenIssued, at: next.updatedAt))
                 return CheckOutcome(record: next, providerTokens: record.pendingTokens, carriesToken: true)
             }
             guard let reloaded = try await store.record(id: record.id) else { throw GatewayError.notFound() }
@@ -271,7 +278,9 @@ extension VerificationService {
             if let action = next.nextAction { detail["next_action"] = action.type }
             // The vendor moved to another channel by itself (Vonage's workflow): status webhooks say so.
             if next.channel != record.channel { detail["previous_channel"] = record.channel.rawValue }
-            var events = [VerificationEvent(verificationID: id, kind: .providerUpdate, at: next.updatedAt, detail: detail)]
+            var events = [
+                VerificationEvent(verificationID: id, kind: .providerUpdate, at: next.updatedAt, detail: detail)
+            ]
             if next.status != record.status {
                 events.append(
                     VerificationEvent(
@@ -287,7 +296,9 @@ extension VerificationService {
             if next.channel != record.channel {
                 logger.info(
                     "vendor changed the channel",
-                    metadata: ["verification.id": "\(id)", "channel": "\(next.channel.rawValue)", "source": "\(source)"])
+                    metadata: [
+                        "verification.id": "\(id)", "channel": "\(next.channel.rawValue)", "source": "\(source)",
+                    ])
             }
             return next
         }
@@ -394,7 +405,8 @@ extension VerificationService {
             if !result.sentNothing { record.sends += 1 }
             if let channel = result.channel { record.channel = channel }
             if let language = result.contentLanguage { record.contentLanguage = language }
-            record.expiresAt = result.expiresAt ?? max(record.expiresAt, clock.now.addingTimeInterval(policy.codeValidity))
+            record.expiresAt =
+                result.expiresAt ?? max(record.expiresAt, clock.now.addingTimeInterval(policy.codeValidity))
         }
         try await store.append(
             VerificationEvent(

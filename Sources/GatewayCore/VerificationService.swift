@@ -470,7 +470,8 @@ public struct VerificationService: Sendable {
     ) async throws(GatewayError) -> StartRecovery {
         if let id = progress.verificationID, let record = try await store.record(id: id) {
             // A failed start's record names no verification to answer; its outcome at the vendor is unknown.
-            return record.status == .failed ? (progress.stage == .claimed ? .startAnew(verificationID: nil) : .unknown)
+            return record.status == .failed
+                ? (progress.stage == .claimed ? .startAnew(verificationID: nil) : .unknown)
                 : .verification(record)
         }
         guard progress.stage == .vendorCallBegun else { return .startAnew(verificationID: nil) }
@@ -512,7 +513,9 @@ public struct VerificationService: Sendable {
                 return .verification(record)
             } catch {
                 // The dead start stored it after all, meanwhile (a start slower than its lease, not dead).
-                if let record = try await store.record(id: id), record.status != .failed { return .verification(record) }
+                if let record = try await store.record(id: id), record.status != .failed {
+                    return .verification(record)
+                }
                 throw error
             }
         case .notFound:

@@ -20,7 +20,8 @@ public enum WebhookEventType: String, Sendable, Codable, CaseIterable {
     /// The webhook an event of the log stands for, if any.
     public static func of(_ event: VerificationEvent) -> WebhookEventType? {
         if event.detail["previous_channel"] != nil { return .channelChanged }
-        guard event.kind == .statusChanged, let raw = event.detail["status"], let status = VerificationStatus(rawValue: raw)
+        guard event.kind == .statusChanged, let raw = event.detail["status"],
+            let status = VerificationStatus(rawValue: raw)
         else { return nil }
         switch status {
         case .pending: return nil

@@ -2,9 +2,9 @@ import GatewayCore
 import GatewayFirebase
 import GatewayIDaaS
 import GatewaySinch
-import GatewayVonage
 import GatewayTelnyx
 import GatewayTwilio
+import GatewayVonage
 
 /// The one list of installed plugins. Adding a vendor is adding its target and one line here.
 /// The order is the default routing order when the configuration names none.

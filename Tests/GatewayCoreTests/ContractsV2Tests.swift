@@ -157,7 +157,8 @@ struct ContractsV2Tests {
                     updates: [
                         ProviderUpdate(
                             target: .verificationID(verification.id),
-                            change: VerificationChange(status: .approved, tokens: ["session": "s-1"], reason: "SUCCESSFUL"))
+                            change: VerificationChange(
+                                status: .approved, tokens: ["session": "s-1"], reason: "SUCCESSFUL"))
                     ],
                     response: TransportResponse(status: .ok, body: Data(#"{"action":"allow"}"#.utf8)))
             }
@@ -196,7 +197,9 @@ struct ContractsV2Tests {
             await expectAsyncGatewayError(.alreadyApproved) { try await h.check(record.id, "123456") }
         }
 
-        @Test("a callback that approves while a check is at the vendor: the check answers already_approved, the token waits for a read")
+        @Test(
+            "a callback that approves while a check is at the vendor: the check answers already_approved, the token waits for a read"
+        )
         func callbackDuringCheck() async throws {
             let provider = Self.signedProvider()
             let gate = ScriptedGate()
@@ -209,7 +212,8 @@ struct ContractsV2Tests {
             let id = try await h.service.start(try .sms()).id
             let check = inFlight { () async throws(GatewayError) -> CheckOutcome in try await h.check(id, "000000") }
             #expect(await provider.waitForCalls(.check, count: 1))
-            _ = try await h.service.handleCallback(providerID: "alpha", Self.callback(signature: "good", body: "alpha-ref-1"))
+            _ = try await h.service.handleCallback(
+                providerID: "alpha", Self.callback(signature: "good", body: "alpha-ref-1"))
             gate.open()
             guard case .failure(let error) = await check.value else {
                 Issue.record("the wrong code cannot succeed")
@@ -226,7 +230,8 @@ struct ContractsV2Tests {
             let h = try ServiceHarness([Self.signedProvider()])
             let record = try await h.service.start(try .sms())
             await expectAsyncGatewayError(.unauthorized) {
-                try await h.service.handleCallback(providerID: "alpha", Self.callback(signature: "forged", body: "alpha-ref-1"))
+                try await h.service.handleCallback(
+                    providerID: "alpha", Self.callback(signature: "forged", body: "alpha-ref-1"))
             }
             #expect(try await h.stored(record.id) == record)
             #expect(try await h.events(record.id, .providerUpdate).isEmpty)
@@ -271,7 +276,8 @@ struct ContractsV2Tests {
             provider.setFallbackCheck(.fail(GatewayError(.notFound, "gone")))
             let h = try ServiceHarness([provider])
             let record = try await h.service.start(try .sms())
-            _ = try await h.service.handleCallback(providerID: "alpha", Self.callback(signature: "good", body: "alpha-ref-1"))
+            _ = try await h.service.handleCallback(
+                providerID: "alpha", Self.callback(signature: "good", body: "alpha-ref-1"))
             _ = try await h.service.apply(VerificationChange(status: .expired), to: record.id, source: "callback")
             _ = try await h.service.apply(VerificationChange(status: .denied), to: record.id, source: "refresh")
             #expect(try await h.stored(record.id).status == .approved)
@@ -494,7 +500,8 @@ struct ContractsV2Tests {
             let codes = await withTaskGroup(of: String.self) { group in
                 for _ in 0..<20 {
                     group.addTask {
-                        do throws(GatewayError) { return try await h.check(id, "123456").record.status.rawValue } catch {
+                        do throws(GatewayError) { return try await h.check(id, "123456").record.status.rawValue } catch
+                        {
                             return error.code.rawValue
                         }
                     }
@@ -519,7 +526,9 @@ struct ContractsV2Tests {
             let id = try await h.service.start(try .sms()).id
             let check = inFlight { () async throws(GatewayError) -> CheckOutcome in try await h.check(id, "123456") }
             #expect(await provider.waitForCalls(.check, count: 1))
-            let resend = inFlight { () async throws(GatewayError) -> VerificationRecord in try await h.service.resend(id: id) }
+            let resend = inFlight { () async throws(GatewayError) -> VerificationRecord in
+                try await h.service.resend(id: id)
+            }
             try await Task.sleep(for: .milliseconds(20))
             #expect(provider.callCount(.resend) == 0)
             gate.open()
@@ -601,7 +610,8 @@ struct ContractsV2Tests {
         _ = try await sender.send(TransportRequest(method: .post, url: query))
         #expect(
             received.urls.map(\.absoluteString) == [
-                "http://127.0.0.1:8080/callbacks/alpha/status", "http://127.0.0.1:8080/callbacks/alpha/status?event=done",
+                "http://127.0.0.1:8080/callbacks/alpha/status",
+                "http://127.0.0.1:8080/callbacks/alpha/status?event=done",
             ])
     }
 
@@ -610,19 +620,24 @@ struct ContractsV2Tests {
         let outbox = SandboxOutbox()
         outbox.record(
             SandboxOutbox.Message(
-                provider: "p", channel: "flashcall", to: "+15550100", code: "+46701234567", text: "call", sentAt: Date()))
+                provider: "p", channel: "flashcall", to: "+15550100", code: "+46701234567", text: "call", sentAt: Date()
+            ))
         outbox.record(
-            SandboxOutbox.Message(provider: "p", kind: .push, channel: "apn", to: "user-1", code: nil, text: "Approve?", sentAt: Date()))
+            SandboxOutbox.Message(
+                provider: "p", kind: .push, channel: "apn", to: "user-1", code: nil, text: "Approve?", sentAt: Date()))
         #expect(outbox.all.map(\.kind) == [.flashCall, .push])
         #expect(outbox.all.last?.code == nil)
     }
 
-    @Test("next actions have one JSON form and read back from it", arguments: [
-        NextAction.solveChallenge(ContractsV2Tests.slider),
-        .interceptCall(NextAction.CallInterception(callerPattern: "+4670123****", timeoutSeconds: 20)),
-        .openURL(NextAction.URLOpening(url: "https://sna.example", cellularOnly: true)),
-        .awaitApproval(NextAction.ApprovalPrompt(message: "Log in?", expiresAt: Date(timeIntervalSince1970: 1_800_000_000))),
-    ])
+    @Test(
+        "next actions have one JSON form and read back from it",
+        arguments: [
+            NextAction.solveChallenge(ContractsV2Tests.slider),
+            .interceptCall(NextAction.CallInterception(callerPattern: "+4670123****", timeoutSeconds: 20)),
+            .openURL(NextAction.URLOpening(url: "https://sna.example", cellularOnly: true)),
+            .awaitApproval(
+                NextAction.ApprovalPrompt(message: "Log in?", expiresAt: Date(timeIntervalSince1970: 1_800_000_000))),
+        ])
     func nextActionJSON(_ action: NextAction) throws {
         let json = action.json
         #expect(json["type"]?.stringValue == action.type)
@@ -700,7 +715,8 @@ struct TestNumberOwner {
             ProviderStartResult(reference: "fixed", sentNothing: true)
         }
 
-        func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult {
+        func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult
+        {
             ProviderCheckResult(status: code == "123456" ? .approved : .pending)
         }
     }
@@ -708,7 +724,9 @@ struct TestNumberOwner {
 
 @Suite("rate limits")
 struct RateLimitTests {
-    static func harness(_ limits: RateLimits, testNumbers: [String: String] = [:]) throws -> (ServiceHarness, ScriptedProvider) {
+    static func harness(_ limits: RateLimits, testNumbers: [String: String] = [:]) throws -> (
+        ServiceHarness, ScriptedProvider
+    ) {
         let provider = ScriptedProvider(id: "alpha")
         provider.setFallbackCheck(.succeed(.wrongCode))
         var policy = VerificationPolicy(testNumbers: testNumbers)
@@ -736,12 +754,16 @@ struct RateLimitTests {
         let (byKey, _) = try Self.harness(RateLimits(startsPerAPIKey: one))
         _ = try await byKey.service.start(try .sms("+447400123456"), apiKeyID: "key_a")
         _ = try await byKey.service.start(try .sms("+447400123457"), apiKeyID: "key_b")
-        await expectAsyncGatewayError(.rateLimited) { try await byKey.service.start(try .sms("+447400123458"), apiKeyID: "key_a") }
+        await expectAsyncGatewayError(.rateLimited) {
+            try await byKey.service.start(try .sms("+447400123458"), apiKeyID: "key_a")
+        }
 
         let (byIP, _) = try Self.harness(RateLimits(startsPerIP: one))
         _ = try await byIP.service.start(try .sms("+447400123456"), clientIP: "203.0.113.1")
         _ = try await byIP.service.start(try .sms("+447400123457"), clientIP: "203.0.113.2")
-        await expectAsyncGatewayError(.rateLimited) { try await byIP.service.start(try .sms("+447400123458"), clientIP: "203.0.113.1") }
+        await expectAsyncGatewayError(.rateLimited) {
+            try await byIP.service.start(try .sms("+447400123458"), clientIP: "203.0.113.1")
+        }
 
         let (byCountry, _) = try Self.harness(RateLimits(startsPerCountry: one))
         _ = try await byCountry.service.start(try .sms("+447400123456"))
@@ -786,7 +808,9 @@ struct GeoPermissionTests {
         var policy = VerificationPolicy()
         policy.countries = CountryPermissions(deny: ["US"])
         let h = try ServiceHarness([provider], policy: policy)
-        let error = await expectAsyncGatewayError(.destinationBlocked) { try await h.service.start(try .sms("+16505553434")) }
+        let error = await expectAsyncGatewayError(.destinationBlocked) {
+            try await h.service.start(try .sms("+16505553434"))
+        }
         #expect(error?.errorClass == .blocked && error?.httpStatus == 403)
         #expect(try await h.service.start(try .sms("+447400123456")).status == .pending)
         // A key limited to GB cannot send to France, though the policy allows it.
@@ -808,7 +832,8 @@ struct PumpingGuardTests {
         let provider = ScriptedProvider(id: "alpha")
         provider.setFallbackCheck(.succeed(.approved))
         var policy = VerificationPolicy(testNumbers: testNumbers)
-        policy.pumpingGuard = PumpingGuard(prefixDigits: 6, window: 3600, minStarts: 10, conversionFloor: 0.3, coolDown: 600)
+        policy.pumpingGuard = PumpingGuard(
+            prefixDigits: 6, window: 3600, minStarts: 10, conversionFloor: 0.3, coolDown: 600)
         return (try ServiceHarness([provider], policy: policy), provider)
     }
 

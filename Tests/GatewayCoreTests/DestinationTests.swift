@@ -59,8 +59,10 @@ struct DestinationTests {
 
     @Test(
         "push takes a user identity of 8 to 64 ASCII letters, digits and dashes",
-        arguments: ["user-123", "0123456789abcdef", "ABCDEFGH", String(repeating: "a", count: 64),
-                    "a1b2-c3d4-e5f6"])
+        arguments: [
+            "user-123", "0123456789abcdef", "ABCDEFGH", String(repeating: "a", count: 64),
+            "a1b2-c3d4-e5f6",
+        ])
     func validIdentity(_ identity: String) throws {
         let destination = try Destination.parse(identity, for: .push)
         #expect(destination == .identity(identity))
@@ -69,8 +71,10 @@ struct DestinationTests {
 
     @Test(
         "push refuses identities that are too short, too long or carry other characters",
-        arguments: ["", "user-12", String(repeating: "a", count: 65), "user_1234", "user 1234", "usér-1234",
-                    "user.1234", "user@example.com", "+16505553434", "ｕｓｅｒ１２３４"])
+        arguments: [
+            "", "user-12", String(repeating: "a", count: 65), "user_1234", "user 1234", "usér-1234",
+            "user.1234", "user@example.com", "+16505553434", "ｕｓｅｒ１２３４",
+        ])
     func invalidIdentity(_ identity: String) {
         expectGatewayError(.invalidRequest) { () throws(GatewayError) in
             try Destination.parse(identity, for: .push)

@@ -1,6 +1,7 @@
 import Foundation
-@testable import GatewayCore
 import Testing
+
+@testable import GatewayCore
 
 @Suite("FormEncoding")
 struct FormEncodingTests {
@@ -40,7 +41,8 @@ struct FormEncodingTests {
 
     @Test("escaping by bytes gives what Foundation's addingPercentEncoding gave with the unreserved set")
     func escapeAgreesWithFoundation() {
-        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+        var allowed = CharacterSet.alphanumerics.intersection(
+            CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
         allowed.insert(charactersIn: "-._~")
         var generator = SystemRandomNumberGenerator()
         let pool: [Character] = Array("aZ09-._~ +&=%/?#\"{}:,\n\t\u{7F}éß日本١😀🇬🇧\u{301}")
@@ -116,7 +118,10 @@ struct FormEncodingTests {
     @Test("the fast unescape gives Foundation's result on random escapes")
     func unescapeFuzz() {
         var generator = SystemRandomNumberGenerator()
-        let pieces = ["%", "+", "a", "Z", "0", "9", "f", "F", "%2", "%C3", "%A9", "%E6", "%97", "%41", "%0", "é", " ", "%7E", "%80"]
+        let pieces = [
+            "%", "+", "a", "Z", "0", "9", "f", "F", "%2", "%C3", "%A9", "%E6", "%97", "%41", "%0", "é", " ", "%7E",
+            "%80",
+        ]
         for _ in 0..<5000 {
             let value = (0..<Int.random(in: 0...8, using: &generator))
                 .map { _ in pieces.randomElement(using: &generator) ?? "" }.joined()

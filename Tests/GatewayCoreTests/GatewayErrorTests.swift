@@ -12,8 +12,10 @@ struct GatewayErrorTests {
         var errorClass: GatewayError.ErrorClass
         var retryable: Bool
 
-        init(_ code: GatewayError.Code, _ wire: String, _ status: Int, _ errorClass: GatewayError.ErrorClass,
-             retryable: Bool) {
+        init(
+            _ code: GatewayError.Code, _ wire: String, _ status: Int, _ errorClass: GatewayError.ErrorClass,
+            retryable: Bool
+        ) {
             self.code = code
             self.wire = wire
             self.status = status
@@ -56,7 +58,8 @@ struct GatewayErrorTests {
         Documented(.providerError, "provider_error", 502, .providerTransient, retryable: true),
         // provider, permanent: configuration or account
         Documented(.providerAuthFailed, "provider_auth_failed", 502, .providerPermanent, retryable: false),
-        Documented(.providerInsufficientFunds, "provider_insufficient_funds", 502, .providerPermanent, retryable: false),
+        Documented(
+            .providerInsufficientFunds, "provider_insufficient_funds", 502, .providerPermanent, retryable: false),
         Documented(.providerRejected, "provider_rejected", 502, .providerPermanent, retryable: false),
         // contracts v2
         Documented(.notEnrolled, "not_enrolled", 422, .caller, retryable: false),
@@ -98,9 +101,10 @@ struct GatewayErrorTests {
 
     @Test("error classes have snake_case wire names")
     func errorClassWireNames() {
-        #expect(GatewayError.ErrorClass.allCases.map(\.rawValue).sorted() == [
-            "blocked", "caller", "gateway", "provider_permanent", "provider_transient", "verification",
-        ])
+        #expect(
+            GatewayError.ErrorClass.allCases.map(\.rawValue).sorted() == [
+                "blocked", "caller", "gateway", "provider_permanent", "provider_transient", "verification",
+            ])
     }
 
     @Test("an error reports the class, status and retryability of its code", arguments: GatewayError.Code.allCases)

@@ -16,10 +16,11 @@ final class EchoEmulator: VendorEmulator {
 
     func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
         received.withLock { $0.append(request) }
-        return await withFaults(serverError: { status in
+        let outage: (Int) -> TransportResponse = { status in
             TransportResponse(
                 status: HTTPResponse.Status(code: status), body: Data(#"{"error":"emulated outage"}"#.utf8))
-        }) {
+        }
+        return await withFaults(serverError: outage) {
             handled.withLock { $0 += 1 }
             var headers = HTTPFields()
             headers[.contentType] = "application/json"

@@ -50,8 +50,10 @@ struct JSONFastPathTests {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let values: [JSONValue] = [
             .object([
-                "a10": .number(1), "a2": .number(-2), "B": .bool(true), "_x": .null, "a": .string("q\"\\/\u{1}\u{1f}\n\r\t\u{8}\u{c}\u{7f}é\u{2028}😀"),
-                "a_b": .array([.number(0), .number(-0.0), .number(999_999_999_999_999)]), "é": .object([:]), "e": .array([]),
+                "a10": .number(1), "a2": .number(-2), "B": .bool(true), "_x": .null,
+                "a": .string("q\"\\/\u{1}\u{1f}\n\r\t\u{8}\u{c}\u{7f}é\u{2028}😀"),
+                "a_b": .array([.number(0), .number(-0.0), .number(999_999_999_999_999)]), "é": .object([:]),
+                "e": .array([]),
             ]),
             .string(""), .number(12), .array([.string("x"), .object(["k": .string("v")])]),
         ]
@@ -59,7 +61,9 @@ struct JSONFastPathTests {
             let expected = String(decoding: try encoder.encode(value), as: UTF8.self)
             #expect(value.sortedJSON == expected)
         }
-        #expect(JSONTextWriter.write(strings: ["a", "b\"c"]) == String(decoding: try encoder.encode(["a", "b\"c"]), as: UTF8.self))
+        #expect(
+            JSONTextWriter.write(strings: ["a", "b\"c"])
+                == String(decoding: try encoder.encode(["a", "b\"c"]), as: UTF8.self))
         let map = ["z": "1", "A": "\n", "m": "/"]
         #expect(JSONTextWriter.write(stringMap: map) == String(decoding: try encoder.encode(map), as: UTF8.self))
         #expect(JSONTextWriter.write(strings: []) == "[]")

@@ -30,7 +30,8 @@ struct VendorHTTPClientTests {
     func transportFailures() async {
         for (failure, code, sent) in [
             (TransportError.timeout, GatewayError.Code.providerTimeout, true),
-            (.connectionReset("reset"), .providerUnavailable, true), (.connectFailed("refused"), .providerUnavailable, false),
+            (.connectionReset("reset"), .providerUnavailable, true),
+            (.connectFailed("refused"), .providerUnavailable, false),
         ] {
             let client = Self.client(StubTransport.failing(failure))
             let error = await expectAsyncGatewayError(code) {
@@ -70,7 +71,8 @@ struct VendorHTTPClientTests {
         let logs = CapturedLogs()
         let client = Self.client(StubTransport.answer(status: 200, body: #"{"to": "+14155550100"}"#), logs: logs)
         struct Answer: Decodable { var id: String }
-        let response = try await client.send(.post, "/v1/send?key=secret-key", operation: Self.send, mapError: Self.mapped)
+        let response = try await client.send(
+            .post, "/v1/send?key=secret-key", operation: Self.send, mapError: Self.mapped)
         let error = await expectAsyncGatewayError(.providerError) {
             try client.decode(Answer.self, from: response, operation: Self.send)
         }
@@ -95,7 +97,8 @@ struct VendorHTTPClientTests {
             .delete, "/v2/items/1", headers: headers, operation: Self.read, mapError: Self.mapped)
         let sent = try #require(recorder.requests.first)
         #expect(sent.url.absoluteString == "https://api.acme.test/v2/items/1" && sent.method == .delete)
-        #expect(sent.headerFields[.authorization] == "Basic x" && sent.headerFields[.userAgent] == "verification-gateway")
+        #expect(
+            sent.headerFields[.authorization] == "Basic x" && sent.headerFields[.userAgent] == "verification-gateway")
     }
 }
 
@@ -104,18 +107,27 @@ struct PluginKitTableTests {
     static let table = VendorErrorTable(
         vendor: "Acme",
         rows: [
-            VendorErrorRow(code: "busy", httpStatus: 409, operation: "start", name: "Busy", mapsTo: .concurrentVerification, source: "acme.md §1"),
+            VendorErrorRow(
+                code: "busy", httpStatus: 409, operation: "start", name: "Busy", mapsTo: .concurrentVerification,
+                source: "acme.md §1"),
             VendorErrorRow(code: "busy", httpStatus: 409, name: "Busy", mapsTo: .invalidState, source: "acme.md §1"),
-            VendorErrorRow(code: "gone", httpStatus: 410, operation: "check", name: "Gone", mapsTo: .maxAttemptsReached, source: "acme.md §2"),
-            VendorErrorRow(code: "ACME.LOGIN.", match: .prefix, name: "Login", mapsTo: .denied, retryable: true, source: "acme.md §3"),
-            VendorErrorRow(vocabulary: "v1", code: "6", operation: "check", name: "Not found", mapsTo: .notFound, source: "acme.md §4"),
+            VendorErrorRow(
+                code: "gone", httpStatus: 410, operation: "check", name: "Gone", mapsTo: .maxAttemptsReached,
+                source: "acme.md §2"),
+            VendorErrorRow(
+                code: "ACME.LOGIN.", match: .prefix, name: "Login", mapsTo: .denied, retryable: true,
+                source: "acme.md §3"),
+            VendorErrorRow(
+                vocabulary: "v1", code: "6", operation: "check", name: "Not found", mapsTo: .notFound,
+                source: "acme.md §4"),
         ])
 
     @Test("a row is found by code and status on the operation, then on any operation, then by status on the operation")
     func lookup() {
         #expect(Self.table.row(code: "busy", httpStatus: 409, operation: "start")?.mapsTo == .concurrentVerification)
         #expect(Self.table.row(code: "busy", httpStatus: 409, operation: "check")?.mapsTo == .invalidState)
-        #expect(Self.table.row(code: "busy", httpStatus: 400, operation: "check") == nil, "the status is part of the key")
+        #expect(
+            Self.table.row(code: "busy", httpStatus: 400, operation: "check") == nil, "the status is part of the key")
         #expect(Self.table.row(code: "unknown", httpStatus: 410, operation: "check")?.mapsTo == .maxAttemptsReached)
         #expect(Self.table.row(code: nil, httpStatus: 410, operation: "start") == nil)
         #expect(Self.table.row(code: "ACME.LOGIN.0007")?.isRetryable == true)
@@ -128,9 +140,12 @@ struct PluginKitTableTests {
         let error = Self.table.error(
             .maxAttemptsReached, detail: "Acme HTTP 410 #gone", vendorCode: "gone", httpStatus: 410, providerID: "acme")
         #expect(error.message == "Too many wrong codes; Acme ended the verification (Acme HTTP 410 #gone).")
-        #expect(error.attemptsRemaining == 0 && error.vendor == .init(providerID: "acme", code: "gone", httpStatus: 410))
+        #expect(
+            error.attemptsRemaining == 0 && error.vendor == .init(providerID: "acme", code: "gone", httpStatus: 410))
         let custom = VendorErrorTable(vendor: "Acme", rows: [], summaries: [.notFound: "Acme lost it"])
-        #expect(custom.error(.notFound, detail: "x", vendorCode: nil, httpStatus: 404, providerID: "a").message == "Acme lost it (x).")
+        #expect(
+            custom.error(.notFound, detail: "x", vendorCode: nil, httpStatus: 404, providerID: "a").message
+                == "Acme lost it (x).")
     }
 
     static let specs: [SettingSpec] = [
@@ -146,17 +161,22 @@ struct PluginKitTableTests {
     @Test("settings: every problem at once, typed reads, trailing slashes trimmed, secrets marked")
     func settings() {
         var settings = PluginSettings(
-            ["account": "XX1", "base_url": "ftp://host", "api": "v3", "length": "11"], specs: Self.specs, providerID: "p")
+            ["account": "XX1", "base_url": "ftp://host", "api": "v3", "length": "11"], specs: Self.specs,
+            providerID: "p")
         settings.require(false, "give a or b")
         #expect(
             settings.problems == [
                 "provider p: setting `account` must start with AC", "provider p: missing setting `token`",
-                "provider p: setting `base_url` must be an http or https URL", "provider p: setting `api` must be v2 or v1",
+                "provider p: setting `base_url` must be an http or https URL",
+                "provider p: setting `api` must be v2 or v1",
                 "provider p: setting `length` must be a whole number from 4 to 10", "provider p: give a or b",
             ])
         #expect(throws: ConfigurationError.self) { try settings.validate() }
         let good = PluginSettings(
-            ["account": "AC1", "token": "t", "base_url": "https://api.acme.test//", "api": "v1", "length": "6", "x": ""],
+            [
+                "account": "AC1", "token": "t", "base_url": "https://api.acme.test//", "api": "v1", "length": "6",
+                "x": "",
+            ],
             specs: Self.specs, providerID: "p")
         #expect(good.problems.isEmpty)
         #expect(good.url("base_url", default: "") == "https://api.acme.test" && good.int("length") == 6)
@@ -170,13 +190,18 @@ struct PluginKitTableTests {
 
     @Test("JWS: sorted header with alg and typ, base64url parts, parse and verify; tampering or another alg fails")
     func jws() throws {
-        struct Claims: Codable, Equatable { var sub: String; var n: Int }
+        struct Claims: Codable, Equatable {
+            var sub: String
+            var n: Int
+        }
         let token = try JWS.sign(Claims(sub: "a/b", n: 1), header: ["kid": "k1"], with: Self.reversed)
         let parsed = try #require(JWS.parse(token))
         #expect(parsed.header == ["alg": "XS1", "kid": "k1", "typ": "JWT"] && parsed.algorithm == "XS1")
         #expect(parsed.claims(Claims.self) == Claims(sub: "a/b", n: 1))
         #expect(parsed.isSigned(by: Self.reversed))
-        #expect(String(decoding: try #require(Base64URL.decode(token.split(separator: ".")[0])), as: UTF8.self) == #"{"alg":"XS1","kid":"k1","typ":"JWT"}"#)
+        #expect(
+            String(decoding: try #require(Base64URL.decode(token.split(separator: ".")[0])), as: UTF8.self)
+                == #"{"alg":"XS1","kid":"k1","typ":"JWT"}"#)
         let other = JWSAlgorithm(name: "XS2", sign: Self.reversed.sign, verify: Self.reversed.verify)
         #expect(!parsed.isSigned(by: other))
         var parts = token.split(separator: ".").map(String.init)

@@ -86,8 +86,9 @@ struct ProviderRegistryTests {
                 return ScriptedProvider(id: context.providerID)
             },
             makeEmulator: { _ in NullEmulator() }, sandboxSettings: { _ in [:] })
-        _ = try Self.build([ProviderConfiguration(id: "spy-1", plugin: "spy", settings: ["account": "A"])],
-                           plugins: [plugin])
+        _ = try Self.build(
+            [ProviderConfiguration(id: "spy-1", plugin: "spy", settings: ["account": "A"])],
+            plugins: [plugin])
         #expect(seen.withLock { $0 } == ["spy-1": ["account": "A"]])
     }
 
@@ -151,14 +152,16 @@ struct ProviderRegistryTests {
 
     @Test("a plugin lists every problem of one provider's settings together")
     func pluginListsAllSettingProblems() {
-        let problems = Self.accountPlugin().problems(in: ["region": "moon", "zeta": "1", "alpha": "2"], providerID: "p")
-        #expect(problems == [
-            "provider p: missing setting `account`",
-            "provider p: missing setting `token`",
-            "provider p: setting `region` must be `us` or `eu`",
-            "provider p: unknown setting `alpha` for plugin acme",
-            "provider p: unknown setting `zeta` for plugin acme",
-        ])
+        let problems = Self.accountPlugin().problems(
+            in: ["region": "moon", "zeta": "1", "alpha": "2"], providerID: "p")
+        #expect(
+            problems == [
+                "provider p: missing setting `account`",
+                "provider p: missing setting `token`",
+                "provider p: setting `region` must be `us` or `eu`",
+                "provider p: unknown setting `alpha` for plugin acme",
+                "provider p: unknown setting `zeta` for plugin acme",
+            ])
     }
 
     @Test(

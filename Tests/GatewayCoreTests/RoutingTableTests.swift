@@ -43,10 +43,11 @@ struct RoutingTableTests {
         let table = RoutingTable(routes: [.sms: ["beta"]], defaultOrder: ["beta", "alpha", "gamma"])
         let (candidates, skipped) = table.candidates(for: try request(.voice), registry: registry)
         #expect(candidates.map(\.id) == ["alpha"])
-        #expect(skipped.map(describe) == [
-            "beta:channel_not_supported",
-            "gamma:channel_not_supported",
-        ])
+        #expect(
+            skipped.map(describe) == [
+                "beta:channel_not_supported",
+                "gamma:channel_not_supported",
+            ])
         #expect(candidateIDs(table, try request(.push)) == ["gamma"])
         #expect(candidateIDs(table, try request(.email)) == ["beta"])
     }
@@ -89,10 +90,11 @@ struct RoutingTableTests {
     @Test("problems name unknown providers in routes and in the default order")
     func unknownProviders() {
         let table = RoutingTable(routes: [.sms: ["alpha", "ghost"]], defaultOrder: ["phantom", "beta"])
-        #expect(table.problems(against: registry) == [
-            "routing: default order names unknown provider `phantom`",
-            "routing: route for sms names unknown provider `ghost`",
-        ])
+        #expect(
+            table.problems(against: registry) == [
+                "routing: default order names unknown provider `phantom`",
+                "routing: route for sms names unknown provider `ghost`",
+            ])
     }
 
     @Test("problems name providers routed for a channel they cannot send, and empty routes")
@@ -100,11 +102,12 @@ struct RoutingTableTests {
         let table = RoutingTable(
             routes: [.voice: ["beta"], .push: ["alpha", "gamma"], .whatsapp: []], defaultOrder: ["alpha"])
         let problems = table.problems(against: registry)
-        #expect(Set(problems) == [
-            "routing: provider `beta` cannot send voice",
-            "routing: provider `alpha` cannot send push",
-            "routing: route for whatsapp lists no provider",
-        ])
+        #expect(
+            Set(problems) == [
+                "routing: provider `beta` cannot send voice",
+                "routing: provider `alpha` cannot send push",
+                "routing: route for whatsapp lists no provider",
+            ])
         #expect(problems.count == 3)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import GatewayCore
 import Testing
+
+@testable import GatewayCore
 
 @Suite("SandboxMessages")
 struct SandboxMessagesTests {

@@ -689,11 +689,15 @@ struct VerificationServiceTests {
                 capabilities: ProviderCapabilities(channels: [.sms, .voice], resendCanChangeChannel: false))
             let h = try ServiceHarness([provider])
             let id = try await h.service.start(try .sms()).id
-            await expectAsyncGatewayError(.unsupportedChannel) { try await h.service.resend(id: id, request: ResendRequest(channel: .voice)) }
+            await expectAsyncGatewayError(.unsupportedChannel) {
+                try await h.service.resend(id: id, request: ResendRequest(channel: .voice))
+            }
             #expect(provider.callCount(.resend) == 0)
             #expect(try await h.stored(id).channel == .sms)
             #expect(try await h.stored(id).sends == 1)
-            #expect(try await h.service.resend(id: id, request: ResendRequest(channel: .sms)).sends == 2, "naming the same channel is fine")
+            #expect(
+                try await h.service.resend(id: id, request: ResendRequest(channel: .sms)).sends == 2,
+                "naming the same channel is fine")
         }
 
         @Test("a channel change goes through when the provider can change channel")
@@ -717,7 +721,9 @@ struct VerificationServiceTests {
                     channels: [.sms, .voice, .email, .push], resendCanChangeChannel: true))
             let h = try ServiceHarness([provider])
             let id = try await h.service.start(try .sms()).id
-            await expectAsyncGatewayError(.unsupportedChannel) { try await h.service.resend(id: id, request: ResendRequest(channel: channel)) }
+            await expectAsyncGatewayError(.unsupportedChannel) {
+                try await h.service.resend(id: id, request: ResendRequest(channel: channel))
+            }
             #expect(provider.callCount(.resend) == 0)
         }
 

@@ -15,9 +15,10 @@ struct VerificationStatusTests {
 
     @Test("the wire names are snake_case")
     func wireNames() {
-        #expect(VerificationStatus.allCases.map(\.rawValue) == [
-            "pending", "approved", "denied", "canceled", "expired", "max_attempts_reached", "failed", "blocked",
-        ])
+        #expect(
+            VerificationStatus.allCases.map(\.rawValue) == [
+                "pending", "approved", "denied", "canceled", "expired", "max_attempts_reached", "failed", "blocked",
+            ])
     }
 
     @Test("pending may move to any status", arguments: VerificationStatus.allCases)

@@ -201,7 +201,8 @@ struct FirebaseEmulatorTests {
         let user = FirebaseEmulatorState.User(localID: "earlier-user-0000000000000000", createdAt: now)
         // As the earlier version wrote them: JSONEncoder, one entity per key.
         persistence.save([
-            "session:old-session": try JSONEncoder().encode(session), "user:" + FirebaseHarness.number: try JSONEncoder().encode(user),
+            "session:old-session": try JSONEncoder().encode(session),
+            "user:" + FirebaseHarness.number: try JSONEncoder().encode(user),
             "sends:" + FirebaseHarness.number: try JSONEncoder().encode([now]),
         ])
         let h = try FirebaseHarness(maxSendsPerNumberPerHour: 2, persistence: persistence)

@@ -37,7 +37,9 @@ struct FirebaseIDTokenTests {
         let response = try #require(await h.raw(.get, FirebaseWire.jwksPath, query: nil))
         #expect(response.status == .ok)
         let keys = try JSONDecoder().decode(JWKSet.self, from: response.body)
-        return (try #require(check.tokens["idToken"]?.stringValue), try #require(check.tokens["localId"]?.stringValue), keys)
+        return (
+            try #require(check.tokens["idToken"]?.stringValue), try #require(check.tokens["localId"]?.stringValue), keys
+        )
     }
 
     @Test("the ID token is an RS256 JWT whose signature verifies with the emulator's published key")

@@ -55,9 +55,10 @@ struct IDaaSTokenClaimsTests {
         let (verification, _) = try await english.prepared()
         let sent = try await english.submit(verification, x: try await english.answer(verification))
         #expect(sent.contentLanguage == "en")
-        #expect(IDaaSPlugin.plugin.problems(in: ["sms_language": "not a tag"], providerID: "idaas").contains {
-            $0.contains("sms_language")
-        })
+        #expect(
+            IDaaSPlugin.plugin.problems(in: ["sms_language": "not a tag"], providerID: "idaas").contains {
+                $0.contains("sms_language")
+            })
     }
 
     @Test("warmUp reads the area codes once, so routing knows the tenant's regions before any start")

@@ -14,11 +14,14 @@ struct SinchCallbackTests {
         throws -> VendorCallback
     {
         let body = try JSONSerialization.data(withJSONObject: event)
-        let headers = try SinchSigningTests.signedHeaders(secret: secret, body: body, resource: "/callbacks/sinch", at: date)
+        let headers = try SinchSigningTests.signedHeaders(
+            secret: secret, body: body, resource: "/callbacks/sinch", at: date)
         return VendorCallback(method: .post, url: url, subpath: "/", query: nil, headerFields: headers, body: body)
     }
 
-    static func requestEvent(id: String = "1", reference: String?, to number: String = SinchHarness.phone) -> [String: Any] {
+    static func requestEvent(id: String = "1", reference: String?, to number: String = SinchHarness.phone) -> [String:
+        Any]
+    {
         var event: [String: Any] = [
             "id": id, "event": "VerificationRequestEvent", "method": "sms",
             "identity": ["type": "number", "endpoint": number],
@@ -45,10 +48,13 @@ struct SinchCallbackTests {
     func denyByPolicy() async throws {
         let harness = try SinchHarness()
         harness.gateway.permits.withLock { $0 = { $0.phoneNumber?.region != "SE" } }
-        let error = await expectGatewayError(.destinationBlocked) { try await harness.provider.start(try SinchHarness.request()) }
+        let error = await expectGatewayError(.destinationBlocked) {
+            try await harness.provider.start(try SinchHarness.request())
+        }
         #expect(error?.vendor?.code == "40300")
         #expect(harness.outbox.all.isEmpty)
-        #expect(harness.gateway.deliveries.first.map { json($0.body)["event"] as? String } == "VerificationRequestEvent")
+        #expect(
+            harness.gateway.deliveries.first.map { json($0.body)["event"] as? String } == "VerificationRequestEvent")
         // Sinch keeps the verification as DENIED / Denied by callback.
         let status = try await harness.provider.perform(
             action: "status_by_reference", input: ["reference": .string("vf_0123456789abcdef")])
@@ -72,7 +78,8 @@ struct SinchCallbackTests {
             id: "vf_aa", status: .canceled, destination: .phone(number), channel: .sms, reference: "1", state: .empty)
         harness.gateway.register(canceled, as: [.verificationID("vf_aa")])
         let final = try await harness.provider.handleCallback(
-            try Self.callback(Self.requestEvent(id: "2", reference: "vf_aa-2"), at: now), lookup: harness.gateway.lookup)
+            try Self.callback(Self.requestEvent(id: "2", reference: "vf_aa-2"), at: now), lookup: harness.gateway.lookup
+        )
         #expect(Self.action(final) == "deny")
         var pending = canceled
         pending.id = "vf_bb"
@@ -88,7 +95,9 @@ struct SinchCallbackTests {
         #expect(Self.action(otherNumber) == "deny")
     }
 
-    @Test("with foreign_request_events: allow (the sandbox), a verification the gateway did not start is allowed, unless the country is blocked")
+    @Test(
+        "with foreign_request_events: allow (the sandbox), a verification the gateway did not start is allowed, unless the country is blocked"
+    )
     func allowForeign() async throws {
         let harness = try SinchHarness(callbacks: false)
         let now = harness.clock.now
@@ -110,11 +119,12 @@ struct SinchCallbackTests {
         ]
         let reply = try await harness.provider.handleCallback(
             try Self.callback(event, at: harness.clock.now), lookup: harness.gateway.lookup)
-        #expect(reply.updates == [
-            ProviderUpdate(
-                target: .reference("1234"),
-                change: VerificationChange(status: .blocked, nextAction: .clear, reason: "DENIED: Fraud")),
-        ])
+        #expect(
+            reply.updates == [
+                ProviderUpdate(
+                    target: .reference("1234"),
+                    change: VerificationChange(status: .blocked, nextAction: .clear, reason: "DENIED: Fraud"))
+            ])
         #expect(reply.response.status == .ok)
         var wrongCode = event
         wrongCode["status"] = "FAIL"

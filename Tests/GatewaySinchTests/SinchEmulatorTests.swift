@@ -13,7 +13,8 @@ struct SinchEmulatorTests {
         let clock = ManualClock()
         let outbox = SandboxOutbox()
         let persistence = InMemoryEmulatorPersistence()
-        let first = SinchEmulator(context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet, persistence: persistence))
+        let first = SinchEmulator(
+            context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet, persistence: persistence))
         let settings = SinchPlugin.plugin.sandboxSettings(try #require(URL(string: SinchHarness.baseURL)))
         func provider(_ emulator: SinchEmulator) throws -> SinchProvider {
             try SinchProvider(
@@ -28,7 +29,8 @@ struct SinchEmulatorTests {
         #expect(persistence.memoryTable(SinchEmulatorState.table).writeCount == 3)
         #expect(persistence.writeCount == 0)
         let code = try #require(outbox.last(to: SinchHarness.phone)?.code)
-        let second = SinchEmulator(context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet, persistence: persistence))
+        let second = SinchEmulator(
+            context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet, persistence: persistence))
         let check = try await provider(second).check(SinchHarness.stored(request, result), code: code)
         #expect(check.status == .approved)
         // The restored emulator still knows the reference: reusing it is a conflict.
@@ -48,7 +50,10 @@ struct SinchEmulatorTests {
         #expect(persistence.load().isEmpty)
         let found = try await persistence.table(SinchEmulatorState.table).transaction { rows in
             let state = SinchEmulatorState(rows: rows, now: clock.now)
-            return (try state.verification(reference: "vf_earlier"), try state.newest(endpoint: SinchHarness.phone, method: "sms"))
+            return (
+                try state.verification(reference: "vf_earlier"),
+                try state.newest(endpoint: SinchHarness.phone, method: "sms")
+            )
         }
         #expect(found.0 == saved)
         #expect(found.1 == saved)
@@ -62,7 +67,8 @@ struct SinchEmulatorTests {
             for n in 0..<8 {
                 group.addTask {
                     do {
-                        return try await harness.provider.start(try SinchHarness.request(id: "vf_race\(n)")).reference ?? "?"
+                        return try await harness.provider.start(try SinchHarness.request(id: "vf_race\(n)")).reference
+                            ?? "?"
                     } catch let error as GatewayError {
                         return error.code.rawValue
                     } catch {
@@ -74,7 +80,9 @@ struct SinchEmulatorTests {
         }
         let accepted = outcomes.filter { $0.allSatisfy(\.isNumber) }
         #expect(accepted.count == SinchEmulatorState.velocityLimit)
-        #expect(outcomes.filter { $0 == GatewayError.Code.rateLimited.rawValue }.count == 8 - SinchEmulatorState.velocityLimit)
+        #expect(
+            outcomes.filter { $0 == GatewayError.Code.rateLimited.rawValue }.count == 8
+                - SinchEmulatorState.velocityLimit)
         let statuses = try await harness.emulator.state.transaction { rows in
             let state = SinchEmulatorState(rows: rows, now: harness.clock.now)
             return try accepted.compactMap { try state.verification($0)?.status }
@@ -118,9 +126,11 @@ struct SinchEmulatorTests {
         _ = try await harness.start(.flashcall)
         let sent = try #require(harness.recorder.requests.first)
         let answer = await harness.emulator.handle(
-            EmulatorRequest(method: .get, path: "/verification/v1/verifications/reference/vf_0123456789abcdef", query: nil,
-                            headerFields: try Self.signedGET(path: "/verification/v1/verifications/reference/vf_0123456789abcdef", at: harness.clock.now),
-                            body: Data()))
+            EmulatorRequest(
+                method: .get, path: "/verification/v1/verifications/reference/vf_0123456789abcdef", query: nil,
+                headerFields: try Self.signedGET(
+                    path: "/verification/v1/verifications/reference/vf_0123456789abcdef", at: harness.clock.now),
+                body: Data()))
         guard case .response(let response) = answer else { return }
         let body = json(response.body)
         #expect(body["status"] as? String == "PENDING" && body["method"] as? String == "flashcall")
@@ -171,7 +181,8 @@ struct SinchEmulatorTests {
         headers[SinchSigning.timestampHeader] = SinchSigning.timestamp(date)
         headers[.authorization] = SinchSigning.authorization(
             applicationKey: SinchSandbox.applicationKey, key: key, method: "GET", body: Data(),
-            contentType: "application/json", timestamp: SinchSigning.timestamp(date), resource: SinchSandbox.mountPath + path)
+            contentType: "application/json", timestamp: SinchSigning.timestamp(date),
+            resource: SinchSandbox.mountPath + path)
         return headers
     }
 }

@@ -17,7 +17,8 @@ struct SinchErrorDocsTests {
     func errorCodes() throws {
         let lines = try Self.lines()
         for row in SinchErrorMapping.table.rows(in: "") {
-            let prefix = "| \(row.code ?? "-") | \(row.httpStatus.map(String.init) ?? "-") | \(row.name) | `\(row.mapsTo.rawValue)` | \(row.source) |"
+            let prefix =
+                "| \(row.code ?? "-") | \(row.httpStatus.map(String.init) ?? "-") | \(row.name) | `\(row.mapsTo.rawValue)` | \(row.source) |"
             #expect(lines.contains { $0.hasPrefix(prefix) }, "no Sinch line starting \(prefix)")
         }
     }

@@ -23,9 +23,12 @@ struct SinchErrorMappingTests {
         let row = try #require(SinchErrorMapping.row(for: code))
         #expect(row.mapsTo == expected)
         #expect(row.httpStatus == code / 100)
-        let error = SinchErrorMapping.map(errorCode: code, httpStatus: code / 100, retryAfter: nil, providerID: "sinch-eu")
+        let error = SinchErrorMapping.map(
+            errorCode: code, httpStatus: code / 100, retryAfter: nil, providerID: "sinch-eu")
         #expect(error.code == expected)
-        #expect(error.vendor == GatewayError.VendorDetail(providerID: "sinch-eu", code: String(code), httpStatus: code / 100))
+        #expect(
+            error.vendor
+                == GatewayError.VendorDetail(providerID: "sinch-eu", code: String(code), httpStatus: code / 100))
         #expect(error.message.contains(String(code)))
         #expect(!row.note.isEmpty && row.source.hasPrefix("["))
     }
@@ -44,7 +47,9 @@ struct SinchErrorMappingTests {
             (429, .providerRateLimited), (500, .providerUnavailable), (418, .providerRejected), (302, .providerError),
         ])
     func fallback(_ status: Int, _ expected: GatewayError.Code) {
-        #expect(SinchErrorMapping.map(errorCode: 99999, httpStatus: status, retryAfter: 5, providerID: "s").code == expected)
+        #expect(
+            SinchErrorMapping.map(errorCode: 99999, httpStatus: status, retryAfter: 5, providerID: "s").code == expected
+        )
         let missing = SinchErrorMapping.map(errorCode: nil, httpStatus: status, retryAfter: nil, providerID: "s")
         #expect(missing.code == expected && missing.vendor?.code == nil)
     }

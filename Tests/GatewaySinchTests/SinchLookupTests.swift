@@ -10,7 +10,9 @@ import Testing
 /// (docs/architecture.md §9.2).
 @Suite("Sinch lookup of a dead start by its reference")
 struct SinchLookupTests {
-    static func lookup(_ harness: SinchHarness, id: String, channel: Channel = .sms, to phone: String = SinchHarness.phone)
+    static func lookup(
+        _ harness: SinchHarness, id: String, channel: Channel = .sms, to phone: String = SinchHarness.phone
+    )
         throws -> StartLookup
     {
         StartLookup(
@@ -29,7 +31,8 @@ struct SinchLookupTests {
         }
         let sent = try #require(harness.recorder.requests.last)
         #expect(sent.method == .get)
-        #expect(sent.url.path() == SinchSandbox.mountPath + "/verification/v1/verifications/reference/vf_0123456789abcdef")
+        #expect(
+            sent.url.path() == SinchSandbox.mountPath + "/verification/v1/verifications/reference/vf_0123456789abcdef")
         #expect(sent.headerFields[.authorization]?.hasPrefix("Application ") == true)
         #expect(result.reference == started.reference)
         #expect(result.status == .pending && result.channel == .sms)
@@ -61,12 +64,15 @@ struct SinchLookupTests {
         #expect(try await harness.provider.lookUpStart(lookup) == .unknown)
     }
 
-    @Test("a flash call or seamless start is not looked up: the app needs what only the start answered", arguments: [
-        Channel.flashcall, .silentAuth,
-    ])
+    @Test(
+        "a flash call or seamless start is not looked up: the app needs what only the start answered",
+        arguments: [
+            Channel.flashcall, .silentAuth,
+        ])
     func methodsWithoutLookup(_ channel: Channel) async throws {
         let harness = try SinchHarness()
-        #expect(try await harness.provider.lookUpStart(try Self.lookup(harness, id: "vf_x", channel: channel)) == .unknown)
+        #expect(
+            try await harness.provider.lookUpStart(try Self.lookup(harness, id: "vf_x", channel: channel)) == .unknown)
         #expect(harness.recorder.requests.isEmpty)
     }
 

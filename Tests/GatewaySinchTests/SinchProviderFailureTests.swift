@@ -42,7 +42,8 @@ struct SinchProviderFailureTests {
         let error = await expectGatewayError(row.mapsTo) {
             try await harness.provider.start(try SinchHarness.request(to: SinchSandbox.errorNumber(code)))
         }
-        #expect(error?.vendor == GatewayError.VendorDetail(providerID: "sinch", code: row.code, httpStatus: row.httpStatus))
+        #expect(
+            error?.vendor == GatewayError.VendorDetail(providerID: "sinch", code: row.code, httpStatus: row.httpStatus))
         #expect(harness.outbox.all.isEmpty)
     }
 
@@ -127,16 +128,25 @@ struct SinchProviderFailureTests {
                 contentType: "application/json", timestamp: SinchSigning.timestamp(harness.clock.now),
                 resource: "/verification/v1/verifications")
             let answer = await harness.emulator.handle(
-                EmulatorRequest(method: .post, path: "/verification/v1/verifications", query: nil, headerFields: headers, body: data))
+                EmulatorRequest(
+                    method: .post, path: "/verification/v1/verifications", query: nil, headerFields: headers, body: data
+                ))
             guard case .response(let response) = answer else { return [:] }
             return json(response.body)
         }
         #expect(try await start(#"{"method":"sms","identity":{"type":"number"}}"#)["errorCode"] as? Int == 40002)
-        #expect(try await start(#"{"method":"sms","identity":{"type":"number","endpoint":"46701234567"}}"#)["errorCode"] as? Int == 40005)
-        #expect(try await start(#"{"method":"sms","identity":{"type":"number","endpoint":"+4813"}}"#)["errorCode"] as? Int == 40001)
-        #expect(try await start(#"{"method":"fax","identity":{"type":"number","endpoint":"+46701234567"}}"#)["errorCode"] as? Int == 40001)
+        #expect(
+            try await start(#"{"method":"sms","identity":{"type":"number","endpoint":"46701234567"}}"#)["errorCode"]
+                as? Int == 40005)
+        #expect(
+            try await start(#"{"method":"sms","identity":{"type":"number","endpoint":"+4813"}}"#)["errorCode"] as? Int
+                == 40001)
+        #expect(
+            try await start(#"{"method":"fax","identity":{"type":"number","endpoint":"+46701234567"}}"#)["errorCode"]
+                as? Int == 40001)
         let unsigned = await harness.emulator.handle(
-            EmulatorRequest(method: .get, path: "/verification/v1/verifications/id/1", query: nil, headerFields: [:], body: Data()))
+            EmulatorRequest(
+                method: .get, path: "/verification/v1/verifications/id/1", query: nil, headerFields: [:], body: Data()))
         if case .response(let response) = unsigned {
             #expect(response.status.code == 401)
             let body = json(response.body)

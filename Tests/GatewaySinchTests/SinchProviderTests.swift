@@ -26,7 +26,8 @@ struct SinchProviderTests {
         #expect(result.contentLanguage == "sv-SE")
         #expect(result.reference?.count == 19 && result.channel == .sms && result.nextAction == nil)
         let code = try #require(message?.code)
-        #expect(message?.kind == .sms && message?.language == "sv-SE" && message?.text.contains("verifieringskod") == true)
+        #expect(
+            message?.kind == .sms && message?.language == "sv-SE" && message?.text.contains("verifieringskod") == true)
         let wrong = try await harness.provider.check(verification, code: SinchHarness.wrong(code))
         #expect(wrong.status == .pending)
         let right = try await harness.provider.check(verification, code: code)
@@ -55,8 +56,9 @@ struct SinchProviderTests {
     func flashCall() async throws {
         let harness = try SinchHarness(settings: ["flash_call_interception_timeout": "30"])
         let (verification, result, message) = try await harness.start(.flashcall)
-        #expect(json(try #require(harness.recorder.requests.first).body)["flashCallOptions"] as? [String: Int]
-            == ["interceptionTimeout": 30])
+        #expect(
+            json(try #require(harness.recorder.requests.first).body)["flashCallOptions"] as? [String: Int]
+                == ["interceptionTimeout": 30])
         guard case .interceptCall(let call) = result.nextAction else {
             Issue.record("expected intercept_call, got \(String(describing: result.nextAction))")
             return
@@ -83,7 +85,9 @@ struct SinchProviderTests {
         #expect(json(try #require(harness.recorder.requests.first).body)["method"] as? String == method)
         let code = try #require(message?.code)
         #expect(try await harness.provider.check(verification, code: code).status == .approved)
-        #expect((json(try #require(harness.recorder.requests.last).body)[method] as? [String: Any])?["code"] as? String == code)
+        #expect(
+            (json(try #require(harness.recorder.requests.last).body)[method] as? [String: Any])?["code"] as? String
+                == code)
     }
 
     @Test("seamless answers open_url over cellular, refuses a check, and completes when the URL is fetched")
@@ -122,8 +126,9 @@ struct SinchProviderTests {
     func expired() async throws {
         let harness = try SinchHarness(settings: ["sms_expiry_seconds": "300"])
         let (verification, result, message) = try await harness.start()
-        #expect(json(try #require(harness.recorder.requests.first).body)["smsOptions"] as? [String: String]
-            == ["expiry": "00:05:00"])
+        #expect(
+            json(try #require(harness.recorder.requests.first).body)["smsOptions"] as? [String: String]
+                == ["expiry": "00:05:00"])
         #expect(result.expiresAt == harness.clock.now.addingTimeInterval(300))
         harness.clock.advance(by: 301)
         let code = try #require(message?.code)
@@ -149,7 +154,8 @@ struct SinchProviderTests {
         let (first, _, message) = try await harness.start()
         let resent = try await harness.provider.resend(first, request: ResendRequest(channel: .voice))
         #expect(resent.reference != first.reference && resent.channel == .voice)
-        #expect(json(try #require(harness.recorder.requests.last).body)["reference"] as? String == "vf_0123456789abcdef-2")
+        #expect(
+            json(try #require(harness.recorder.requests.last).body)["reference"] as? String == "vf_0123456789abcdef-2")
         #expect(try resent.state.decode(SinchProvider.State.self).starts == 2)
         // The old code is gone with its verification.
         let old = try await harness.provider.status(first)
@@ -163,7 +169,8 @@ struct SinchProviderTests {
         #expect(try await harness.provider.check(second, code: code).status == .approved)
         // A third start uses -3.
         _ = try await harness.provider.resend(second, request: ResendRequest())
-        #expect(json(try #require(harness.recorder.requests.last).body)["reference"] as? String == "vf_0123456789abcdef-3")
+        #expect(
+            json(try #require(harness.recorder.requests.last).body)["reference"] as? String == "vf_0123456789abcdef-3")
     }
 
     @Test("status by reference (the gateway id) and by identity, as vendor actions and as the refresh fallback")
@@ -173,7 +180,9 @@ struct SinchProviderTests {
         let byReference = try await harness.provider.perform(
             action: "status_by_reference", input: ["reference": .string("vf_0123456789abcdef")])
         #expect(byReference["id"] == .string(result.reference ?? "") && byReference["status"] == .string("PENDING"))
-        #expect(harness.recorder.requests.last?.url.path().hasSuffix("/verifications/reference/vf_0123456789abcdef") == true)
+        #expect(
+            harness.recorder.requests.last?.url.path().hasSuffix("/verifications/reference/vf_0123456789abcdef") == true
+        )
         _ = try await harness.provider.check(verification, code: try #require(message?.code))
         let byIdentity = try await harness.provider.perform(
             action: "status_by_identity", input: ["number": .string(SinchHarness.phone)])

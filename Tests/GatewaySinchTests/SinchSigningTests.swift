@@ -31,7 +31,10 @@ struct SinchSigningTests {
         let text = SinchSigning.stringToSign(
             method: "get", contentMD5: "", contentType: "application/json", timestamp: "2014-06-04T13:41:58Z",
             resource: "/verification/v1/verifications/id/1234567890")
-        #expect(text == "GET\n\napplication/json\nx-timestamp:2014-06-04T13:41:58Z\n/verification/v1/verifications/id/1234567890")
+        #expect(
+            text
+                == "GET\n\napplication/json\nx-timestamp:2014-06-04T13:41:58Z\n/verification/v1/verifications/id/1234567890"
+        )
         #expect(SinchSigning.signature(text, key: key) == "iSyP+Z6B9m/GwBe3C5+n3WtLUqiG6xqDtPs0YVatQs8=")
     }
 

@@ -47,7 +47,9 @@ final class GatewayStandIn: HTTPTransport {
         received.withLock { $0.append(callback) }
         do {
             let reply = try await provider.handleCallback(callback, lookup: lookup)
-            delivered.withLock { $0.append(Delivered(body: request.body, status: reply.response.status, updates: reply.updates)) }
+            delivered.withLock {
+                $0.append(Delivered(body: request.body, status: reply.response.status, updates: reply.updates))
+            }
             return reply.response
         } catch {
             let status = HTTPResponse.Status(code: error.httpStatus)
@@ -93,20 +95,23 @@ struct SinchHarness {
         _ channel: Channel = .sms, to phone: String = phone, locales: [String] = [], id: String = "vf_0123456789abcdef"
     ) throws -> StartVerification {
         StartVerification(
-            destination: .phone(try PhoneNumber(parsing: phone)), channel: channel, locales: locales, verificationID: id)
+            destination: .phone(try PhoneNumber(parsing: phone)), channel: channel, locales: locales, verificationID: id
+        )
     }
 
     /// The provider's view of a started verification.
     static func stored(_ request: StartVerification, _ result: ProviderStartResult) -> ProviderVerification {
         ProviderVerification(
-            id: request.verificationID ?? "", destination: request.destination, channel: result.channel ?? request.channel,
+            id: request.verificationID ?? "", destination: request.destination,
+            channel: result.channel ?? request.channel,
             reference: result.reference, state: result.state, locales: request.locales)
     }
 
     /// Starts over `channel` and returns the stored view and what reached the phone.
     func start(
         _ channel: Channel = .sms, to phone: String = phone, locales: [String] = [], id: String = "vf_0123456789abcdef"
-    ) async throws -> (verification: ProviderVerification, result: ProviderStartResult, message: SandboxOutbox.Message?) {
+    ) async throws -> (verification: ProviderVerification, result: ProviderStartResult, message: SandboxOutbox.Message?)
+    {
         let request = try Self.request(channel, to: phone, locales: locales, id: id)
         let result = try await provider.start(request)
         return (Self.stored(request, result), result, outbox.last(to: phone))

@@ -77,7 +77,8 @@ public struct EmulatorTableConformance: Sendable {
             for _ in 0..<200 {
                 group.addTask {
                     try await table.transaction { rows in
-                        let count = try rows.value(forKey: "counter").map { Int(String(decoding: $0, as: UTF8.self)) ?? 0 } ?? 0
+                        let count =
+                            try rows.value(forKey: "counter").map { Int(String(decoding: $0, as: UTF8.self)) ?? 0 } ?? 0
                         try rows.put(Data(String(count + 1).utf8), forKey: "counter", lookup: "all", due: due)
                     }
                 }

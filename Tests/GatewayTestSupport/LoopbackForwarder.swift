@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TCP forwarder from a free loopback port to another loopback port, that a test can stop like a server
@@ -74,11 +74,13 @@ public final class LoopbackForwarder: Sendable {
                     connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
                 }
             }
-            let kept = connected && carried.withLock { carried in
-                guard !carried.stopped else { return false }
-                carried.sockets += [client, upstream]
-                return true
-            }
+            let kept =
+                connected
+                && carried.withLock { carried in
+                    guard !carried.stopped else { return false }
+                    carried.sockets += [client, upstream]
+                    return true
+                }
             guard kept else {
                 Glibc.close(client)
                 Glibc.close(upstream)

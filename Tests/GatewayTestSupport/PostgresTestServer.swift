@@ -41,17 +41,21 @@ public enum PostgresTestServer {
         /// cooperative pool held one of its two threads (on two cores) for as long as they took on a busy
         /// machine, and other tests' timeouts fired that much late.
         func url() async throws -> String {
-            let starting = self.starting ?? Task {
-                try await withCheckedThrowingContinuation { continuation in
-                    Thread.detachNewThread { continuation.resume(with: Result { try Self.start() }) }
+            let starting =
+                self.starting
+                ?? Task {
+                    try await withCheckedThrowingContinuation { continuation in
+                        Thread.detachNewThread { continuation.resume(with: Result { try Self.start() }) }
+                    }
                 }
-            }
             self.starting = starting
             return try await starting.value
         }
 
         private static func start() throws -> String {
-            guard let bin = PostgresTestServer.binaries else { throw Failure("no PostgreSQL binaries under /usr/lib/postgresql") }
+            guard let bin = PostgresTestServer.binaries else {
+                throw Failure("no PostgreSQL binaries under /usr/lib/postgresql")
+            }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "gateway-pg-\(UUID().uuidString.prefix(8))", isDirectory: true)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -62,16 +66,21 @@ public enum PostgresTestServer {
             }
             let user = asRoot ? "postgres" : nil
             let data = directory.appendingPathComponent("data").path
-            try run(bin.appendingPathComponent("initdb").path, ["-D", data, "-U", "gateway", "--auth=trust", "-E", "UTF8", "--no-sync"], as: user)
+            try run(
+                bin.appendingPathComponent("initdb").path,
+                ["-D", data, "-U", "gateway", "--auth=trust", "-E", "UTF8", "--no-sync"], as: user)
             let port = try freePort()
-            let options = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300"
+            let options =
+                "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300"
             try run(
                 bin.appendingPathComponent("pg_ctl").path,
-                ["-D", data, "-o", options, "-l", directory.appendingPathComponent("log").path, "-w", "start"], as: user)
+                ["-D", data, "-o", options, "-l", directory.appendingPathComponent("log").path, "-w", "start"], as: user
+            )
             // A watchdog stops and removes the cluster once this process is gone, however it ends (an exit
             // handler would not run on a crash or kill, and Foundation's Process cannot be waited on in one).
             let pgctl = bin.appendingPathComponent("pg_ctl").path
-            let stop = (user.map { "/usr/sbin/runuser -u \($0) -- " } ?? "") + "\(pgctl) -D \(data) -m immediate -w stop"
+            let stop =
+                (user.map { "/usr/sbin/runuser -u \($0) -- " } ?? "") + "\(pgctl) -D \(data) -m immediate -w stop"
             let watchdog = Process()
             watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
             watchdog.arguments = [

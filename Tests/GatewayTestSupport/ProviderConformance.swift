@@ -212,13 +212,18 @@ package struct ProviderConformance: Sendable {
     }
 
     private func expectVerificationError(
-        _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> ProviderCheckResult
+        _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () async throws -> ProviderCheckResult
     ) async {
         do {
             let result = try await body()
-            #expect(result.status != .pending && result.status != .approved, "\(name): \(what) answered \(result.status)", sourceLocation: sourceLocation)
+            #expect(
+                result.status != .pending && result.status != .approved, "\(name): \(what) answered \(result.status)",
+                sourceLocation: sourceLocation)
         } catch let error as GatewayError {
-            #expect(error.errorClass == .verification, "\(name): \(what) failed with \(error)", sourceLocation: sourceLocation)
+            #expect(
+                error.errorClass == .verification, "\(name): \(what) failed with \(error)",
+                sourceLocation: sourceLocation)
         } catch {
             Issue.record("\(name): \(what) failed with \(error)", sourceLocation: sourceLocation)
         }
@@ -293,12 +298,15 @@ package struct ProviderConformance: Sendable {
         let destination = started.verification.destination.value
         let before = rig.outbox.messages(to: destination).count
         var moved = started.verification
-        let asked = try await rig.provider.resend(started.verification, request: ResendRequest(appVerification: appVerification))
+        let asked = try await rig.provider.resend(
+            started.verification, request: ResendRequest(appVerification: appVerification))
         Self.apply(asked, to: &moved)
         Self.apply(try await rig.completed(asked, of: moved), to: &moved)
         #expect(rig.outbox.messages(to: destination).count == before + 1, "\(name): the resend sent nothing")
         let message = try #require(rig.outbox.last(to: destination))
-        if capabilities.resendKeepsCode { #expect(message.code == started.code, "\(name): the resend changed the code") }
+        if capabilities.resendKeepsCode {
+            #expect(message.code == started.code, "\(name): the resend changed the code")
+        }
         let code = try #require(message.code)
         #expect(try await rig.provider.check(moved, code: code).status == .approved, "\(name): the resent code")
     }
@@ -319,10 +327,15 @@ package struct ProviderConformance: Sendable {
         guard rig.provider.capabilities.supportsStatus else { return }
         let started = try await start(rig)
         // No change (`status` nil) leaves it pending.
-        #expect((try await rig.provider.status(started.verification).status ?? .pending) == .pending, "\(name): refresh after start")
-        #expect(try await rig.provider.check(started.verification, code: try #require(started.code)).status == .approved)
+        #expect(
+            (try await rig.provider.status(started.verification).status ?? .pending) == .pending,
+            "\(name): refresh after start")
+        #expect(
+            try await rig.provider.check(started.verification, code: try #require(started.code)).status == .approved)
         if statusAfterApproval {
-            #expect(try await rig.provider.status(started.verification).status == .approved, "\(name): refresh after approval")
+            #expect(
+                try await rig.provider.status(started.verification).status == .approved,
+                "\(name): refresh after approval")
         } else {
             await expectGatewayError(.notFound) { try await rig.provider.status(started.verification) }
         }
@@ -335,7 +348,9 @@ package struct ProviderConformance: Sendable {
         if rig.provider.capabilities.completesWithoutCode.contains(callbackChannel) {
             try await rig.approveWithoutCode(started.result, to: started.verification.destination)
         } else {
-            #expect(try await rig.provider.check(started.verification, code: try #require(started.code)).status == .approved)
+            #expect(
+                try await rig.provider.check(started.verification, code: try #require(started.code)).status == .approved
+            )
         }
         let callbacks = await rig.callbacks()
         try #require(!callbacks.isEmpty, "\(name): the emulator sent no callback for an approval")
@@ -370,7 +385,8 @@ package struct ProviderConformance: Sendable {
         for (index, row) in rows.enumerated() {
             let rig = try rig()
             let call = row.operation.map { calls[$0] } ?? .start
-            let label = "\(name) row \(row.httpStatus.map(String.init) ?? "-") \(row.code ?? "-") on \(row.operation ?? "any")"
+            let label =
+                "\(name) row \(row.httpStatus.map(String.init) ?? "-") \(row.code ?? "-") on \(row.operation ?? "any")"
             guard let call else {
                 Issue.record("\(label): no provider call reaches operation \(row.operation ?? "-")")
                 continue
@@ -387,10 +403,12 @@ package struct ProviderConformance: Sendable {
                     outcome = .success("started \(String(describing: try await rig.provider.start(request).reference))")
                 case .check:
                     let verification = try #require(started?.verification)
-                    outcome = .success("\(try await rig.provider.check(verification, code: Self.wrong(started?.code)).status)")
+                    outcome = .success(
+                        "\(try await rig.provider.check(verification, code: Self.wrong(started?.code)).status)")
                 case .resend:
                     let verification = try #require(started?.verification)
-                    _ = try await rig.provider.resend(verification, request: ResendRequest(appVerification: appVerification))
+                    _ = try await rig.provider.resend(
+                        verification, request: ResendRequest(appVerification: appVerification))
                     outcome = .success("resent")
                 case .cancel:
                     try await rig.provider.cancel(try #require(started?.verification))
@@ -402,17 +420,22 @@ package struct ProviderConformance: Sendable {
             } catch let error as GatewayError {
                 outcome = .failure(error)
             }
-            #expect(rig.errors.take(operation: row.operation ?? "start") == nil, "\(label): the emulator never answered it")
+            #expect(
+                rig.errors.take(operation: row.operation ?? "start") == nil, "\(label): the emulator never answered it")
             switch outcome {
             case .success(let answer):
                 // A wrong code is not an error at the contract: the check answers pending.
                 #expect(row.mapsTo == .incorrectCode && answer == "pending", "\(label): answered \(answer)")
             case .failure(let error):
-                #expect(error.code == row.mapsTo, "\(label): mapped to \(error.code.rawValue), the table says \(row.mapsTo.rawValue)")
+                #expect(
+                    error.code == row.mapsTo,
+                    "\(label): mapped to \(error.code.rawValue), the table says \(row.mapsTo.rawValue)")
                 #expect(error.errorClass == row.errorClass && error.isRetryable == row.isRetryable, "\(label)")
                 #expect(error.vendor?.code == row.code, "\(label): vendor code \(error.vendor?.code ?? "-")")
                 if let status = row.httpStatus { #expect(error.vendor?.httpStatus == status, "\(label)") }
-                if (row.httpStatus ?? 200) < 500 { #expect(!error.sendMayHaveHappened, "\(label): a refusal claims a send") }
+                if (row.httpStatus ?? 200) < 500 {
+                    #expect(!error.sendMayHaveHappened, "\(label): a refusal claims a send")
+                }
             }
         }
     }
@@ -426,12 +449,17 @@ package struct ProviderConformance: Sendable {
             #expect(started.result.channel == nil || started.result.channel == channel, "\(name) \(channel.rawValue)")
             let message = rig.outbox.last(to: started.verification.destination.value)
             #expect(
-                message != nil || started.result.nextAction != nil, "\(name) \(channel.rawValue): nothing sent, nothing to do")
+                message != nil || started.result.nextAction != nil,
+                "\(name) \(channel.rawValue): nothing sent, nothing to do")
             // The kind is the gateway's channel; `channel` may keep the vendor's name for it (Twilio's `call`).
             if let message, message.code != nil {
-                #expect(message.channel == channel.rawValue || message.kind == .init(channel), "\(name) \(channel.rawValue)")
+                #expect(
+                    message.channel == channel.rawValue || message.kind == .init(channel), "\(name) \(channel.rawValue)"
+                )
             }
-            guard !rig.provider.capabilities.completesWithoutCode.contains(channel), let code = started.code else { continue }
+            guard !rig.provider.capabilities.completesWithoutCode.contains(channel), let code = started.code else {
+                continue
+            }
             let result = try await rig.provider.check(started.verification, code: code)
             #expect(result.status == .approved, "\(name) \(channel.rawValue): the code answered \(result.status)")
         }
@@ -458,7 +486,8 @@ package struct ProviderConformance: Sendable {
             return await group.reduce(into: []) { $0.append($1) }
         }
         let approved = answers.filter { (try? $0.get()) == .approved }.count
-        #expect(approved == (checkAfterApprovalIsApproved ? 4 : 1), "\(name): \(approved) of 4 racing right codes approved")
+        #expect(
+            approved == (checkAfterApprovalIsApproved ? 4 : 1), "\(name): \(approved) of 4 racing right codes approved")
         for case .failure(let error) in answers {
             #expect(error.errorClass == .verification, "\(name): a racing check failed with \(error)")
         }
@@ -483,7 +512,8 @@ package struct ProviderConformance: Sendable {
         let small = try await cost(filledTo: 20)
         let large = try await cost(filledTo: 2_000)
         // At least the 1,999 started and never checked (a vendor may forget the approved ones, as Twilio does).
-        #expect(persistence.rowCount(stateTable) >= 1_999, "\(name): the emulator does not keep its state in \(stateTable)")
+        #expect(
+            persistence.rowCount(stateTable) >= 1_999, "\(name): the emulator does not keep its state in \(stateTable)")
         #expect(small > 0, "\(name): no rows touched: the emulator keeps its state elsewhere")
         #expect(large == small, "\(name): a start and a check touch \(small) rows at 20 requests, \(large) at 2,000")
     }

@@ -13,7 +13,8 @@ package final class RecordingTransport: HTTPTransport {
 
     package var requests: [TransportRequest] { log.withLock { $0 } }
 
-    package func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+    package func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse
+    {
         log.withLock { $0.append(request) }
         return try await next.send(request, timeout: timeout)
     }
@@ -40,12 +41,14 @@ package struct StubTransport: HTTPTransport {
         fields[.contentType] = contentType
         return StubTransport(
             outcome: .success(
-                TransportResponse(status: HTTPResponse.Status(code: status), headerFields: fields, body: Data(body.utf8))))
+                TransportResponse(
+                    status: HTTPResponse.Status(code: status), headerFields: fields, body: Data(body.utf8))))
     }
 
     package static func failing(_ error: TransportError) -> StubTransport { StubTransport(outcome: .failure(error)) }
 
-    package func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+    package func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse
+    {
         if let respond { return try respond(request) }
         return try outcome.get()
     }
@@ -59,7 +62,8 @@ package final class CallbackSink: HTTPTransport {
 
     package var requests: [TransportRequest] { received.withLock { $0 } }
 
-    package func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
+    package func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse
+    {
         received.withLock { $0.append(request) }
         return TransportResponse(status: .ok)
     }

@@ -70,23 +70,32 @@ public struct StoreConformance: Sendable {
             case .updateAdvancesTheVersion: "An update advances the version"
             case .staleUpdateFailsAndChangesNothing: "A stale update fails and changes nothing"
             case .concurrentUpdatesFromOneVersionHaveOneWinner: "Concurrent updates from one version have one winner"
-            case .modifyReadsThenWritesWithCompareAndSet: "Modify reads, then writes what the change makes, with compare-and-set"
+            case .modifyReadsThenWritesWithCompareAndSet:
+                "Modify reads, then writes what the change makes, with compare-and-set"
             case .concurrentModifiesLoseNoWrite: "Concurrent modifies lose no write"
-            case .eventsAreOrderedByAppendAndScopedPerVerification: "Events are ordered by append and scoped per verification"
-            case .idempotencyKeyGoesFromClaimedToInProgressToReplay: "An idempotency key goes from claimed to in progress to replay"
-            case .idempotencyKeyWithAnotherFingerprintIsAMismatch: "An idempotency key with another fingerprint is a mismatch"
+            case .eventsAreOrderedByAppendAndScopedPerVerification:
+                "Events are ordered by append and scoped per verification"
+            case .idempotencyKeyGoesFromClaimedToInProgressToReplay:
+                "An idempotency key goes from claimed to in progress to replay"
+            case .idempotencyKeyWithAnotherFingerprintIsAMismatch:
+                "An idempotency key with another fingerprint is a mismatch"
             case .releasedIdempotencyKeyCanBeClaimedAgain: "A released idempotency key can be claimed again"
             case .idempotencyKeysAreScoped: "Idempotency keys are scoped to their API key"
             case .emptyStoredResponseReplaysAsEmpty: "An empty stored response replays as empty"
             case .concurrentClaimsOfOneKeyHaveOneWinner: "Concurrent claims of one key have one winner"
             case .lapsedClaimIsTakenOverWithItsProgress: "A lapsed idempotency claim is taken over, with how far it got"
-            case .concurrentTakeoversOfALapsedClaimHaveOneWinner: "Concurrent takeovers of a lapsed claim have one winner"
+            case .concurrentTakeoversOfALapsedClaimHaveOneWinner:
+                "Concurrent takeovers of a lapsed claim have one winner"
             case .deadOwnersClaimIsTakenOverAtOnceWithItsProgress:
                 "A claim names its instance; a dead instance's claim is taken over at once, with how far it got"
-            case .concurrentTakeoversFromADeadOwnerHaveOneWinner: "Concurrent takeovers from a dead instance have one winner"
-            case .abandonedClaimIsTakenOverAtOnceWithItsProgress: "An abandoned claim is taken over at once, with its progress"
-            case .onlyTheHoldersTokenReleasesOrCompletesAClaim: "Only the holder's token records, releases or completes a claim"
-            case .expiredIdempotencyKeysArePrunedInBoundedBatches: "Expired idempotency keys are pruned in bounded batches"
+            case .concurrentTakeoversFromADeadOwnerHaveOneWinner:
+                "Concurrent takeovers from a dead instance have one winner"
+            case .abandonedClaimIsTakenOverAtOnceWithItsProgress:
+                "An abandoned claim is taken over at once, with its progress"
+            case .onlyTheHoldersTokenReleasesOrCompletesAClaim:
+                "Only the holder's token records, releases or completes a claim"
+            case .expiredIdempotencyKeysArePrunedInBoundedBatches:
+                "Expired idempotency keys are pruned in bounded batches"
             case .instanceHeartbeatsAreWrittenListedAndRemoved: "Instance heartbeats are written, listed and removed"
             }
         }
@@ -113,20 +122,25 @@ public struct StoreConformance: Sendable {
         case .concurrentUpdatesFromOneVersionHaveOneWinner: try await concurrentUpdatesFromOneVersionHaveOneWinner()
         case .modifyReadsThenWritesWithCompareAndSet: try await modifyReadsThenWritesWithCompareAndSet()
         case .concurrentModifiesLoseNoWrite: try await concurrentModifiesLoseNoWrite()
-        case .eventsAreOrderedByAppendAndScopedPerVerification: try await eventsAreOrderedByAppendAndScopedPerVerification()
-        case .idempotencyKeyGoesFromClaimedToInProgressToReplay: try await idempotencyKeyGoesFromClaimedToInProgressToReplay()
-        case .idempotencyKeyWithAnotherFingerprintIsAMismatch: try await idempotencyKeyWithAnotherFingerprintIsAMismatch()
+        case .eventsAreOrderedByAppendAndScopedPerVerification:
+            try await eventsAreOrderedByAppendAndScopedPerVerification()
+        case .idempotencyKeyGoesFromClaimedToInProgressToReplay:
+            try await idempotencyKeyGoesFromClaimedToInProgressToReplay()
+        case .idempotencyKeyWithAnotherFingerprintIsAMismatch:
+            try await idempotencyKeyWithAnotherFingerprintIsAMismatch()
         case .releasedIdempotencyKeyCanBeClaimedAgain: try await releasedIdempotencyKeyCanBeClaimedAgain()
         case .idempotencyKeysAreScoped: try await idempotencyKeysAreScoped()
         case .emptyStoredResponseReplaysAsEmpty: try await emptyStoredResponseReplaysAsEmpty()
         case .concurrentClaimsOfOneKeyHaveOneWinner: try await concurrentClaimsOfOneKeyHaveOneWinner()
         case .lapsedClaimIsTakenOverWithItsProgress: try await lapsedClaimIsTakenOverWithItsProgress()
         case .concurrentTakeoversOfALapsedClaimHaveOneWinner: try await concurrentTakeoversOfALapsedClaimHaveOneWinner()
-        case .deadOwnersClaimIsTakenOverAtOnceWithItsProgress: try await deadOwnersClaimIsTakenOverAtOnceWithItsProgress()
+        case .deadOwnersClaimIsTakenOverAtOnceWithItsProgress:
+            try await deadOwnersClaimIsTakenOverAtOnceWithItsProgress()
         case .concurrentTakeoversFromADeadOwnerHaveOneWinner: try await concurrentTakeoversFromADeadOwnerHaveOneWinner()
         case .abandonedClaimIsTakenOverAtOnceWithItsProgress: try await abandonedClaimIsTakenOverAtOnceWithItsProgress()
         case .onlyTheHoldersTokenReleasesOrCompletesAClaim: try await onlyTheHoldersTokenReleasesOrCompletesAClaim()
-        case .expiredIdempotencyKeysArePrunedInBoundedBatches: try await expiredIdempotencyKeysArePrunedInBoundedBatches()
+        case .expiredIdempotencyKeysArePrunedInBoundedBatches:
+            try await expiredIdempotencyKeysArePrunedInBoundedBatches()
         case .instanceHeartbeatsAreWrittenListedAndRemoved: try await instanceHeartbeatsAreWrittenListedAndRemoved()
         }
     }
@@ -172,10 +186,16 @@ public struct StoreConformance: Sendable {
         let store = try await makeStore()
         let start = Date(timeIntervalSince1970: 1_800_000_000)  // a multiple of 60
         for second in 0..<3 {
-            #expect(try await store.hit("a", limit: 3, window: 60, at: start.addingTimeInterval(Double(second))) == .allowed)
+            #expect(
+                try await store.hit("a", limit: 3, window: 60, at: start.addingTimeInterval(Double(second))) == .allowed
+            )
         }
-        #expect(try await store.hit("a", limit: 3, window: 60, at: start.addingTimeInterval(15)) == .refused(retryAfter: 45))
-        #expect(try await store.hit("a", limit: 3, window: 60, at: start.addingTimeInterval(59.5)) == .refused(retryAfter: 1))
+        #expect(
+            try await store.hit("a", limit: 3, window: 60, at: start.addingTimeInterval(15)) == .refused(retryAfter: 45)
+        )
+        #expect(
+            try await store.hit("a", limit: 3, window: 60, at: start.addingTimeInterval(59.5))
+                == .refused(retryAfter: 1))
         #expect(try await store.hit("b", limit: 3, window: 60, at: start.addingTimeInterval(15)) == .allowed)
         #expect(try await store.hit("a", limit: 3, window: 60, at: start.addingTimeInterval(60)) == .allowed)
     }
@@ -202,7 +222,8 @@ public struct StoreConformance: Sendable {
         #expect(try await store.record(id: record.id) == record)
         #expect(try await store.events(verificationID: record.id).map { $0.detail["n"] } == ["0", "1", "2"])
         await #expect(throws: GatewayError.self) {
-            try await store.insert(record, events: [VerificationEvent(verificationID: record.id, kind: .started, at: Self.epoch)])
+            try await store.insert(
+                record, events: [VerificationEvent(verificationID: record.id, kind: .started, at: Self.epoch)])
         }
         #expect(try await store.events(verificationID: record.id).count == 3)
         try await store.append(contentsOf: events)
@@ -621,16 +642,19 @@ public struct StoreConformance: Sendable {
         let store = try await makeStore()
         let key = IdempotencyKey(scope: "key_live_1", key: "crashed")
         #expect(try await Self.claim(store, key, "fp-1") == .claimed)
-        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 39) == .inProgress(owner: nil))
+        #expect(
+            try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 39) == .inProgress(owner: nil))
         let progress = IdempotencyProgress(stage: .vendorCallBegun, verificationID: "vf_0001")
         #expect(
             try await store.recordIdempotencyProgress(
                 key, token: Self.token, progress: progress, until: Self.epoch + 45))
-        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 44) == .inProgress(owner: nil))
+        #expect(
+            try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 44) == .inProgress(owner: nil))
         #expect(try await Self.claim(store, key, "fp-2", token: "token-2", at: Self.epoch + 50) == .mismatch)
         #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 45) == .takenOver(progress))
         // The new holder's lease runs from the takeover.
-        #expect(try await Self.claim(store, key, "fp-1", token: "token-3", at: Self.epoch + 84) == .inProgress(owner: nil))
+        #expect(
+            try await Self.claim(store, key, "fp-1", token: "token-3", at: Self.epoch + 84) == .inProgress(owner: nil))
         let late = StoredResponse(status: 201, body: Data("late".utf8))
         #expect(try await store.completeIdempotencyKey(key, token: Self.token, response: late) == false)
         #expect(
@@ -680,7 +704,8 @@ public struct StoreConformance: Sendable {
             stage: .vendorCallBegun, verificationID: "vf_0003", providerID: "sinch-eu",
             callBegunAt: Self.epoch + 2.25)
         #expect(
-            try await store.recordIdempotencyProgress(key, token: Self.token, progress: progress, until: Self.epoch + 42))
+            try await store.recordIdempotencyProgress(
+                key, token: Self.token, progress: progress, until: Self.epoch + 42))
         #expect(try await claim("token-2", owner: "in_b", at: 3, deadOwner: "in_c") == .inProgress(owner: "in_a"))
         #expect(
             try await store.claimIdempotencyKey(
@@ -691,10 +716,12 @@ public struct StoreConformance: Sendable {
         #expect(try await claim("token-3", owner: "in_c", at: 42, deadOwner: "in_a") == .inProgress(owner: "in_b"))
         #expect(try await claim("token-3", owner: "in_c", at: 43) == .takenOver(progress))
         #expect(
-            try await store.recordIdempotencyProgress(key, token: Self.token, progress: progress, until: Self.epoch + 99)
+            try await store.recordIdempotencyProgress(
+                key, token: Self.token, progress: progress, until: Self.epoch + 99)
                 == false)
         #expect(
-            try await store.completeIdempotencyKey(key, token: "token-2", response: StoredResponse(status: 201, body: Data()))
+            try await store.completeIdempotencyKey(
+                key, token: "token-2", response: StoredResponse(status: 201, body: Data()))
                 == false)
         let response = StoredResponse(status: 201, body: Data("third".utf8))
         #expect(try await store.completeIdempotencyKey(key, token: "token-3", response: response))
@@ -750,7 +777,8 @@ public struct StoreConformance: Sendable {
             try await store.recordIdempotencyProgress(
                 key, token: Self.token, progress: progress, until: Self.epoch + 40))
         try await store.abandonIdempotencyKey(key, token: "someone-else", at: Self.epoch + 5)
-        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 5) == .inProgress(owner: nil))
+        #expect(
+            try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 5) == .inProgress(owner: nil))
         try await store.abandonIdempotencyKey(key, token: Self.token, at: Self.epoch + 5)
         #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 5) == .takenOver(progress))
         try await store.abandonIdempotencyKey(key, token: "token-2", at: Self.epoch + 6)
@@ -770,7 +798,8 @@ public struct StoreConformance: Sendable {
         #expect(
             try await store.completeIdempotencyKey(
                 key, token: "token-2", response: StoredResponse(status: 500, body: Data())) == false)
-        #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 1) == .inProgress(owner: nil))
+        #expect(
+            try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 1) == .inProgress(owner: nil))
         let response = StoredResponse(status: 201, body: Data("done".utf8))
         #expect(try await store.completeIdempotencyKey(key, token: Self.token, response: response))
         try await store.releaseIdempotencyKey(key, token: Self.token)
@@ -801,7 +830,10 @@ public struct StoreConformance: Sendable {
         for key in [done, lapsed] {
             #expect(try await Self.claim(store, key, "fp-other", token: "token-2", at: Self.epoch + 300) == .claimed)
         }
-        #expect(try await Self.claim(store, running, "fp", token: "token-2", at: Self.epoch + 300) == .inProgress(owner: nil))
-        #expect(try await Self.claim(store, newer, "fp", token: "token-2", at: Self.epoch + 210) == .inProgress(owner: nil))
+        #expect(
+            try await Self.claim(store, running, "fp", token: "token-2", at: Self.epoch + 300)
+                == .inProgress(owner: nil))
+        #expect(
+            try await Self.claim(store, newer, "fp", token: "token-2", at: Self.epoch + 210) == .inProgress(owner: nil))
     }
 }

@@ -8,7 +8,8 @@ public final class TemporaryDirectory: Sendable {
 
     /// `prefix` names the directory, so leftovers of a crashed run say which suite made them.
     public init(_ prefix: String) {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "\(prefix)-\(UUID().uuidString)", isDirectory: true)
     }
 
     deinit {

@@ -79,7 +79,10 @@ public struct WebhookQueueConformance: Sendable {
         let first = Self.delivery(1, due: due)
         var again = first
         again.id = "wh_other"
-        #expect(try await store.enqueue([first, again, Self.delivery(1, endpoint: "https://hooks.example/b", due: due)], cursorFrom: cursor, to: cursor + 1))
+        #expect(
+            try await store.enqueue(
+                [first, again, Self.delivery(1, endpoint: "https://hooks.example/b", due: due)], cursorFrom: cursor,
+                to: cursor + 1))
         #expect(try await store.enqueue([Self.delivery(2, due: due)], cursorFrom: cursor, to: cursor + 2) == false)
         let all = try await store.webhookDeliveries(state: nil, limit: 10)
         #expect(all.count == 2)

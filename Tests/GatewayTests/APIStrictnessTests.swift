@@ -91,7 +91,8 @@ struct APIStrictnessTests {
             let callback = try await Self.send(client, .post, "/callbacks/twilio", body: "a=b", headers: form)
             #expect(callback.status != .unsupportedMediaType)
             let emulator = try await Self.send(
-                client, .post, "/sandbox/twilio/v2/Services/VA0/Verifications", body: "To=%2B14155550100", headers: form)
+                client, .post, "/sandbox/twilio/v2/Services/VA0/Verifications", body: "To=%2B14155550100", headers: form
+            )
             #expect(emulator.status != .unsupportedMediaType)
         }
     }
@@ -120,9 +121,13 @@ struct APIStrictnessTests {
 
     @Test("equal values under different objects are not duplicates")
     func sameKeyInSiblings() {
-        #expect(JSONDuplicateKeyScanner.firstDuplicate(in: Data(#"{"a": {"x": 1}, "b": {"x": "a\"x"}, "c": [{"x": 1}, {"x": 2}]}"#.utf8)) == nil)
+        #expect(
+            JSONDuplicateKeyScanner.firstDuplicate(
+                in: Data(#"{"a": {"x": 1}, "b": {"x": "a\"x"}, "c": [{"x": 1}, {"x": 2}]}"#.utf8)) == nil)
         #expect(JSONDuplicateKeyScanner.firstDuplicate(in: Data(#"{"a": "\"a\"", "b": {"a": 1}}"#.utf8)) == nil)
-        #expect(JSONDuplicateKeyScanner.firstDuplicate(in: Data(#"[{"a": 1}, {"a": 1, "b": {"c": [], "c": 2}}]"#.utf8)) == "[1].b.c")
+        #expect(
+            JSONDuplicateKeyScanner.firstDuplicate(in: Data(#"[{"a": 1}, {"a": 1, "b": {"c": [], "c": 2}}]"#.utf8))
+                == "[1].b.c")
     }
 
     @Test(

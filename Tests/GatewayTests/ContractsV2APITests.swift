@@ -81,7 +81,8 @@ struct ContractsV2APITests {
             #expect(wrong.status == .forbidden)
             #expect(wrong.body.errorCode == "app_verification_failed")
             let fresh = try #require(wrong.body.error?["next_action"] as? [String: Any])
-            #expect(((fresh["solve_challenge"] as? [String: Any])?["data"] as? [String: Any])?["image"] as? String == "b")
+            #expect(
+                ((fresh["solve_challenge"] as? [String: Any])?["data"] as? [String: Any])?["image"] as? String == "b")
 
             let right = try await client.call(
                 .post, "/v1/verifications/\(id)/challenge",
@@ -135,8 +136,10 @@ struct ContractsV2APITests {
     @Test("an emulator calls the gateway back through the sandbox, and the verification follows")
     func emulatorCallsBack() async throws {
         let provider = Self.signedProvider()
-        try await Self.run(provider, emulator: { context in CallingBackEmulator(callbacks: context.callbacks) }) {
-            client, _ in
+        let emulator: @Sendable (EmulatorContext) -> any VendorEmulator = {
+            CallingBackEmulator(callbacks: $0.callbacks)
+        }
+        try await Self.run(provider, emulator: emulator) { client, _ in
             let started = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447400123456"}"#)
             let id = try #require(started.body["id"] as? String)
             let approve = try await client.execute(
@@ -362,7 +365,8 @@ struct StoredAPIKeyTests {
                 .post, "/v1/verifications", json: #"{"to": "+447400123456", "provider": "twilio"}"#, key: writer.secret)
             #expect(started.status == .created)
             let id = try #require(started.body["id"] as? String)
-            let france = try await client.call(.post, "/v1/verifications", json: #"{"to": "+33612345678"}"#, key: writer.secret)
+            let france = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+33612345678"}"#, key: writer.secret)
             #expect(france.body.errorCode == "destination_blocked", "the key's countries apply")
 
             // The read key sees every verification and cannot write.

@@ -16,7 +16,10 @@ struct FactorsAPITests {
             let calls: [(HTTPRequest.Method, String, String?)] = [
                 (.get, "/v1/factors?identity=user-0001&provider=\(provider)", nil),
                 (.get, "/v1/factors/YF0123456789abcdef0123456789abcdef?identity=user-0001&provider=\(provider)", nil),
-                (.delete, "/v1/factors/YF0123456789abcdef0123456789abcdef?identity=user-0001&provider=\(provider)", nil),
+                (
+                    .delete, "/v1/factors/YF0123456789abcdef0123456789abcdef?identity=user-0001&provider=\(provider)",
+                    nil
+                ),
                 (.post, "/v1/factors/access-tokens", #"{"identity": "user-0001", "provider": "\#(provider)"}"#),
             ]
             for (method, uri, json) in calls {

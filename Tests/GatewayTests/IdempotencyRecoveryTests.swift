@@ -45,7 +45,8 @@ struct IdempotencyRecoveryTests {
     static func registerKilledInstance(_ runtime: GatewayRuntime) async throws {
         let now = runtime.service.clock.now
         try await runtime.service.store.heartbeat(
-            GatewayInstance(id: killed, host: ProcessIdentity.hostKey(), pid: Int(Int32.max), startedAt: now, heartbeatAt: now))
+            GatewayInstance(
+                id: killed, host: ProcessIdentity.hostKey(), pid: Int(Int32.max), startedAt: now, heartbeatAt: now))
     }
 
     /// What a start killed during its call to `provider` left: the claim of the dead instance, its progress
@@ -63,7 +64,9 @@ struct IdempotencyRecoveryTests {
     }
 
     /// The dead start's own call, as the vendor got it: a start at `provider` carrying the gateway id.
-    static func vendorGotTheStart(_ runtime: GatewayRuntime, provider: String, to number: String, id: String) async throws {
+    static func vendorGotTheStart(_ runtime: GatewayRuntime, provider: String, to number: String, id: String)
+        async throws
+    {
         let vendor = try #require(runtime.service.registry.provider(provider))
         _ = try await vendor.start(
             StartVerification(destination: .phone(try PhoneNumber(parsing: number)), channel: .sms, verificationID: id))
@@ -104,7 +107,9 @@ struct IdempotencyRecoveryTests {
         }
     }
 
-    @Test("Sinch has the dead start under its reference: the retry stores and answers it at once, 201 replayed, no second send")
+    @Test(
+        "Sinch has the dead start under its reference: the retry stores and answers it at once, 201 replayed, no second send"
+    )
     func sinchFoundByReference() async throws {
         let harness = GatewayHarness()
         try await harness.run { client, runtime in
@@ -131,7 +136,9 @@ struct IdempotencyRecoveryTests {
         }
     }
 
-    @Test("Sinch has nothing under the reference: 'retry shortly' while the dead call may still arrive, then a start anew under the same id")
+    @Test(
+        "Sinch has nothing under the reference: 'retry shortly' while the dead call may still arrive, then a start anew under the same id"
+    )
     func sinchNotFoundStartsAnew() async throws {
         let harness = GatewayHarness()
         try await harness.run { client, runtime in
@@ -198,13 +205,16 @@ struct IdempotencyRecoveryTests {
         try await harness.run { client, runtime in
             let body = #"{"to": "+14155550140"}"#
             try await Self.deadClaim(runtime, key: "crash-1", body: body)
-            let early = try await client.call(.post, "/v1/verifications", json: body, headers: [.idempotencyKey: "crash-1"])
+            let early = try await client.call(
+                .post, "/v1/verifications", json: body, headers: [.idempotencyKey: "crash-1"])
             #expect(early.status == .conflict)
             #expect(early.body.errorCode == "idempotency_conflict")
             harness.clock.advance(by: runtime.service.policy.idempotencyLease)
-            let retry = try await client.call(.post, "/v1/verifications", json: body, headers: [.idempotencyKey: "crash-1"])
+            let retry = try await client.call(
+                .post, "/v1/verifications", json: body, headers: [.idempotencyKey: "crash-1"])
             #expect(retry.status == .created)
-            let replay = try await client.call(.post, "/v1/verifications", json: body, headers: [.idempotencyKey: "crash-1"])
+            let replay = try await client.call(
+                .post, "/v1/verifications", json: body, headers: [.idempotencyKey: "crash-1"])
             #expect(replay.status == .created)
             #expect(replay.headers[.idempotentReplayed] == "true")
             #expect(replay.body["id"] as? String == retry.body["id"] as? String)
@@ -212,7 +222,9 @@ struct IdempotencyRecoveryTests {
         }
     }
 
-    @Test("a claim that died after calling the vendor and storing nothing answers idempotency_outcome_unknown, sending nothing")
+    @Test(
+        "a claim that died after calling the vendor and storing nothing answers idempotency_outcome_unknown, sending nothing"
+    )
     func diedAtTheVendor() async throws {
         let harness = GatewayHarness()
         try await harness.run { client, runtime in
@@ -258,7 +270,9 @@ struct IdempotencyRecoveryTests {
         }
     }
 
-    @Test("two retries of one lapsed key at once: one takes it over and starts, the other is told it is in progress or replayed")
+    @Test(
+        "two retries of one lapsed key at once: one takes it over and starts, the other is told it is in progress or replayed"
+    )
     func concurrentRetriesAfterTheLease() async throws {
         let harness = GatewayHarness()
         try await harness.run { client, runtime in

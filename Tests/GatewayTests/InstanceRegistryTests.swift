@@ -13,7 +13,9 @@ struct InstanceRegistryTests {
 
     static let clock = ManualClock(Date(timeIntervalSince1970: 1_900_000_000))
 
-    static func row(_ id: String, host: String = "host-1", pid: Int, silentFor seconds: TimeInterval = 0, clock: ManualClock)
+    static func row(
+        _ id: String, host: String = "host-1", pid: Int, silentFor seconds: TimeInterval = 0, clock: ManualClock
+    )
         -> GatewayInstance
     {
         GatewayInstance(
@@ -27,7 +29,9 @@ struct InstanceRegistryTests {
             deadAfter: 10, verdictLifetime: .zero, processIsAlive: { alive.contains($0) })
     }
 
-    @Test("startup writes this instance's row and removes those of dead processes on this host and of long-silent instances")
+    @Test(
+        "startup writes this instance's row and removes those of dead processes on this host and of long-silent instances"
+    )
     func registerRemovesTheDead() async throws {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_900_000_000))
         let store = InMemoryVerificationStore()

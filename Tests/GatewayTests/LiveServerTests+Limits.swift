@@ -1,17 +1,18 @@
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 @testable import gateway
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Requests the HTTP decoder refuses before routing still get the one error shape.
 extension LiveServerTests {
     static let oversized: [String: String] = [
         "a 100 KB path": "GET /v1/phone-numbers/\(String(repeating: "1", count: 100_000)) HTTP/1.1\r\nHost: x\r\n\r\n",
-        "a 100 KB header": "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n",
+        "a 100 KB header":
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n",
         "40 headers of 1 KB": "GET /healthz HTTP/1.1\r\nHost: x\r\n"
             + (0..<40).map { "X-H\($0): \(String(repeating: "b", count: 1000))\r\n" }.joined() + "\r\n",
         "not HTTP": "NOT HTTP AT ALL\r\n\r\n",

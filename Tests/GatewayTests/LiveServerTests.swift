@@ -1,18 +1,18 @@
+import AsyncHTTPClient
 import Foundation
 import GatewayCore
 import HTTPTypes
 import Hummingbird
-import AsyncHTTPClient
 import HummingbirdTesting
 import NIOCore
 import ServiceLifecycle
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 @testable import gateway
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A few tests against the real server on a loopback port: the plugin reaches the emulator over
 /// real HTTP through AsyncHTTPClient, as in `swift run gateway`.
@@ -31,7 +31,8 @@ struct LiveServerTests {
         let (options, harness) = try liveOptions()
         let (app, runtime) = try await buildApplication(options)
         try await withLiveServer(app, port: options.port) { client in
-            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447400900123", "channel": "sms"}"#)
+            let start = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+447400900123", "channel": "sms"}"#)
             #expect(start.status == .created)
             let id = try #require(start.body["id"] as? String)
             let code = try sandboxCode(runtime, to: "+447400900123")

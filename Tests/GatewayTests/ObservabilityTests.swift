@@ -65,7 +65,8 @@ struct PrometheusSample: Equatable {
 
 extension [PrometheusSample] {
     func value(_ name: String, _ labels: [String: String]) -> Double? {
-        first { sample in sample.name == name && labels.allSatisfy { key, value in sample.labels[key] == value } }?.value
+        first { sample in sample.name == name && labels.allSatisfy { key, value in sample.labels[key] == value } }?
+            .value
     }
 }
 
@@ -76,7 +77,8 @@ struct ObservabilityTests {
     @Test("GET /metrics shows starts, checks, approvals, vendor latency and HTTP requests with bounded labels")
     func metricsAfterAVerification() async throws {
         try await GatewayHarness().run { client, runtime in
-            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+14155550100", "channel": "sms"}"#)
+            let start = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+14155550100", "channel": "sms"}"#)
             let id = try #require(start.body["id"] as? String)
             let code = try sandboxCode(runtime, to: number)
             let wrong = code == "000000" ? "111111" : "000000"
@@ -94,10 +96,15 @@ struct ObservabilityTests {
             let samples = try PrometheusSample.parse(text)
             let labels = ["provider": "twilio", "country": "US", "channel": "sms"]
             #expect(samples.value("gateway_verifications_started_total", labels) == 1)
-            #expect(samples.value("gateway_verification_checks_total", labels.merging(["outcome": "incorrect_code"]) { $1 }) == 1)
-            #expect(samples.value("gateway_verification_checks_total", labels.merging(["outcome": "approved"]) { $1 }) == 1)
+            #expect(
+                samples.value("gateway_verification_checks_total", labels.merging(["outcome": "incorrect_code"]) { $1 })
+                    == 1)
+            #expect(
+                samples.value("gateway_verification_checks_total", labels.merging(["outcome": "approved"]) { $1 }) == 1)
             #expect(samples.value("gateway_verifications_approved_total", labels) == 1)
-            #expect(samples.value("gateway_verifications_finished_total", labels.merging(["status": "approved"]) { $1 }) == 1)
+            #expect(
+                samples.value("gateway_verifications_finished_total", labels.merging(["status": "approved"]) { $1 })
+                    == 1)
             #expect(
                 samples.value(
                     "gateway_provider_call_duration_seconds_count",
@@ -108,11 +115,13 @@ struct ObservabilityTests {
                     ["provider": "twilio", "operation": "check", "outcome": "approved"]) == 1)
             #expect(
                 samples.value(
-                    "gateway_verification_start_errors_total", ["country": "GB", "channel": "sms", "code": "unsupported_destination"])
+                    "gateway_verification_start_errors_total",
+                    ["country": "GB", "channel": "sms", "code": "unsupported_destination"])
                     == 1)
             #expect(
                 samples.value(
-                    "gateway_http_requests_total", ["method": "POST", "route": "/v1/verifications", "status": "201"]) == 1)
+                    "gateway_http_requests_total", ["method": "POST", "route": "/v1/verifications", "status": "201"])
+                    == 1)
             #expect(
                 samples.value(
                     "gateway_http_requests_total",
@@ -141,9 +150,10 @@ struct ObservabilityTests {
         #expect(labels.label("/callbacks/sinch/verification") == "/callbacks/sinch/*")
         #expect(labels.label("/callbacks/firebase-staging/x/y") == "/callbacks/firebase-staging/*")
         #expect(labels.label("/sandbox/sinch/../twilio") == "/sandbox/sinch/*")
-        for path in ["/sandbox/nexmo/verify/json", "/sandbox", "/", "", "/v1/nothing/here", "/callbacks/+447400000001",
-                     "/metrics/twilio/x"]
-        {
+        for path in [
+            "/sandbox/nexmo/verify/json", "/sandbox", "/", "", "/v1/nothing/here", "/callbacks/+447400000001",
+            "/metrics/twilio/x",
+        ] {
             #expect(labels.label(path) == "unmatched", "\(path)")
         }
     }
@@ -261,7 +271,8 @@ struct ObservabilityTests {
         #expect(mine.count == 2)
         #expect(reference.count == 1)
         #expect(mine.first.map(strip) == reference.first.map(strip))
-        #expect(mine.first.map(strip) == "notice gateway: a=[\"x\", \"y\"] b=2 c=3 request.id=req_1 [GatewayTests] sent\n")
+        #expect(
+            mine.first.map(strip) == "notice gateway: a=[\"x\", \"y\"] b=2 c=3 request.id=req_1 [GatewayTests] sent\n")
         #expect(mine.last.map(strip) == "error gateway: a=[\"x\", \"y\"] b=2 [GatewayTests] plain\n")
         #expect(mine.first?.first?.isNumber == true)
     }

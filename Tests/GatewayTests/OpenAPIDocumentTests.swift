@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -56,8 +57,8 @@ struct OpenAPIDocumentTests {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("docs/openapi.json")
         let onDisk = try String(contentsOf: file, encoding: .utf8)
-        #expect(onDisk.trimmingCharacters(in: .whitespacesAndNewlines) == OpenAPIDocument.json.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(
+            onDisk.trimmingCharacters(in: .whitespacesAndNewlines)
+                == OpenAPIDocument.json.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }
-
-import GatewayCore

@@ -64,7 +64,8 @@ struct OutboxJournalTests {
         #expect(Self.journal(file).load() == messages)
     }
 
-    @Test("a full file is renamed, not rewritten: the two files keep the newest messages and at most twice the capacity")
+    @Test(
+        "a full file is renamed, not rewritten: the two files keep the newest messages and at most twice the capacity")
     func rotation() throws {
         let file = Self.temporaryFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }

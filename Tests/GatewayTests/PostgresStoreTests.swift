@@ -102,8 +102,10 @@ final class PostgresStoreTests: Sendable {
         try await first.transaction("first version") { connection in
             let baseline = PostgresMigration.all[0]
             let statements: [(String, [StoreValue])] =
-                [("DROP SCHEMA \(schema) CASCADE", []), ("CREATE SCHEMA \(schema)", []),
-                 (StoreSchema.migrationsTable.create(.postgres), [])]
+                [
+                    ("DROP SCHEMA \(schema) CASCADE", []), ("CREATE SCHEMA \(schema)", []),
+                    (StoreSchema.migrationsTable.create(.postgres), []),
+                ]
                 + baseline.statements.map { ($0, []) }
                 + [(StoreSchema.recordVersion.postgres, [.int(1), .text(baseline.name), .real(0)])]
                 + (try StoreUpgradeFixtures.oldRows().map { ($0.0.postgres, $0.1) })
@@ -174,7 +176,8 @@ final class PostgresStoreTests: Sendable {
         let began = clock.now
         // A refusal on loopback is immediate, but a probe whose event loop does not run within its 250 ms reads
         // as "no answer" (not refused): on a starved machine a refusal is asked for a few times.
-        #expect(await Self.eventually { await PostgresReachability.refuses(host: "127.0.0.1", port: 1) })  // port 1: nothing
+        // port 1: nothing listens there
+        #expect(await Self.eventually { await PostgresReachability.refuses(host: "127.0.0.1", port: 1) })
         #expect(await PostgresReachability.refuses(host: live.host, port: live.port) == false)
         let refused = PostgresReachability(host: "127.0.0.1", port: 1)
         #expect(await refused.refusesConnections() == false)  // no failure seen yet: no probe
@@ -244,8 +247,10 @@ final class PostgresStoreTests: Sendable {
             try? FileManager.default.removeItem(at: timeoutOnly)
             try? FileManager.default.removeItem(at: file)
         }
-        var create = try Keys.Create.parseAsRoot(
-            ["--name", name, "--scopes", "verify,read", "--store", url, "--config", timeoutOnly.path]) as? Keys.Create
+        var create =
+            try Keys.Create.parseAsRoot(
+                ["--name", name, "--scopes", "verify,read", "--store", url, "--config", timeoutOnly.path])
+            as? Keys.Create
         try await create?.run()
         create = try Keys.Create.parseAsRoot(["--name", name + "-file", "--config", file.path]) as? Keys.Create
         try await create?.run()

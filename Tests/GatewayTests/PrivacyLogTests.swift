@@ -1,8 +1,8 @@
 import Foundation
 import GatewayCore
 import GatewayFirebase
-import GatewayTwilio
 import GatewayTestSupport
+import GatewayTwilio
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -51,15 +51,18 @@ struct PrivacyLogTests {
             let fID = try #require(fStarted.body["id"] as? String)
             let fCode = try sandboxCode(runtime, to: firebase)
             codes.append(fCode)
-            let fApproved = try await client.call(.post, "/v1/verifications/\(fID)/check", json: #"{"code": "\#(fCode)"}"#)
+            let fApproved = try await client.call(
+                .post, "/v1/verifications/\(fID)/check", json: #"{"code": "\#(fCode)"}"#)
             let tokens = try #require(fApproved.body["provider_tokens"] as? [String: Any])
             secrets["Firebase's ID token"] = tokens["idToken"] as? String
             secrets["Firebase's refresh token"] = tokens["refreshToken"] as? String
             secrets["the app verification proof"] = "sandbox-recaptcha-token-7"
 
             // A vendor outage and a bad request, which log errors.
-            _ = try await client.call(.put, "/sandbox/faults/twilio", json: #"{"server_error_status": 503, "remaining": 1}"#)
-            _ = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447400123459", "provider": "twilio"}"#)
+            _ = try await client.call(
+                .put, "/sandbox/faults/twilio", json: #"{"server_error_status": 503, "remaining": 1}"#)
+            _ = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+447400123459", "provider": "twilio"}"#)
             _ = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447400123460", "colour": "red"}"#)
             for number in [twilio, firebase, "+447400123459", "+447400123460"] {
                 secrets["the number \(number)"] = number

@@ -116,7 +116,8 @@ struct RoutingAPITests {
             let providers = try #require(allowed.body["providers"] as? [[String: Any]])
             // Twilio and Firebase come first; plugins installed after them follow.
             #expect(providers.prefix(2).map { $0["id"] as? String } == ["twilio", "firebase"])
-            #expect(providers.first { $0["id"] as? String == "firebase" }?["requires_app_verification"] as? Bool == true)
+            #expect(
+                providers.first { $0["id"] as? String == "firebase" }?["requires_app_verification"] as? Bool == true)
             let start = try await client.call(
                 .post, "/v1/verifications", json: #"{"to": "+16505553434"}"#, key: Self.verifyOnlyKey)
             #expect(start.status == .created, "the verify scope still starts verifications")

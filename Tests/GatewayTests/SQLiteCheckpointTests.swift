@@ -41,8 +41,11 @@ struct SQLiteCheckpointTests {
     private func readBack(_ name: String) throws -> (rows: Int, integrity: String) {
         let connection = try SQLiteConnection(path: directory.path(name), synchronous: .full)
         defer { connection.close() }
-        let rows = try connection.query("SELECT count(*) FROM items") { (row) throws(SQLiteError) in Int(row.int64(0) ?? -1) }
-        let integrity = try connection.query("PRAGMA integrity_check") { (row) throws(SQLiteError) in row.text(0) ?? "" }
+        let rows = try connection.query("SELECT count(*) FROM items") { (row) throws(SQLiteError) in
+            Int(row.int64(0) ?? -1)
+        }
+        let integrity = try connection.query("PRAGMA integrity_check") { (row) throws(SQLiteError) in row.text(0) ?? ""
+        }
         return (rows.first ?? -1, integrity.first ?? "")
     }
 
@@ -84,7 +87,8 @@ struct SQLiteCheckpointTests {
         // Another connection reading from an old snapshot: no checkpoint may copy a frame written after it.
         let reader = try SQLiteConnection(path: directory.path(name), synchronous: .full)
         try reader.execute("BEGIN")
-        let seen = try reader.query("SELECT count(*) FROM items") { (row) throws(SQLiteError) in Int(row.int64(0) ?? -1) }
+        let seen = try reader.query("SELECT count(*) FROM items") { (row) throws(SQLiteError) in Int(row.int64(0) ?? -1)
+        }
         #expect(seen == [10])
         try await insert(database, from: 10, count: 300)
         // Past 400 frames the writer tried to checkpoint itself, as SQLite would by default.
@@ -126,7 +130,9 @@ struct SQLiteCheckpointTests {
                 var last = 0
                 for _ in 0..<200 {
                     let count = try await database.perform { (connection) throws(SQLiteError) in
-                        try connection.query("SELECT count(*) FROM items") { (row) throws(SQLiteError) in Int(row.int64(0) ?? -1) }
+                        try connection.query("SELECT count(*) FROM items") { (row) throws(SQLiteError) in
+                            Int(row.int64(0) ?? -1)
+                        }
                     }
                     #expect((count.first ?? -1) >= last)
                     last = count.first ?? last
@@ -171,7 +177,8 @@ struct SQLiteCheckpointTests {
         return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) }
     }
 
-    @Test("The standard thresholds: SQLite's 1,000 frames when commits sync, a tenth when the checkpoint flushes the WAL")
+    @Test(
+        "The standard thresholds: SQLite's 1,000 frames when commits sync, a tenth when the checkpoint flushes the WAL")
     func standardThresholds() {
         #expect(SQLiteCheckpointer.Thresholds.standard(for: .full).afterPages == 1_000)
         #expect(SQLiteCheckpointer.Thresholds.standard(for: .normal).afterPages == 100)

@@ -119,7 +119,8 @@ struct SQLiteEmulatorPersistenceTests {
             for _ in 0..<12 {
                 group.addTask {
                     guard case .response(let response) = await emulator.handle(request) else { return (0, nil) }
-                    let sid = (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["sid"] as? String
+                    let sid =
+                        (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["sid"] as? String
                     return (response.status.code, sid)
                 }
             }

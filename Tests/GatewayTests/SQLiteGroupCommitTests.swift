@@ -61,7 +61,8 @@ struct SQLiteGroupCommitTests {
     private func storedIDs() throws -> Set<String> {
         let connection = try SQLiteConnection(path: path(), synchronous: .full)
         defer { connection.close() }
-        return Set(try connection.query("SELECT id FROM verifications") { (row) throws(SQLiteError) in row.text(0) ?? "" })
+        return Set(
+            try connection.query("SELECT id FROM verifications") { (row) throws(SQLiteError) in row.text(0) ?? "" })
     }
 
     private func record(_ index: Int) throws -> VerificationRecord {
@@ -96,11 +97,20 @@ struct SQLiteGroupCommitTests {
         let results = try await inOneGroup(
             store,
             [
-                { @Sendable in try await store.insert(second, events: [event]); return "inserted" },
-                { @Sendable in try await store.insert(first); return "inserted again" },
+                { @Sendable in
+                    try await store.insert(second, events: [event])
+                    return "inserted"
+                },
+                { @Sendable in
+                    try await store.insert(first)
+                    return "inserted again"
+                },
                 { @Sendable in try await store.update(stale) ? "updated" : "not updated" },
                 { @Sendable in try await store.update(stale) ? "updated" : "not updated" },
-                { @Sendable in try await store.insert(third); return "inserted" },
+                { @Sendable in
+                    try await store.insert(third)
+                    return "inserted"
+                },
             ])
         #expect(try results[0].get() == "inserted")
         #expect(throws: GatewayError.self) { try results[1].get() }
@@ -121,10 +131,16 @@ struct SQLiteGroupCommitTests {
         let results = try await inOneGroup(
             store,
             [
-                { @Sendable in try await store.insert(first); return "" },
+                { @Sendable in
+                    try await store.insert(first)
+                    return ""
+                },
                 { @Sendable in try await store.record(id: first.id)?.id ?? "none" },
                 { @Sendable in try await store.record(id: second.id)?.id ?? "none" },
-                { @Sendable in try await store.insert(second); return "" },
+                { @Sendable in
+                    try await store.insert(second)
+                    return ""
+                },
             ])
         #expect(try results[1].get() == first.id)
         #expect(try results[2].get() == "none")
@@ -140,7 +156,12 @@ struct SQLiteGroupCommitTests {
         let lost = try (1...3).map(record)
         let results = try await inOneGroup(
             store,
-            lost.map { record in { @Sendable in try await store.insert(record); return "" } }
+            lost.map { record in
+                { @Sendable in
+                    try await store.insert(record)
+                    return ""
+                }
+            }
                 + [{ @Sendable in try await store.record(id: kept.id)?.id ?? "none" }])
         for result in results {
             #expect(throws: GatewayError.self) { try result.get() }
@@ -206,7 +227,8 @@ struct SQLiteGroupCommitTests {
         #expect(store.database.groupCounters.calls == records.count)
     }
 
-    @Test("A check reads and leases in one store call: two calls per check, and double checks still settle one at a time")
+    @Test(
+        "A check reads and leases in one store call: two calls per check, and double checks still settle one at a time")
     func checkLeaseIsOneCall() async throws {
         let store = try store()
         let provider = ScriptedProvider(id: "alpha")

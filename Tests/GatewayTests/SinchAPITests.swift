@@ -14,7 +14,8 @@ struct SinchAPITests {
     func seamless() async throws {
         try await GatewayHarness().run { client, runtime in
             let start = try await client.call(
-                .post, "/v1/verifications", json: #"{"to": "+46701234569", "provider": "sinch", "channel": "silent_auth"}"#)
+                .post, "/v1/verifications",
+                json: #"{"to": "+46701234569", "provider": "sinch", "channel": "silent_auth"}"#)
             #expect(start.status == .created)
             let id = try #require(start.body["id"] as? String)
             let action = try #require(start.body["next_action"] as? [String: Any])
@@ -41,12 +42,14 @@ struct SinchAPITests {
     func flashCall() async throws {
         try await GatewayHarness().run { client, runtime in
             let start = try await client.call(
-                .post, "/v1/verifications", json: #"{"to": "+46701234568", "provider": "sinch", "channel": "flashcall"}"#)
+                .post, "/v1/verifications",
+                json: #"{"to": "+46701234568", "provider": "sinch", "channel": "flashcall"}"#)
             let id = try #require(start.body["id"] as? String)
             #expect((start.body["next_action"] as? [String: Any])?["type"] as? String == "intercept_call")
             let call = try #require(runtime.sandbox?.outbox.last(to: "+46701234568"))
             #expect(call.kind == .flashCall)
-            let wrong = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "+46100000000"}"#)
+            let wrong = try await client.call(
+                .post, "/v1/verifications/\(id)/check", json: #"{"code": "+46100000000"}"#)
             #expect(wrong.body.errorCode == "incorrect_code")
             let right = try await client.call(
                 .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(call.code ?? "")"}"#)

@@ -189,7 +189,8 @@ struct VerificationAPITests {
             let messages = try #require(outbox.body["messages"] as? [[String: Any]])
             #expect(messages.map { $0["to"] as? String } == ["+14155550108", "+14155550109"])
             for message in messages {
-                #expect(Set(message.keys) == ["provider", "kind", "channel", "to", "code", "text", "language", "sent_at"])
+                #expect(
+                    Set(message.keys) == ["provider", "kind", "channel", "to", "code", "text", "language", "sent_at"])
             }
             let one = try await client.call(.get, "/sandbox/outbox?to=%2B14155550109", key: nil)
             let filtered = try #require(one.body["messages"] as? [[String: Any]])
@@ -243,7 +244,8 @@ struct VerificationAPITests {
     func emulatorWritesTheReportedLanguage() async throws {
         try await GatewayHarness().run { client, runtime in
             let start = try await client.call(
-                .post, "/v1/verifications", json: #"{"to": "+14155550112", "locales": ["es-ES", "en-US"], "provider": "twilio"}"#)
+                .post, "/v1/verifications",
+                json: #"{"to": "+14155550112", "locales": ["es-ES", "en-US"], "provider": "twilio"}"#)
             #expect(start.body["content_language"] as? String == "es")
             let message = try #require(runtime.sandbox?.outbox.last(to: "+14155550112"))
             #expect(message.language == "es")

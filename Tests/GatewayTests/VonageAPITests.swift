@@ -11,13 +11,16 @@ import Testing
 /// The Vonage plugin through the gateway's API and callback route, against the sandbox's emulator.
 @Suite("Vonage through the API")
 struct VonageAPITests {
-    @Test("sms then voice: the channel times out with nothing done by the client, a signed callback moves the verification to voice")
+    @Test(
+        "sms then voice: the channel times out with nothing done by the client, a signed callback moves the verification to voice"
+    )
     func workflowMovesByItself() async throws {
         let harness = GatewayHarness()
         try await harness.run { client, runtime in
             let start = try await client.call(
                 .post, "/v1/verifications",
-                json: #"{"to": "+14155550131", "channel": "sms", "fallback_channels": ["voice"], "provider": "vonage"}"#)
+                json: #"{"to": "+14155550131", "channel": "sms", "fallback_channels": ["voice"], "provider": "vonage"}"#
+            )
             #expect(start.status == .created)
             #expect(start.body["channel"] as? String == "sms")
             let id = try #require(start.body["id"] as? String)
@@ -40,7 +43,8 @@ struct VonageAPITests {
         try await GatewayHarness().run { client, runtime in
             let start = try await client.call(
                 .post, "/v1/verifications",
-                json: #"{"to": "+14155550132", "channel": "sms", "fallback_channels": ["voice"], "provider": "vonage"}"#)
+                json: #"{"to": "+14155550132", "channel": "sms", "fallback_channels": ["voice"], "provider": "vonage"}"#
+            )
             let id = try #require(start.body["id"] as? String)
             let record = try #require(try await runtime.service.store.record(id: id))
             let reference = try #require(record.providerReference)
@@ -58,7 +62,9 @@ struct VonageAPITests {
         try await GatewayHarness().run { client, runtime in
             let start = try await client.call(
                 .post, "/v1/verifications",
-                json: #"{"to": "+14155550133", "channel": "silent_auth", "fallback_channels": ["sms"], "provider": "vonage"}"#)
+                json:
+                    #"{"to": "+14155550133", "channel": "silent_auth", "fallback_channels": ["sms"], "provider": "vonage"}"#
+            )
             #expect(start.status == .created)
             let id = try #require(start.body["id"] as? String)
             let action = try #require(start.body["next_action"] as? [String: Any])
@@ -95,7 +101,8 @@ struct VonageAPITests {
     func silentAuthWrongCode() async throws {
         try await GatewayHarness().run { client, runtime in
             let start = try await client.call(
-                .post, "/v1/verifications", json: #"{"to": "+14155550134", "channel": "silent_auth", "provider": "vonage"}"#)
+                .post, "/v1/verifications",
+                json: #"{"to": "+14155550134", "channel": "silent_auth", "provider": "vonage"}"#)
             let id = try #require(start.body["id"] as? String)
             let action = try #require(start.body["next_action"] as? [String: Any])
             let opening = try #require(action["open_url"] as? [String: Any])
@@ -119,7 +126,9 @@ struct VonageAPITests {
         try await GatewayHarness().run { client, runtime in
             let start = try await client.call(
                 .post, "/v1/verifications",
-                json: #"{"to": "+14155550135", "channel": "whatsapp", "fallback_channels": ["sms"], "provider": "vonage"}"#)
+                json:
+                    #"{"to": "+14155550135", "channel": "whatsapp", "fallback_channels": ["sms"], "provider": "vonage"}"#
+            )
             #expect(start.status == .created)
             #expect(start.body["channel"] as? String == "whatsapp")
             let id = try #require(start.body["id"] as? String)

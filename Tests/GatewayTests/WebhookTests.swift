@@ -182,11 +182,13 @@ struct WebhookTests {
         let (app, runtime) = try await build(harness, receiver: receiver)
         let dispatcher = try #require(runtime.webhooks)
         try await app.test(.router) { client in
-            let a = try await client.call(.post, "/v1/verifications", json: #"{"to": "+14155550100", "channel": "sms"}"#)
+            let a = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+14155550100", "channel": "sms"}"#)
             let canceled = try #require(a.body["id"] as? String)
             _ = try await client.call(.post, "/v1/verifications/\(canceled)/cancel")
             let b = try await client.call(
-                .post, "/v1/verifications", json: #"{"to": "+14155550101", "channel": "sms", "fallback_channels": ["voice"]}"#)
+                .post, "/v1/verifications",
+                json: #"{"to": "+14155550101", "channel": "sms", "fallback_channels": ["voice"]}"#)
             let moved = try #require(b.body["id"] as? String)
             let resent = try await client.call(.post, "/v1/verifications/\(moved)/resend", json: "{}")
             #expect(resent.body["channel"] as? String == "voice")
@@ -197,14 +199,18 @@ struct WebhookTests {
             let events = receiver.requests.compactMap {
                 try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any]
             }
-            let pairs = events.map { "\($0["type"] as? String ?? "?"):\((($0["data"] as? [String: Any])?["verification_id"] as? String) ?? "?")" }
+            let pairs = events.map {
+                "\($0["type"] as? String ?? "?"):\((($0["data"] as? [String: Any])?["verification_id"] as? String) ?? "?")"
+            }
             // Deliveries go out concurrently, so their order is not guaranteed (docs/operations.md).
             #expect(
-                pairs.sorted() == [
-                    "verification.canceled:\(canceled)", "verification.channel_changed:\(moved)",
-                    "verification.expired:\(moved)",
-                ].sorted())
-            let changed = try #require(events.first { $0["type"] as? String == "verification.channel_changed" }?["data"] as? [String: Any])
+                pairs.sorted()
+                    == [
+                        "verification.canceled:\(canceled)", "verification.channel_changed:\(moved)",
+                        "verification.expired:\(moved)",
+                    ].sorted())
+            let changed = try #require(
+                events.first { $0["type"] as? String == "verification.channel_changed" }?["data"] as? [String: Any])
             #expect(changed["channel"] as? String == "voice")
             #expect(changed["previous_channel"] as? String == "sms")
         }
@@ -245,7 +251,9 @@ struct WebhookTests {
         #expect(Set(ids).count == 2)
         let first = try #require(failing.requests.first?.headerFields[WebhookSignature.eventID])
         #expect(ids.contains(first))
-        #expect(receiver.requests.first { $0.headerFields[WebhookSignature.eventID] == first }?.headerFields[WebhookSignature.attempt] == "2")
+        #expect(
+            receiver.requests.first { $0.headerFields[WebhookSignature.eventID] == first }?.headerFields[
+                WebhookSignature.attempt] == "2")
     }
 
     @Test("webhook settings are checked: secrets only from the environment, URLs, names, event types")

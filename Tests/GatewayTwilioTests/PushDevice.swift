@@ -38,7 +38,8 @@ struct PushWire: Sendable {
                 method: method, path: Self.base + path, query: query, headerFields: headers,
                 body: Data(FormEncoding.encode(form).utf8)))
         guard case .response(let response) = outcome else { throw TransportError.connectionReset("reset") }
-        let json = response.body.isEmpty ? JSONValue.null : try JSONDecoder().decode(JSONValue.self, from: response.body)
+        let json =
+            response.body.isEmpty ? JSONValue.null : try JSONDecoder().decode(JSONValue.self, from: response.body)
         return Answer(status: response.status.code, json: json, headers: response.headerFields)
     }
 }

@@ -22,7 +22,8 @@ final class TwilioConformanceRig: ProviderConformanceRig {
         emulator = TwilioEmulator(
             context: EmulatorContext(
                 clock: clock, outbox: outbox, logger: .quiet,
-                callbacks: CallbackSender(baseURL: URL(string: "http://gateway.test/callbacks/twilio"), transport: sink),
+                callbacks: CallbackSender(
+                    baseURL: URL(string: "http://gateway.test/callbacks/twilio"), transport: sink),
                 persistence: persistence))
         let settings = TwilioPlugin.plugin.sandboxSettings(try #require(URL(string: TwilioHarness.baseURL)))
         provider = try TwilioProvider(

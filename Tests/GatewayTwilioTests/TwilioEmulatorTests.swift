@@ -285,7 +285,8 @@ struct TwilioEmulatorTests {
         deleted.status = "approved"
         deleted.deleted = true
         // As the earlier version wrote them: JSONEncoder's rows, one entity per SID, beside Verify Push's.
-        let entity = TwilioPushState.Entity(sid: "YE" + String(repeating: "c", count: 32), identity: "user-1", createdAt: clock.now)
+        let entity = TwilioPushState.Entity(
+            sid: "YE" + String(repeating: "c", count: 32), identity: "user-1", createdAt: clock.now)
         persistence.save([
             pending.sid: try JSONEncoder().encode(pending), deleted.sid: try JSONEncoder().encode(deleted),
             entity.sid: try JSONEncoder().encode(entity),
@@ -313,8 +314,10 @@ struct TwilioEmulatorTests {
             for _ in 0..<12 {
                 group.addTask {
                     let response = try await client.send(
-                        .post, TwilioWireClient.service + "/Verifications", [("To", TwilioHarness.phone), ("Channel", "sms")])
-                    let sid = response.status.code == 201
+                        .post, TwilioWireClient.service + "/Verifications",
+                        [("To", TwilioHarness.phone), ("Channel", "sms")])
+                    let sid =
+                        response.status.code == 201
                         ? try JSONDecoder().decode(TwilioWire.Verification.self, from: response.body).sid : nil
                     return (response.status.code, sid)
                 }

@@ -43,7 +43,9 @@ struct TwilioLookupTests {
         #expect(check.status == .approved)
     }
 
-    @Test("no pending verification for the number: 'not yet' within the request timeout of the dead call, then 'not found'")
+    @Test(
+        "no pending verification for the number: 'not yet' within the request timeout of the dead call, then 'not found'"
+    )
     func notFoundOnceSettled() async throws {
         let harness = try TwilioHarness(timeout: .seconds(10))
         let lookup = try Self.lookup(harness)
@@ -64,7 +66,9 @@ struct TwilioLookupTests {
         let harness = try TwilioHarness()
         _ = try await harness.startSMS()
         let url = try #require(
-            URL(string: TwilioHarness.baseURL + "/v2/Services/" + TwilioSandbox.serviceSID + "/Verifications/%2B14155550100"))
+            URL(
+                string: TwilioHarness.baseURL + "/v2/Services/" + TwilioSandbox.serviceSID
+                    + "/Verifications/%2B14155550100"))
         var headers = HTTPFields()
         headers[.authorization] = TwilioEmulator.sandboxAuthorization
         headers[.contentType] = "application/x-www-form-urlencoded"

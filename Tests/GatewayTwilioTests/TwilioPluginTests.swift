@@ -10,10 +10,14 @@ struct TwilioPluginTests {
     let plugin = TwilioPlugin.plugin
     static let url = URL(string: "http://127.0.0.1:8080/sandbox/twilio")
 
-    @Test("the plugin is `twilio` with its five settings, the auth token secret, base_url and the push lifetime optional")
+    @Test(
+        "the plugin is `twilio` with its five settings, the auth token secret, base_url and the push lifetime optional")
     func identity() {
         #expect(plugin.id == "twilio")
-        #expect(plugin.settings.map(\.name) == ["account_sid", "auth_token", "service_sid", "base_url", "push_challenge_seconds"])
+        #expect(
+            plugin.settings.map(\.name) == [
+                "account_sid", "auth_token", "service_sid", "base_url", "push_challenge_seconds",
+            ])
         #expect(plugin.settings.filter(\.isSecret).map(\.name) == ["auth_token"])
         #expect(plugin.settings.filter { !$0.isRequired }.map(\.name) == ["base_url", "push_challenge_seconds"])
     }

@@ -139,7 +139,8 @@ struct TwilioProviderTests {
         let sent = try #require(harness.outbox.last(to: "ada@example.com"))
         #expect(sent.channel == "email")
         #expect(
-            try await harness.provider.check(TwilioHarness.stored(request, result), code: try #require(sent.code)).status
+            try await harness.provider.check(TwilioHarness.stored(request, result), code: try #require(sent.code))
+                .status
                 == .approved
         )
     }

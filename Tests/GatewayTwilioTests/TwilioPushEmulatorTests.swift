@@ -57,12 +57,16 @@ struct TwilioPushEmulatorTests {
     func enrolment() async throws {
         let device = try await enrolled()
         let factors = try await wire.call(.get, "/Entities/\(Self.identity)/Factors")
-        guard case .array(let items) = factors.json["factors"] else { Issue.record("no factors"); return }
+        guard case .array(let items) = factors.json["factors"] else {
+            Issue.record("no factors")
+            return
+        }
         #expect(items.count == 1 && items[0]["status"] == "verified")
         #expect(items[0]["binding"] == nil)
 
         var other = PushDevice(identity: Self.identity)
-        let token = try await wire.call(.post, "/AccessTokens", form: [("Identity", Self.identity), ("FactorType", "push")])
+        let token = try await wire.call(
+            .post, "/AccessTokens", form: [("Identity", Self.identity), ("FactorType", "push")])
         let created = try await wire.call(
             .post, "/Entities/\(Self.identity)/Factors", form: PushDevice.factorForm(publicKey: other.publicKey),
             auth: PushWire.device(try #require(token.json["token"]?.stringValue)))
@@ -83,10 +87,12 @@ struct TwilioPushEmulatorTests {
     @Test("factor creation: another identity's token is 60313, a bad key 60314, the same key 60317, a bad JWT 20003")
     func factorRefusals() async throws {
         let device = try await enrolled()
-        let token = try await wire.call(.post, "/AccessTokens", form: [("Identity", "someone-else-1"), ("FactorType", "push")])
+        let token = try await wire.call(
+            .post, "/AccessTokens", form: [("Identity", "someone-else-1"), ("FactorType", "push")])
         let auth = PushWire.device(try #require(token.json["token"]?.stringValue))
         let foreign = try await wire.call(
-            .post, "/Entities/\(Self.identity)/Factors", form: PushDevice.factorForm(publicKey: PushDevice(identity: "x").publicKey),
+            .post, "/Entities/\(Self.identity)/Factors",
+            form: PushDevice.factorForm(publicKey: PushDevice(identity: "x").publicKey),
             auth: auth)
         #expect(foreign.status == 403 && foreign.code == 60313)
         let badKey = try await wire.call(
@@ -95,7 +101,8 @@ struct TwilioPushEmulatorTests {
         let again = try await wire.call(
             .post, "/Entities/\(Self.identity)/Factors", form: PushDevice.factorForm(publicKey: device.publicKey))
         #expect(again.status == 409 && again.code == 60317)
-        let badToken = try await wire.call(.post, "/AccessTokens", form: [("Identity", Self.identity), ("FactorType", "totp")])
+        let badToken = try await wire.call(
+            .post, "/AccessTokens", form: [("Identity", Self.identity), ("FactorType", "totp")])
         #expect(badToken.status == 400 && badToken.code == 60305)
         var impostor = PushDevice(identity: Self.identity)
         impostor.credentialSID = device.credentialSID
@@ -104,19 +111,25 @@ struct TwilioPushEmulatorTests {
         #expect(refused.status == 401 && refused.code == 20003)
         clock.advance(by: 120)
         let expiredToken = try await wire.call(
-            .post, "/Entities/someone-else-1/Factors", form: PushDevice.factorForm(publicKey: PushDevice(identity: "y").publicKey),
+            .post, "/Entities/someone-else-1/Factors",
+            form: PushDevice.factorForm(publicKey: PushDevice(identity: "y").publicKey),
             auth: auth)
         #expect(expiredToken.status == 401)
     }
 
-    @Test("a challenge carries its details and hidden details, its push reaches the outbox, and approval webhooks are signed")
+    @Test(
+        "a challenge carries its details and hidden details, its push reaches the outbox, and approval webhooks are signed"
+    )
     func approve() async throws {
         let device = try await enrolled()
         let created = try await challenge(device)
         #expect(created.status == 201)
         let sid = try #require(created.json["sid"]?.stringValue)
         #expect(created.json["details"]?["message"] == "Log in to Example?")
-        guard case .array(let fields) = created.json["details"]?["fields"] else { Issue.record("no fields"); return }
+        guard case .array(let fields) = created.json["details"]?["fields"] else {
+            Issue.record("no fields")
+            return
+        }
         #expect(fields == [["label": "IP", "value": "203.0.113.9"], ["label": "City", "value": "Lisbon"]])
         #expect(created.json["hidden_details"] == ["session": "s-42"])
         let push = try #require(outbox.last(to: Self.identity))
@@ -135,7 +148,8 @@ struct TwilioPushEmulatorTests {
         let signature = hook.headerFields[TwilioPushCrypto.signatureHeader]
         #expect(
             TwilioPushCrypto.isValidWebhook(
-                signature: signature, url: Self.hook.absoluteString, parameters: form, authToken: TwilioSandbox.authToken))
+                signature: signature, url: Self.hook.absoluteString, parameters: form,
+                authToken: TwilioSandbox.authToken))
         #expect(
             !TwilioPushCrypto.isValidWebhook(
                 signature: signature, url: Self.hook.absoluteString + "x", parameters: form,
@@ -177,7 +191,10 @@ struct TwilioPushEmulatorTests {
         let sid = try #require(try await challenge(device).json["sid"]?.stringValue)
         let answered = try await device.answer(wire, challenge: sid, status: "denied", now: clock.now)
         #expect(answered.json["status"] == "denied")
-        #expect(TwilioEmulator.formPairs(try #require(sink.requests.last).body).contains { $0 == ("type", "challenge.denied") })
+        #expect(
+            TwilioEmulator.formPairs(try #require(sink.requests.last).body).contains {
+                $0 == ("type", "challenge.denied")
+            })
     }
 
     @Test("an answer signed by another factor's key, or with changed fields, is 60324 and changes nothing")
@@ -188,7 +205,8 @@ struct TwilioPushEmulatorTests {
         let other = P256.Signing.PrivateKey()
         let forged = try await device.answer(wire, challenge: sid, status: "approved", now: clock.now, signer: other)
         #expect(forged.status == 403 && forged.code == 60324)
-        let tampered = try TwilioPushCrypto.signJWT(claims: ["sid": .string(sid), "status": "approved"], key: device.key)
+        let tampered = try TwilioPushCrypto.signJWT(
+            claims: ["sid": .string(sid), "status": "approved"], key: device.key)
         let partial = try await wire.call(
             .post, "/Entities/\(Self.identity)/Challenges/\(sid)", form: [("AuthPayload", tampered)],
             auth: try device.authentication(now: clock.now))
@@ -264,11 +282,13 @@ struct TwilioPushEmulatorTests {
     @Test("deleting a factor removes it; a device sees only its own entity; state survives a restart")
     func deletionAndPersistence() async throws {
         let persistence = InMemoryEmulatorPersistence()
-        let first = TwilioEmulator(context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet, persistence: persistence))
+        let first = TwilioEmulator(
+            context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet, persistence: persistence))
         var device = PushDevice(identity: Self.identity)
         try await device.enrol(PushWire(emulator: first), now: clock.now)
         let second = PushWire(
-            emulator: TwilioEmulator(context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet, persistence: persistence)))
+            emulator: TwilioEmulator(
+                context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet, persistence: persistence)))
         let fetched = try await second.call(.get, "/Entities/\(Self.identity)/Factors/\(device.factorSID)")
         #expect(fetched.json["status"] == "verified")
         let elsewhere = try await second.call(

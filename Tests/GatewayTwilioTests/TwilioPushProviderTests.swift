@@ -57,7 +57,8 @@ struct TwilioPushProviderTests {
         let request = try #require(sink.requests.last)
         var headers = request.headerFields
         if let signature { headers[TwilioPushCrypto.signatureHeader] = signature }
-        return VendorCallback(method: .post, url: request.url, subpath: "/", query: nil, headerFields: headers, body: request.body)
+        return VendorCallback(
+            method: .post, url: request.url, subpath: "/", query: nil, headerFields: headers, body: request.body)
     }
 
     static let noLookup = VerificationLookup { _ in nil }
@@ -89,7 +90,11 @@ struct TwilioPushProviderTests {
         #expect(try await provider.status(verification).status == .pending)
         _ = try await device.answer(wire, challenge: sid, status: "approved", now: clock.now)
         let reply = try await provider.handleCallback(try lastCallback(), lookup: Self.noLookup)
-        #expect(reply.updates == [ProviderUpdate(target: .reference(sid), change: VerificationChange(status: .approved, reason: "approved"))])
+        #expect(
+            reply.updates == [
+                ProviderUpdate(
+                    target: .reference(sid), change: VerificationChange(status: .approved, reason: "approved"))
+            ])
         #expect(try await provider.status(verification).status == .approved)
     }
 
@@ -97,7 +102,8 @@ struct TwilioPushProviderTests {
     func denied() async throws {
         let device = try await enrolled()
         let verification = try await started()
-        _ = try await device.answer(wire, challenge: try #require(verification.reference), status: "denied", now: clock.now)
+        _ = try await device.answer(
+            wire, challenge: try #require(verification.reference), status: "denied", now: clock.now)
         let reply = try await provider.handleCallback(try lastCallback(), lookup: Self.noLookup)
         #expect(reply.updates.first?.change.status == .denied)
         #expect(try await provider.status(verification).status == .denied)
@@ -117,7 +123,8 @@ struct TwilioPushProviderTests {
         var settings = TwilioPlugin.plugin.sandboxSettings(try #require(URL(string: TwilioHarness.baseURL)))
         settings["push_challenge_seconds"] = "3"
         let short = try TwilioProvider(
-            context: ProviderContext(providerID: "twilio", settings: settings, transport: recorder, clock: clock, logger: .quiet))
+            context: ProviderContext(
+                providerID: "twilio", settings: settings, transport: recorder, clock: clock, logger: .quiet))
         let result = try await short.start(Self.pushStart())
         #expect(result.expiresAt == clock.now.addingTimeInterval(3))
         let verification = ProviderVerification(
@@ -134,7 +141,8 @@ struct TwilioPushProviderTests {
     func badSignature() async throws {
         let device = try await enrolled()
         let verification = try await started()
-        _ = try await device.answer(wire, challenge: try #require(verification.reference), status: "approved", now: clock.now)
+        _ = try await device.answer(
+            wire, challenge: try #require(verification.reference), status: "approved", now: clock.now)
         await expectGatewayError(.unauthorized) {
             try await provider.handleCallback(try lastCallback(signature: "AAAA"), lookup: Self.noLookup)
         }
@@ -159,7 +167,8 @@ struct TwilioPushProviderTests {
         let other = try await enrolled("other-user-0002")
         let verification = try await started()
         let answer = try await device.answer(
-            wire, challenge: try #require(verification.reference), status: "approved", now: clock.now, signer: other.key)
+            wire, challenge: try #require(verification.reference), status: "approved", now: clock.now, signer: other.key
+        )
         #expect(answer.status == 403 && answer.code == 60324)
         #expect(try await provider.status(verification).status == .pending)
     }
@@ -176,12 +185,15 @@ struct TwilioPushProviderTests {
         let created = try await wire.call(
             .post, "/Entities/\(Self.identity)/Factors", form: PushDevice.factorForm(publicKey: pending.publicKey))
         let unverified = try #require(created.json["sid"]?.stringValue)
-        await expectGatewayError(.appVerificationRequired) { try await provider.start(Self.pushStart(factor: unverified)) }
+        await expectGatewayError(.appVerificationRequired) {
+            try await provider.start(Self.pushStart(factor: unverified))
+        }
         await expectGatewayError(.notEnrolled) {
             try await provider.start(Self.pushStart(factor: "YF" + String(repeating: "0", count: 32)))
         }
         await expectGatewayError(.invalidRequest) { try await provider.start(Self.pushStart(factor: "../x")) }
-        let long = ChannelOptions.Prompt(message: "Hi", details: [.init(label: String(repeating: "L", count: 40), value: "v")])
+        let long = ChannelOptions.Prompt(
+            message: "Hi", details: [.init(label: String(repeating: "L", count: 40), value: "v")])
         await expectGatewayError(.invalidRequest) {
             try await provider.start(Self.pushStart(factor: first.factorSID, prompt: long))
         }
@@ -207,7 +219,8 @@ struct TwilioPushProviderTests {
 
     @Test("factors: an access token enrols a device, which is listed, fetched and deleted")
     func factors() async throws {
-        let token = try await provider.createFactorAccessToken(identity: Self.identity, friendlyName: "Phone", ttlSeconds: 120)
+        let token = try await provider.createFactorAccessToken(
+            identity: Self.identity, friendlyName: "Phone", ttlSeconds: 120)
         #expect(token.expiresAt == clock.now.addingTimeInterval(120))
         #expect(token.details["service_sid"] == .string(TwilioSandbox.serviceSID))
         #expect(try await provider.listFactors(identity: Self.identity).isEmpty)
@@ -223,8 +236,12 @@ struct TwilioPushProviderTests {
         let fetched = try await provider.fetchFactor(identity: Self.identity, id: device.factorSID)
         #expect(fetched.friendlyName == "Test phone")
         try await provider.deleteFactor(identity: Self.identity, id: device.factorSID)
-        await expectGatewayError(.notFound) { try await provider.fetchFactor(identity: Self.identity, id: device.factorSID) }
-        await expectGatewayError(.notFound) { try await provider.deleteFactor(identity: Self.identity, id: device.factorSID) }
+        await expectGatewayError(.notFound) {
+            try await provider.fetchFactor(identity: Self.identity, id: device.factorSID)
+        }
+        await expectGatewayError(.notFound) {
+            try await provider.deleteFactor(identity: Self.identity, id: device.factorSID)
+        }
         await expectGatewayError(.invalidRequest) { try await provider.listFactors(identity: "short") }
         await expectGatewayError(.invalidRequest) {
             try await provider.createFactorAccessToken(identity: Self.identity, friendlyName: nil, ttlSeconds: 30)

@@ -46,7 +46,8 @@ struct TwilioPushSDKErrorTests {
         "MapperError.illegalArgument": .providerError, "StorageError.error": .providerError,
         "SecureStorageError": .providerError, "JwtSignerError.invalidFormat": .appVerificationFailed,
         "AuthenticationError.invalidFactor": .notEnrolled, "AuthenticationError.invalidKeyPair": .appVerificationFailed,
-        "KeychainError.unexpectedError": .appVerificationFailed, "KeychainError.unableToCopyItem": .appVerificationFailed,
+        "KeychainError.unexpectedError": .appVerificationFailed,
+        "KeychainError.unableToCopyItem": .appVerificationFailed,
         "KeychainError.unableToGeneratePublicKey": .appVerificationFailed,
         "KeychainError.unableToGeneratePrivateKey": .appVerificationFailed,
         "KeychainError.invalidStatusCode": .appVerificationFailed,
@@ -106,7 +107,9 @@ struct TwilioPushSDKErrorTests {
 
     @Test(
         "who can meet each 603xx and 604xx code",
-        arguments: TwilioErrorMapping.rows.compactMap { $0.code.flatMap { Int($0) } }.filter { (60300..<60500).contains($0) })
+        arguments: TwilioErrorMapping.rows.compactMap { $0.code.flatMap { Int($0) } }.filter {
+            (60300..<60500).contains($0)
+        })
     func audience(_ code: Int) throws {
         let audience = TwilioErrorMapping.audience(of: code)
         if (60401...60407).contains(code) { #expect(audience == .app) }

@@ -90,7 +90,8 @@ struct TwilioWireJSONTests {
         let encoded = try JSONEncoder().encode(verification)
         #expect(TwilioEmulatorState.Verification(saved: encoded) == verification)
         for broken in [
-            #"{"sid":"VE1"}"#, #"{"sid":1,"to":"+1","channel":"sms","code":"1","status":"pending","checks":0,"sendAttempts":[],"createdAt":0,"updatedAt":0,"deleted":false}"#,
+            #"{"sid":"VE1"}"#,
+            #"{"sid":1,"to":"+1","channel":"sms","code":"1","status":"pending","checks":0,"sendAttempts":[],"createdAt":0,"updatedAt":0,"deleted":false}"#,
             #"{"sid":"VE1","to":"+1","channel":"sms","code":"1","status":"pending","checks":0.5,"sendAttempts":[],"createdAt":0,"updatedAt":0,"deleted":false}"#,
             #"{"sid":"VE1","to":"+1","channel":"sms","code":"1","status":"pending","checks":0,"sendAttempts":[{"time":0}],"createdAt":0,"updatedAt":0,"deleted":false}"#,
             "not json",
@@ -148,10 +149,12 @@ struct TwilioEmulatorCredentialTests {
         #expect(TwilioEmulator.isAuthorized(sandbox))
         #expect(TwilioEmulator.isAuthorized("basic " + sandbox.dropFirst(6)))
         #expect(TwilioEmulator.isAuthorized(sandbox + " "))
-        #expect(TwilioEmulator.isAuthorized(Self.basic("SK" + String(repeating: "0", count: 32), TwilioSandbox.authToken)))
+        #expect(
+            TwilioEmulator.isAuthorized(Self.basic("SK" + String(repeating: "0", count: 32), TwilioSandbox.authToken)))
         #expect(!TwilioEmulator.isAuthorized(nil))
         #expect(!TwilioEmulator.isAuthorized(Self.basic(TwilioSandbox.accountSID, "wrong")))
         #expect(!TwilioEmulator.isAuthorized(String(sandbox.dropLast())))
-        #expect(!TwilioEmulator.isAuthorized(Self.basic("AC" + String(repeating: "0", count: 32), TwilioSandbox.authToken)))
+        #expect(
+            !TwilioEmulator.isAuthorized(Self.basic("AC" + String(repeating: "0", count: 32), TwilioSandbox.authToken)))
     }
 }

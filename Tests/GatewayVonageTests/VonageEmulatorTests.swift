@@ -1,7 +1,7 @@
 import Foundation
 import GatewayCore
-import HTTPTypes
 import GatewayTestSupport
+import HTTPTypes
 import Testing
 
 @testable import GatewayVonage

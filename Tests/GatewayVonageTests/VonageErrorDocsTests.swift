@@ -17,7 +17,8 @@ struct VonageErrorDocsTests {
     func tables() throws {
         let lines = try Self.lines()
         for row in VonageErrorMapping.v2Rows {
-            let prefix = "| \(row.httpStatus ?? 0) | `\(row.code ?? "")` | \(row.operation ?? "any") | \(row.name) | `\(row.mapsTo.rawValue)` |"
+            let prefix =
+                "| \(row.httpStatus ?? 0) | `\(row.code ?? "")` | \(row.operation ?? "any") | \(row.name) | `\(row.mapsTo.rawValue)` |"
             #expect(lines.contains { $0.hasPrefix(prefix) }, "no line starting \(prefix)")
         }
         for row in VonageErrorMapping.v1Rows {

@@ -25,7 +25,8 @@ struct VonageErrorMappingTests {
 
     static func problem(_ fragment: String?, invalid: [String] = []) -> VonageWire.Problem {
         VonageWire.Problem(
-            type: fragment.map { "https://www.developer.vonage.com/api-errors/verify-v2#" + $0 }, title: "t", detail: "d",
+            type: fragment.map { "https://www.developer.vonage.com/api-errors/verify-v2#" + $0 }, title: "t",
+            detail: "d",
             instance: "i", invalidParameters: invalid.isEmpty ? nil : invalid.map { .init(name: $0, reason: "bad") })
     }
 
@@ -51,12 +52,14 @@ struct VonageErrorMappingTests {
     func invalidTo() {
         for name in ["to", "workflow[0].to"] {
             let error = VonageErrorMapping.mapV2(
-                status: 422, problem: Self.problem("invalid-params", invalid: [name]), operation: .start, retryAfter: nil,
+                status: 422, problem: Self.problem("invalid-params", invalid: [name]), operation: .start,
+                retryAfter: nil,
                 providerID: "vonage")
             #expect(error.code == .invalidPhoneNumber)
         }
         let brand = VonageErrorMapping.mapV2(
-            status: 422, problem: Self.problem("invalid-params", invalid: ["brand"]), operation: .start, retryAfter: nil,
+            status: 422, problem: Self.problem("invalid-params", invalid: ["brand"]), operation: .start,
+            retryAfter: nil,
             providerID: "vonage")
         #expect(brand.code == .invalidRequest)
     }
@@ -68,10 +71,15 @@ struct VonageErrorMappingTests {
             problem: VonageWire.Problem(type: "https://developer.nexmo.com/api-errors#gone"), operation: .check,
             retryAfter: nil, providerID: "vonage")
         #expect(other.code == .maxAttemptsReached && other.attemptsRemaining == 0)
-        let unknown = VonageErrorMapping.mapV2(status: 503, problem: nil, operation: .start, retryAfter: 7, providerID: "vonage")
+        let unknown = VonageErrorMapping.mapV2(
+            status: 503, problem: nil, operation: .start, retryAfter: 7, providerID: "vonage")
         #expect(unknown.code == .providerUnavailable && unknown.retryAfter == 7)
-        #expect(VonageErrorMapping.mapV2(status: 409, problem: nil, operation: .start, retryAfter: nil, providerID: "v").code == .concurrentVerification)
-        #expect(VonageErrorMapping.mapV2(status: 418, problem: nil, operation: .start, retryAfter: nil, providerID: "v").code == .providerRejected)
+        #expect(
+            VonageErrorMapping.mapV2(status: 409, problem: nil, operation: .start, retryAfter: nil, providerID: "v")
+                .code == .concurrentVerification)
+        #expect(
+            VonageErrorMapping.mapV2(status: 418, problem: nil, operation: .start, retryAfter: nil, providerID: "v")
+                .code == .providerRejected)
     }
 
     @Test("each v1 row maps its status code on its operation", arguments: VonageErrorMapping.v1Rows)

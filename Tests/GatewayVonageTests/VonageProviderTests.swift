@@ -1,7 +1,7 @@
 import Foundation
 import GatewayCore
-import HTTPTypes
 import GatewayTestSupport
+import HTTPTypes
 import Testing
 
 @testable import GatewayVonage
@@ -124,7 +124,8 @@ struct VonageV2ProviderTests {
         let good = try #require(harness.callbacks.vendorCallbacks.first)
         let lookup = VerificationLookup { _ in verification }
         var tampered = good
-        tampered.body = Data(String(decoding: good.body, as: UTF8.self).replacingOccurrences(of: "expired", with: "completed").utf8)
+        tampered.body = Data(
+            String(decoding: good.body, as: UTF8.self).replacingOccurrences(of: "expired", with: "completed").utf8)
         await expectGatewayError(.unauthorized) { try await harness.provider.handleCallback(tampered, lookup: lookup) }
         var unsigned = good
         unsigned.headerFields[.authorization] = nil
@@ -161,7 +162,8 @@ struct VonageV2ProviderTests {
         await harness.emulator.deliverPending()
         var approved = false
         for callback in harness.callbacks.vendorCallbacks {
-            let reply = try await harness.provider.handleCallback(callback, lookup: VerificationLookup { _ in verification })
+            let reply = try await harness.provider.handleCallback(
+                callback, lookup: VerificationLookup { _ in verification })
             if reply.updates.contains(where: { $0.change.status == .approved }) { approved = true }
         }
         #expect(approved)
@@ -193,7 +195,8 @@ struct VonageV2ProviderTests {
             #expect(path.hasPrefix(VonageHarness.mount))
             let opened = await harness.emulator.handle(
                 EmulatorRequest(
-                    method: .get, path: String(path.dropFirst(VonageHarness.mount.count)), query: nil, headerFields: [:],
+                    method: .get, path: String(path.dropFirst(VonageHarness.mount.count)), query: nil,
+                    headerFields: [:],
                     body: Data()))
             guard case .response(let response) = opened else { throw VonageTestFailure.reset }
             if response.status == .found {
@@ -233,7 +236,8 @@ struct VonageV2ProviderTests {
         #expect(body.workflow[0].from == VonageSandbox.whatsappFrom && body.workflow[1].from == nil)
         let message = try #require(harness.outbox.last(to: "+14155550100"))
         #expect(message.channel == "whatsapp" && message.kind == .whatsapp)
-        let verification = VonageHarness.stored(try VonageHarness.request(.whatsapp, fallbacks: [.sms, .voice]), result)
+        let verification = VonageHarness.stored(
+            try VonageHarness.request(.whatsapp, fallbacks: [.sms, .voice]), result)
         #expect(try await harness.provider.check(verification, code: try #require(message.code)).status == .approved)
     }
 
@@ -281,7 +285,9 @@ struct VonageV2ProviderTests {
         for api in ["v2", "v1"] {
             let harness = try VonageHarness(settings: ["api": api], timeout: .milliseconds(100))
             harness.emulator.faults.set(faults)
-            let error = await expectGatewayError(expected) { try await harness.provider.start(try VonageHarness.request()) }
+            let error = await expectGatewayError(expected) {
+                try await harness.provider.start(try VonageHarness.request())
+            }
             if expected != .providerError { #expect(error?.sendMayHaveHappened == true, "\(api)") }
         }
     }

@@ -1,9 +1,9 @@
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import HTTPTypes
 import Logging
 import Synchronization
-import GatewayTestSupport
 import Testing
 
 @testable import GatewayVonage
@@ -32,7 +32,8 @@ final class VonageHarness: Sendable {
         emulator = VonageEmulator(
             context: EmulatorContext(
                 clock: clock, outbox: outbox, logger: .quiet,
-                callbacks: CallbackSender(baseURL: URL(string: "http://localhost:8080/callbacks/vonage"), transport: sink),
+                callbacks: CallbackSender(
+                    baseURL: URL(string: "http://localhost:8080/callbacks/vonage"), transport: sink),
                 persistence: persistence),
             settings: emulatorSettings)
         recorder = RecordingTransport(InProcessTransport(emulator: emulator, pathPrefix: Self.mount))

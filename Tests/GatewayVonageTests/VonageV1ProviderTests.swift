@@ -1,7 +1,7 @@
 import Foundation
 import GatewayCore
-import HTTPTypes
 import GatewayTestSupport
+import HTTPTypes
 import Testing
 
 @testable import GatewayVonage
@@ -19,7 +19,8 @@ struct VonageV1ProviderTests {
         let harness = try Self.harness()
         let request = try VonageHarness.request(.sms, fallbacks: [.voice], locales: ["fr-FR"])
         let (verification, code) = try await harness.start(request)
-        let form = FormEncoding.decode(String(decoding: try #require(harness.recorder.requests.first).body, as: UTF8.self))
+        let form = FormEncoding.decode(
+            String(decoding: try #require(harness.recorder.requests.first).body, as: UTF8.self))
         #expect(form["api_key"] == VonageSandbox.apiKey && form["api_secret"] == VonageSandbox.apiSecret)
         #expect(form["workflow_id"] == "5" && form["number"] == "14155550100" && form["lg"] == "fr-fr")
         #expect(harness.recorder.requests.first?.url.path() == "/sandbox/vonage/verify/json")
@@ -85,7 +86,9 @@ struct VonageV1ProviderTests {
     func errors() async throws {
         let harness = try Self.harness()
         let (verification, _) = try await harness.start(try VonageHarness.request())
-        await expectGatewayError(.concurrentVerification) { try await harness.provider.start(try VonageHarness.request()) }
+        await expectGatewayError(.concurrentVerification) {
+            try await harness.provider.start(try VonageHarness.request())
+        }
         let intruder = try Self.harness(["api_secret": "wrong-secret-000"])
         await expectGatewayError(.providerAuthFailed) { try await intruder.provider.start(try VonageHarness.request()) }
         var unknown = verification
@@ -110,8 +113,14 @@ struct VonageV1ProviderTests {
         let cases: [(String, String)] = [
             ("/verify/json", "api_key=\(VonageSandbox.apiKey)&api_secret=\(VonageSandbox.apiSecret)&brand=B"),
             ("/verify/json", "api_key=\(VonageSandbox.apiKey)&api_secret=x&number=447700900123&brand=B"),
-            ("/verify/check/json", "api_key=\(VonageSandbox.apiKey)&api_secret=\(VonageSandbox.apiSecret)&request_id=x&code=1234"),
-            ("/verify/control/json", "api_key=\(VonageSandbox.apiKey)&api_secret=\(VonageSandbox.apiSecret)&request_id=x&cmd=stop"),
+            (
+                "/verify/check/json",
+                "api_key=\(VonageSandbox.apiKey)&api_secret=\(VonageSandbox.apiSecret)&request_id=x&code=1234"
+            ),
+            (
+                "/verify/control/json",
+                "api_key=\(VonageSandbox.apiKey)&api_secret=\(VonageSandbox.apiSecret)&request_id=x&cmd=stop"
+            ),
         ]
         for (path, body) in cases {
             let outcome = await emulator.handle(
@@ -123,11 +132,14 @@ struct VonageV1ProviderTests {
         }
     }
 
-    @Test("v1 takes Basic auth instead of body credentials, and a form body labelled JSON, as vonage-verify-legacy 1.1 sends")
+    @Test(
+        "v1 takes Basic auth instead of body credentials, and a form body labelled JSON, as vonage-verify-legacy 1.1 sends"
+    )
     func pythonClientShape() async throws {
         let emulator = VonageEmulator(settings: .init(autoAdvance: false))
         var headers = HTTPFields()
-        headers[.authorization] = "Basic " + Data("\(VonageSandbox.apiKey):\(VonageSandbox.apiSecret)".utf8).base64EncodedString()
+        headers[.authorization] =
+            "Basic " + Data("\(VonageSandbox.apiKey):\(VonageSandbox.apiSecret)".utf8).base64EncodedString()
         headers[.contentType] = "application/json"
         let outcome = await emulator.handle(
             EmulatorRequest(
@@ -154,7 +166,8 @@ struct VonageEmulatorStateTests {
         let clock = ManualClock()
         let outbox = SandboxOutbox()
         let settings = VonageEmulator.Settings(channelTimeout: 60, autoAdvance: false)
-        let first = VonageEmulator(context: EmulatorContext(clock: clock, outbox: outbox, persistence: persistence), settings: settings)
+        let first = VonageEmulator(
+            context: EmulatorContext(clock: clock, outbox: outbox, persistence: persistence), settings: settings)
         let transport = InProcessTransport(emulator: first)
         let provider = try VonageProvider(
             context: ProviderContext(
@@ -166,7 +179,8 @@ struct VonageEmulatorStateTests {
         // The request and the count of live ones: two rows, nothing saved as entities.
         #expect(persistence.memoryTable(VonageEmulatorState.table).writeCount == 2)
         #expect(persistence.writeCount == 0)
-        let second = VonageEmulator(context: EmulatorContext(clock: clock, outbox: outbox, persistence: persistence), settings: settings)
+        let second = VonageEmulator(
+            context: EmulatorContext(clock: clock, outbox: outbox, persistence: persistence), settings: settings)
         let again = try VonageProvider(
             context: ProviderContext(
                 providerID: "vonage",
@@ -212,7 +226,8 @@ struct VonageEmulatorStateTests {
         let emulator = VonageEmulator(
             context: EmulatorContext(persistence: InMemoryEmulatorPersistence()),
             settings: VonageEmulator.Settings(autoAdvance: false))
-        let body = "api_key=\(VonageSandbox.apiKey)&api_secret=\(VonageSandbox.apiSecret)&number=14155550100&brand=Gateway"
+        let body =
+            "api_key=\(VonageSandbox.apiKey)&api_secret=\(VonageSandbox.apiSecret)&number=14155550100&brand=Gateway"
         let answers = await withTaskGroup(of: VonageWire.V1Response?.self) { group in
             for _ in 0..<6 {
                 group.addTask {

@@ -111,7 +111,8 @@ def main():
 
     metadata_text = "\n".join(lines)
     names_text = "\n".join(name_lines)
-    swift = f'''// GENERATED FILE: do not edit. Regenerate with `scripts/phonemeta/regenerate.sh`.
+    swift = f'''// swift-format-ignore-file
+// GENERATED FILE: do not edit. Regenerate with `scripts/phonemeta/regenerate.sh`.
 //
 // Phone number metadata from libphonenumber {phonenumbers.__version__}, as shipped in the `phonenumbers`
 // package {phonenumbers.__version__} on PyPI (the Python port, whose versions track libphonenumber's).

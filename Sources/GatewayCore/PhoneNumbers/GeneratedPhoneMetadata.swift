@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 // GENERATED FILE: do not edit. Regenerate with `scripts/phonemeta/regenerate.sh`.
 //
 // Phone number metadata from libphonenumber 9.0.43, as shipped in the `phonenumbers`

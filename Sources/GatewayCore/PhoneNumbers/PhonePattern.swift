@@ -525,9 +525,15 @@ private struct Parser {
         while let scalar = current {
             var bounds: (Int, Int?)
             switch scalar {
-            case "*": bounds = (0, nil); index += 1
-            case "+": bounds = (1, nil); index += 1
-            case "?": bounds = (0, 1); index += 1
+            case "*":
+                bounds = (0, nil)
+                index += 1
+            case "+":
+                bounds = (1, nil)
+                index += 1
+            case "?":
+                bounds = (0, 1)
+                index += 1
             case "{":
                 guard let counted = parseCount() else { return node }
                 bounds = counted
@@ -680,10 +686,18 @@ private struct Parser {
                 case .digit:
                     if options.contains(.unicodeDigits) { set.digit = true } else { set.ranges.append(0x30...0x39) }
                     continue
-                case .nonDigit: set.nonDigit = true; continue
-                case .word: set.word = true; continue
-                case .nonWord: set.nonWord = true; continue
-                case .space: set.space = true; continue
+                case .nonDigit:
+                    set.nonDigit = true
+                    continue
+                case .word:
+                    set.word = true
+                    continue
+                case .nonWord:
+                    set.nonWord = true
+                    continue
+                case .space:
+                    set.space = true
+                    continue
                 }
             } else {
                 low = scalar.value

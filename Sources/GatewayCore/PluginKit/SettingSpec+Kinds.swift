@@ -31,7 +31,9 @@ extension SettingSpec {
     public static func choice(
         _ name: String, _ summary: String, _ values: [String], required: Bool = false
     ) -> SettingSpec {
-        let listed = values.count > 1 ? values.dropLast().joined(separator: ", ") + " or " + values[values.count - 1] : values.joined()
+        let listed =
+            values.count > 1
+            ? values.dropLast().joined(separator: ", ") + " or " + values[values.count - 1] : values.joined()
         return SettingSpec(
             name: name, summary: summary, isRequired: required,
             validate: { values.contains($0) ? nil : "must be \(listed)" })

@@ -49,23 +49,24 @@ public struct Experiment: Sendable, Equatable {
     /// Everything wrong with the experiment, against the providers that exist (nil: do not check them).
     public func problems(knownProviders: Set<String>?) -> [String] {
         var problems: [String] = []
-        let where_ = "experiment `\(name)`"
-        if arms.count < 2 { problems.append("\(where_): needs at least two arms") }
+        let subject = "experiment `\(name)`"
+        if arms.count < 2 { problems.append("\(subject): needs at least two arms") }
         let controls = arms.filter(\.isControl).count
-        if controls != 1 { problems.append("\(where_): exactly one arm must be the control (found \(controls))") }
+        if controls != 1 { problems.append("\(subject): exactly one arm must be the control (found \(controls))") }
         var seen = Set<String>()
         for arm in arms {
-            if !seen.insert(arm.name).inserted { problems.append("\(where_): arm name `\(arm.name)` is used twice") }
-            if arm.weight < 0 { problems.append("\(where_): arm `\(arm.name)` has a negative weight") }
+            if !seen.insert(arm.name).inserted { problems.append("\(subject): arm name `\(arm.name)` is used twice") }
+            if arm.weight < 0 { problems.append("\(subject): arm `\(arm.name)` has a negative weight") }
             if arm.weight == 0 && arm.isControl {
-                problems.append("\(where_): the control arm `\(arm.name)` has weight 0, so nothing is compared with it")
+                problems.append(
+                    "\(subject): the control arm `\(arm.name)` has weight 0, so nothing is compared with it")
             }
             if let knownProviders, !knownProviders.contains(arm.providerID) {
-                problems.append("\(where_): arm `\(arm.name)` names unknown provider `\(arm.providerID)`")
+                problems.append("\(subject): arm `\(arm.name)` names unknown provider `\(arm.providerID)`")
             }
         }
         if !arms.isEmpty && arms.allSatisfy({ $0.weight <= 0 }) {
-            problems.append("\(where_): every weight is zero, so nobody is assigned")
+            problems.append("\(subject): every weight is zero, so nobody is assigned")
         }
         return problems
     }

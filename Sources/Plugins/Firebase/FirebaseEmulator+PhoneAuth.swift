@@ -26,11 +26,13 @@ extension FirebaseEmulator {
         let lifetime = codeLifetime
         if let fixed {
             guard
-                let sessionInfo = await withState(now: now, { state in
-                    return try Self.openSession(
-                        in: state, phoneNumber: number.e164, code: fixed, now: now, lifetime: lifetime,
-                        isTestNumber: true)
-                })
+                let sessionInfo = await withState(
+                    now: now,
+                    { state in
+                        return try Self.openSession(
+                            in: state, phoneNumber: number.e164, code: fixed, now: now, lifetime: lifetime,
+                            isTestNumber: true)
+                    })
             else { return Self.backendError() }
             logger.info("firebase sandbox test number: nothing sent", metadata: ["to": "\(number.masked)"])
             return Self.json(FirebaseWire.SendVerificationCodeResponse(sessionInfo: sessionInfo))
@@ -39,14 +41,17 @@ extension FirebaseEmulator {
         let code = Self.newCode()
         let limit = maxSendsPerNumberPerHour
         guard
-            let opened = await withState(now: now, { state -> String? in
-                if let limit, try state.recentSends(to: number.e164) >= limit {
-                    return nil
-                }
-                try state.recordSend(to: number.e164, at: now)
-                return try Self.openSession(
-                    in: state, phoneNumber: number.e164, code: code, now: now, lifetime: lifetime, isTestNumber: false)
-            })
+            let opened = await withState(
+                now: now,
+                { state -> String? in
+                    if let limit, try state.recentSends(to: number.e164) >= limit {
+                        return nil
+                    }
+                    try state.recordSend(to: number.e164, at: now)
+                    return try Self.openSession(
+                        in: state, phoneNumber: number.e164, code: code, now: now, lifetime: lifetime,
+                        isTestNumber: false)
+                })
         else { return Self.backendError() }
         guard let sessionInfo = opened else {
             return Self.refusal(
@@ -135,30 +140,32 @@ extension FirebaseEmulator {
         let maxWrongCodes = maxWrongCodes
         let localID = Self.randomString(length: 28, alphanumeric: true)
         guard
-            let outcome = await withState(now: now, { state -> SignInOutcome in
-                // A second factor's code signs nobody in by phone.
-                guard var session = try state.session(sessionInfo), session.multiFactor == nil else {
-                    return .refused("INVALID_SESSION_INFO", detail: nil)
-                }
-                if now >= session.expiresAt { return .refused("SESSION_EXPIRED", detail: nil) }
-                if session.wrongCodes >= maxWrongCodes {
-                    return .refused(
-                        "TOO_MANY_ATTEMPTS_TRY_LATER",
-                        detail: "Too many unsuccessful login attempts. Please try again later.")
-                }
-                guard ConstantTime.equals(code, session.code) else {
-                    session.wrongCodes += 1
-                    try state.setSession(sessionInfo, session)
-                    return .refused("INVALID_CODE", detail: nil)
-                }
-                try state.setSession(sessionInfo, nil)
-                if let user = try state.user(session.phoneNumber) {
-                    return .signedIn(phoneNumber: session.phoneNumber, localID: user.localID, isNewUser: false)
-                }
-                let user = FirebaseEmulatorState.User(localID: localID, createdAt: now)
-                try state.setUser(session.phoneNumber, user)
-                return .signedIn(phoneNumber: session.phoneNumber, localID: user.localID, isNewUser: true)
-            })
+            let outcome = await withState(
+                now: now,
+                { state -> SignInOutcome in
+                    // A second factor's code signs nobody in by phone.
+                    guard var session = try state.session(sessionInfo), session.multiFactor == nil else {
+                        return .refused("INVALID_SESSION_INFO", detail: nil)
+                    }
+                    if now >= session.expiresAt { return .refused("SESSION_EXPIRED", detail: nil) }
+                    if session.wrongCodes >= maxWrongCodes {
+                        return .refused(
+                            "TOO_MANY_ATTEMPTS_TRY_LATER",
+                            detail: "Too many unsuccessful login attempts. Please try again later.")
+                    }
+                    guard ConstantTime.equals(code, session.code) else {
+                        session.wrongCodes += 1
+                        try state.setSession(sessionInfo, session)
+                        return .refused("INVALID_CODE", detail: nil)
+                    }
+                    try state.setSession(sessionInfo, nil)
+                    if let user = try state.user(session.phoneNumber) {
+                        return .signedIn(phoneNumber: session.phoneNumber, localID: user.localID, isNewUser: false)
+                    }
+                    let user = FirebaseEmulatorState.User(localID: localID, createdAt: now)
+                    try state.setUser(session.phoneNumber, user)
+                    return .signedIn(phoneNumber: session.phoneNumber, localID: user.localID, isNewUser: true)
+                })
         else { return Self.backendError() }
         switch outcome {
         case .refused(let code, let detail):

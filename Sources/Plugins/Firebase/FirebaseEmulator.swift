@@ -110,7 +110,8 @@ public final class FirebaseEmulator: VendorEmulator {
 
     /// Runs `body` on the state as of `now` in one transaction, after pruning what is due; `nil` when the
     /// sandbox's file failed (logged), which callers answer with Google's 500.
-    func withState<T: Sendable>(now: Date, _ body: @escaping @Sendable (FirebaseEmulatorState) throws -> T) async -> T? {
+    func withState<T: Sendable>(now: Date, _ body: @escaping @Sendable (FirebaseEmulatorState) throws -> T) async -> T?
+    {
         await state.attempt("firebase sandbox state", logger: logger, now: now, body)
     }
 
@@ -204,12 +205,14 @@ public final class FirebaseEmulator: VendorEmulator {
         var pending: [FirebaseWire.VerificationCodesResponse.VerificationCode] = []
         if project == projectID {
             guard
-                let waiting = await withState(now: now, { state in
-                    try state.waitingSessions().map {
-                        FirebaseWire.VerificationCodesResponse.VerificationCode(
-                            code: $0.session.code, phoneNumber: $0.session.phoneNumber, sessionInfo: $0.sessionInfo)
-                    }
-                })
+                let waiting = await withState(
+                    now: now,
+                    { state in
+                        try state.waitingSessions().map {
+                            FirebaseWire.VerificationCodesResponse.VerificationCode(
+                                code: $0.session.code, phoneNumber: $0.session.phoneNumber, sessionInfo: $0.sessionInfo)
+                        }
+                    })
             else { return Self.backendError() }
             pending = waiting
         }

@@ -87,7 +87,8 @@ struct FirebaseEmulatorState: EmulatorRowsView {
     func setSession(_ sessionInfo: String, _ session: Session?) throws {
         guard let session else { return try rows.remove("session:" + sessionInfo) }
         try rows.put(
-            try JSONEncoder().encode(session), forKey: "session:" + sessionInfo, lookup: "session", due: Self.due(session))
+            try JSONEncoder().encode(session), forKey: "session:" + sessionInfo, lookup: "session",
+            due: Self.due(session))
     }
 
     /// The user of a number: the same phone always signs in as the same uid, so users are never due.
@@ -128,7 +129,8 @@ struct FirebaseEmulatorState: EmulatorRowsView {
 
     func setPendingCredential(_ credential: String, _ pending: PendingCredential) throws {
         try rows.put(
-            try JSONEncoder().encode(pending), forKey: "pending:" + credential, lookup: "pending", due: pending.expiresAt)
+            try JSONEncoder().encode(pending), forKey: "pending:" + credential, lookup: "pending",
+            due: pending.expiresAt)
     }
 
     /// Sends to `phoneNumber` within the quota window ending at `now`.
@@ -171,9 +173,11 @@ struct FirebaseEmulatorState: EmulatorRowsView {
         for (key, data) in saved {
             let (kind, id) = Self.split(key)
             switch kind {
-            case "session": if let session = try? decoder.decode(Session.self, from: data) { try setSession(id, session) }
+            case "session":
+                if let session = try? decoder.decode(Session.self, from: data) { try setSession(id, session) }
             case "user": if let user = try? decoder.decode(User.self, from: data) { try setUser(id, user) }
-            case "sends": if let times = try? decoder.decode([Date].self, from: data) { try setSends(id, times.sorted()) }
+            case "sends":
+                if let times = try? decoder.decode([Date].self, from: data) { try setSends(id, times.sorted()) }
             default: continue
             }
         }

@@ -296,42 +296,44 @@ public final class IDaaSEmulator: VendorEmulator {
         let sessionToken = Self.randomHex(24)
         let (maxWrongCodes, lockDuration, statuses) = (maxWrongCodes, lockDuration, statuses)
         guard
-            let outcome = await withState(now: now, { state -> LoginOutcome in
-                var user = try state.user(number) ?? .init(id: newUserID)
-                if let until = user.lockedUntil, until > now {
-                    return .refused(Self.refusal("IDAAS.SDK.LOGIN.1003", "The account is locked."))
-                }
-                guard let pending = try state.code(number), pending.expiresAt > now else {
-                    return .refused(Self.refusal("IDAAS.SDK.CAPTCHA.0008", "The verification code has expired."))
-                }
-                guard ConstantTime.equals(code, pending.code) else {
-                    user.failures += 1
-                    if user.failures >= maxWrongCodes {
-                        user.failures = 0
-                        user.lockedUntil = now.addingTimeInterval(lockDuration)
-                        try state.setCode(number, nil)
-                        try state.setUser(number, user)
+            let outcome = await withState(
+                now: now,
+                { state -> LoginOutcome in
+                    var user = try state.user(number) ?? .init(id: newUserID)
+                    if let until = user.lockedUntil, until > now {
                         return .refused(Self.refusal("IDAAS.SDK.LOGIN.1003", "The account is locked."))
                     }
+                    guard let pending = try state.code(number), pending.expiresAt > now else {
+                        return .refused(Self.refusal("IDAAS.SDK.CAPTCHA.0008", "The verification code has expired."))
+                    }
+                    guard ConstantTime.equals(code, pending.code) else {
+                        user.failures += 1
+                        if user.failures >= maxWrongCodes {
+                            user.failures = 0
+                            user.lockedUntil = now.addingTimeInterval(lockDuration)
+                            try state.setCode(number, nil)
+                            try state.setUser(number, user)
+                            return .refused(Self.refusal("IDAAS.SDK.LOGIN.1003", "The account is locked."))
+                        }
+                        try state.setUser(number, user)
+                        return .refused(Self.refusal("IDAAS.SDK.CAPTCHA.0007", "Incorrect verification code."))
+                    }
+                    try state.setCode(number, nil)
+                    user.failures = 0
+                    user.lockedUntil = nil
                     try state.setUser(number, user)
-                    return .refused(Self.refusal("IDAAS.SDK.CAPTCHA.0007", "Incorrect verification code."))
-                }
-                try state.setCode(number, nil)
-                user.failures = 0
-                user.lockedUntil = nil
-                try state.setUser(number, user)
-                let status = statuses[number] ?? IDaaSWire.LoginStatus.success.rawValue
-                guard
-                    status == IDaaSWire.LoginStatus.success.rawValue
-                        || status == IDaaSWire.LoginStatus.passwordWarn.rawValue
-                else { return .status(status) }
-                try state.setSession(
-                    sessionToken,
-                    .init(
-                        userID: user.id, phoneNumber: number,
-                        expiresAt: now.addingTimeInterval(TimeInterval(Self.sessionLifetime))))
-                return .signedIn(userID: user.id, number: number, sessionToken: sessionToken, status: status)
-            })
+                    let status = statuses[number] ?? IDaaSWire.LoginStatus.success.rawValue
+                    guard
+                        status == IDaaSWire.LoginStatus.success.rawValue
+                            || status == IDaaSWire.LoginStatus.passwordWarn.rawValue
+                    else { return .status(status) }
+                    try state.setSession(
+                        sessionToken,
+                        .init(
+                            userID: user.id, phoneNumber: number,
+                            expiresAt: now.addingTimeInterval(TimeInterval(Self.sessionLifetime))))
+                    return .signedIn(userID: user.id, number: number, sessionToken: sessionToken, status: status)
+                })
         else { return Self.serverError(500) }
         switch outcome {
         case .refused(let response):
@@ -353,16 +355,18 @@ public final class IDaaSEmulator: VendorEmulator {
         let now = clock.now
         let next = Self.randomHex(24)
         guard
-            let rotated = await withState(now: now, { state -> IDaaSEmulatorState.Session? in
-                guard !presented.isEmpty, let session = try state.session(presented), session.expiresAt > now else {
-                    return nil
-                }
-                var renewed = session
-                renewed.expiresAt = now.addingTimeInterval(TimeInterval(Self.sessionLifetime))
-                try state.setSession(presented, nil)
-                try state.setSession(next, renewed)
-                return renewed
-            })
+            let rotated = await withState(
+                now: now,
+                { state -> IDaaSEmulatorState.Session? in
+                    guard !presented.isEmpty, let session = try state.session(presented), session.expiresAt > now else {
+                        return nil
+                    }
+                    var renewed = session
+                    renewed.expiresAt = now.addingTimeInterval(TimeInterval(Self.sessionLifetime))
+                    try state.setSession(presented, nil)
+                    try state.setSession(next, renewed)
+                    return renewed
+                })
         else { return Self.serverError(500) }
         guard let session = rotated else {
             return Self.refusal("IDAAS.SDK.PARAM.0023", "The session token is invalid or has expired.")

@@ -95,7 +95,9 @@ struct IDaaSEmulatorState: EmulatorRowsView {
 
     // MARK: rows
 
-    private func get<Value: Decodable & IDaaSExpiring>(_ type: Value.Type, _ kind: String, _ id: String) throws -> Value? {
+    private func get<Value: Decodable & IDaaSExpiring>(_ type: Value.Type, _ kind: String, _ id: String) throws
+        -> Value?
+    {
         guard let data = try rows.value(forKey: kind + ":" + id),
             let value = try? JSONDecoder().decode(type, from: data),
             value.expiresAt.addingTimeInterval(Self.retention) > now

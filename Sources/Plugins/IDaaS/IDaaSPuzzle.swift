@@ -38,7 +38,7 @@ struct IDaaSPuzzle: Sendable {
         let phase = Double(seed % 628) / 100
         for row in 0..<h {
             for column in 0..<w {
-                state = state &* 6364136223846793005 &+ 1442695040888963407
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 let noise = Double((state >> 33) % 41) - 20
                 let fx = Double(column)
                 let fy = Double(row)

@@ -73,7 +73,8 @@ struct VonageConfiguration: Sendable {
         let hasBasic = apiKey != nil && apiSecret != nil
         settings.require((apiKey == nil) == (apiSecret == nil), "give both `api_key` and `api_secret`, or neither")
         settings.require(
-            (applicationID == nil) == (privateKeyPEM == nil), "give both `application_id` and `private_key`, or neither")
+            (applicationID == nil) == (privateKeyPEM == nil), "give both `application_id` and `private_key`, or neither"
+        )
         switch api {
         case .v1:
             settings.require(hasBasic, "the v1 API needs `api_key` and `api_secret`")
@@ -82,7 +83,8 @@ struct VonageConfiguration: Sendable {
                 "setting `code_length` must be 4 or 6 for the v1 API")
         case .v2:
             settings.require(
-                hasBasic || applicationID != nil, "give `api_key` and `api_secret`, or `application_id` and `private_key`")
+                hasBasic || applicationID != nil,
+                "give `api_key` and `api_secret`, or `application_id` and `private_key`")
             settings.require(
                 privateKeyPEM.map { applicationID == nil || VonageJWT.isUsablePrivateKey($0) } ?? true,
                 "setting `private_key` is not an RSA private key in PEM form")

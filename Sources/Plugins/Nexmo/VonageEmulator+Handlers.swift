@@ -16,7 +16,9 @@ extension VonageEmulator {
             return Self.invalid("workflow", "A workflow has 1 to 3 channels.")
         }
         for (index, step) in request.workflow.enumerated() {
-            guard Self.v2Channels.contains(step.channel) else { return Self.invalid("workflow[\(index)].channel", "Unknown channel.") }
+            guard Self.v2Channels.contains(step.channel) else {
+                return Self.invalid("workflow[\(index)].channel", "Unknown channel.")
+            }
             if step.channel == "silent_auth", index > 0 {
                 return Self.invalid("workflow[\(index)].channel", "silent_auth must be the first channel.")
             }
@@ -116,7 +118,9 @@ extension VonageEmulator {
 
     func cancelV2(id: String, now: Date, state: VonageEmulatorState) throws -> TransportResponse {
         do {
-            guard var request = try state.request(id), request.api == "v2", request.isLive else { return Self.notFoundV2() }
+            guard var request = try state.request(id), request.api == "v2", request.isLive else {
+                return Self.notFoundV2()
+            }
             if let refusal = cancelRefusal(request, now: now) {
                 return Self.problem(409, "conflict", "Conflict", refusal)
             }
@@ -129,7 +133,9 @@ extension VonageEmulator {
 
     func nextWorkflowV2(id: String, now: Date, state: VonageEmulatorState) throws -> TransportResponse {
         do {
-            guard var request = try state.request(id), request.api == "v2", request.isLive else { return Self.notFoundV2() }
+            guard var request = try state.request(id), request.api == "v2", request.isLive else {
+                return Self.notFoundV2()
+            }
             guard request.position + 1 < request.steps.count else {
                 return Self.problem(409, "conflict", "Conflict", "There are no more events left to trigger.")
             }
@@ -159,7 +165,9 @@ extension VonageEmulator {
         }
         if let redirect = request.current.redirectURL {
             var fragment = URLComponents()
-            fragment.queryItems = [URLQueryItem(name: "request_id", value: id), URLQueryItem(name: "code", value: code)]
+            fragment.queryItems = [
+                URLQueryItem(name: "request_id", value: id), URLQueryItem(name: "code", value: code),
+            ]
             return Self.redirect(to: redirect + "#" + (fragment.percentEncodedQuery ?? ""))
         }
         return Self.json(200, ["request_id": id, "code": code])
@@ -190,7 +198,8 @@ extension VonageEmulator {
             return "Verification request ['\(request.id)'] can't be cancelled within the first 30 seconds."
         }
         if request.position > 0 {
-            return "Verification request ['\(request.id)'] can't be cancelled now. Too many attempts to re-deliver have already been made."
+            return
+                "Verification request ['\(request.id)'] can't be cancelled now. Too many attempts to re-deliver have already been made."
         }
         return nil
     }
@@ -220,7 +229,9 @@ extension VonageEmulator {
         guard let length, VonageWire.v1CodeLengths.contains(length) else {
             return Self.v1(status: "3", "Invalid value for code_length")
         }
-        if let lg = fields["lg"], !VonageWire.v1Languages.contains(lg) { return Self.v1(status: "3", "Invalid value for lg") }
+        if let lg = fields["lg"], !VonageWire.v1Languages.contains(lg) {
+            return Self.v1(status: "3", "Invalid value for lg")
+        }
         if fields["pin_code"] != nil {
             return Self.v1(status: "20", "This account does not support the parameter: pin_code.")
         }
@@ -244,10 +255,13 @@ extension VonageEmulator {
 
     func checkV1(_ fields: [String: String], now: Date, state: VonageEmulatorState) throws -> TransportResponse {
         guard let id = fields["request_id"], !id.isEmpty else { return Self.v1(status: "2", "Missing request_id") }
-        guard let code = fields["code"], (4...6).contains(code.count) else { return Self.v1(status: "3", "Invalid value for code") }
+        guard let code = fields["code"], (4...6).contains(code.count) else {
+            return Self.v1(status: "3", "Invalid value for code")
+        }
         do {
             guard var request = try state.request(id), request.api == "v1", request.isLive else {
-                return Self.v1(status: "6", "The requestId '\(id)' does not exist or its no longer active.", requestID: id)
+                return Self.v1(
+                    status: "6", "The requestId '\(id)' does not exist or its no longer active.", requestID: id)
             }
             let valid = ConstantTime.equals(code, request.code)
             request.checks.append(.init(at: now, code: code, valid: valid))
@@ -297,7 +311,9 @@ extension VonageEmulator {
         let started = request.steps.filter { $0.initiatedAt != nil }
         answer.firstEventDate = started.first?.initiatedAt.map(VonageWire.v1Date)
         answer.lastEventDate = started.last?.initiatedAt.map(VonageWire.v1Date)
-        answer.events = started.enumerated().map { .init(type: $0.element.channel, id: "\(request.id.prefix(8))\($0.offset)") }
+        answer.events = started.enumerated().map {
+            .init(type: $0.element.channel, id: "\(request.id.prefix(8))\($0.offset)")
+        }
         answer.checks = request.checks.map {
             .init(dateReceived: VonageWire.v1Date($0.at), code: $0.code, status: $0.valid ? "VALID" : "INVALID")
         }

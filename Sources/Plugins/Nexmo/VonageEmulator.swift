@@ -42,7 +42,9 @@ public final class VonageEmulator: VendorEmulator {
         /// The sandbox's: steps of `GATEWAY_VONAGE_CHANNEL_TIMEOUT` seconds (default 20), cancel window of
         /// `GATEWAY_VONAGE_CANCEL_WINDOW` seconds (default 30).
         public static func sandbox(environment: [String: String] = ProcessInfo.processInfo.environment) -> Settings {
-            let timeout = environment["GATEWAY_VONAGE_CHANNEL_TIMEOUT"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil }
+            let timeout = environment["GATEWAY_VONAGE_CHANNEL_TIMEOUT"].flatMap(Double.init).flatMap {
+                $0 > 0 ? $0 : nil
+            }
             let window = environment["GATEWAY_VONAGE_CANCEL_WINDOW"].flatMap(Double.init).flatMap { $0 >= 0 ? $0 : nil }
             return Settings(channelTimeout: timeout ?? 20, cancelWindow: window ?? VonageWire.cancelWindow)
         }
@@ -86,7 +88,9 @@ public final class VonageEmulator: VendorEmulator {
     /// answer reaches the gateway before the summary it causes.
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
         let isV1 = !request.path.hasPrefix("/v2/")
-        let serverError: @Sendable (Int) -> TransportResponse = { isV1 ? Self.v1ServerError($0) : Self.v2ServerError($0) }
+        let serverError: @Sendable (Int) -> TransportResponse = {
+            isV1 ? Self.v1ServerError($0) : Self.v2ServerError($0)
+        }
         var callbacks: [Data] = []
         let response = await withFaults(serverError: serverError) {
             if let operation = Self.operation(of: request), let row = errors.take(operation: operation) {
@@ -94,11 +98,13 @@ public final class VonageEmulator: VendorEmulator {
             }
             let now = clock.now
             guard
-                let (response, bodies) = await withState(now: now, { state in
-                    let pending = try self.advance(state)
-                    let (response, more) = try self.route(request, state: state)
-                    return (response, pending + more)
-                })
+                let (response, bodies) = await withState(
+                    now: now,
+                    { state in
+                        let pending = try self.advance(state)
+                        let (response, more) = try self.route(request, state: state)
+                        return (response, pending + more)
+                    })
             else { return .response(serverError(500)) }
             callbacks = bodies
             return .response(response)
@@ -175,7 +181,9 @@ public final class VonageEmulator: VendorEmulator {
                 }
             }
             guard isAuthorizedV2(request.headerFields[.authorization], now: now) else {
-                return (Self.problem(401, "unauthorized", "Unauthorized", "You did not provide correct credentials."), [])
+                return (
+                    Self.problem(401, "unauthorized", "Unauthorized", "You did not provide correct credentials."), []
+                )
             }
             let rest = Array(parts.dropFirst(2))
             switch (rest.count, request.method) {
@@ -207,11 +215,13 @@ public final class VonageEmulator: VendorEmulator {
             }
             // Key and secret in the parameters (the spec), or as Basic auth: vonage-verify-legacy 1.1 sends
             // the header instead of the body parameters.
-            let basic = fields["api_key"] == nil && isAuthorizedV2(request.headerFields[.authorization], now: now)
+            let basic =
+                fields["api_key"] == nil && isAuthorizedV2(request.headerFields[.authorization], now: now)
                 && request.headerFields[.authorization]?.lowercased().hasPrefix("basic ") == true
-            guard basic
-                || (fields["api_key"] == VonageSandbox.apiKey
-                    && ConstantTime.equals(fields["api_secret"] ?? "", VonageSandbox.apiSecret))
+            guard
+                basic
+                    || (fields["api_key"] == VonageSandbox.apiKey
+                        && ConstantTime.equals(fields["api_secret"] ?? "", VonageSandbox.apiSecret))
             else {
                 if fields["api_key"] == nil, request.headerFields[.authorization] == nil {
                     return (Self.v1(status: "2", "Missing api_key"), [])
@@ -262,7 +272,9 @@ public final class VonageEmulator: VendorEmulator {
                 while request.isLive, now >= request.stepStartedAt.addingTimeInterval(request.channelTimeout) {
                     let endedAt = request.stepStartedAt.addingTimeInterval(request.channelTimeout)
                     request.steps[request.position].status = "expired"
-                    if request.api == "v2" { bodies.append(event(request, channel: request.current.channel, status: "expired", at: endedAt)) }
+                    if request.api == "v2" {
+                        bodies.append(event(request, channel: request.current.channel, status: "expired", at: endedAt))
+                    }
                     if request.position + 1 < request.steps.count {
                         beginStep(&request, at: request.position + 1, now: endedAt)
                     } else {
@@ -333,7 +345,8 @@ public final class VonageEmulator: VendorEmulator {
     func summary(_ request: VonageEmulatorState.Request, at: Date) -> Data {
         Self.encode(
             VonageWire.Callback(
-                requestID: request.id, type: "summary", status: request.status, submittedAt: VonageWire.v2Date(request.createdAt),
+                requestID: request.id, type: "summary", status: request.status,
+                submittedAt: VonageWire.v2Date(request.createdAt),
                 finalizedAt: VonageWire.v2Date(at), channelTimeout: Int(request.channelTimeout),
                 workflow: request.steps.map {
                     VonageWire.Callback.WorkflowEntry(
@@ -354,7 +367,8 @@ public final class VonageEmulator: VendorEmulator {
                 let response = try await callbacks.send(
                     TransportRequest(method: .post, url: url, headerFields: headers, body: body))
                 if !(200..<300).contains(response.status.code) {
-                    logger.notice("vonage sandbox callback refused", metadata: ["http.status": "\(response.status.code)"])
+                    logger.notice(
+                        "vonage sandbox callback refused", metadata: ["http.status": "\(response.status.code)"])
                 }
             } catch {
                 logger.notice("vonage sandbox callback failed", metadata: ["error": "\(error)"])
@@ -385,7 +399,8 @@ public final class VonageEmulator: VendorEmulator {
             instance: UUID().uuidString.lowercased(), invalidParameters: invalid, requestID: requestID)
         var headers = HTTPFields()
         headers[.contentType] = "application/problem+json"
-        return TransportResponse(status: HTTPResponse.Status(code: status), headerFields: headers, body: encode(problem))
+        return TransportResponse(
+            status: HTTPResponse.Status(code: status), headerFields: headers, body: encode(problem))
     }
 
     static func v1(status: String, _ text: String, requestID: String? = nil) -> TransportResponse {

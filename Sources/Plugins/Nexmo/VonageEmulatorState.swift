@@ -86,7 +86,8 @@ struct VonageEmulatorState: EmulatorRowsView {
         try rows.put(
             try JSONEncoder().encode(request), forKey: "request:" + request.id,
             lookup: request.isLive ? "live:" + request.number : "done",
-            due: request.isLive ? request.stepStartedAt.addingTimeInterval(request.channelTimeout) : Self.forgetAt(request))
+            due: request.isLive
+                ? request.stepStartedAt.addingTimeInterval(request.channelTimeout) : Self.forgetAt(request))
         if wasLive != request.isLive {
             let count = max(0, try liveCount() + (request.isLive ? 1 : -1))
             try rows.put(Data(String(count).utf8), forKey: "live-count", lookup: "meta", due: .distantFuture)

@@ -73,7 +73,8 @@ enum VonageErrorMapping {
         var code = row?.mapsTo ?? fallback(httpStatus: status)
         if status == 422, problem?.namesDestination == true { code = .invalidPhoneNumber }
         return table.error(
-            code, detail: "Vonage HTTP \(status)\(fragment.map { " #\($0)" } ?? "")", vendorCode: fragment ?? String(status),
+            code, detail: "Vonage HTTP \(status)\(fragment.map { " #\($0)" } ?? "")",
+            vendorCode: fragment ?? String(status),
             httpStatus: status, providerID: providerID, retryAfter: retryAfter)
     }
 
@@ -143,7 +144,8 @@ enum VonageErrorMapping {
 
     static func sdk(_ rawValue: Int, _ name: String, _ mapsTo: GatewayError.Code, _ note: String) -> VendorErrorRow {
         VendorErrorRow(
-            vocabulary: "sdk", code: String(rawValue), name: name, mapsTo: mapsTo, source: "docs/vendors/vonage.md §3.1",
+            vocabulary: "sdk", code: String(rawValue), name: name, mapsTo: mapsTo,
+            source: "docs/vendors/vonage.md §3.1",
             note: note)
     }
 

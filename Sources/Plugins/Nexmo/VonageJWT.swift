@@ -54,11 +54,13 @@ enum VonageJWT {
     }
 
     static func rs256(verifying publicKey: _RSA.Signing.PublicKey) -> JWSAlgorithm {
-        JWSAlgorithm(name: "RS256", sign: { _ in throw JWTError.verifyOnly }, verify: { rs256Verifies(publicKey, $0, $1) })
+        JWSAlgorithm(
+            name: "RS256", sign: { _ in throw JWTError.verifyOnly }, verify: { rs256Verifies(publicKey, $0, $1) })
     }
 
     private static func rs256Verifies(_ key: _RSA.Signing.PublicKey, _ signature: Data, _ input: Data) -> Bool {
-        key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5)
+        key.isValidSignature(
+            _RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5)
     }
 
     /// HS256 keyed with the account's signature secret.
@@ -68,7 +70,9 @@ enum VonageJWT {
         return JWSAlgorithm(
             name: "HS256",
             sign: { Data(HMAC<SHA256>.authenticationCode(for: $0, using: SymmetricKey(data: secret))) },
-            verify: { HMAC<SHA256>.isValidAuthenticationCode($0, authenticating: $1, using: SymmetricKey(data: secret)) })
+            verify: {
+                HMAC<SHA256>.isValidAuthenticationCode($0, authenticating: $1, using: SymmetricKey(data: secret))
+            })
     }
 
     enum JWTError: Error { case verifyOnly }
@@ -124,7 +128,9 @@ enum VonageJWT {
         guard let jws = JWS.parse(token), jws.algorithm == "HS256" else { return "not an HS256 JWT" }
         guard jws.isSigned(by: hs256(secret: secret)) else { return "bad signature" }
         guard let claims = jws.claims(CallbackClaims.self) else { return "unreadable claims" }
-        guard claims.payloadHash.lowercased() == payloadHash(body) else { return "payload_hash does not match the body" }
+        guard claims.payloadHash.lowercased() == payloadHash(body) else {
+            return "payload_hash does not match the body"
+        }
         guard abs(now.timeIntervalSince1970 - TimeInterval(claims.iat)) <= callbackSkew else { return "stale iat" }
         return nil
     }

@@ -28,13 +28,16 @@ extension VonageProvider {
             ("number", Self.vonageNumber(request.destination)), ("brand", configuration.brand),
             ("workflow_id", String(workflowID)),
         ]
-        let codeLength = request.codeLength.flatMap { VonageWire.v1CodeLengths.contains($0) ? $0 : nil }
+        let codeLength =
+            request.codeLength.flatMap { VonageWire.v1CodeLengths.contains($0) ? $0 : nil }
             ?? configuration.codeLength
         if let codeLength { fields.append(("code_length", String(codeLength))) }
         let language = VonageWire.locale(from: request.locales)
         if let language { fields.append(("lg", language)) }
         let answer = try await callV1(.post, path: "/verify/json", fields: fields, operation: .start)
-        guard let requestID = answer.requestID, !requestID.isEmpty else { throw client.malformed(.start, httpStatus: 200) }
+        guard let requestID = answer.requestID, !requestID.isEmpty else {
+            throw client.malformed(.start, httpStatus: 200)
+        }
         let state = try ProviderState(State(api: "v1", workflow: channels.map(\.rawValue), position: 0))
         return ProviderStartResult(
             reference: requestID, state: state, contentLanguage: language, channel: request.channel)
@@ -44,8 +47,9 @@ extension VonageProvider {
         let requestID = try reference(of: verification)
         do {
             _ = try await callV1(
-                .post, path: "/verify/check/json", fields: [("request_id", requestID), ("code", code)], operation: .check)
-        } catch where error.code == .incorrectCode {
+                .post, path: "/verify/check/json", fields: [("request_id", requestID), ("code", code)],
+                operation: .check)
+        } catch  where error.code == .incorrectCode {
             return ProviderCheckResult(status: .pending)
         }
         return ProviderCheckResult(status: .approved)

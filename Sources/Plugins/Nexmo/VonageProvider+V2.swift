@@ -9,7 +9,8 @@ extension VonageProvider {
         let channels = [request.channel] + request.fallbackChannels
         guard channels.count <= VonageWire.maxWorkflowLength else {
             throw GatewayError.invalidRequest(
-                "A Vonage workflow holds at most \(VonageWire.maxWorkflowLength) channels (the channel and 2 fallbacks).")
+                "A Vonage workflow holds at most \(VonageWire.maxWorkflowLength) channels (the channel and 2 fallbacks)."
+            )
         }
         if let late = channels.dropFirst().first(where: { $0 == .silentAuth }) {
             throw GatewayError.invalidRequest("Vonage runs \(late.rawValue) only as the first channel of a workflow.")
@@ -18,7 +19,8 @@ extension VonageProvider {
         var steps: [VonageWire.WorkflowStep] = []
         for channel in channels {
             guard let name = VonageWire.v2Channel(channel), capabilities.channels.contains(channel) else {
-                throw GatewayError(.unsupportedChannel, "Vonage Verify does not offer the \(channel.rawValue) channel here.")
+                throw GatewayError(
+                    .unsupportedChannel, "Vonage Verify does not offer the \(channel.rawValue) channel here.")
             }
             switch (channel, request.destination) {
             case (.email, .email), (.sms, .phone), (.voice, .phone), (.whatsapp, .phone), (.silentAuth, .phone):
@@ -35,7 +37,8 @@ extension VonageProvider {
 
     func startV2(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
         let workflow = try workflowV2(request)
-        let codeLength = request.codeLength.flatMap { VonageWire.v2CodeLengths.contains($0) ? $0 : nil }
+        let codeLength =
+            request.codeLength.flatMap { VonageWire.v2CodeLengths.contains($0) ? $0 : nil }
             ?? configuration.codeLength
         let body = VonageWire.StartRequest(
             brand: configuration.brand, workflow: workflow, locale: VonageWire.locale(from: request.locales),
@@ -69,7 +72,7 @@ extension VonageProvider {
         do {
             response = try await callV2(
                 .post, path: "/v2/verify/" + requestID, json: VonageWire.CheckRequest(code: code), operation: .check)
-        } catch where error.code == .incorrectCode {
+        } catch  where error.code == .incorrectCode {
             // Vonage answers a wrong code 400; the workflow goes on.
             return ProviderCheckResult(status: .pending)
         }

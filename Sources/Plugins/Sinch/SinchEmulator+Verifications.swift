@@ -20,7 +20,9 @@ extension SinchEmulator {
             return Self.error(400, code: 40002, message: "Endpoint parameter is missing.")
         }
         guard identity.type == "number" else { return Self.error(400, code: 40001, message: "Invalid identity type.") }
-        guard endpoint.hasPrefix("+") else { return Self.error(400, code: 40005, message: "Number missing leading plus.") }
+        guard endpoint.hasPrefix("+") else {
+            return Self.error(400, code: 40005, message: "Number missing leading plus.")
+        }
         guard let methodName = body.method, let method = SinchWire.canonicalMethod(methodName) else {
             return Self.error(400, code: 40001, message: "Invalid verification method.")
         }
@@ -36,10 +38,12 @@ extension SinchEmulator {
         let reference = body.reference
         let e164 = number.e164
         guard
-            let admission = await withState(now: now, { state -> StartAdmission in
-                if let reference, try state.isReferenceTaken(reference) { return .referenceTaken }
-                return try state.admitStart(endpoint: e164) ? .admitted : .tooSoon
-            })
+            let admission = await withState(
+                now: now,
+                { state -> StartAdmission in
+                    if let reference, try state.isReferenceTaken(reference) { return .referenceTaken }
+                    return try state.admitStart(endpoint: e164) ? .admitted : .tooSoon
+                })
         else { return Self.serverError(500) }
         switch admission {
         case .referenceTaken: return Self.error(409, code: 40900, message: "Reference already defined")
@@ -61,7 +65,14 @@ extension SinchEmulator {
             verification.status = "DENIED"
             verification.reason = "Fraud"
             let denied = verification
-            guard await withState(now: now, { state -> Bool in try state.put(denied); return true }) != nil else {
+            guard
+                await withState(
+                    now: now,
+                    { state -> Bool in
+                        try state.put(denied)
+                        return true
+                    }) != nil
+            else {
                 return Self.serverError(500)
             }
             await sendResult(denied)
@@ -70,16 +81,25 @@ extension SinchEmulator {
         // Ask the gateway first, as Sinch does when a callback URL is set.
         let answer = await sendEvent(
             SinchWire.Event(
-                id: id, event: SinchWire.requestEvent, method: method, identity: SinchWire.Identity(endpoint: number.e164),
+                id: id, event: SinchWire.requestEvent, method: method,
+                identity: SinchWire.Identity(endpoint: number.e164),
                 reference: body.reference, custom: body.custom, acceptLanguage: requested.isEmpty ? nil : requested))
         if let answer {
-            let action = (200..<300).contains(answer.status.code)
+            let action =
+                (200..<300).contains(answer.status.code)
                 ? (try? JSONDecoder().decode(SinchWire.EventAction.self, from: answer.body))?.action.lowercased() : nil
             if action != "allow" {
                 verification.status = "DENIED"
                 verification.reason = action == "deny" ? "Denied by callback" : "Invalid callback"
                 let denied = verification
-                guard await withState(now: now, { state -> Bool in try state.put(denied); return true }) != nil else {
+                guard
+                    await withState(
+                        now: now,
+                        { state -> Bool in
+                            try state.put(denied)
+                            return true
+                        }) != nil
+                else {
                     return Self.serverError(500)
                 }
                 return action == "deny"
@@ -89,11 +109,13 @@ extension SinchEmulator {
         }
         let created = verification
         guard
-            await withState(now: now, { state -> Bool in
-                try state.abortPending(endpoint: e164)
-                try state.put(created)
-                return true
-            }) != nil
+            await withState(
+                now: now,
+                { state -> Bool in
+                    try state.abortPending(endpoint: e164)
+                    try state.put(created)
+                    return true
+                }) != nil
         else { return Self.serverError(500) }
         deliver(created, now: now)
         return Self.json(200, startResponse(created, body: body), headers: languageHeader(created))
@@ -224,18 +246,20 @@ extension SinchEmulator {
     /// `GET /seamless/{id}/{token}`: the device reached Sinch over mobile data, so the number is verified.
     func seamless(id: String, token: String, now: Date) async -> TransportResponse {
         guard
-            let found = await withState(now: now, { state -> (SinchEmulatorState.Verification, Bool)? in
-            guard var verification = try state.verification(id), verification.method == "seamless",
-                ConstantTime.equals(token, verification.secret)
-            else { return nil }
-            guard verification.status == "PENDING" else { return (verification, false) }
-            // Sinch's `source` says how a code came back (`intercepted` or `manual`); a data verification
-            // returns no code, so it has none.
-            verification.status = "SUCCESSFUL"
-            verification.updatedAt = now
-            try state.put(verification)
-            return (verification, true)
-        })
+            let found = await withState(
+                now: now,
+                { state -> (SinchEmulatorState.Verification, Bool)? in
+                    guard var verification = try state.verification(id), verification.method == "seamless",
+                        ConstantTime.equals(token, verification.secret)
+                    else { return nil }
+                    guard verification.status == "PENDING" else { return (verification, false) }
+                    // Sinch's `source` says how a code came back (`intercepted` or `manual`); a data verification
+                    // returns no code, so it has none.
+                    verification.status = "SUCCESSFUL"
+                    verification.updatedAt = now
+                    try state.put(verification)
+                    return (verification, true)
+                })
         else { return Self.serverError(500) }
         guard let (verification, changed) = found else { return Self.notFound() }
         if changed { await sendResult(verification) }

@@ -51,7 +51,8 @@ public final class SinchEmulator: VendorEmulator {
             try SinchEmulatorState(rows: rows, now: now).move(
                 saved.values.compactMap { try? decoder.decode(SinchEmulatorState.Verification.self, from: $0) })
         }
-        var base = (publicBaseURL ?? Self.sandboxBase(callbacks: context.callbacks))?.absoluteString
+        var base =
+            (publicBaseURL ?? Self.sandboxBase(callbacks: context.callbacks))?.absoluteString
             ?? "https://verification.api.sinch.com"
         while base.hasSuffix("/") { base.removeLast() }
         self.publicBase = base
@@ -173,7 +174,8 @@ public final class SinchEmulator: VendorEmulator {
         guard let url = callbacks.url() else { return nil }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let body = try? encoder.encode(event), let key = SinchSigning.key(fromSecret: SinchSandbox.applicationSecret)
+        guard let body = try? encoder.encode(event),
+            let key = SinchSigning.key(fromSecret: SinchSandbox.applicationSecret)
         else { return nil }
         let contentType = "application/json"
         let timestamp = SinchSigning.timestamp(clock.now)
@@ -187,7 +189,8 @@ public final class SinchEmulator: VendorEmulator {
             return try await callbacks.send(
                 TransportRequest(method: .post, url: url, headerFields: headers, body: body), timeout: .seconds(5))
         } catch {
-            logger.notice("sinch sandbox could not deliver an event", metadata: ["sinch.event": "\(event.event ?? "-")"])
+            logger.notice(
+                "sinch sandbox could not deliver an event", metadata: ["sinch.event": "\(event.event ?? "-")"])
             return nil
         }
     }

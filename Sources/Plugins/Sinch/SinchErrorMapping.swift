@@ -25,7 +25,8 @@ enum SinchErrorMapping {
     static func row(
         _ code: Int, _ name: String, _ mapsTo: GatewayError.Code, _ source: String, _ note: String
     ) -> VendorErrorRow {
-        VendorErrorRow(code: String(code), httpStatus: code / 100, name: name, mapsTo: mapsTo, source: source, note: note)
+        VendorErrorRow(
+            code: String(code), httpStatus: code / 100, name: name, mapsTo: mapsTo, source: source, note: note)
     }
 
     // swift-format-ignore

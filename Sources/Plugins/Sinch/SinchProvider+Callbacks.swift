@@ -37,7 +37,8 @@ extension SinchProvider {
             logger.info(
                 "sinch request event answered",
                 metadata: ["provider.id": "\(id)", "sinch.action": "\(allow ? "allow" : "deny")"])
-            return CallbackReply(updates: [], response: Self.json(SinchWire.EventAction(action: allow ? "allow" : "deny")))
+            return CallbackReply(
+                updates: [], response: Self.json(SinchWire.EventAction(action: allow ? "allow" : "deny")))
         case SinchWire.resultEvent:
             guard let sinchID = event.id, !sinchID.isEmpty, let status = event.status else {
                 throw GatewayError.invalidRequest("The result event names no verification or status.")
@@ -91,7 +92,8 @@ extension SinchProvider {
         {
             id = id[..<dash]
         }
-        guard id.hasPrefix("vf_"), id.count > 3, id.dropFirst(3).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+        guard id.hasPrefix("vf_"), id.count > 3,
+            id.dropFirst(3).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
         else { return nil }
         return String(id)
     }

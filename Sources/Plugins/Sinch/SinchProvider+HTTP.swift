@@ -44,7 +44,8 @@ extension SinchProvider {
         return try await client.send(method, path, headers: headers, body: bytes, operation: operation) { answer in
             let envelope = try? JSONDecoder().decode(SinchWire.ErrorBody.self, from: answer.body)
             return SinchErrorMapping.map(
-                errorCode: envelope?.errorCode, httpStatus: answer.status, retryAfter: answer.retryAfter, providerID: id)
+                errorCode: envelope?.errorCode, httpStatus: answer.status, retryAfter: answer.retryAfter, providerID: id
+            )
         }
     }
 }

@@ -83,7 +83,8 @@ struct SinchProvider: VerificationProvider {
         let response = try await call(
             .put, path: SinchWire.verificationsPath + "/id/" + Self.pathSegment(sinchID), body: body, operation: .check)
         let report = try client.decode(SinchWire.StatusResponse.self, from: response, operation: .check)
-        guard let name = report.status, let status = SinchErrorMapping.outcome(status: name, reason: report.reason) else {
+        guard let name = report.status, let status = SinchErrorMapping.outcome(status: name, reason: report.reason)
+        else {
             throw client.malformed(.check, httpStatus: response.status.code)
         }
         logger.debug(
@@ -139,7 +140,8 @@ struct SinchProvider: VerificationProvider {
                 reference: sinchID,
                 state: try ProviderState(State(method: found, reference: lookup.verificationID, starts: 1)),
                 status: mapped,
-                expiresAt: found == "sms" ? configuration.smsExpiry.map { clock.now.addingTimeInterval(TimeInterval($0)) }
+                expiresAt: found == "sms"
+                    ? configuration.smsExpiry.map { clock.now.addingTimeInterval(TimeInterval($0)) }
                     : nil,
                 channel: lookup.channel))
     }
@@ -237,9 +239,13 @@ struct SinchProvider: VerificationProvider {
             guard let filter = started.flashCall?.cliFilter, !filter.isEmpty else {
                 throw client.malformed(operation, httpStatus: response.status.code)
             }
-            let interception = started.flashCall?.interceptionTimeout ?? configuration.flashCallInterceptionTimeout ?? 60
-            nextAction = .interceptCall(NextAction.CallInterception(callerPattern: filter, timeoutSeconds: interception))
-            if let report = started.flashCall?.reportTimeout { expiresAt = now.addingTimeInterval(TimeInterval(report)) }
+            let interception =
+                started.flashCall?.interceptionTimeout ?? configuration.flashCallInterceptionTimeout ?? 60
+            nextAction = .interceptCall(
+                NextAction.CallInterception(callerPattern: filter, timeoutSeconds: interception))
+            if let report = started.flashCall?.reportTimeout {
+                expiresAt = now.addingTimeInterval(TimeInterval(report))
+            }
         case "seamless":
             guard let target = started.seamless?.targetUri, !target.isEmpty else {
                 throw client.malformed(operation, httpStatus: response.status.code)
@@ -267,7 +273,9 @@ struct SinchProvider: VerificationProvider {
             nextAction: nextAction)
     }
 
-    private func fetchStatus(path: String, operation: VendorOperation) async throws(GatewayError) -> SinchWire.StatusResponse {
+    private func fetchStatus(path: String, operation: VendorOperation) async throws(GatewayError)
+        -> SinchWire.StatusResponse
+    {
         let response = try await call(.get, path: path, body: nil, operation: operation)
         let status = try client.decode(SinchWire.StatusResponse.self, from: response, operation: operation)
         guard let name = status.status, SinchErrorMapping.status(named: name) != nil else {
@@ -278,7 +286,8 @@ struct SinchProvider: VerificationProvider {
 
     /// What a status answer (or a result event) changes.
     func change(from status: SinchWire.StatusResponse) throws(GatewayError) -> VerificationChange {
-        guard let name = status.status, let mapped = SinchErrorMapping.outcome(status: name, reason: status.reason) else {
+        guard let name = status.status, let mapped = SinchErrorMapping.outcome(status: name, reason: status.reason)
+        else {
             throw GatewayError(.providerError, "Sinch reported a status the gateway does not know.")
         }
         guard mapped != .pending else { return VerificationChange() }
@@ -289,7 +298,8 @@ struct SinchProvider: VerificationProvider {
 
     static func method(for channel: Channel) throws(GatewayError) -> String {
         guard let method = SinchWire.method(for: channel) else {
-            throw GatewayError(.unsupportedChannel, "Sinch Verification does not offer the \(channel.rawValue) channel.")
+            throw GatewayError(
+                .unsupportedChannel, "Sinch Verification does not offer the \(channel.rawValue) channel.")
         }
         return method
     }

@@ -263,7 +263,8 @@ enum SinchWire {
         var tags: [String] = []
         for locale in locales {
             let tag = locale.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "-")
-            guard (2...35).contains(tag.count), tag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }),
+            guard (2...35).contains(tag.count),
+                tag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }),
                 !tags.contains(where: { $0.caseInsensitiveCompare(tag) == .orderedSame })
             else { continue }
             tags.append(tag)

@@ -51,7 +51,8 @@ public final class TelnyxEmulator: VendorEmulator {
 
     public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
         var webhooks: [Data] = []
-        let response = await withFaults(serverError: { Self.error($0, "10007", "Unexpected error") }) {
+        let serverError: (Int) -> TransportResponse = { Self.error($0, "10007", "Unexpected error") }
+        let response = await withFaults(serverError: serverError) {
             if let operation = Self.operation(of: request), let row = errors.take(operation: operation) {
                 return .response(Self.error(row.httpStatus ?? 400, row.code ?? "10007", row.name))
             }

@@ -81,16 +81,20 @@ extension TwilioEmulator {
         switch (Array(rest.dropFirst(2)), request.method) {
         case ([], .get):
             guard isAccount else { return denied }
-            guard let found = await withPush(now: now, { try $0.entity(identity) }) else { return Self.serverError(500) }
+            guard let found = await withPush(now: now, { try $0.entity(identity) }) else {
+                return Self.serverError(500)
+            }
             return found.map { Self.json(200, Self.entityJSON($0)) } ?? Self.notFound()
         case ([], .delete):
             guard isAccount else { return denied }
             guard
-                let existed = await withPush(now: now, { state -> Bool in
-                    let found = try state.entity(identity) != nil
-                    try state.deleteEntity(identity)
-                    return found
-                })
+                let existed = await withPush(
+                    now: now,
+                    { state -> Bool in
+                        let found = try state.entity(identity) != nil
+                        try state.deleteEntity(identity)
+                        return found
+                    })
             else { return Self.serverError(500) }
             return existed ? TransportResponse(status: .noContent) : Self.notFound()
         case (["Factors"], .post):
@@ -152,7 +156,9 @@ extension TwilioEmulator {
     // MARK: access tokens and entities
 
     private func createAccessToken(_ form: [String: String], now: Date) async -> TransportResponse {
-        guard let identity = form["Identity"], Self.isIdentity(identity) else { return Self.error(400, code: 60305, message: "Access Token parameters invalid: Identity") }
+        guard let identity = form["Identity"], Self.isIdentity(identity) else {
+            return Self.error(400, code: 60305, message: "Access Token parameters invalid: Identity")
+        }
         guard form["FactorType"] == "push" else {
             return Self.error(400, code: 60305, message: "Access Token parameters invalid: FactorType")
         }
@@ -170,7 +176,14 @@ extension TwilioEmulator {
         let token = TwilioPushState.AccessToken(
             sid: "YK" + Self.randomHex(), identity: identity,
             token: "eyJ" + Self.randomHex() + Self.randomHex(), friendlyName: friendlyName, ttl: ttl, createdAt: now)
-        guard await withPush(now: now, { state -> Bool in try state.putToken(token); return true }) != nil else {
+        guard
+            await withPush(
+                now: now,
+                { state -> Bool in
+                    try state.putToken(token)
+                    return true
+                }) != nil
+        else {
             return Self.serverError(500)
         }
         return Self.json(201, Self.accessTokenJSON(token))
@@ -179,12 +192,15 @@ extension TwilioEmulator {
     private func createEntity(_ form: [String: String], now: Date) async -> TransportResponse {
         guard let identity = form["Identity"], Self.isIdentity(identity) else { return Self.pushInvalid("Identity") }
         guard
-            let created = await withPush(now: now, { state -> TwilioPushState.Entity? in
-                guard try state.entity(identity) == nil else { return nil }
-                let entity = TwilioPushState.Entity(sid: "YE" + Self.randomHex(), identity: identity, createdAt: now)
-                try state.putEntity(entity)
-                return entity
-            })
+            let created = await withPush(
+                now: now,
+                { state -> TwilioPushState.Entity? in
+                    guard try state.entity(identity) == nil else { return nil }
+                    let entity = TwilioPushState.Entity(
+                        sid: "YE" + Self.randomHex(), identity: identity, createdAt: now)
+                    try state.putEntity(entity)
+                    return entity
+                })
         else { return Self.serverError(500) }
         guard let outcome = created else { return Self.error(409, code: 60301, message: "Entity already exists") }
         return Self.json(201, Self.entityJSON(outcome))
@@ -224,7 +240,9 @@ extension TwilioEmulator {
         }
         let token = form["Config.NotificationToken"]
         if platform != "none" {
-            guard let token, (32...255).contains(token.count) else { return Self.pushInvalid("Config.NotificationToken") }
+            guard let token, (32...255).contains(token.count) else {
+                return Self.pushInvalid("Config.NotificationToken")
+            }
         }
         var metadata: [String: String]?
         if let text = form["Metadata"] {
@@ -233,31 +251,38 @@ extension TwilioEmulator {
         }
         let (version, factorMetadata) = (form["Config.SdkVersion"], metadata)
         guard
-            let outcome = await withPush(now: now, { state -> Result<TwilioPushState.Factor, TransportResponseBox> in
-            let existing = try state.factors(of: identity)
-            if existing.contains(where: { $0.publicKey == publicKey }) {
-                return .failure(.init(Self.error(409, code: 60317, message: "Factor already exists")))
-            }
-            if existing.count >= Self.maxPushFactors {
-                return .failure(.init(Self.error(400, code: 60315, message: "Max factors per entity reached")))
-            }
-            let recent = try state.factorCreations(identity)
-            if recent.count >= Self.maxFactorCreationsPerMinute {
-                return .failure(
-                    .init(Self.error(429, code: 60326, message: "Too many requests to create factors for the entity")))
-            }
-            try state.setFactorCreations(identity, recent + [now])
-            let known = try state.entity(identity)
-            let entity = known ?? TwilioPushState.Entity(sid: "YE" + Self.randomHex(), identity: identity, createdAt: now)
-            if known == nil { try state.putEntity(entity) }
-            let factor = TwilioPushState.Factor(
-                sid: "YF" + Self.randomHex(), identity: identity, entitySID: entity.sid, friendlyName: name,
-                status: "unverified", publicKey: publicKey, credentialSID: "CR" + Self.randomHex(), appID: appID,
-                notificationPlatform: platform, notificationToken: token, sdkVersion: version,
-                metadata: factorMetadata, verificationAttempts: 0, createdAt: now, updatedAt: now)
-            try state.putFactor(factor)
-            return .success(factor)
-        })
+            let outcome = await withPush(
+                now: now,
+                { state -> Result<TwilioPushState.Factor, TransportResponseBox> in
+                    let existing = try state.factors(of: identity)
+                    if existing.contains(where: { $0.publicKey == publicKey }) {
+                        return .failure(.init(Self.error(409, code: 60317, message: "Factor already exists")))
+                    }
+                    if existing.count >= Self.maxPushFactors {
+                        return .failure(.init(Self.error(400, code: 60315, message: "Max factors per entity reached")))
+                    }
+                    let recent = try state.factorCreations(identity)
+                    if recent.count >= Self.maxFactorCreationsPerMinute {
+                        return .failure(
+                            .init(
+                                Self.error(
+                                    429, code: 60326, message: "Too many requests to create factors for the entity")))
+                    }
+                    try state.setFactorCreations(identity, recent + [now])
+                    let known = try state.entity(identity)
+                    let entity =
+                        known
+                        ?? TwilioPushState.Entity(sid: "YE" + Self.randomHex(), identity: identity, createdAt: now)
+                    if known == nil { try state.putEntity(entity) }
+                    let factor = TwilioPushState.Factor(
+                        sid: "YF" + Self.randomHex(), identity: identity, entitySID: entity.sid, friendlyName: name,
+                        status: "unverified", publicKey: publicKey, credentialSID: "CR" + Self.randomHex(),
+                        appID: appID,
+                        notificationPlatform: platform, notificationToken: token, sdkVersion: version,
+                        metadata: factorMetadata, verificationAttempts: 0, createdAt: now, updatedAt: now)
+                    try state.putFactor(factor)
+                    return .success(factor)
+                })
         else { return Self.serverError(500) }
         switch outcome {
         case .failure(let box): return box.response
@@ -272,40 +297,45 @@ extension TwilioEmulator {
         -> TransportResponse
     {
         guard
-            let outcome = await withPush(now: now, { state -> Result<(TwilioPushState.Factor, Bool), TransportResponseBox> in
-            guard var factor = try state.factor(sid), factor.identity == identity else {
-                return .failure(.init(Self.notFound()))
-            }
-            var verifiedNow = false
-            if let proof = form["AuthPayload"], factor.status == "unverified" {
-                guard factor.verificationAttempts < Self.maxFactorVerifications else {
-                    return .failure(.init(Self.error(429, code: 60310, message: "Factor verification attempts reached")))
-                }
-                guard let key = TwilioPushCrypto.publicKey(base64: factor.publicKey),
-                    TwilioPushCrypto.verifiesFactor(proof: proof, sid: sid, key: key)
-                else {
-                    factor.verificationAttempts += 1
+            let outcome = await withPush(
+                now: now,
+                { state -> Result<(TwilioPushState.Factor, Bool), TransportResponseBox> in
+                    guard var factor = try state.factor(sid), factor.identity == identity else {
+                        return .failure(.init(Self.notFound()))
+                    }
+                    var verifiedNow = false
+                    if let proof = form["AuthPayload"], factor.status == "unverified" {
+                        guard factor.verificationAttempts < Self.maxFactorVerifications else {
+                            return .failure(
+                                .init(Self.error(429, code: 60310, message: "Factor verification attempts reached")))
+                        }
+                        guard let key = TwilioPushCrypto.publicKey(base64: factor.publicKey),
+                            TwilioPushCrypto.verifiesFactor(proof: proof, sid: sid, key: key)
+                        else {
+                            factor.verificationAttempts += 1
+                            try state.putFactor(factor)
+                            return .failure(.init(Self.error(403, code: 60311, message: "Factor verification failed")))
+                        }
+                        factor.status = "verified"
+                        verifiedNow = true
+                    }
+                    if let name = form["FriendlyName"] {
+                        guard !name.isEmpty, name.count <= 64 else {
+                            return .failure(.init(Self.pushInvalid("FriendlyName")))
+                        }
+                        factor.friendlyName = name
+                    }
+                    if let token = form["Config.NotificationToken"] {
+                        guard (32...255).contains(token.count) else {
+                            return .failure(.init(Self.pushInvalid("Config.NotificationToken")))
+                        }
+                        factor.notificationToken = token
+                    }
+                    if let version = form["Config.SdkVersion"] { factor.sdkVersion = version }
+                    factor.updatedAt = now
                     try state.putFactor(factor)
-                    return .failure(.init(Self.error(403, code: 60311, message: "Factor verification failed")))
-                }
-                factor.status = "verified"
-                verifiedNow = true
-            }
-            if let name = form["FriendlyName"] {
-                guard !name.isEmpty, name.count <= 64 else { return .failure(.init(Self.pushInvalid("FriendlyName"))) }
-                factor.friendlyName = name
-            }
-            if let token = form["Config.NotificationToken"] {
-                guard (32...255).contains(token.count) else {
-                    return .failure(.init(Self.pushInvalid("Config.NotificationToken")))
-                }
-                factor.notificationToken = token
-            }
-            if let version = form["Config.SdkVersion"] { factor.sdkVersion = version }
-            factor.updatedAt = now
-            try state.putFactor(factor)
-            return .success((factor, verifiedNow))
-        })
+                    return .success((factor, verifiedNow))
+                })
         else { return Self.serverError(500) }
         switch outcome {
         case .failure(let box): return box.response
@@ -317,11 +347,13 @@ extension TwilioEmulator {
 
     private func deleteFactor(identity: String, sid: String, now: Date) async -> TransportResponse {
         guard
-            let deleted = await withPush(now: now, { state -> TwilioPushState.Factor? in
-                guard let factor = try state.factor(sid), factor.identity == identity else { return nil }
-                try state.deleteFactor(sid)
-                return factor
-            })
+            let deleted = await withPush(
+                now: now,
+                { state -> TwilioPushState.Factor? in
+                    guard let factor = try state.factor(sid), factor.identity == identity else { return nil }
+                    try state.deleteFactor(sid)
+                    return factor
+                })
         else { return Self.serverError(500) }
         guard let removed = deleted else { return Self.notFound() }
         await sendWebhook(type: "factor.deleted", factor: removed, challenge: nil)
@@ -349,7 +381,9 @@ extension TwilioEmulator {
         guard fields.count <= 20 else { return Self.pushInvalid("Details.Fields") }
         var hidden: [String: String]?
         if let text = single["HiddenDetails"] {
-            guard text.count <= 1024, let parsed = Self.stringObject(text) else { return Self.pushInvalid("HiddenDetails") }
+            guard text.count <= 1024, let parsed = Self.stringObject(text) else {
+                return Self.pushInvalid("HiddenDetails")
+            }
             hidden = parsed
         }
         var expiresAt = now.addingTimeInterval(Self.defaultChallengeLifetime)
@@ -361,26 +395,31 @@ extension TwilioEmulator {
         }
         let (challengeFields, hiddenDetails, expiration) = (fields, hidden, expiresAt)
         guard
-            let outcome = await withPush(now: now, { state -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> in
-            guard let factor = try state.factor(factorSID), factor.identity == identity else {
-                return .failure(.init(Self.notFound()))
-            }
-            guard factor.status == "verified" else {
-                return .failure(.init(Self.error(403, code: 60318, message: "Factor is unverified")))
-            }
-            let pending = try state.challenges(of: identity).filter {
-                $0.factorSID == factorSID && $0.status == "pending"
-            }
-            guard pending.count < Self.maxPendingChallenges else {
-                return .failure(.init(Self.error(429, code: 60312, message: "Challenge creation limit reached")))
-            }
-            let challenge = TwilioPushState.Challenge(
-                sid: "YC" + Self.randomHex(), identity: identity, entitySID: factor.entitySID, factorSID: factorSID,
-                status: "pending", message: message, fields: challengeFields, hiddenDetails: hiddenDetails,
-                metadata: nil, notifications: 0, createdAt: now, updatedAt: now, respondedAt: nil, expiresAt: expiration)
-            try state.putChallenge(challenge)
-            return .success((challenge, factor))
-        })
+            let outcome = await withPush(
+                now: now,
+                { state -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> in
+                    guard let factor = try state.factor(factorSID), factor.identity == identity else {
+                        return .failure(.init(Self.notFound()))
+                    }
+                    guard factor.status == "verified" else {
+                        return .failure(.init(Self.error(403, code: 60318, message: "Factor is unverified")))
+                    }
+                    let pending = try state.challenges(of: identity).filter {
+                        $0.factorSID == factorSID && $0.status == "pending"
+                    }
+                    guard pending.count < Self.maxPendingChallenges else {
+                        return .failure(
+                            .init(Self.error(429, code: 60312, message: "Challenge creation limit reached")))
+                    }
+                    let challenge = TwilioPushState.Challenge(
+                        sid: "YC" + Self.randomHex(), identity: identity, entitySID: factor.entitySID,
+                        factorSID: factorSID,
+                        status: "pending", message: message, fields: challengeFields, hiddenDetails: hiddenDetails,
+                        metadata: nil, notifications: 0, createdAt: now, updatedAt: now, respondedAt: nil,
+                        expiresAt: expiration)
+                    try state.putChallenge(challenge)
+                    return .success((challenge, factor))
+                })
         else { return Self.serverError(500) }
         switch outcome {
         case .failure(let box): return box.response
@@ -404,32 +443,35 @@ extension TwilioEmulator {
         }
         let answer = metadata
         guard
-            let outcome = await withPush(now: now, { state -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> in
-            guard var challenge = try state.challenge(sid), challenge.identity == identity,
-                let factor = try state.factor(challenge.factorSID)
-            else { return .failure(.init(Self.notFound())) }
-            if challenge.status == "expired" {
-                return .failure(.init(Self.error(403, code: 60323, message: "Challenge expired")))
-            }
-            guard challenge.status == "pending" else {
-                return .failure(.init(Self.error(403, code: 60322, message: "Challenge already responded")))
-            }
-            let failed = Self.error(403, code: 60324, message: "Challenge verification failed")
-            guard let jwt = TwilioPushCrypto.parseJWT(payload), let key = TwilioPushCrypto.publicKey(base64: factor.publicKey),
-                jwt.isSigned(by: key), let status = jwt.claims["status"]?.stringValue,
-                status == "approved" || status == "denied"
-            else { return .failure(.init(failed)) }
-            let current = Self.challengeJSON(challenge)
-            for field in Self.signatureFields where jwt.claims[field] != current[field] {
-                return .failure(.init(failed))
-            }
-            challenge.status = status
-            challenge.respondedAt = now
-            challenge.updatedAt = now
-            if let answer { challenge.metadata = answer }
-            try state.putChallenge(challenge)
-            return .success((challenge, factor))
-        })
+            let outcome = await withPush(
+                now: now,
+                { state -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> in
+                    guard var challenge = try state.challenge(sid), challenge.identity == identity,
+                        let factor = try state.factor(challenge.factorSID)
+                    else { return .failure(.init(Self.notFound())) }
+                    if challenge.status == "expired" {
+                        return .failure(.init(Self.error(403, code: 60323, message: "Challenge expired")))
+                    }
+                    guard challenge.status == "pending" else {
+                        return .failure(.init(Self.error(403, code: 60322, message: "Challenge already responded")))
+                    }
+                    let failed = Self.error(403, code: 60324, message: "Challenge verification failed")
+                    guard let jwt = TwilioPushCrypto.parseJWT(payload),
+                        let key = TwilioPushCrypto.publicKey(base64: factor.publicKey),
+                        jwt.isSigned(by: key), let status = jwt.claims["status"]?.stringValue,
+                        status == "approved" || status == "denied"
+                    else { return .failure(.init(failed)) }
+                    let current = Self.challengeJSON(challenge)
+                    for field in Self.signatureFields where jwt.claims[field] != current[field] {
+                        return .failure(.init(failed))
+                    }
+                    challenge.status = status
+                    challenge.respondedAt = now
+                    challenge.updatedAt = now
+                    if let answer { challenge.metadata = answer }
+                    try state.putChallenge(challenge)
+                    return .success((challenge, factor))
+                })
         else { return Self.serverError(500) }
         switch outcome {
         case .failure(let box): return box.response
@@ -447,27 +489,32 @@ extension TwilioEmulator {
             ttl = value
         }
         guard
-            let outcome = await withPush(now: now, { state -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> in
-            guard var challenge = try state.challenge(sid), challenge.identity == identity,
-                let factor = try state.factor(challenge.factorSID)
-            else { return .failure(.init(Self.notFound())) }
-            if challenge.status == "expired" {
-                return .failure(.init(Self.error(403, code: 60323, message: "Challenge expired")))
-            }
-            guard challenge.status == "pending" else {
-                return .failure(.init(Self.error(403, code: 60322, message: "Challenge already responded")))
-            }
-            guard factor.notificationPlatform != "none" else {
-                return .failure(.init(Self.error(400, code: 60307, message: "Cannot resend push to 'none' platform")))
-            }
-            guard challenge.notifications < Self.maxNotifications else {
-                return .failure(
-                    .init(Self.error(429, code: 60309, message: "Push notifications limit for a challenge reached")))
-            }
-            challenge.notifications += 1
-            try state.putChallenge(challenge)
-            return .success((challenge, factor))
-        })
+            let outcome = await withPush(
+                now: now,
+                { state -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> in
+                    guard var challenge = try state.challenge(sid), challenge.identity == identity,
+                        let factor = try state.factor(challenge.factorSID)
+                    else { return .failure(.init(Self.notFound())) }
+                    if challenge.status == "expired" {
+                        return .failure(.init(Self.error(403, code: 60323, message: "Challenge expired")))
+                    }
+                    guard challenge.status == "pending" else {
+                        return .failure(.init(Self.error(403, code: 60322, message: "Challenge already responded")))
+                    }
+                    guard factor.notificationPlatform != "none" else {
+                        return .failure(
+                            .init(Self.error(400, code: 60307, message: "Cannot resend push to 'none' platform")))
+                    }
+                    guard challenge.notifications < Self.maxNotifications else {
+                        return .failure(
+                            .init(
+                                Self.error(
+                                    429, code: 60309, message: "Push notifications limit for a challenge reached")))
+                    }
+                    challenge.notifications += 1
+                    try state.putChallenge(challenge)
+                    return .success((challenge, factor))
+                })
         else { return Self.serverError(500) }
         switch outcome {
         case .failure(let box): return box.response

@@ -23,18 +23,20 @@ extension TwilioEmulator {
             sid: "VE" + Hex.timeOrdered(now: now), to: to, channel: channel, code: Self.randomCode(), status: "pending",
             checks: 0, sendAttempts: [attempt], createdAt: now, updatedAt: now, deleted: false)
         guard
-            let outcome = await withState(now: now, { state -> Result<TwilioEmulatorState.Verification, StartRefusal> in
-                if var pending = try state.current(for: to, statuses: ["pending"]) {
-                    guard pending.sendAttempts.count < TwilioWire.maxSends else { return .failure(.maxSends) }
-                    pending.sendAttempts.append(attempt)
-                    pending.channel = channel
-                    pending.updatedAt = now
-                    try state.put(pending)
-                    return .success(pending)
-                }
-                try state.put(created)
-                return .success(created)
-            })
+            let outcome = await withState(
+                now: now,
+                { state -> Result<TwilioEmulatorState.Verification, StartRefusal> in
+                    if var pending = try state.current(for: to, statuses: ["pending"]) {
+                        guard pending.sendAttempts.count < TwilioWire.maxSends else { return .failure(.maxSends) }
+                        pending.sendAttempts.append(attempt)
+                        pending.channel = channel
+                        pending.updatedAt = now
+                        try state.put(pending)
+                        return .success(pending)
+                    }
+                    try state.put(created)
+                    return .success(created)
+                })
         else { return Self.serverError(500) }
         switch outcome {
         case .failure:
@@ -81,32 +83,36 @@ extension TwilioEmulator {
             return Self.error(400, code: 60221, message: "No target verification specified")
         }
         guard
-            let outcome = await withState(now: now, { state -> CheckOutcome in
-                let live: Set<String> = ["pending", "max_attempts_reached"]
-                let found: TwilioEmulatorState.Verification?
-                if let sid {
-                    found = try state.verification(sid).flatMap { !$0.deleted && live.contains($0.status) ? $0 : nil }
-                } else if let to {
-                    found = try state.current(for: to, statuses: live)
-                } else {
-                    found = nil
-                }
-                guard var verification = found else { return .notFound }
-                guard verification.checks < TwilioWire.maxChecks else {
-                    verification.status = "max_attempts_reached"
+            let outcome = await withState(
+                now: now,
+                { state -> CheckOutcome in
+                    let live: Set<String> = ["pending", "max_attempts_reached"]
+                    let found: TwilioEmulatorState.Verification?
+                    if let sid {
+                        found = try state.verification(sid).flatMap {
+                            !$0.deleted && live.contains($0.status) ? $0 : nil
+                        }
+                    } else if let to {
+                        found = try state.current(for: to, statuses: live)
+                    } else {
+                        found = nil
+                    }
+                    guard var verification = found else { return .notFound }
+                    guard verification.checks < TwilioWire.maxChecks else {
+                        verification.status = "max_attempts_reached"
+                        verification.updatedAt = now
+                        try state.put(verification)
+                        return .maxChecks
+                    }
+                    verification.checks += 1
                     verification.updatedAt = now
+                    if ConstantTime.equals(code, verification.code) {
+                        verification.status = "approved"
+                        verification.deleted = true
+                    }
                     try state.put(verification)
-                    return .maxChecks
-                }
-                verification.checks += 1
-                verification.updatedAt = now
-                if ConstantTime.equals(code, verification.code) {
-                    verification.status = "approved"
-                    verification.deleted = true
-                }
-                try state.put(verification)
-                return .checked(verification)
-            })
+                    return .checked(verification)
+                })
         else { return Self.serverError(500) }
         switch outcome {
         case .notFound: return Self.notFound()
@@ -119,9 +125,11 @@ extension TwilioEmulator {
     /// `To` (percent-encoded) may stand in for the `VE…` SID: it names the number's pending verification.
     func fetch(sid: String, now: Date) async -> TransportResponse {
         guard
-            let found = await withState(now: now, { state -> TwilioEmulatorState.Verification? in
-                try Self.verification(state, named: sid).flatMap { $0.deleted ? nil : $0 }
-            })
+            let found = await withState(
+                now: now,
+                { state -> TwilioEmulatorState.Verification? in
+                    try Self.verification(state, named: sid).flatMap { $0.deleted ? nil : $0 }
+                })
         else { return Self.serverError(500) }
         guard let found else { return Self.notFound() }
         return Self.json(200, Self.resource(found))
@@ -133,20 +141,22 @@ extension TwilioEmulator {
             return Self.invalidParameter("Status")
         }
         guard
-            let updated = await withState(now: now, { state -> TwilioEmulatorState.Verification? in
-                guard var verification = try Self.verification(state, named: sid), !verification.deleted else {
-                    return nil
-                }
-                if verification.status == "pending" {
-                    verification.status = status
-                    verification.updatedAt = now
-                    verification.deleted = status == "approved"
-                    try state.put(verification)
-                } else if verification.status != status {
-                    return nil
-                }
-                return verification
-            })
+            let updated = await withState(
+                now: now,
+                { state -> TwilioEmulatorState.Verification? in
+                    guard var verification = try Self.verification(state, named: sid), !verification.deleted else {
+                        return nil
+                    }
+                    if verification.status == "pending" {
+                        verification.status = status
+                        verification.updatedAt = now
+                        verification.deleted = status == "approved"
+                        try state.put(verification)
+                    } else if verification.status != status {
+                        return nil
+                    }
+                    return verification
+                })
         else { return Self.serverError(500) }
         guard let updated else { return Self.notFound() }
         return Self.json(200, Self.resource(updated))
@@ -154,7 +164,9 @@ extension TwilioEmulator {
 
     /// The verification a `…/Verifications/{Sid}` path names: by its `VE…` SID, or by its `To` (the pending
     /// one of that number), which Twilio's Verification resource takes in the SID's place.
-    static func verification(_ state: TwilioEmulatorState, named sid: String) throws -> TwilioEmulatorState.Verification? {
+    static func verification(_ state: TwilioEmulatorState, named sid: String) throws -> TwilioEmulatorState
+        .Verification?
+    {
         if sid.hasPrefix("VE") { return try state.verification(sid) }
         guard let to = sid.removingPercentEncoding, !to.isEmpty else { return nil }
         return try state.current(for: to, statuses: ["pending"])

@@ -46,7 +46,9 @@ public final class TwilioEmulator: VendorEmulator {
         push.moveSaved(loaded.filter { !$0.key.hasPrefix("VE") }, context: context, "twilio sandbox push state") {
             try TwilioPushState(rows: $0, now: now).move($1)
         }
-        verifications.moveSaved(loaded.filter { $0.key.hasPrefix("VE") }, context: context, "twilio sandbox verifications") {
+        verifications.moveSaved(
+            loaded.filter { $0.key.hasPrefix("VE") }, context: context, "twilio sandbox verifications"
+        ) {
             rows, saved in
             let state = TwilioEmulatorState(rows: rows, now: now)
             for (sid, data) in saved {

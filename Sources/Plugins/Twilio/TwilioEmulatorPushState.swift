@@ -86,7 +86,9 @@ struct TwilioPushState: EmulatorRowsView {
     func entity(_ identity: String) throws -> Entity? { try get(Entity.self, "entity:" + identity) }
 
     func putEntity(_ entity: Entity) throws {
-        try rows.put(try JSONEncoder().encode(entity), forKey: "entity:" + entity.identity, lookup: "entity", due: .distantFuture)
+        try rows.put(
+            try JSONEncoder().encode(entity), forKey: "entity:" + entity.identity, lookup: "entity", due: .distantFuture
+        )
     }
 
     /// Every entity, oldest first (the list endpoint).
@@ -118,7 +120,9 @@ struct TwilioPushState: EmulatorRowsView {
         try rows.put(
             try JSONEncoder().encode(factor), forKey: "factor:" + factor.sid, lookup: "factors:" + factor.identity,
             due: .distantFuture)
-        try rows.put(Data(factor.sid.utf8), forKey: "credential:" + factor.credentialSID, lookup: "credential", due: .distantFuture)
+        try rows.put(
+            Data(factor.sid.utf8), forKey: "credential:" + factor.credentialSID, lookup: "credential",
+            due: .distantFuture)
     }
 
     /// Deletes a factor and its challenges.
@@ -159,8 +163,10 @@ struct TwilioPushState: EmulatorRowsView {
 
     /// An identity's challenges as of now, oldest first.
     func challenges(of identity: String) throws -> [Challenge] {
-        try rows.keys(lookup: "challenges:" + identity).compactMap { try challenge(String($0.dropFirst("challenge:".count))) }
-            .sorted { ($0.createdAt, $0.sid) < ($1.createdAt, $1.sid) }
+        try rows.keys(lookup: "challenges:" + identity).compactMap {
+            try challenge(String($0.dropFirst("challenge:".count)))
+        }
+        .sorted { ($0.createdAt, $0.sid) < ($1.createdAt, $1.sid) }
     }
 
     func putChallenge(_ challenge: Challenge) throws {
@@ -212,7 +218,10 @@ struct TwilioPushState: EmulatorRowsView {
                 if let value = try? decoder.decode(Challenge.self, from: data), Self.due(value) > now {
                     try putChallenge(value)
                 }
-            case "YK": if let value = try? decoder.decode(AccessToken.self, from: data), value.expiresAt >= now { try putToken(value) }
+            case "YK":
+                if let value = try? decoder.decode(AccessToken.self, from: data), value.expiresAt >= now {
+                    try putToken(value)
+                }
             default: break
             }
         }

@@ -22,7 +22,8 @@ extension TwilioProvider: FactorProvider {
 
     func startPush(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
         guard case .identity(let identity) = request.destination, TwilioEmulator.isIdentity(identity) else {
-            throw GatewayError.invalidRequest("A push verification's `to` is the user identity its factor was enrolled for.")
+            throw GatewayError.invalidRequest(
+                "A push verification's `to` is the user identity its factor was enrolled for.")
         }
         let prompt = request.channelOptions.prompt
         let message = prompt?.message ?? Self.defaultPushMessage
@@ -36,7 +37,8 @@ extension TwilioProvider: FactorProvider {
                 throw GatewayError.invalidRequest(
                     "Twilio takes prompt detail labels of up to 36 characters and values of up to 128.")
             }
-            form.append(("Details.Fields", try Self.jsonText(["label": .string(detail.label), "value": .string(detail.value)])))
+            form.append(
+                ("Details.Fields", try Self.jsonText(["label": .string(detail.label), "value": .string(detail.value)])))
         }
         if let hidden = prompt?.hiddenDetails, !hidden.isEmpty {
             let text = try Self.jsonText(.object(hidden.mapValues(JSONValue.string)))
@@ -59,7 +61,8 @@ extension TwilioProvider: FactorProvider {
         let factorSID = challenge.factorSID ?? form[0].1
         return ProviderStartResult(
             reference: sid,
-            state: try ProviderState(PushState(identity: identity, factorSID: factorSID, message: message, expiresAt: expiresAt)),
+            state: try ProviderState(
+                PushState(identity: identity, factorSID: factorSID, message: message, expiresAt: expiresAt)),
             status: .pending, expiresAt: expiresAt, channel: .push,
             nextAction: .awaitApproval(NextAction.ApprovalPrompt(message: message, expiresAt: expiresAt)))
     }
@@ -155,7 +158,9 @@ extension TwilioProvider: FactorProvider {
         }
         let reason = String(form["type"]?.dropFirst("challenge.".count) ?? "")
         return CallbackReply(
-            updates: [ProviderUpdate(target: .reference(sid), change: VerificationChange(status: status, reason: reason))])
+            updates: [
+                ProviderUpdate(target: .reference(sid), change: VerificationChange(status: status, reason: reason))
+            ])
     }
 
     // MARK: factors
@@ -172,7 +177,8 @@ extension TwilioProvider: FactorProvider {
             }
             form.append(("Ttl", String(ttlSeconds)))
         }
-        let response = try await call(.post, path: pushServicePath + "/AccessTokens", form: form, operation: .accessToken)
+        let response = try await call(
+            .post, path: pushServicePath + "/AccessTokens", form: form, operation: .accessToken)
         guard let object = try? JSONDecoder().decode(JSONValue.self, from: response.body),
             let token = object["token"]?.stringValue, !token.isEmpty
         else { throw client.malformed(.accessToken, httpStatus: response.status.code) }
@@ -212,7 +218,8 @@ extension TwilioProvider: FactorProvider {
     }
 
     func deleteFactor(identity: String, id factorID: String) async throws(GatewayError) {
-        _ = try await call(.delete, path: try factorPath(identity: identity, id: factorID), form: nil, operation: .deleteFactor)
+        _ = try await call(
+            .delete, path: try factorPath(identity: identity, id: factorID), form: nil, operation: .deleteFactor)
     }
 
     static func factor(from object: JSONValue, identity: String) -> DeviceFactor? {

@@ -65,7 +65,8 @@ struct TwilioProvider: VerificationProvider {
 
     func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult {
         guard verification.channel != .push else {
-            throw GatewayError(.invalidState, "A push completes on the device, never with a code; read it with ?refresh=true.")
+            throw GatewayError(
+                .invalidState, "A push completes on the device, never with a code; read it with ?refresh=true.")
         }
         guard Self.isWellFormed(code: code) else {
             throw GatewayError.invalidRequest("The code must be 4 to 10 letters or digits.")

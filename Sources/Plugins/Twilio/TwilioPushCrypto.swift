@@ -31,7 +31,8 @@ enum TwilioPushCrypto {
     static func es256(_ key: P256.Signing.PrivateKey) -> JWSAlgorithm {
         let raw = key.rawRepresentation
         return JWSAlgorithm(
-            name: "ES256", sign: { try P256.Signing.PrivateKey(rawRepresentation: raw).signature(for: $0).rawRepresentation },
+            name: "ES256",
+            sign: { try P256.Signing.PrivateKey(rawRepresentation: raw).signature(for: $0).rawRepresentation },
             verify: es256(verifying: key.publicKey).verify)
     }
 

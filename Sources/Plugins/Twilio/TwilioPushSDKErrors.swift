@@ -97,10 +97,12 @@ enum TwilioPushSDKErrors {
     /// `APIError` code is mapped by that code through ``TwilioErrorMapping``.
     static func map(code: Int, cause: String?, apiErrorCode: Int? = nil, providerID: String) -> GatewayError {
         let vendor = GatewayError.VendorDetail(providerID: providerID, code: String(code), httpStatus: nil)
-        if cause == "NetworkError.failureStatusCode", let apiErrorCode, TwilioErrorMapping.row(for: apiErrorCode) != nil {
+        if cause == "NetworkError.failureStatusCode", let apiErrorCode, TwilioErrorMapping.row(for: apiErrorCode) != nil
+        {
             return TwilioErrorMapping.map(code: apiErrorCode, httpStatus: 400, retryAfter: nil, providerID: providerID)
         }
-        let found = cause.flatMap { byName[$0] } ?? cases.first { $0.name.hasPrefix("TwilioVerifyError.") && $0.code == code }
+        let found =
+            cause.flatMap { byName[$0] } ?? cases.first { $0.name.hasPrefix("TwilioVerifyError.") && $0.code == code }
         guard let found else {
             return GatewayError(.providerError, "The push SDK reported an unknown error (\(code)).", vendor: vendor)
         }

@@ -29,7 +29,9 @@ struct APIError: HTTPResponseError {
         headers[.contentType] = "application/json; charset=utf-8"
         if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }
         if !requestID.isEmpty { headers[.requestID] = requestID }
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: body(requestID: requestID))))
+        return Response(
+            status: status, headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(data: body(requestID: requestID))))
     }
 
     /// The JSON bytes of the error shape.
@@ -72,6 +74,7 @@ enum JSONResponse {
     static func response(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: encode(value))))
+        return Response(
+            status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: encode(value))))
     }
 }

@@ -39,7 +39,8 @@ struct APIKeyring: Sendable {
         hash: String, name: String, scopes: Set<APIKey.Scope>, countries: Set<String>? = nil, startsPerHour: Int? = nil
     ) {
         byHash[hash.lowercased()] = APIKey(
-            id: "key_" + hash.prefix(12), name: name, scopes: scopes, countries: countries, startsPerHour: startsPerHour)
+            id: "key_" + hash.prefix(12), name: name, scopes: scopes, countries: countries, startsPerHour: startsPerHour
+        )
     }
 
     func key(forSecret secret: String) -> APIKey? { byHash[Self.hash(secret)] }

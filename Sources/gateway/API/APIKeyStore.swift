@@ -30,11 +30,14 @@ struct StoredAPIKey: Sendable, Equatable {
         name: String, scopes: Set<APIKey.Scope>, countries: Set<String>?, startsPerHour: Int? = nil, at: Date
     ) -> (stored: StoredAPIKey, secret: String) {
         var generator = SystemRandomNumberGenerator()
-        let secret = "sk_live_" + (0..<20).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }
+        let secret =
+            "sk_live_"
+            + (0..<20).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }
             .joined()
         let hash = APIKeyring.hash(secret)
         let key = APIKey(
-            id: "key_" + hash.prefix(12), name: name, scopes: scopes, countries: countries, startsPerHour: startsPerHour)
+            id: "key_" + hash.prefix(12), name: name, scopes: scopes, countries: countries, startsPerHour: startsPerHour
+        )
         return (StoredAPIKey(key: key, hash: hash, createdAt: at, revokedAt: nil), secret)
     }
 }

@@ -23,7 +23,8 @@ struct CallbackReceiver: Sendable {
             throw GatewayError(.notFound, "No provider takes callbacks at \(Self.prefix)\(providerID).")
         }
         guard method == .post else {
-            var error = APIError(GatewayError(.invalidRequest, "Callbacks are POST requests."), status: .methodNotAllowed)
+            var error = APIError(
+                GatewayError(.invalidRequest, "Callbacks are POST requests."), status: .methodNotAllowed)
             error.headers = [.allow: "POST"]
             throw error
         }
@@ -50,10 +51,12 @@ struct CallbacksMiddleware: RouterMiddleware {
         let path = request.uri.path
         guard path.hasPrefix(CallbackReceiver.prefix) else { return try await next(request, context) }
         var request = request
-        let body = request.method == .post ? try await VerificationsController.body(of: &request, context: context) : Data()
+        let body =
+            request.method == .post ? try await VerificationsController.body(of: &request, context: context) : Data()
         let reply = try await receiver.receive(
             method: request.method, path: path, query: request.uri.query, headerFields: request.headers, body: body)
         return Response(
-            status: reply.status, headers: reply.headerFields, body: ResponseBody(byteBuffer: ByteBuffer(data: reply.body)))
+            status: reply.status, headers: reply.headerFields,
+            body: ResponseBody(byteBuffer: ByteBuffer(data: reply.body)))
     }
 }

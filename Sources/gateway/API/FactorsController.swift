@@ -24,7 +24,8 @@ struct FactorsController: Sendable {
         let providers = try factorProviders(named: try reader.string("provider", maxLength: 40))
         guard providers.count == 1, let provider = providers.first else {
             throw GatewayError.invalidRequest(
-                "Several providers keep device factors: name one in `provider` (\(providers.map(\.id).joined(separator: ", "))).")
+                "Several providers keep device factors: name one in `provider` (\(providers.map(\.id).joined(separator: ", ")))."
+            )
         }
         let token = try await provider.createFactorAccessToken(
             identity: identity, friendlyName: try reader.string("friendly_name", maxLength: 64),

@@ -63,7 +63,8 @@ final class HTTPParseErrorHandler: ChannelDuplexHandler, RemovableChannelHandler
                 GatewayError(.invalidRequest, "The request line or header fields are too large."),
                 status: .requestHeaderFieldsTooLarge)
         default:
-            apiError = APIError(GatewayError(.invalidRequest, "The request is not valid HTTP/1.1."), status: .badRequest)
+            apiError = APIError(
+                GatewayError(.invalidRequest, "The request is not valid HTTP/1.1."), status: .badRequest)
         }
         let requestID = ErrorMiddleware.newRequestID()
         let body = apiError.body(requestID: requestID)
@@ -72,7 +73,8 @@ final class HTTPParseErrorHandler: ChannelDuplexHandler, RemovableChannelHandler
         headers[.contentLength] = String(body.count)
         headers[.connection] = "close"
         headers[.requestID] = requestID
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: apiError.status, headerFields: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponse(status: apiError.status, headerFields: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(ByteBuffer(data: body))), promise: nil)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }

@@ -42,7 +42,7 @@ struct MetricsRegistry: Sendable {
 
     static var breakerState: MetricNameDescriptor {
         MetricNameDescriptor(
-        metricName: "gateway_circuit_breaker_state", unitName: "",
+            metricName: "gateway_circuit_breaker_state", unitName: "",
             helpText: "Circuit breaker per provider and country: 0 closed, 1 half-open, 2 open.")
     }
 
@@ -56,14 +56,17 @@ struct MetricsRegistry: Sendable {
     static var storeGroupedCalls: MetricNameDescriptor {
         MetricNameDescriptor(
             metricName: "gateway_store_grouped_calls", unitName: "total",
-            helpText: "Store calls run in those groups: divided by gateway_store_commit_groups_total, the mean group size.")
+            helpText:
+                "Store calls run in those groups: divided by gateway_store_commit_groups_total, the mean group size.")
     }
 
     /// The SQLite store's WAL checkpoints by who ran them (docs/performance.md, "Checkpoints off the writer").
     static var storeCheckpoints: MetricNameDescriptor {
         MetricNameDescriptor(
             metricName: "gateway_store_checkpoints", unitName: "total",
-            helpText: "WAL checkpoints of the SQLite store: background (its own connection), tail (the writer, a few frames so the WAL starts over), inline (the writer, the WAL at its limit), skipped (another was under way).")
+            helpText:
+                "WAL checkpoints of the SQLite store: background (its own connection), tail (the writer, a few frames so the WAL starts over), inline (the writer, the WAL at its limit), skipped (another was under way)."
+        )
     }
 
     /// The exposition text, with the breaker gauges and the SQLite store's group and checkpoint counters
@@ -120,7 +123,9 @@ struct MetricsController: Sendable {
             let scrape: @Sendable (Request, GatewayRequestContext) async throws -> Response = { _, _ in
                 Response(
                     status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.scrape(breakers: service.breakers, store: service.store))))
+                    body: ResponseBody(
+                        byteBuffer: ByteBuffer(bytes: metrics.scrape(breakers: service.breakers, store: service.store)))
+                )
             }
             switch access {
             case .open:
@@ -185,7 +190,8 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
         let labels = [("method", method), ("route", route), ("status", String(response.status.code))]
         handles.counter("gateway_http_requests_total", labels).increment()
         let elapsed = ContinuousClock.now - began
-        handles.timer("gateway_http_request_duration_seconds", labels).recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        handles.timer("gateway_http_request_duration_seconds", labels).recordNanoseconds(
+            elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
         return response
     }
 }

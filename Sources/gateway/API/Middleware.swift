@@ -16,7 +16,10 @@ struct ErrorMiddleware: RouterMiddleware {
         var context = context
         let incoming = request.headers[.requestID]
         context.requestID =
-            incoming.flatMap { $0.count <= 64 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") } ? $0 : nil }
+            incoming.flatMap {
+                $0.count <= 64 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+                    ? $0 : nil
+            }
             ?? Self.newRequestID()
         context.logger[metadataKey: "request.id"] = .string(context.requestID)
         let requestID = context.requestID
@@ -52,13 +55,16 @@ struct ErrorMiddleware: RouterMiddleware {
                     notAllowed.headers[.allow] = allow
                     apiError = notAllowed
                 } else {
-                    apiError = APIError(GatewayError(.notFound, "No such endpoint: \(request.method) \(request.uri.path)."))
+                    apiError = APIError(
+                        GatewayError(.notFound, "No such endpoint: \(request.method) \(request.uri.path)."))
                 }
             case .methodNotAllowed:
                 apiError = APIError(
-                    GatewayError(.invalidRequest, "Method \(request.method) is not allowed here."), status: .methodNotAllowed)
+                    GatewayError(.invalidRequest, "Method \(request.method) is not allowed here."),
+                    status: .methodNotAllowed)
             case .contentTooLarge:
-                apiError = APIError(GatewayError(.invalidRequest, "The request body is too large."), status: .contentTooLarge)
+                apiError = APIError(
+                    GatewayError(.invalidRequest, "The request body is too large."), status: .contentTooLarge)
             case .unauthorized:
                 apiError = APIError(GatewayError(.unauthorized, "Missing or invalid API key."))
             default:

@@ -13,7 +13,9 @@ struct OperationsController: Sendable {
             do {
                 // A read of an id that cannot exist proves the store answers.
                 _ = try await service.store.record(id: "vf_00000000000000000000000000000000")
-                return JSONResponse.response(["status": "ready", "providers": .array(service.registry.providerIDs.map(JSONValue.string))])
+                return JSONResponse.response([
+                    "status": "ready", "providers": .array(service.registry.providerIDs.map(JSONValue.string)),
+                ])
             } catch {
                 throw APIError(GatewayError(.internal, "The store is not answering."), status: .serviceUnavailable)
             }

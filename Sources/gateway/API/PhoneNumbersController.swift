@@ -87,7 +87,8 @@ struct PhoneNumbersController: Sendable {
         }
         let countries = list.entries.map { entry -> JSONValue in
             let region = entry.region.flatMap { PhoneRegion.named($0) }
-            let name = entry.displayName(for: lang) ?? region?.name(locale: lang) ?? entry.region ?? "+\(entry.callingCode)"
+            let name =
+                entry.displayName(for: lang) ?? region?.name(locale: lang) ?? entry.region ?? "+\(entry.callingCode)"
             return .object([
                 "region": entry.region.map(JSONValue.string) ?? .null,
                 "calling_code": .number(Double(entry.callingCode)),

@@ -28,7 +28,8 @@ struct RoutingController: Sendable {
         var start = StartVerification(destination: destination, channel: channel)
         start.forcedProvider = try reader.string("provider", maxLength: 40)
         if let proof = try reader.object("app_verification") {
-            let kind = try VerificationsController.proofKind(try proof.string("type", required: true, maxLength: 32) ?? "")
+            let kind = try VerificationsController.proofKind(
+                try proof.string("type", required: true, maxLength: 32) ?? "")
             start.appVerification = AppVerificationProof(kind: kind, token: "dry-run", secret: "dry-run")
         }
         if let step = try reader.object("multi_factor") {

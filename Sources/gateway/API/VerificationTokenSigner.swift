@@ -70,7 +70,8 @@ struct VerificationTokenSigner: Sendable {
             "exp": .number((now.timeIntervalSince1970 + lifetime).rounded(.down)),
             "jti": .string(String(generator.next() as UInt64, radix: 16)),
         ]
-        let signingInput = Self.base64URL(JSONResponse.encode(header)) + "." + Self.base64URL(JSONResponse.encode(claims))
+        let signingInput =
+            Self.base64URL(JSONResponse.encode(header)) + "." + Self.base64URL(JSONResponse.encode(claims))
         let signature = (try? privateKey.signature(for: Data(signingInput.utf8)).rawRepresentation) ?? Data()
         return signingInput + "." + Self.base64URL(signature)
     }

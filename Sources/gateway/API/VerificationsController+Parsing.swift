@@ -16,7 +16,9 @@ extension VerificationsController {
         }
         let proof = try parseProof(reader)
         var fallbackChannels: [Channel] = []
-        for (index, name) in (try reader.stringArray("fallback_channels", maxCount: 4, maxLength: 32) ?? []).enumerated() {
+        for (index, name) in (try reader.stringArray("fallback_channels", maxCount: 4, maxLength: 32) ?? [])
+            .enumerated()
+        {
             let fallback = try parseChannel(name, field: "fallback_channels[\(index)]")
             guard fallback != channel, !fallbackChannels.contains(fallback) else {
                 throw GatewayError.invalidRequest(
@@ -68,7 +70,8 @@ extension VerificationsController {
             try object.rejectUnknown(allowing: ["type", "id_token", "display_name"])
             let idToken = try object.string("id_token", required: true, maxLength: 8192) ?? ""
             if !isVisibleASCII(idToken) {
-                throw GatewayError.invalidRequest("`multi_factor.id_token` must be the user's ID token, without spaces.")
+                throw GatewayError.invalidRequest(
+                    "`multi_factor.id_token` must be the user's ID token, without spaces.")
             }
             let name = try object.string("display_name", maxLength: 128)
             if let name, name.contains(where: { $0.isNewline || ($0.asciiValue.map { $0 < 0x20 } ?? false) }) {

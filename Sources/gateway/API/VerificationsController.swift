@@ -62,7 +62,8 @@ struct VerificationsController: Sendable {
                     continue
                 }
                 throw GatewayError(
-                    .idempotencyConflict, "A request with this Idempotency-Key is still being processed; retry shortly.")
+                    .idempotencyConflict, "A request with this Idempotency-Key is still being processed; retry shortly."
+                )
             case .mismatch:
                 throw GatewayError(
                     .idempotencyConflict, "This Idempotency-Key was already used with a different request body.")

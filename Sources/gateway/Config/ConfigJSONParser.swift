@@ -78,9 +78,15 @@ struct ConfigJSONParser {
         case UInt8(ascii: "{"): return ConfigNode(.map(try members(depth: depth)), at: start)
         case UInt8(ascii: "["): return ConfigNode(.list(try items(depth: depth)), at: start)
         case UInt8(ascii: "\""): return ConfigNode(.string(try string()), at: start)
-        case UInt8(ascii: "t"): try literal("true"); return ConfigNode(.bool(true), at: start)
-        case UInt8(ascii: "f"): try literal("false"); return ConfigNode(.bool(false), at: start)
-        case UInt8(ascii: "n"): try literal("null"); return ConfigNode(.null, at: start)
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return ConfigNode(.bool(true), at: start)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return ConfigNode(.bool(false), at: start)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return ConfigNode(.null, at: start)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return ConfigNode(.number(try number()), at: start)
         default: throw error("expected a value, found \(describeNext())")
@@ -120,7 +126,9 @@ struct ConfigJSONParser {
             guard index < bytes.count else { throw error("the file ends inside an object (a `}` is missing)") }
             switch bytes[index] {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return members
+            case UInt8(ascii: "}"):
+                index += 1
+                return members
             default: throw error("expected `,` or `}` after a member, found \(describeNext())")
             }
         }
@@ -141,7 +149,9 @@ struct ConfigJSONParser {
             guard index < bytes.count else { throw error("the file ends inside an array (a `]` is missing)") }
             switch bytes[index] {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return items
+            case UInt8(ascii: "]"):
+                index += 1
+                return items
             default: throw error("expected `,` or `]` after an item, found \(describeNext())")
             }
         }

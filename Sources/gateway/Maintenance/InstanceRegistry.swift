@@ -5,9 +5,9 @@ import ServiceLifecycle
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// This instance's heartbeat, and the judge of other instances' leases (docs/architecture.md §9.3).
@@ -38,7 +38,8 @@ final class InstanceRegistry: LeaseOwners, Service {
     static let forgetAfter: TimeInterval = 86_400
 
     init(
-        store: any VerificationStore, clock: any WallClock, logger: Logger, instanceID: String = InstanceRegistry.newID(),
+        store: any VerificationStore, clock: any WallClock, logger: Logger,
+        instanceID: String = InstanceRegistry.newID(),
         host: String = ProcessIdentity.hostKey(), pid: Int = ProcessIdentity.currentPID(),
         interval: Duration = .seconds(1), deadAfter: TimeInterval = 10, verdictLifetime: Duration = .milliseconds(250),
         processIsAlive: @escaping @Sendable (Int) -> Bool = ProcessIdentity.isAlive

@@ -142,7 +142,9 @@ final class OutboxJournal: Sendable {
         if !FileManager.default.fileExists(atPath: file.path) {
             _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         }
-        let lines = (try? Data(contentsOf: file)).map { data in data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) } } ?? 0
+        let lines =
+            (try? Data(contentsOf: file)).map { data in data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) } }
+            ?? 0
         let handle = try FileHandle(forWritingTo: file)
         try handle.seekToEnd()
         return (handle, lines)

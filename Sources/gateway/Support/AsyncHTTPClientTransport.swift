@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GatewayCore
+import HTTPTypes
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -67,5 +68,3 @@ struct AsyncHTTPClientTransport: HTTPTransport {
         return .connectionReset(String(describing: error))
     }
 }
-
-import HTTPTypes

@@ -136,7 +136,8 @@ struct WebhookDispatcher: Service {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.userAgent] = "verification-gateway-webhooks"
-        headers[WebhookSignature.header] = WebhookSignature.sign(delivery.payload, secret: endpoint.secret, timestamp: timestamp)
+        headers[WebhookSignature.header] = WebhookSignature.sign(
+            delivery.payload, secret: endpoint.secret, timestamp: timestamp)
         headers[WebhookSignature.eventID] = delivery.eventID
         headers[WebhookSignature.eventType] = delivery.type.rawValue
         headers[WebhookSignature.attempt] = String(delivery.attempts)

@@ -71,7 +71,10 @@ final class PostgresReachability: Sendable {
     /// answer of the probe in flight, else a new probe's. A refusal makes later operations probe first.
     func probe() async -> Bool {
         let now = ContinuousClock.now
-        enum Step { case answer(Bool), wait(Task<Bool, Never>) }
+        enum Step {
+            case answer(Bool)
+            case wait(Task<Bool, Never>)
+        }
         let step = state.withLock { state -> Step in
             if let last = state.lastProbe, now - last.at < Self.probeInterval { return .answer(last.refused) }
             if let running = state.running { return .wait(running) }

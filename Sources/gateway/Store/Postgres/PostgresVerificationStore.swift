@@ -121,7 +121,7 @@ final class PostgresVerificationStore: SQLStore {
         do {
             return call.atomicity == .transaction
                 ? try await transaction(call.operation, body) : try await perform(call.operation, body)
-        } catch where error.message == Self.duplicateMessage {
+        } catch  where error.message == Self.duplicateMessage {
             throw call.duplicate ?? error
         }
     }

@@ -56,7 +56,8 @@ final class SQLiteCheckpointer: @unchecked Sendable {  // unchecked: `connection
         /// that no flush holds the disk long enough to stall another file's commits (the sandbox's file and
         /// the store share one disk; docs/performance.md).
         static func standard(for synchronous: SQLiteSynchronous) -> Thresholds {
-            synchronous == .full ? Thresholds(afterPages: 1_000, tailPages: 128) : Thresholds(afterPages: 100, tailPages: 16)
+            synchronous == .full
+                ? Thresholds(afterPages: 1_000, tailPages: 128) : Thresholds(afterPages: 100, tailPages: 16)
         }
     }
 

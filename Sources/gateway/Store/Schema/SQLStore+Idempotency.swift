@@ -16,7 +16,9 @@ extension SQLStore {
             key: key, fingerprint: fingerprint, token: token, owner: owner, at: at, until: at.addingTimeInterval(lease),
             deadOwner: deadOwner)
         return try await run(
-            StoreCall("claim_idempotency_key", atomicity: .transactionWhereFree) { ClaimRows.steps(of: claim, turns: 3) })
+            StoreCall("claim_idempotency_key", atomicity: .transactionWhereFree) {
+                ClaimRows.steps(of: claim, turns: 3)
+            })
     }
 
     func recordIdempotencyProgress(
