@@ -611,7 +611,7 @@ for path, item in doc["paths"].items():
         op["responses"] = dict(sorted(responses.items()))
 
 # The error codes come from the Swift taxonomy, so the document cannot drift from it.
-src = (ROOT / "Sources/GatewayCore/GatewayError.swift").read_text()
+src = (ROOT / "Sources/GatewayCore/Model/GatewayError.swift").read_text()
 codes = []
 for m in re.finditer(r'^\s*case (`?\w+`?)(?: = "(\w+)")?\s*$', src, re.M):
     name, raw = m.group(1).strip("`"), m.group(2)
