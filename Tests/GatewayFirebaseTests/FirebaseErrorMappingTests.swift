@@ -38,15 +38,13 @@ struct FirebaseErrorMappingTests {
         #expect(!error.message.contains("Exceeded"))
         #expect(error.message.contains(row.value))
         #expect(!row.source.isEmpty)
-        #expect(!row.note.isEmpty)
         #expect((17000...18000).contains(row.ios.rawValue))
         #expect(row.iosClientSide.map { (17000...18000).contains($0.rawValue) } ?? true)
     }
 
     /// Every server string of docs/vendors/firebase.md §3 (the §3.2 table, the reCAPTCHA Enterprise family spelled out
-    /// from
-    /// the iOS codes 17200–17207, and the §3.1 key reasons) with the iOS `AuthErrorCode` the doc gives for
-    /// it: the server-side mapping, or 17999 when the iOS switch does not know the string.
+    /// from the iOS codes 17200–17207, and the §3.1 key reasons) with the iOS `AuthErrorCode` the doc gives for it: the
+    /// server-side mapping, or 17999 when the iOS switch does not know the string.
     static let documented: [(String, Int)] = [
         ("INVALID_PHONE_NUMBER", 17042), ("MISSING_PHONE_NUMBER", 17999), ("MISSING_SESSION_INFO", 17999),
         ("MISSING_CODE", 17999), ("INVALID_SESSION_INFO", 17046), ("INVALID_CODE", 17044),

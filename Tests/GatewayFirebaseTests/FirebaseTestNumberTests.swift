@@ -95,22 +95,9 @@ struct FirebaseTestNumberTests {
     @Test("through the engine, a test number starts without a proof while another number is refused")
     func engineSkipsProofForTestNumbers() async throws {
         let clock = ManualClock()
-        let logger = CapturedLogs().logger()
-        let emulator = FirebaseEmulator(context: EmulatorContext(clock: clock, logger: logger))
+        let emulator = FirebaseEmulator(context: EmulatorContext(clock: clock, logger: CapturedLogs().logger()))
         let transport = RecordingTransport(InProcessTransport(emulator: emulator, pathPrefix: FirebaseHarness.mount))
-        let settings = FirebasePlugin.plugin.sandboxSettings(
-            try #require(URL(string: "http://gateway.test/sandbox/firebase")))
-        let registry = try ProviderRegistry(
-            plugins: [FirebasePlugin.plugin],
-            configurations: [ProviderConfiguration(id: "firebase", plugin: "firebase", settings: settings)],
-            context: { configuration in
-                ProviderContext(
-                    providerID: configuration.id, settings: configuration.settings, transport: transport, clock: clock,
-                    logger: logger)
-            })
-        let service = VerificationService(
-            registry: registry, routing: RoutingTable(defaultOrder: ["firebase"]), store: InMemoryVerificationStore(),
-            clock: clock, logger: logger)
+        let service = try Self.service(transport, clock: clock)
 
         let record = try await service.start(try FirebaseHarness.sms(FirebaseHarness.testNumber, proof: nil))
         #expect(record.sends == 0, "a test number receives nothing")
@@ -130,23 +117,11 @@ struct FirebaseTestNumberTests {
     func engineHappyPath() async throws {
         let clock = ManualClock()
         let outbox = SandboxOutbox()
-        let logger = CapturedLogs().logger()
-        let emulator = FirebaseEmulator(context: EmulatorContext(clock: clock, outbox: outbox, logger: logger))
-        let transport = InProcessTransport(emulator: emulator, pathPrefix: FirebaseHarness.mount)
-        let settings = FirebasePlugin.plugin.sandboxSettings(
-            try #require(URL(string: "http://gateway.test/sandbox/firebase")))
-        let registry = try ProviderRegistry(
-            plugins: [FirebasePlugin.plugin],
-            configurations: [ProviderConfiguration(id: "firebase", plugin: "firebase", settings: settings)],
-            context: { configuration in
-                ProviderContext(
-                    providerID: configuration.id, settings: configuration.settings, transport: transport, clock: clock,
-                    logger: logger)
-            })
+        let emulator = FirebaseEmulator(
+            context: EmulatorContext(clock: clock, outbox: outbox, logger: CapturedLogs().logger()))
         let store = InMemoryVerificationStore()
-        let service = VerificationService(
-            registry: registry, routing: RoutingTable(defaultOrder: ["firebase"]), store: store, clock: clock,
-            logger: logger)
+        let service = try Self.service(
+            InProcessTransport(emulator: emulator, pathPrefix: FirebaseHarness.mount), clock: clock, store: store)
 
         let record = try await service.start(try FirebaseHarness.sms(locales: ["de-DE"]))
         #expect(record.contentLanguage == "de")
@@ -157,5 +132,26 @@ struct FirebaseTestNumberTests {
         #expect(outcome.providerTokens["idToken"] != nil)
         let stored = try #require(try await store.record(id: record.id))
         #expect(stored.providerState["session_info"] == nil, "the spent session is not kept")
+    }
+
+    /// The engine with one provider, Firebase's sandbox settings over `transport`.
+    static func service(
+        _ transport: any HTTPTransport, clock: ManualClock,
+        store: InMemoryVerificationStore = InMemoryVerificationStore()
+    ) throws -> VerificationService {
+        let logger = CapturedLogs().logger()
+        let settings = FirebasePlugin.plugin.sandboxSettings(
+            try #require(URL(string: "http://gateway.test/sandbox/firebase")))
+        let registry = try ProviderRegistry(
+            plugins: [FirebasePlugin.plugin],
+            configurations: [ProviderConfiguration(id: "firebase", plugin: "firebase", settings: settings)],
+            context: { configuration in
+                ProviderContext(
+                    providerID: configuration.id, settings: configuration.settings, transport: transport, clock: clock,
+                    logger: logger)
+            })
+        return VerificationService(
+            registry: registry, routing: RoutingTable(defaultOrder: ["firebase"]), store: store, clock: clock,
+            logger: logger)
     }
 }

@@ -64,7 +64,7 @@ struct IDaaSEmulatorTests {
         let right = try await h.answer(next)
         let response = try #require(await h.verify(token: next, x: right + Double(IDaaSEmulator.defaultTolerance)))
         #expect(response.status == .ok)
-        let captchaToken = try JSONDecoder().decode(IDaaSWire.CaptchaVerifyResponse.self, from: response.body)
+        let captchaToken = try SnakeCaseJSON.decoder.decode(IDaaSWire.CaptchaVerifyResponse.self, from: response.body)
             .captchaToken
         #expect(captchaToken?.hasPrefix(next + "---{") == true)
         // An expired slider.
@@ -115,7 +115,7 @@ struct IDaaSEmulatorTests {
         let last = try #require(h.outbox.last(to: H.number)?.code)
         let response = try #require(await h.login(last))
         #expect(response.status == .ok)
-        let answer = try JSONDecoder().decode(IDaaSWire.TokenResponse.self, from: response.body)
+        let answer = try SnakeCaseJSON.decoder.decode(IDaaSWire.TokenResponse.self, from: response.body)
         #expect(answer.status == "SUCCESS")
         #expect(answer.expire == IDaaSEmulator.sessionLifetime)
         #expect(answer.sessionToken?.isEmpty == false)
@@ -138,7 +138,7 @@ struct IDaaSEmulatorTests {
         let mobile = "+86-" + entry.key.dropFirst(3)
         _ = await h.send(try await h.captchaToken(sender: mobile), mobile: mobile)
         let code = try #require(h.outbox.last(to: entry.key)?.code)
-        let answer = try JSONDecoder().decode(
+        let answer = try SnakeCaseJSON.decoder.decode(
             IDaaSWire.TokenResponse.self, from: try #require(await h.login(code, mobile: mobile)).body)
         #expect(answer.status == entry.value)
         #expect((answer.idToken != nil) == (entry.value == "PASSWORD_WARN"))
@@ -150,12 +150,13 @@ struct IDaaSEmulatorTests {
         let h = H()
         _ = await h.send(try await h.captchaToken())
         let code = try #require(h.outbox.last(to: H.number)?.code)
-        let login = try JSONDecoder().decode(IDaaSWire.TokenResponse.self, from: try #require(await h.login(code)).body)
+        let login = try SnakeCaseJSON.decoder.decode(
+            IDaaSWire.TokenResponse.self, from: try #require(await h.login(code)).body)
         let session = try #require(login.sessionToken)
         var headers = H.device
         headers[HTTPField.Name("session-token")!] = session
         let refreshed = try #require(await h.raw(.post, IDaaSWire.refreshPath, headers: headers))
-        let answer = try JSONDecoder().decode(IDaaSWire.TokenResponse.self, from: refreshed.body)
+        let answer = try SnakeCaseJSON.decoder.decode(IDaaSWire.TokenResponse.self, from: refreshed.body)
         #expect(answer.sessionToken != nil && answer.sessionToken != session)
         #expect(answer.idToken != nil && answer.expire == IDaaSEmulator.sessionLifetime)
         #expect(errorCode(await h.raw(.post, IDaaSWire.refreshPath, headers: headers)) == "IDAAS.SDK.PARAM.0023")
@@ -169,7 +170,7 @@ struct IDaaSEmulatorTests {
             IDaaSWire.AreaCodesResponse.self, from: try #require(await h.raw(.get, IDaaSWire.areaCodesPath)).body)
         #expect(list.phoneAreaCodeDefinitions?.map(\.countryCode) == ["CN", "HK", "MO", "TW", "SG"])
         let keys = try JSONDecoder().decode(
-            IDaaSWire.JWKSet.self, from: try #require(await h.raw(.get, IDaaSWire.jwksPath, headers: [:])).body)
+            JWKSet.self, from: try #require(await h.raw(.get, IDaaSWire.jwksPath, headers: [:])).body)
         #expect(keys.keys.first?.kty == "RSA" && keys.keys.first?.alg == "RS256")
         h.emulator.faults.set(.init(serverErrorStatus: 503, remaining: 1))
         let failed = await h.raw(.get, IDaaSWire.captchaPath)
@@ -202,7 +203,7 @@ struct IDaaSEmulatorTests {
         #expect(persistence.memoryTable(IDaaSEmulatorState.table).count == 2)
         let response = try #require(await h.login("246810"))
         #expect(response.status == .ok)
-        let token = try JSONDecoder().decode(IDaaSWire.TokenResponse.self, from: response.body)
+        let token = try SnakeCaseJSON.decoder.decode(IDaaSWire.TokenResponse.self, from: response.body)
         #expect(token.sessionToken != nil)
         // The user made before keeps its id; its failures were reset by the sign-in.
         let stored = try await persistence.table(IDaaSEmulatorState.table).transaction { rows in

@@ -26,8 +26,7 @@ struct IDaaSErrorMappingTests {
         #expect(error.message.contains(code))
         #expect(!error.message.contains("+86"))
         #expect(!error.message.contains("验证码"))
-        #expect(!row.source.isEmpty)
-        #expect(!row.note.isEmpty)
+        #expect(!row.source.isEmpty && !row.name.isEmpty)
     }
 
     /// What the gateway answers for each code of the SDK's return-code table, written out: the IDaaS HTTP status,
@@ -231,7 +230,7 @@ struct IDaaSErrorMappingTests {
 
     @Test("a decoded error body reads error_code and error_msg")
     func decodesBody() throws {
-        let body = try JSONDecoder().decode(
+        let body = try SnakeCaseJSON.decoder.decode(
             IDaaSWire.ErrorBody.self,
             from: Data(#"{"error_code":"IDAAS.SDK.CAPTCHA.0007","error_msg":"Incorrect verification code"}"#.utf8))
         #expect(body.code == "IDAAS.SDK.CAPTCHA.0007")

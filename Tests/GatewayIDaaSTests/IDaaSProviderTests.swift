@@ -140,11 +140,11 @@ struct IDaaSProviderTests {
         let h = try H()
         let (verification, code) = try await h.sent()
         let verify = try #require(h.transport.requests.first { $0.url.path().hasSuffix(IDaaSWire.captchaVerifyPath) })
-        let verifyBody = try JSONDecoder().decode(IDaaSWire.CaptchaVerifyRequest.self, from: verify.body)
+        let verifyBody = try SnakeCaseJSON.decoder.decode(IDaaSWire.CaptchaVerifyRequest.self, from: verify.body)
         #expect(verifyBody.sender == "+86-13800138000")
-        #expect(verifyBody.pointJSON?.hasSuffix(",\"y\":5.0}") == true)
+        #expect(verifyBody.pointJson?.hasSuffix(",\"y\":5.0}") == true)
         let send = try #require(h.transport.requests.first { $0.url.path().hasSuffix(IDaaSWire.smsSendPath) })
-        let sendBody = try JSONDecoder().decode(IDaaSWire.SMSSendRequest.self, from: send.body)
+        let sendBody = try SnakeCaseJSON.decoder.decode(IDaaSWire.SMSSendRequest.self, from: send.body)
         #expect(sendBody.type == "LOGIN_SMS" && sendBody.mobile == "+86-13800138000")
         #expect(sendBody.captchaToken?.hasPrefix(verifyBody.token ?? "-") == true)
         let result = try await h.provider.check(verification, code: code)
@@ -411,10 +411,10 @@ struct StubRewrite: HTTPTransport {
     func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
         var request = request
         if request.url.path().hasSuffix(IDaaSWire.smsSendPath),
-            var body = try? JSONDecoder().decode(IDaaSWire.SMSSendRequest.self, from: request.body)
+            var body = try? SnakeCaseJSON.decoder.decode(IDaaSWire.SMSSendRequest.self, from: request.body)
         {
             body.mobile = "+86-13900139000"
-            request.body = (try? JSONEncoder().encode(body)) ?? request.body
+            request.body = (try? SnakeCaseJSON.encoder.encode(body)) ?? request.body
         }
         return try await inner.send(request, timeout: timeout)
     }

@@ -67,7 +67,7 @@ struct IDaaSEmulatorHarness {
         let response = try #require(await verify(token: token, x: try await answer(token), sender: sender))
         #expect(response.status == .ok)
         return try #require(
-            try JSONDecoder().decode(IDaaSWire.CaptchaVerifyResponse.self, from: response.body).captchaToken)
+            try SnakeCaseJSON.decoder.decode(IDaaSWire.CaptchaVerifyResponse.self, from: response.body).captchaToken)
     }
 
     func send(_ captchaToken: String, mobile: String = mobile) async -> TransportResponse? {
@@ -84,7 +84,7 @@ struct IDaaSEmulatorHarness {
 }
 
 func errorCode(_ response: TransportResponse?) -> String? {
-    response.flatMap { try? JSONDecoder().decode(IDaaSWire.ErrorBody.self, from: $0.body) }?.errorCode
+    response.flatMap { try? SnakeCaseJSON.decoder.decode(IDaaSWire.ErrorBody.self, from: $0.body) }?.errorCode
 }
 
 /// A PNG read back with only the parts our encoder writes (stored deflate blocks, filter 0), checking every

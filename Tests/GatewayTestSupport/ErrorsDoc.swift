@@ -11,6 +11,15 @@ package enum ErrorsDoc {
             .split(separator: "\n")
     }
 
+    /// The lines of one vendor's section (from `heading`, such as `## IDaaS`, to the next `## `), which a plugin's
+    /// docs test reads to find each error row's line; empty when the section is missing.
+    package static func section(_ heading: String) throws -> [Substring] {
+        let all = try lines()
+        guard let start = all.firstIndex(of: Substring(heading)) else { return [] }
+        let end = all[(start + 1)...].firstIndex { $0.hasPrefix("## ") } ?? all.endIndex
+        return Array(all[start..<end])
+    }
+
     /// Expects a line starting with `prefix` (a row's cells up to and including its last `|`) whose next cell,
     /// the row's note, is not empty.
     package static func expectNotedLine(

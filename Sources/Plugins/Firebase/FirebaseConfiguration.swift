@@ -17,16 +17,12 @@ struct FirebaseConfiguration: Sendable, Equatable {
     var iosBundleID: String?
 
     static let defaultBaseURL = "https://identitytoolkit.googleapis.com"
-    static let defaultResendAfter: TimeInterval = 60
-    static let resendAfterRange = 0...3600
 
     static let settings: [SettingSpec] = [
         SettingSpec(
-            name: "api_key",
-            summary: "The Firebase project's Web API key (sent as ?key=).",
-            isSecret: true,
-            validate: { value in
-                value.count <= 200 && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F }
+            name: "api_key", summary: "The Firebase project's Web API key (sent as ?key=).", isSecret: true,
+            validate: {
+                ASCIIText.isPrintable($0, max: 200, spaces: false)
                     ? nil : "must be printable ASCII without spaces, at most 200 characters"
             }),
         .text(
@@ -47,17 +43,11 @@ struct FirebaseConfiguration: Sendable, Equatable {
             "resend_after_seconds",
             "Seconds after a send during which a resend sends nothing and keeps the code "
                 + "(default 60, FirebaseUI's wait).",
-            in: resendAfterRange, reason: "must be a whole number of seconds from 0 to 3600"),
+            in: 0...3600, reason: "must be a whole number of seconds from 0 to 3600"),
         .text(
             "ios_bundle_id", "The iOS app's bundle id, sent with `ios_receipt` proofs as X-Ios-Bundle-Identifier.",
-            required: false,
-            check: { value in
-                value.count <= 155
-                    && value.unicodeScalars.allSatisfy {
-                        ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "."
-                            || $0 == "-"
-                    }
-            }, reason: "must be a bundle identifier (letters, digits, . and -)"),
+            required: false, check: { ASCIIText.isToken($0, length: 1...155, extra: ".-") },
+            reason: "must be a bundle identifier (letters, digits, . and -)"),
     ]
 
     /// Reads and checks `settings`, reporting every problem at once.
@@ -68,17 +58,14 @@ struct FirebaseConfiguration: Sendable, Equatable {
         projectID = settings["project_id"] ?? ""
         baseURL = settings.url("base_url", default: Self.defaultBaseURL)
         testNumbers = (try? FirebaseTestNumbers(parsing: settings["test_numbers"] ?? "")) ?? .none
-        resendAfter = settings.int("resend_after_seconds").map(TimeInterval.init) ?? Self.defaultResendAfter
+        resendAfter = settings.int("resend_after_seconds").map(TimeInterval.init) ?? 60
         iosBundleID = settings["ios_bundle_id"]
     }
 
     /// Google Cloud's project id rule: 6 to 30 lowercase letters, digits and hyphens, starting with a
     /// letter and not ending with a hyphen.
     static func isProjectID(_ value: String) -> Bool {
-        let scalars = Array(value.unicodeScalars)
-        guard (6...30).contains(scalars.count), let first = scalars.first, let last = scalars.last,
-            ("a"..."z").contains(first), last != "-"
-        else { return false }
-        return scalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+        ASCIIText.isToken(value, length: 6...30, extra: "-") && value == value.lowercased()
+            && value.first?.isLetter == true && !value.hasSuffix("-")
     }
 }

@@ -47,7 +47,7 @@ extension FirebaseEmulator {
     func signUp(_ request: EmulatorRequest) async -> TransportResponse {
         let admin = request.headerFields[.authorization] == Self.adminAuthorization
         if !admin, let refusal = apiKeyRefusal(request) { return refusal }
-        guard let body = try? JSONDecoder().decode(FirebaseWire.SignUpRequest.self, from: request.body) else {
+        guard let body = request.json(FirebaseWire.FirstFactorRequest.self) else {
             return Self.invalidJSON()
         }
         guard let email = body.email?.trimmingCharacters(in: .whitespaces), !email.isEmpty else {
@@ -100,16 +100,10 @@ extension FirebaseEmulator {
         switch created {
         case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
         case .success(let account):
-            var answer = FirebaseWire.SignUpResponse(
+            let answer = FirebaseWire.FirstFactorResponse(
                 kind: "identitytoolkit#SignupNewUserResponse", localId: account.localID, email: account.email,
                 displayName: account.displayName)
-            if !admin {
-                guard let tokens = tokens(for: account, secondFactor: nil, now: now) else { return Self.backendError() }
-                answer.idToken = tokens.idToken
-                answer.refreshToken = tokens.refreshToken
-                answer.expiresIn = FirebaseWire.LenientString(String(FirebaseIDTokenSigner.lifetime))
-            }
-            return Self.json(answer)
+            return firstFactor(answer, signingIn: admin ? nil : account, now: now)
         }
     }
 
@@ -117,8 +111,7 @@ extension FirebaseEmulator {
     /// factors (numbers obfuscated but for their last four digits, as Firebase lists them after a first factor).
     func signInWithPassword(_ request: EmulatorRequest) async -> TransportResponse {
         if let refusal = apiKeyRefusal(request) { return refusal }
-        guard let body = try? JSONDecoder().decode(FirebaseWire.SignInWithPasswordRequest.self, from: request.body)
-        else { return Self.invalidJSON() }
+        guard let body = request.json(FirebaseWire.FirstFactorRequest.self) else { return Self.invalidJSON() }
         guard let email = body.email, !email.isEmpty else { return Self.refusal("INVALID_EMAIL") }
         guard let password = body.password, !password.isEmpty else { return Self.refusal("MISSING_PASSWORD") }
         let now = clock.now
@@ -146,24 +139,34 @@ extension FirebaseEmulator {
         switch outcome {
         case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
         case .success((let account, let pending)):
-            var answer = FirebaseWire.SignInWithPasswordResponse(
+            var answer = FirebaseWire.FirstFactorResponse(
                 kind: "identitytoolkit#VerifyPasswordResponse", localId: account.localID, email: account.email,
                 displayName: account.displayName, registered: true)
-            if let pending {
-                answer.mfaPendingCredential = pending
-                answer.mfaInfo = account.factors.map { factor in
-                    FirebaseWire.MfaEnrollment(
-                        mfaEnrollmentId: factor.enrollmentID, displayName: factor.displayName,
-                        phoneInfo: Self.obfuscated(factor.phoneNumber), enrolledAt: Self.timestamp(factor.enrolledAt))
-                }
-            } else {
-                guard let tokens = tokens(for: account, secondFactor: nil, now: now) else { return Self.backendError() }
-                answer.idToken = tokens.idToken
-                answer.refreshToken = tokens.refreshToken
-                answer.expiresIn = FirebaseWire.LenientString(String(FirebaseIDTokenSigner.lifetime))
+            guard let pending else { return firstFactor(answer, signingIn: account, now: now) }
+            answer.mfaPendingCredential = pending
+            answer.mfaInfo = account.factors.map { factor in
+                FirebaseWire.MfaEnrollment(
+                    mfaEnrollmentId: factor.enrollmentID, displayName: factor.displayName,
+                    phoneInfo: Self.obfuscated(factor.phoneNumber), enrolledAt: Self.timestamp(factor.enrolledAt))
             }
             return Self.json(answer)
         }
+    }
+
+    /// A first factor's answer, with the tokens of the user `signingIn` (none for an admin's sign-up).
+    func firstFactor(
+        _ answer: FirebaseWire.FirstFactorResponse, signingIn account: FirebaseEmulatorState.Account?, now: Date
+    )
+        -> TransportResponse
+    {
+        var answer = answer
+        if let account {
+            guard let tokens = tokens(for: account, secondFactor: nil, now: now) else { return Self.backendError() }
+            answer.idToken = tokens.idToken
+            answer.refreshToken = tokens.refreshToken
+            answer.expiresIn = FirebaseWire.LenientString(String(FirebaseIDTokenSigner.lifetime))
+        }
+        return Self.json(answer)
     }
 
     // MARK: enrollment
@@ -171,8 +174,7 @@ extension FirebaseEmulator {
     /// `accounts/mfaEnrollment:start`: sends a code to the number to enroll as the ID token's user's factor.
     func mfaEnrollmentStart(_ request: EmulatorRequest) async -> TransportResponse {
         if let refusal = apiKeyRefusal(request) { return refusal }
-        guard let body = try? JSONDecoder().decode(FirebaseWire.StartMfaEnrollmentRequest.self, from: request.body)
-        else { return Self.invalidJSON() }
+        guard let body = request.json(FirebaseWire.StartMfaEnrollmentRequest.self) else { return Self.invalidJSON() }
         let now = clock.now
         let user: FirebaseIDTokenSigner.Claims
         switch verifiedUser(body.idToken, now: now) {
@@ -186,123 +188,64 @@ extension FirebaseEmulator {
         guard let raw = info.phoneNumber, let number = acceptedNumber(raw) else {
             return Self.refusal("INVALID_PHONE_NUMBER", detail: "Invalid format.")
         }
-        let fixed = testNumbers.code(for: number)
-        let proofProblem = fixed == nil ? Self.proofProblem(info) : nil
-        let code = fixed ?? Self.newCode()
-        let (lifetime, limit) = (codeLifetime, maxSendsPerNumberPerHour)
-        guard
-            let opened = await withState(
-                now: now,
-                { state -> Result<String, Refusal> in
-                    guard let account = try state.account(user.sub) else { return .failure(Refusal("USER_NOT_FOUND")) }
-                    if account.disabled { return .failure(Refusal("USER_DISABLED")) }
-                    guard account.emailVerified else {
-                        return .failure(
-                            Refusal("UNVERIFIED_EMAIL", "Need to verify email first before enrolling second factors."))
-                    }
-                    if account.factors.contains(where: { $0.phoneNumber == number.e164 }) {
-                        return .failure(
-                            Refusal(
-                                "SECOND_FACTOR_EXISTS",
-                                "Phone number already enrolled as second factor for this account."))
-                    }
-                    guard account.factors.count < Self.maxSecondFactors else {
-                        return .failure(Refusal("SECOND_FACTOR_LIMIT_EXCEEDED"))
-                    }
-                    if let proofProblem { return .failure(Refusal(proofProblem)) }
-                    if fixed == nil {
-                        if let limit, try state.recentSends(to: number.e164) >= limit {
-                            return .failure(
-                                Refusal(
-                                    "QUOTA_EXCEEDED", "Exceeded per phone number quota for sending verification codes.")
-                            )
-                        }
-                        try state.recordSend(to: number.e164, at: now)
-                    }
-                    return .success(
-                        try Self.openSession(
-                            in: state, phoneNumber: number.e164, code: code, now: now, lifetime: lifetime,
-                            isTestNumber: fixed != nil,
-                            multiFactor: FirebaseEmulatorState.SessionStep(localID: account.localID, enrollmentID: nil))
-                    )
-                })
-        else { return Self.backendError() }
-        switch opened {
-        case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
-        case .success(let sessionInfo):
-            if fixed == nil { deliver(code, to: number, request: request, now: now) }
-            return Self.json(
-                FirebaseWire.StartMfaEnrollmentResponse(
-                    phoneSessionInfo: FirebaseWire.StartMfaPhoneResponseInfo(sessionInfo: sessionInfo)))
+        let send = stepSend(info, now: now)
+        let opened = await withState(now: now) { state -> Result<SentCode, Refusal> in
+            guard let account = try state.account(user.sub) else { return .failure(Refusal("USER_NOT_FOUND")) }
+            if account.disabled { return .failure(Refusal("USER_DISABLED")) }
+            guard account.emailVerified else {
+                return .failure(
+                    Refusal("UNVERIFIED_EMAIL", "Need to verify email first before enrolling second factors."))
+            }
+            if let refusal = Self.enrollmentRefusal(account, phoneNumber: number.e164) { return .failure(refusal) }
+            return try send(
+                state, number, FirebaseEmulatorState.SessionStep(localID: account.localID, enrollmentID: nil))
         }
+        return answerStart(opened, request: request, now: now, enrollment: true)
     }
 
     /// `accounts/mfaEnrollment:finalize`: the right code enrolls the number as the user's factor and answers
     /// tokens that reflect it.
     func mfaEnrollmentFinalize(_ request: EmulatorRequest) async -> TransportResponse {
         if let refusal = apiKeyRefusal(request) { return refusal }
-        guard
-            let body = try? JSONDecoder().decode(FirebaseWire.FinalizeMfaEnrollmentRequest.self, from: request.body)
-        else { return Self.invalidJSON() }
+        guard let body = request.json(FirebaseWire.FinalizeMfaEnrollmentRequest.self) else { return Self.invalidJSON() }
         let now = clock.now
         let user: FirebaseIDTokenSigner.Claims
         switch verifiedUser(body.idToken, now: now) {
         case .failure(let refusal): return refusal.response
         case .success(let claims): user = claims
         }
-        guard let info = body.phoneVerificationInfo else {
-            return Self.refusal("INVALID_ARGUMENT", detail: "Missing phoneVerificationInfo.")
-        }
-        guard let code = info.code, !code.isEmpty else { return Self.refusal("MISSING_CODE") }
-        guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else {
-            return Self.refusal("MISSING_SESSION_INFO")
+        let (code, sessionInfo): (String, String)
+        switch Self.codeAndSession(body.phoneVerificationInfo, missing: "Missing phoneVerificationInfo.") {
+        case .failure(let refusal): return refusal.response
+        case .success(let given): (code, sessionInfo) = given
         }
         let maxWrongCodes = maxWrongCodes
         let enrollmentID = Self.randomString(length: 28, alphanumeric: true)
         let displayName = body.displayName
-        guard
-            let enrolled = await withState(
-                now: now,
-                {
-                    state -> Result<(FirebaseEmulatorState.Account, String), Refusal> in
-                    guard var account = try state.account(user.sub) else { return .failure(Refusal("USER_NOT_FOUND")) }
-                    if account.disabled { return .failure(Refusal("USER_DISABLED")) }
-                    let localID = account.localID
-                    let checked = try Self.checkCode(
-                        in: state, sessionInfo: sessionInfo, code: code, maxWrongCodes: maxWrongCodes
-                    ) { $0.multiFactor == FirebaseEmulatorState.SessionStep(localID: localID, enrollmentID: nil) }
-                    let session: FirebaseEmulatorState.Session
-                    switch checked {
-                    case .failure(let refusal): return .failure(refusal)
-                    case .success(let checkedSession): session = checkedSession
-                    }
-                    try state.setSession(sessionInfo, nil)
-                    if account.factors.contains(where: { $0.phoneNumber == session.phoneNumber }) {
-                        return .failure(
-                            Refusal(
-                                "SECOND_FACTOR_EXISTS",
-                                "Phone number already enrolled as second factor for this account."))
-                    }
-                    guard account.factors.count < Self.maxSecondFactors else {
-                        return .failure(Refusal("SECOND_FACTOR_LIMIT_EXCEEDED"))
-                    }
-                    account.factors.append(
-                        FirebaseEmulatorState.Account.Factor(
-                            enrollmentID: enrollmentID, phoneNumber: session.phoneNumber, displayName: displayName,
-                            enrolledAt: now))
-                    try state.setAccount(account)
-                    return .success((account, enrollmentID))
-                })
-        else { return Self.backendError() }
-        switch enrolled {
-        case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
-        case .success((let account, let enrollmentID)):
-            guard let tokens = tokens(for: account, secondFactor: enrollmentID, now: now) else {
-                return Self.backendError()
+        let enrolled = await withState(now: now) { state -> Result<(FirebaseEmulatorState.Account, String), Refusal> in
+            guard var account = try state.account(user.sub) else { return .failure(Refusal("USER_NOT_FOUND")) }
+            if account.disabled { return .failure(Refusal("USER_DISABLED")) }
+            let step = FirebaseEmulatorState.SessionStep(localID: account.localID, enrollmentID: nil)
+            let checked = try Self.checkCode(
+                in: state, sessionInfo: sessionInfo, code: code, maxWrongCodes: maxWrongCodes
+            ) { $0.multiFactor == step }
+            let session: FirebaseEmulatorState.Session
+            switch checked {
+            case .failure(let refusal): return .failure(refusal)
+            case .success(let checkedSession): session = checkedSession
             }
-            return Self.json(
-                FirebaseWire.FinalizeMfaResponse(idToken: tokens.idToken, refreshToken: tokens.refreshToken))
+            try state.setSession(sessionInfo, nil)
+            if let refusal = Self.enrollmentRefusal(account, phoneNumber: session.phoneNumber) {
+                return .failure(refusal)
+            }
+            account.factors.append(
+                FirebaseEmulatorState.Account.Factor(
+                    enrollmentID: enrollmentID, phoneNumber: session.phoneNumber, displayName: displayName,
+                    enrolledAt: now))
+            try state.setAccount(account)
+            return .success((account, enrollmentID))
         }
+        return answerFinalize(enrolled, now: now)
     }
 
     // MARK: sign-in
@@ -311,9 +254,7 @@ extension FirebaseEmulator {
     /// whose pending credential this is.
     func mfaSignInStart(_ request: EmulatorRequest) async -> TransportResponse {
         if let refusal = apiKeyRefusal(request) { return refusal }
-        guard let body = try? JSONDecoder().decode(FirebaseWire.StartMfaSignInRequest.self, from: request.body) else {
-            return Self.invalidJSON()
-        }
+        guard let body = request.json(FirebaseWire.StartMfaSignInRequest.self) else { return Self.invalidJSON() }
         guard let credential = body.mfaPendingCredential, !credential.isEmpty else {
             return Self.refusal(
                 "MISSING_MFA_PENDING_CREDENTIAL", detail: "Request does not have MFA pending credential.")
@@ -326,110 +267,149 @@ extension FirebaseEmulator {
             return Self.refusal("INVALID_ARGUMENT", detail: "MFA provider not supported!")
         }
         let now = clock.now
-        let proofProblem = Self.proofProblem(info)
-        let newCode = Self.newCode()
-        let (lifetime, limit, testNumbers) = (codeLifetime, maxSendsPerNumberPerHour, testNumbers)
-        guard
-            let opened = await withState(
-                now: now,
-                {
-                    state -> Result<(sessionInfo: String, number: PhoneNumber, code: String, test: Bool), Refusal> in
-                    guard let pending = try state.pendingCredential(credential),
-                        let account = try state.account(pending.localID)
-                    else { return .failure(Refusal("INVALID_MFA_PENDING_CREDENTIAL")) }
-                    if account.disabled { return .failure(Refusal("USER_DISABLED")) }
-                    guard let factor = account.factors.first(where: { $0.enrollmentID == enrollmentID }),
-                        let number = try? PhoneNumber(parsing: factor.phoneNumber)
-                    else { return .failure(Refusal("MFA_ENROLLMENT_NOT_FOUND")) }
-                    let fixed = testNumbers.code(for: number)
-                    if fixed == nil {
-                        if let proofProblem { return .failure(Refusal(proofProblem)) }
-                        if let limit, try state.recentSends(to: number.e164) >= limit {
-                            return .failure(
-                                Refusal(
-                                    "QUOTA_EXCEEDED", "Exceeded per phone number quota for sending verification codes.")
-                            )
-                        }
-                        try state.recordSend(to: number.e164, at: now)
-                    }
-                    let code = fixed ?? newCode
-                    let sessionInfo = try Self.openSession(
-                        in: state, phoneNumber: number.e164, code: code, now: now, lifetime: lifetime,
-                        isTestNumber: fixed != nil,
-                        multiFactor: FirebaseEmulatorState.SessionStep(
-                            localID: account.localID, enrollmentID: enrollmentID))
-                    return .success((sessionInfo, number, code, fixed != nil))
-                })
-        else { return Self.backendError() }
-        switch opened {
-        case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
-        case .success(let sent):
-            if !sent.test { deliver(sent.code, to: sent.number, request: request, now: now) }
-            return Self.json(
-                FirebaseWire.StartMfaSignInResponse(
-                    phoneResponseInfo: FirebaseWire.StartMfaPhoneResponseInfo(sessionInfo: sent.sessionInfo)))
+        let send = stepSend(info, now: now)
+        let opened = await withState(now: now) { state -> Result<SentCode, Refusal> in
+            guard let pending = try state.pendingCredential(credential),
+                let account = try state.account(pending.localID)
+            else { return .failure(Refusal("INVALID_MFA_PENDING_CREDENTIAL")) }
+            if account.disabled { return .failure(Refusal("USER_DISABLED")) }
+            guard let factor = account.factors.first(where: { $0.enrollmentID == enrollmentID }),
+                let number = try? PhoneNumber(parsing: factor.phoneNumber)
+            else { return .failure(Refusal("MFA_ENROLLMENT_NOT_FOUND")) }
+            return try send(
+                state, number, FirebaseEmulatorState.SessionStep(localID: account.localID, enrollmentID: enrollmentID))
         }
+        return answerStart(opened, request: request, now: now, enrollment: false)
     }
 
     /// `accounts/mfaSignIn:finalize`: the right code completes the sign-in the pending credential began.
     func mfaSignInFinalize(_ request: EmulatorRequest) async -> TransportResponse {
         if let refusal = apiKeyRefusal(request) { return refusal }
-        guard let body = try? JSONDecoder().decode(FirebaseWire.FinalizeMfaSignInRequest.self, from: request.body)
-        else { return Self.invalidJSON() }
+        guard let body = request.json(FirebaseWire.FinalizeMfaSignInRequest.self) else { return Self.invalidJSON() }
         // Not MISSING_MFA_PENDING_CREDENTIAL: the Auth Emulator notes production answers this here.
         guard let credential = body.mfaPendingCredential, !credential.isEmpty else {
             return Self.refusal("MISSING_CREDENTIAL", detail: "Please set MFA Pending Credential.")
         }
-        guard let info = body.phoneVerificationInfo else {
-            return Self.refusal("INVALID_ARGUMENT", detail: "MFA provider not supported!")
-        }
-        guard let code = info.code, !code.isEmpty else { return Self.refusal("MISSING_CODE") }
-        guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else {
-            return Self.refusal("MISSING_SESSION_INFO")
+        let (code, sessionInfo): (String, String)
+        switch Self.codeAndSession(body.phoneVerificationInfo, missing: "MFA provider not supported!") {
+        case .failure(let refusal): return refusal.response
+        case .success(let given): (code, sessionInfo) = given
         }
         let now = clock.now
         let maxWrongCodes = maxWrongCodes
         let named = body.mfaEnrollmentId.flatMap { $0.isEmpty ? nil : $0 }
-        guard
-            let signedIn = await withState(
-                now: now,
-                {
-                    state -> Result<(FirebaseEmulatorState.Account, String), Refusal> in
-                    guard let pending = try state.pendingCredential(credential),
-                        let account = try state.account(pending.localID)
-                    else { return .failure(Refusal("INVALID_MFA_PENDING_CREDENTIAL")) }
-                    let localID = account.localID
-                    let checked = try Self.checkCode(
-                        in: state, sessionInfo: sessionInfo, code: code, maxWrongCodes: maxWrongCodes
-                    ) { session in
-                        guard let step = session.multiFactor, step.localID == localID, let factor = step.enrollmentID
-                        else {
-                            return false
-                        }
-                        return named == nil || named == factor
-                    }
-                    let session: FirebaseEmulatorState.Session
-                    switch checked {
-                    case .failure(let refusal): return .failure(refusal)
-                    case .success(let checkedSession): session = checkedSession
-                    }
-                    guard let enrollmentID = session.multiFactor?.enrollmentID,
-                        account.factors.contains(where: { $0.enrollmentID == enrollmentID })
-                    else { return .failure(Refusal("MFA_ENROLLMENT_NOT_FOUND")) }
-                    if account.disabled { return .failure(Refusal("USER_DISABLED")) }
-                    try state.setSession(sessionInfo, nil)
-                    return .success((account, enrollmentID))
-                })
-        else { return Self.backendError() }
-        switch signedIn {
+        let signedIn = await withState(now: now) { state -> Result<(FirebaseEmulatorState.Account, String), Refusal> in
+            guard let pending = try state.pendingCredential(credential),
+                let account = try state.account(pending.localID)
+            else { return .failure(Refusal("INVALID_MFA_PENDING_CREDENTIAL")) }
+            let localID = account.localID
+            let checked = try Self.checkCode(
+                in: state, sessionInfo: sessionInfo, code: code, maxWrongCodes: maxWrongCodes
+            ) {
+                session in
+                guard let step = session.multiFactor, step.localID == localID, let factor = step.enrollmentID else {
+                    return false
+                }
+                return named == nil || named == factor
+            }
+            let session: FirebaseEmulatorState.Session
+            switch checked {
+            case .failure(let refusal): return .failure(refusal)
+            case .success(let checkedSession): session = checkedSession
+            }
+            guard let enrollmentID = session.multiFactor?.enrollmentID,
+                account.factors.contains(where: { $0.enrollmentID == enrollmentID })
+            else { return .failure(Refusal("MFA_ENROLLMENT_NOT_FOUND")) }
+            if account.disabled { return .failure(Refusal("USER_DISABLED")) }
+            try state.setSession(sessionInfo, nil)
+            return .success((account, enrollmentID))
+        }
+        return answerFinalize(signedIn, now: now)
+    }
+
+    // MARK: the steps' shared paths
+
+    /// A second factor's code as sent: its session, the number, the code, and whether it is a test number's.
+    typealias SentCode = (sessionInfo: String, number: PhoneNumber, code: String, test: Bool)
+    typealias StepSend =
+        @Sendable (FirebaseEmulatorState, PhoneNumber, FirebaseEmulatorState.SessionStep) throws
+        -> Result<SentCode, Refusal>
+
+    /// How a second factor's start sends its code inside the step's transaction, once the step found its user and
+    /// number: a test number's fixed code with no proof and no count; otherwise a new code, once the proof passes
+    /// and the number's hourly quota allows it (the send counted). Opens the session for the step.
+    func stepSend(_ info: FirebaseWire.SendVerificationCodeRequest, now: Date) -> StepSend {
+        let (proofProblem, newCode) = (Self.proofProblem(info), EmulatorRandom.code())
+        let (lifetime, limit, testNumbers) = (codeLifetime, maxSendsPerNumberPerHour, testNumbers)
+        return { state, number, step in
+            let fixed = testNumbers.code(for: number)
+            if fixed == nil {
+                if let proofProblem { return .failure(Refusal(proofProblem)) }
+                if let limit, try state.recentSends(to: number.e164) >= limit {
+                    return .failure(
+                        Refusal("QUOTA_EXCEEDED", "Exceeded per phone number quota for sending verification codes."))
+                }
+                try state.recordSend(to: number.e164, at: now)
+            }
+            let code = fixed ?? newCode
+            let sessionInfo = try Self.openSession(
+                in: state, phoneNumber: number.e164, code: code, now: now, lifetime: lifetime,
+                isTestNumber: fixed != nil, multiFactor: step)
+            return .success((sessionInfo, number, code, fixed != nil))
+        }
+    }
+
+    /// A start's answer: the code delivered (unless a test number's), the session in the step's field.
+    func answerStart(_ opened: Result<SentCode, Refusal>?, request: EmulatorRequest, now: Date, enrollment: Bool)
+        -> TransportResponse
+    {
+        switch opened {
+        case nil: return Self.backendError()
+        case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
+        case .success(let sent):
+            if !sent.test { deliver(sent.code, to: sent.number, request: request, now: now) }
+            let session = FirebaseWire.SendResponse.Session(sessionInfo: sent.sessionInfo)
+            return Self.json(
+                enrollment
+                    ? FirebaseWire.SendResponse(phoneSessionInfo: session)
+                    : FirebaseWire.SendResponse(phoneResponseInfo: session))
+        }
+    }
+
+    /// A finalize's answer: the user's new tokens, with the phone factor it passed or enrolled.
+    func answerFinalize(_ result: Result<(FirebaseEmulatorState.Account, String), Refusal>?, now: Date)
+        -> TransportResponse
+    {
+        switch result {
+        case nil: return Self.backendError()
         case .failure(let refusal): return Self.refusal(refusal.code, detail: refusal.detail)
         case .success((let account, let enrollmentID)):
             guard let tokens = tokens(for: account, secondFactor: enrollmentID, now: now) else {
                 return Self.backendError()
             }
-            return Self.json(
-                FirebaseWire.FinalizeMfaResponse(idToken: tokens.idToken, refreshToken: tokens.refreshToken))
+            return Self.json(FirebaseWire.SignInResponse(idToken: tokens.idToken, refreshToken: tokens.refreshToken))
         }
+    }
+
+    /// A finalize's code and session, or the answer that refuses their absence (`missing`: the detail of an absent
+    /// phone verification info).
+    static func codeAndSession(_ info: FirebaseWire.FinalizeMfaPhoneRequestInfo?, missing: String)
+        -> Result<(String, String), ResponseBox>
+    {
+        guard let info else { return .failure(ResponseBox(refusal("INVALID_ARGUMENT", detail: missing))) }
+        guard let code = info.code, !code.isEmpty else { return .failure(ResponseBox(refusal("MISSING_CODE"))) }
+        guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else {
+            return .failure(ResponseBox(refusal("MISSING_SESSION_INFO")))
+        }
+        return .success((code, sessionInfo))
+    }
+
+    /// Why `account` cannot enroll `phoneNumber`: already one of its factors, or as many factors as allowed.
+    static func enrollmentRefusal(_ account: FirebaseEmulatorState.Account, phoneNumber: String) -> Refusal? {
+        if account.factors.contains(where: { $0.phoneNumber == phoneNumber }) {
+            return Refusal("SECOND_FACTOR_EXISTS", "Phone number already enrolled as second factor for this account.")
+        }
+        return account.factors.count < maxSecondFactors ? nil : Refusal("SECOND_FACTOR_LIMIT_EXCEEDED")
     }
 
     // MARK: helpers

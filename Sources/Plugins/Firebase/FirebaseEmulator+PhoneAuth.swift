@@ -9,7 +9,7 @@ extension FirebaseEmulator {
     /// quota, opens a session with a new 6-digit code and "sends" it to the outbox.
     func sendVerificationCode(_ request: EmulatorRequest) async -> TransportResponse {
         if let refusal = apiKeyRefusal(request) { return refusal }
-        guard let body = try? JSONDecoder().decode(FirebaseWire.SendVerificationCodeRequest.self, from: request.body)
+        guard let body = request.json(FirebaseWire.SendVerificationCodeRequest.self)
         else { return Self.invalidJSON() }
         // The Auth Emulator checks only the leading +; production parses the number. The gateway always
         // sends E.164, so anything else is refused the way both answer.
@@ -35,10 +35,10 @@ extension FirebaseEmulator {
                     })
             else { return Self.backendError() }
             logger.info("firebase sandbox test number: nothing sent", metadata: ["to": "\(number.masked)"])
-            return Self.json(FirebaseWire.SendVerificationCodeResponse(sessionInfo: sessionInfo))
+            return Self.json(FirebaseWire.SendResponse(sessionInfo: sessionInfo))
         }
         if let refusal = Self.proofRefusal(body) { return refusal }
-        let code = Self.newCode()
+        let code = EmulatorRandom.code()
         let limit = maxSendsPerNumberPerHour
         guard
             let opened = await withState(
@@ -64,7 +64,7 @@ extension FirebaseEmulator {
                 provider: "firebase", channel: "sms", to: number.e164, code: code, text: sms.text,
                 language: sms.language, sentAt: now))
         logger.info("firebase sandbox sent a code", metadata: ["to": "\(number.masked)"])
-        return Self.json(FirebaseWire.SendVerificationCodeResponse(sessionInfo: sessionInfo))
+        return Self.json(FirebaseWire.SendResponse(sessionInfo: sessionInfo))
     }
 
     static func openSession(
@@ -86,12 +86,12 @@ extension FirebaseEmulator {
     /// a reCAPTCHA token or a Play Integrity token). A SafetyNet token alone is `INVALID_APP_CREDENTIAL`: Google
     /// shut SafetyNet down, so no token of it can be valid (the sandbox's reading; Firebase documents no
     /// answer for one).
-    static func proofRefusal(_ body: some FirebaseWire.ProofFields) -> TransportResponse? {
+    static func proofRefusal(_ body: FirebaseWire.SendVerificationCodeRequest) -> TransportResponse? {
         proofProblem(body).map { refusal($0) }
     }
 
     /// The server string ``proofRefusal(_:)`` answers, or `nil` when the proof passes.
-    static func proofProblem(_ body: some FirebaseWire.ProofFields) -> String? {
+    static func proofProblem(_ body: FirebaseWire.SendVerificationCodeRequest) -> String? {
         func present(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
         let rejected = FirebaseSandbox.rejectedProofToken
         if let captcha = present(body.captchaResponse) {
@@ -126,7 +126,7 @@ extension FirebaseEmulator {
     func signInWithPhoneNumber(_ request: EmulatorRequest) async -> TransportResponse {
         if let refusal = apiKeyRefusal(request) { return refusal }
         guard
-            let body = try? JSONDecoder().decode(FirebaseWire.SignInWithPhoneNumberRequest.self, from: request.body)
+            let body = request.json(FirebaseWire.SignInWithPhoneNumberRequest.self)
         else { return Self.invalidJSON() }
         func present(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
         if present(body.temporaryProof) != nil {
@@ -179,7 +179,7 @@ extension FirebaseEmulator {
                     500, message: "Internal error encountered.", status: "INTERNAL", reason: "backendError")
             }
             return Self.json(
-                FirebaseWire.SignInWithPhoneNumberResponse(
+                FirebaseWire.SignInResponse(
                     idToken: idToken, refreshToken: Self.randomString(length: Self.refreshTokenLength),
                     expiresIn: FirebaseWire.LenientString(String(FirebaseIDTokenSigner.lifetime)), localId: localID,
                     isNewUser: isNewUser, phoneNumber: phoneNumber))

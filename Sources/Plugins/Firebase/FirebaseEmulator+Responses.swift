@@ -62,13 +62,6 @@ extension FirebaseEmulator {
 
     // MARK: values
 
-    /// A 6-digit code from the system's secure generator.
-    static func newCode() -> String {
-        let value = Int.random(in: 0..<1_000_000)
-        let digits = String(value)
-        return String(repeating: "0", count: 6 - digits.count) + digits
-    }
-
     private static let urlSafe = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
     private static let alphanumeric = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
@@ -79,7 +72,6 @@ extension FirebaseEmulator {
         return String((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
     }
 
-    /// The SMS as Firebase words it, in the language `X-Firebase-Locale` asked for when the sandbox knows it.
     /// The SMS in the language the provider asked for (`X-Firebase-Locale`), which is the language it
     /// reports: Firebase's own wording for the languages below, the sandbox's phrase table for the others.
     static func smsText(code: String, language: String?, projectID: String) -> (text: String, language: String) {

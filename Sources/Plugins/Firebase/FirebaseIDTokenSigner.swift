@@ -7,8 +7,7 @@ import _CryptoExtras
 /// with the key the emulator publishes in JWK form (docs/vendors/firebase.md §5, [ADMIN] `_token_gen.py`).
 ///
 /// The Auth Emulator itself issues unsigned tokens (docs/vendors/firebase.md §4); this sandbox signs them with a
-/// 2048-bit
-/// RSA key made on first use, so code that verifies real Firebase tokens can be pointed at it unchanged
+/// 2048-bit RSA key made on first use, so code that verifies real Firebase tokens can be pointed at it unchanged
 /// except for the key URL. The key lives only in memory: a restarted sandbox has a new one.
 struct FirebaseIDTokenSigner: Sendable {
     /// The claims of an ID token: a phone sign-in's, or an email and password user's (with the second factor
@@ -50,9 +49,9 @@ struct FirebaseIDTokenSigner: Sendable {
             case emailVerified = "email_verified"
         }
 
-        /// The claims Firebase puts in a phone sign-in's token: issuer and audience from the project,
-        /// `sub` = `user_id` = the uid, one hour of validity.
-        init(projectID: String, localID: String, phoneNumber: String, issuedAt: Date) {
+        /// The claims Firebase puts in a token of `localID`: issuer and audience from the project, `sub` =
+        /// `user_id` = the uid, one hour of validity.
+        private init(projectID: String, localID: String, issuedAt: Date, firebase: FirebaseClaim) {
             let now = Int(issuedAt.timeIntervalSince1970)
             iss = "https://securetoken.google.com/\(projectID)"
             aud = projectID
@@ -61,29 +60,30 @@ struct FirebaseIDTokenSigner: Sendable {
             sub = localID
             iat = now
             exp = now + FirebaseIDTokenSigner.lifetime
-            self.phoneNumber = phoneNumber
-            firebase = FirebaseClaim(identities: ["phone": [phoneNumber]], signInProvider: "phone")
+            self.firebase = firebase
         }
 
-        /// The claims of an email and password user's token; `secondFactor` is the enrollment id of the phone
-        /// factor the user passed (a multi-factor sign-in) or just enrolled.
+        /// A phone sign-in's token.
+        init(projectID: String, localID: String, phoneNumber: String, issuedAt: Date) {
+            self.init(
+                projectID: projectID, localID: localID, issuedAt: issuedAt,
+                firebase: FirebaseClaim(identities: ["phone": [phoneNumber]], signInProvider: "phone"))
+            self.phoneNumber = phoneNumber
+        }
+
+        /// An email and password user's token; `secondFactor` is the enrollment id of the phone factor the user
+        /// passed (a multi-factor sign-in) or just enrolled.
         init(
             projectID: String, localID: String, email: String, emailVerified: Bool, secondFactor: String?,
             issuedAt: Date
         ) {
-            let now = Int(issuedAt.timeIntervalSince1970)
-            iss = "https://securetoken.google.com/\(projectID)"
-            aud = projectID
-            authTime = now
-            userID = localID
-            sub = localID
-            iat = now
-            exp = now + FirebaseIDTokenSigner.lifetime
+            self.init(
+                projectID: projectID, localID: localID, issuedAt: issuedAt,
+                firebase: FirebaseClaim(
+                    identities: ["email": [email]], signInProvider: "password",
+                    signInSecondFactor: secondFactor == nil ? nil : "phone", secondFactorIdentifier: secondFactor))
             self.email = email
             self.emailVerified = emailVerified
-            firebase = FirebaseClaim(
-                identities: ["email": [email]], signInProvider: "password",
-                signInSecondFactor: secondFactor == nil ? nil : "phone", secondFactorIdentifier: secondFactor)
         }
     }
 
@@ -93,20 +93,6 @@ struct FirebaseIDTokenSigner: Sendable {
         case invalid
         /// Past its `exp`: `TOKEN_EXPIRED`.
         case expired
-    }
-
-    /// One key of the published set, as `https://www.googleapis.com/service_accounts/v1/jwk/…` lists them.
-    struct JWK: Codable, Sendable, Equatable {
-        var kty: String
-        var alg: String
-        var use: String
-        var kid: String
-        var n: String
-        var e: String
-    }
-
-    struct JWKSet: Codable, Sendable, Equatable {
-        var keys: [JWK]
     }
 
     /// Seconds an ID token is valid, as Firebase's (`expiresIn` "3600").
@@ -122,13 +108,9 @@ struct FirebaseIDTokenSigner: Sendable {
     init() throws {
         privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let digest = SHA256.hash(data: privateKey.publicKey.derRepresentation)
-        keyID = digest.prefix(20).map { String(format: "%02x", $0) }.joined()
+        keyID = Hex.lowercase(digest.prefix(20))
         let primitives = try privateKey.publicKey.getKeyPrimitives()
-        keySet = JWKSet(keys: [
-            JWK(
-                kty: "RSA", alg: "RS256", use: "sig", kid: keyID, n: Base64URL.encode(primitives.modulus),
-                e: Base64URL.encode(primitives.publicExponent))
-        ])
+        keySet = JWKSet(keys: [.rs256(modulus: primitives.modulus, exponent: primitives.publicExponent, kid: keyID)])
     }
 
     /// A compact JWS: base64url(header).base64url(claims).base64url(RSASSA-PKCS1-v1_5 SHA-256 signature).

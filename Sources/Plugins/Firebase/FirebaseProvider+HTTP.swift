@@ -14,10 +14,9 @@ extension VendorOperation {
 }
 
 extension FirebaseProvider {
-    /// POSTs a JSON body to `path?key=…` and returns a 2xx answer; every other outcome throws the mapped
-    /// error.
+    /// POSTs a JSON body to `path?key=…` and returns a 2xx answer; every other outcome throws the mapped error.
     func call(
-        _ path: String, body: some Encodable, headers extra: HTTPFields, operation: VendorOperation
+        _ path: String, body: any Encodable, headers extra: HTTPFields = [:], operation: VendorOperation
     ) async throws(GatewayError) -> TransportResponse {
         var headers = extra
         headers[.contentType] = "application/json"
@@ -30,10 +29,5 @@ extension FirebaseProvider {
                 envelope: try? JSONDecoder().decode(FirebaseWire.ErrorEnvelope.self, from: answer.body),
                 httpStatus: answer.status, retryAfter: answer.retryAfter, providerID: id)
         }
-    }
-
-    /// The error for a 2xx answer the provider cannot read. After a send, Firebase accepted it.
-    func malformed(operation: VendorOperation, httpStatus: Int) -> GatewayError {
-        client.malformed(operation, httpStatus: httpStatus)
     }
 }

@@ -13,15 +13,9 @@ import Logging
 /// `FirebaseProvider+MultiFactor.swift`). Firebase has no cancel or status call.
 struct FirebaseProvider: VerificationProvider {
     static let capabilities = ProviderCapabilities(
-        channels: [.sms],
-        appVerificationKinds: [.recaptcha, .recaptchaEnterprise, .iosReceipt, .playIntegrity],
-        requiresAppVerification: true,
-        multiFactorKinds: [.signIn, .enroll],
-        issuesTokens: true,
-        resendKeepsCode: false,
-        supportsResend: true,
-        supportsCancel: false,
-        supportsStatus: false)
+        channels: [.sms], appVerificationKinds: [.recaptcha, .recaptchaEnterprise, .iosReceipt, .playIntegrity],
+        requiresAppVerification: true, multiFactorKinds: [.signIn, .enroll], issuesTokens: true,
+        resendKeepsCode: false, supportsResend: true, supportsCancel: false, supportsStatus: false)
 
     let id: String
     let configuration: FirebaseConfiguration
@@ -32,25 +26,22 @@ struct FirebaseProvider: VerificationProvider {
     var capabilities: ProviderCapabilities { Self.capabilities }
 
     init(context: ProviderContext) throws(ConfigurationError) {
-        self.id = context.providerID
-        self.configuration = try FirebaseConfiguration(settings: context.settings, providerID: context.providerID)
-        self.client = VendorHTTPClient(vendor: "Firebase", context: context, baseURL: configuration.baseURL)
-        self.clock = context.clock
-        self.logger = context.logger
+        id = context.providerID
+        configuration = try FirebaseConfiguration(settings: context.settings, providerID: context.providerID)
+        client = VendorHTTPClient(vendor: "Firebase", context: context, baseURL: configuration.baseURL)
+        clock = context.clock
+        logger = context.logger
     }
 
-    /// A test number needs no proof: Firebase's own checks do not apply to them ([TESTNUM]) and the
-    /// provider answers them without calling Firebase.
-    func requiresAppVerification(for request: StartVerification) -> Bool {
-        if isTestNumber(request) { return false }
-        return capabilities.requiresAppVerification
-    }
+    /// A test number needs no proof: Firebase's own checks do not apply to them ([TESTNUM]).
+    func requiresAppVerification(for request: StartVerification) -> Bool { !isTestNumber(request) }
 
     // MARK: start
 
     /// A new start always calls Firebase, even for a number whose earlier code is still on its way: it
     /// carries a fresh proof and starts a new verification, and the REST method has no deduplication field
     /// (docs/vendors/firebase.md §5). Repeated starts are throttled by the gateway's own per-destination limits.
+    /// A start with a second-factor step starts that step instead (`FirebaseProvider+MultiFactor.swift`).
     func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
         guard request.channel == .sms else {
             throw GatewayError(.unsupportedChannel, "Firebase phone sign-in sends codes by SMS only.")
@@ -58,56 +49,68 @@ struct FirebaseProvider: VerificationProvider {
         guard let number = request.destination.phoneNumber else {
             throw GatewayError(.invalidRequest, "Firebase phone sign-in needs a phone number.")
         }
-        if let step = request.multiFactor { return try await startMultiFactor(step, request, number: number) }
         let language = FirebaseWire.language(from: request.locales)
         let sentAt = clock.now
-        if configuration.testNumbers.contains(number) {
-            // Firebase answers a test number without a proof and without an SMS, and signs it in for real
-            // (a user and tokens), so the session is opened at Firebase like any other.
-            let sessionInfo = try await sendVerificationCode(
-                to: number, proof: nil, platform: request.clientContext.platform, language: language)
-            logger.info(
-                "firebase test number: nothing sent",
-                metadata: ["provider.id": "\(id)", "to": "\(number.masked)"])
-            return ProviderStartResult(
-                reference: Self.reference(for: sessionInfo),
-                state: try ProviderState(
-                    FirebaseVerificationState(sessionInfo: sessionInfo, sentAt: sentAt, testNumber: true)),
-                contentLanguage: language, channel: .sms, sentNothing: true)
-        }
-        guard let proof = request.appVerification else {
+        // Firebase answers a test number without a proof and without an SMS, and signs it in for real (a user and
+        // tokens), so its session is opened at Firebase like any other ([TESTNUM], second factors too).
+        let testNumber = configuration.testNumbers.contains(number)
+        var proof: AppVerificationProof?
+        if !testNumber {
             // The engine refuses this before calling (`requiresAppVerification(for:)`); kept for direct callers.
-            throw GatewayError(
-                .appVerificationRequired,
-                "Firebase needs an app verification proof: send `app_verification` with type one of: "
-                    + Self.acceptedKinds + ".")
+            guard let given = request.appVerification else {
+                throw GatewayError(
+                    .appVerificationRequired,
+                    "Firebase needs an app verification proof: send `app_verification` with type one of: "
+                        + Self.acceptedKinds + ".")
+            }
+            proof = given
         }
         let sessionInfo = try await sendVerificationCode(
-            to: number, proof: proof, platform: request.clientContext.platform, language: language)
-        logger.info(
-            "firebase code sent", metadata: ["provider.id": "\(id)", "to": "\(number.masked)"])
+            to: number, step: request.multiFactor, proof: proof, platform: request.clientContext.platform,
+            language: language)
+        var metadata: Logger.Metadata = ["provider.id": "\(id)", "to": "\(number.masked)"]
+        metadata["multi_factor"] = request.multiFactor.map { "\($0.kind.rawValue)" }
+        logger.info(testNumber ? "firebase test number: nothing sent" : "firebase code sent", metadata: metadata)
+        let state = FirebaseVerificationState(
+            sessionInfo: sessionInfo, sentAt: sentAt, testNumber: testNumber,
+            multiFactor: request.multiFactor.map { FirebaseMultiFactorState($0) })
         return ProviderStartResult(
-            reference: Self.reference(for: sessionInfo),
-            state: try ProviderState(FirebaseVerificationState(sessionInfo: sessionInfo, sentAt: sentAt)),
-            contentLanguage: language, channel: .sms)
+            reference: Self.reference(for: sessionInfo), state: try ProviderState(state), contentLanguage: language,
+            channel: .sms, sentNothing: testNumber)
     }
 
-    /// Calls `accounts:sendVerificationCode` and returns the `sessionInfo`.
+    /// Sends a code and returns its `sessionInfo`: `accounts:sendVerificationCode`, or the start of the second-factor
+    /// `step`. A sign-in's code goes to the number enrolled under the enrollment id (Firebase takes no number for
+    /// it); an enrollment's to `number`. The proof goes in the same fields (v2's `StartMfaPhoneRequestInfo`).
     func sendVerificationCode(
-        to number: PhoneNumber, proof: AppVerificationProof?, platform: ClientContext.Platform?, language: String?
+        to number: PhoneNumber, step: MultiFactor?, proof: AppVerificationProof?, platform: ClientContext.Platform?,
+        language: String?
     ) async throws(GatewayError) -> String {
-        var body = FirebaseWire.SendVerificationCodeRequest(phoneNumber: number.e164)
-        if let proof { try Self.add(proof, platform: platform, to: &body) }
+        var info = FirebaseWire.SendVerificationCodeRequest(phoneNumber: number.e164)
+        if let proof { try Self.add(proof, platform: platform, to: &info) }
+        let (path, operation, body): (String, VendorOperation, any Encodable)
+        switch step {
+        case nil:
+            (path, operation, body) = (FirebaseWire.sendVerificationCodePath, .send, info)
+        case .signIn(let credential, let enrollmentID):
+            info.phoneNumber = nil
+            (path, operation) = (FirebaseWire.mfaSignInStartPath, .mfaSignInStart)
+            body = FirebaseWire.StartMfaSignInRequest(
+                mfaPendingCredential: credential, mfaEnrollmentId: enrollmentID, phoneSignInInfo: info)
+        case .enroll(let idToken, _):
+            (path, operation) = (FirebaseWire.mfaEnrollmentStartPath, .mfaEnrollmentStart)
+            body = FirebaseWire.StartMfaEnrollmentRequest(idToken: idToken, phoneEnrollmentInfo: info)
+        }
         let response = try await call(
-            FirebaseWire.sendVerificationCodePath, body: body, headers: sendHeaders(proof: proof, language: language),
-            operation: .send)
+            path, body: body, headers: sendHeaders(proof: proof, language: language), operation: operation)
+        let answer = try? JSONDecoder().decode(FirebaseWire.SendResponse.self, from: response.body)
         guard
-            let answer = try? JSONDecoder().decode(
-                FirebaseWire.SendVerificationCodeResponse.self, from: response.body),
-            let sessionInfo = answer.sessionInfo, !sessionInfo.isEmpty
+            let sessionInfo = (answer?.phoneResponseInfo ?? answer?.phoneSessionInfo)?.sessionInfo
+                ?? answer?.sessionInfo,
+            !sessionInfo.isEmpty
         else {
             // A 2xx means Firebase accepted the send: never fail over after it.
-            throw malformed(operation: .send, httpStatus: response.status.code)
+            throw client.malformed(operation, httpStatus: response.status.code)
         }
         return sessionInfo
     }
@@ -125,11 +128,10 @@ struct FirebaseProvider: VerificationProvider {
     }
 
     /// Puts the proof in the field Identity Toolkit takes for its kind (docs/vendors/firebase.md §2.1), in a send's
-    /// body or
-    /// a multi-factor start's phone info (the same fields).
+    /// body or a multi-factor start's phone info (the same fields).
     static func add(
         _ proof: AppVerificationProof, platform: ClientContext.Platform?,
-        to body: inout some FirebaseWire.ProofFields
+        to body: inout FirebaseWire.SendVerificationCodeRequest
     ) throws(GatewayError) {
         guard !proof.token.isEmpty else {
             throw GatewayError(.appVerificationRequired, "The app verification token is empty.")
@@ -163,8 +165,7 @@ struct FirebaseProvider: VerificationProvider {
 
     /// A non-secret handle on a session for logs and the timeline: a truncated SHA-256 of `sessionInfo`.
     static func reference(for sessionInfo: String) -> String {
-        let digest = SHA256.hash(data: Data(sessionInfo.utf8))
-        return "sha256:" + digest.prefix(12).map { String(format: "%02x", $0) }.joined()
+        "sha256:" + Hex.lowercase(SHA256.hash(data: Data(sessionInfo.utf8)).prefix(12))
     }
 
     // MARK: check
@@ -183,16 +184,12 @@ struct FirebaseProvider: VerificationProvider {
         let body = FirebaseWire.SignInWithPhoneNumberRequest(sessionInfo: sessionInfo, code: code)
         let response: TransportResponse
         do {
-            response = try await call(
-                FirebaseWire.signInWithPhoneNumberPath, body: body, headers: HTTPFields(), operation: .signIn)
+            response = try await call(FirebaseWire.signInWithPhoneNumberPath, body: body, operation: .signIn)
         } catch let error where error.code == .incorrectCode {
             // A wrong code is not final: the gateway counts the attempt.
             return ProviderCheckResult(status: .pending)
         }
-        guard
-            let answer = try? JSONDecoder().decode(
-                FirebaseWire.SignInWithPhoneNumberResponse.self, from: response.body)
-        else { throw malformed(operation: .signIn, httpStatus: response.status.code) }
+        let answer = try client.decode(FirebaseWire.SignInResponse.self, from: response, operation: .signIn)
         // The session is spent at Firebase: stop keeping its bearer string.
         state.sessionInfo = nil
         let spent = try ProviderState(state)
@@ -203,19 +200,17 @@ struct FirebaseProvider: VerificationProvider {
             tokens["localId"] = answer.localId.map(JSONValue.string)
             // proto3 JSON omits a false bool.
             tokens["isNewUser"] = .string(answer.isNewUser == true ? "true" : "false")
-            if let expiresIn = answer.expiresIn?.value { tokens["expiresIn"] = .string(expiresIn) }
+            tokens["expiresIn"] = answer.expiresIn.map { .string($0.value) }
             return ProviderCheckResult(status: .approved, tokens: tokens, state: spent)
         }
         if let proof = answer.temporaryProof, !proof.isEmpty {
             // The phone is verified but belongs to another account (docs/vendors/firebase.md §2.2).
             var tokens: [String: JSONValue] = ["temporaryProof": .string(proof)]
-            if let expiresIn = answer.temporaryProofExpiresIn?.value {
-                tokens["temporaryProofExpiresIn"] = .string(expiresIn)
-            }
+            tokens["temporaryProofExpiresIn"] = answer.temporaryProofExpiresIn.map { .string($0.value) }
             tokens["phoneNumber"] = answer.phoneNumber.map(JSONValue.string)
             return ProviderCheckResult(status: .approved, tokens: tokens, state: spent)
         }
-        throw malformed(operation: .signIn, httpStatus: response.status.code)
+        throw client.malformed(.signIn, httpStatus: response.status.code)
     }
 
     /// The check of a test-number verification stored before test numbers went to Firebase (it has no
@@ -267,26 +262,20 @@ struct FirebaseProvider: VerificationProvider {
         }
         let language = FirebaseWire.language(from: verification.locales)
         let sentAgainAt = clock.now
-        let sessionInfo: String
-        if let multiFactor = state.multiFactor {
-            // A second factor is sent again by starting its step again: the pending credential (or ID token)
-            // is still the one the start was given.
-            guard let step = multiFactor.step else {
-                throw GatewayError(.invalidState, "This multi-factor verification is finished; start a new one.")
-            }
-            sessionInfo = try await startMultiFactorSession(
-                step, number: number, proof: proof, platform: request.clientContext.platform, language: language)
-        } else {
-            sessionInfo = try await sendVerificationCode(
-                to: number, proof: proof, platform: request.clientContext.platform, language: language)
+        // A second factor is sent again by starting its step again: the pending credential (or ID token) is still
+        // the one the start was given.
+        if let multiFactor = state.multiFactor, multiFactor.step == nil {
+            throw GatewayError(.invalidState, "This multi-factor verification is finished; start a new one.")
         }
+        let sessionInfo = try await sendVerificationCode(
+            to: number, step: state.multiFactor?.step, proof: proof, platform: request.clientContext.platform,
+            language: language)
         logger.info("firebase code sent again", metadata: ["provider.id": "\(id)", "to": "\(number.masked)"])
+        let sent = FirebaseVerificationState(
+            sessionInfo: sessionInfo, sentAt: sentAgainAt, multiFactor: state.multiFactor)
         return ProviderStartResult(
-            reference: Self.reference(for: sessionInfo),
-            state: try ProviderState(
-                FirebaseVerificationState(sessionInfo: sessionInfo, sentAt: sentAgainAt, multiFactor: state.multiFactor)
-            ),
-            contentLanguage: language, channel: .sms)
+            reference: Self.reference(for: sessionInfo), state: try ProviderState(sent), contentLanguage: language,
+            channel: .sms)
     }
 
     // MARK: helpers

@@ -33,34 +33,16 @@ struct FirebaseTestNumbers: Sendable, Equatable {
             return
         }
         for (index, entry) in entries.enumerated() {
-            let position = index + 1
             let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2 else {
-                problems.append("entry \(position) is not `+number=code`")
-                continue
-            }
-            guard parts[0].hasPrefix("+") else {
-                problems.append("entry \(position) must write its number in E.164, starting with +")
-                continue
-            }
-            let number: PhoneNumber
-            do {
-                number = try PhoneNumber(parsing: parts[0])
+            do throws(Problem) {
+                guard parts.count == 2 else { throw Problem(reason: "is not `+number=code`") }
+                let number = try Self.entry(parts[0], code: parts[1])
+                guard codes[number.e164] == nil else { throw Problem(reason: "repeats a number") }
+                codes[number.e164] = parts[1]
             } catch {
-                problems.append("entry \(position) has a number that is not E.164")
-                continue
+                problems.append("entry \(index + 1) \(error.reason)")
             }
-            let code = parts[1]
-            if code.count != Self.codeLength || !code.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) {
-                problems.append("entry \(position) must have a code of exactly \(Self.codeLength) digits")
-                continue
-            }
-            if codes[number.e164] != nil {
-                problems.append("entry \(position) repeats a number")
-                continue
-            }
-            codes[number.e164] = code
         }
         if entries.count > Self.limit {
             problems.append("lists \(entries.count) numbers; Firebase allows at most \(Self.limit)")
@@ -75,16 +57,30 @@ struct FirebaseTestNumbers: Sendable, Equatable {
         var codes: [String: String] = [:]
         var rejected = 0
         for (key, code) in raw.sorted(by: { $0.key < $1.key }) {
-            guard key.hasPrefix("+"), let number = try? PhoneNumber(parsing: key),
-                code.count == codeLength, code.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }),
-                codes.count < limit
-            else {
+            guard let number = try? entry(key, code: code), codes.count < limit else {
                 rejected += 1
                 continue
             }
             codes[number.e164] = code
         }
         return (FirebaseTestNumbers(validated: codes), rejected)
+    }
+
+    /// Why an entry is refused, naming neither its number nor its code.
+    struct Problem: Error {
+        var reason: String
+    }
+
+    /// The number of a `+number=code` entry, when the number is E.164 and the code has ``codeLength`` digits.
+    static func entry(_ number: String, code: String) throws(Problem) -> PhoneNumber {
+        guard number.hasPrefix("+") else { throw Problem(reason: "must write its number in E.164, starting with +") }
+        guard let parsed = try? PhoneNumber(parsing: number) else {
+            throw Problem(reason: "has a number that is not E.164")
+        }
+        guard code.count == codeLength, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw Problem(reason: "must have a code of exactly \(codeLength) digits")
+        }
+        return parsed
     }
 
     /// Why `text` is not a valid list, or `nil`; for the setting's validator.
@@ -101,6 +97,4 @@ struct FirebaseTestNumbers: Sendable, Equatable {
     func code(for number: PhoneNumber) -> String? { codes[number.e164] }
 
     func contains(_ number: PhoneNumber) -> Bool { codes[number.e164] != nil }
-
-    var isEmpty: Bool { codes.isEmpty }
 }

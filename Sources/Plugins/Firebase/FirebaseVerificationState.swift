@@ -9,17 +9,10 @@ struct FirebaseVerificationState: Codable, Equatable, Sendable {
     /// When the code was sent: a resend within ``FirebaseConfiguration/resendAfter`` keeps it.
     var sentAt: Date
     /// A configured test number: nothing was sent, and a resend sends nothing either.
-    var testNumber: Bool
+    var testNumber = false
     /// The multi-factor step, for a verification that is a second factor's sign-in or enrollment (`nil`: a
     /// phone sign-in).
     var multiFactor: FirebaseMultiFactorState?
-
-    init(sessionInfo: String?, sentAt: Date, testNumber: Bool = false, multiFactor: FirebaseMultiFactorState? = nil) {
-        self.sessionInfo = sessionInfo
-        self.sentAt = sentAt
-        self.testNumber = testNumber
-        self.multiFactor = multiFactor
-    }
 
     enum CodingKeys: String, CodingKey {
         case sessionInfo = "session_info"
@@ -27,24 +20,21 @@ struct FirebaseVerificationState: Codable, Equatable, Sendable {
         case testNumber = "test_number"
         case multiFactor = "multi_factor"
     }
+}
 
+extension FirebaseVerificationState {
     /// Reads this shape, and the string map that records stored before typed state (`"sent_at": "1700…"`,
     /// `"test_number": "true"`), so verifications started before an upgrade can still be checked.
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         sessionInfo = try container.decodeIfPresent(String.self, forKey: .sessionInfo)
-        if let seconds = try? container.decode(Double.self, forKey: .sentAt) {
-            sentAt = Date(timeIntervalSince1970: seconds)
-        } else if let text = try? container.decode(String.self, forKey: .sentAt), let seconds = Double(text) {
-            sentAt = Date(timeIntervalSince1970: seconds)
-        } else {
-            sentAt = .distantPast
-        }
-        if let flag = try? container.decode(Bool.self, forKey: .testNumber) {
-            testNumber = flag
-        } else {
-            testNumber = (try? container.decode(String.self, forKey: .testNumber)) == "true"
-        }
+        let seconds =
+            (try? container.decode(Double.self, forKey: .sentAt))
+            ?? (try? container.decode(String.self, forKey: .sentAt)).flatMap { Double($0) }
+        sentAt = seconds.map { Date(timeIntervalSince1970: $0) } ?? .distantPast
+        testNumber =
+            (try? container.decode(Bool.self, forKey: .testNumber))
+            ?? ((try? container.decode(String.self, forKey: .testNumber)) == "true")
         multiFactor = try container.decodeIfPresent(FirebaseMultiFactorState.self, forKey: .multiFactor)
     }
 

@@ -42,9 +42,7 @@ enum FirebaseWire {
             let tag = preference.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "-")
             guard let subtag = tag.split(separator: "-").first else { continue }
             let language = subtag.lowercased()
-            if (2...3).contains(language.count), language.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) }) {
-                return language
-            }
+            if ASCIIText.isToken(language, length: 2...3), language.allSatisfy(\.isLetter) { return language }
         }
         return nil
     }
@@ -70,22 +68,10 @@ enum FirebaseWire {
 
     // MARK: bodies
 
-    /// The app-verification fields a send carries, shared by `accounts:sendVerificationCode` and v2's
-    /// `StartMfaPhoneRequestInfo` (the same names, [SPEC]).
-    protocol ProofFields {
-        var recaptchaToken: String? { get set }
-        var captchaResponse: String? { get set }
-        var clientType: String? { get set }
-        var recaptchaVersion: String? { get set }
-        var iosReceipt: String? { get set }
-        var iosSecret: String? { get set }
-        var playIntegrityToken: String? { get set }
-        /// Decoded by the emulator only: the gateway no longer sends SafetyNet tokens.
-        var safetyNetToken: String? { get set }
-    }
-
-    /// `accounts:sendVerificationCode` request (docs/vendors/firebase.md §2.1). Absent fields are omitted.
-    struct SendVerificationCodeRequest: Codable, Sendable, Equatable, ProofFields {
+    /// `accounts:sendVerificationCode` request (docs/vendors/firebase.md §2.1), and v2's `StartMfaPhoneRequestInfo`
+    /// (the same fields but `tenantId`, [SPEC]): the number (for an enrollment's) and the app-verification proof.
+    /// Absent fields are omitted. The emulator alone reads `safetyNetToken`: the gateway no longer sends SafetyNet.
+    struct SendVerificationCodeRequest: Codable, Sendable, Equatable {
         var phoneNumber: String?
         var recaptchaToken: String?
         var captchaResponse: String?
@@ -98,9 +84,17 @@ enum FirebaseWire {
         var tenantId: String?
     }
 
-    /// `accounts:sendVerificationCode` answer: the opaque session the SDKs call the verification ID.
-    struct SendVerificationCodeResponse: Codable, Sendable, Equatable {
+    /// The answer of a send: `accounts:sendVerificationCode`'s `sessionInfo` (the opaque session the SDKs call the
+    /// verification ID), or v2's, in `phoneResponseInfo` (`mfaSignIn:start`) or `phoneSessionInfo`
+    /// (`mfaEnrollment:start`).
+    struct SendResponse: Codable, Sendable, Equatable {
         var sessionInfo: String?
+        var phoneResponseInfo: Session?
+        var phoneSessionInfo: Session?
+
+        struct Session: Codable, Sendable, Equatable {
+            var sessionInfo: String?
+        }
     }
 
     /// `accounts:signInWithPhoneNumber` request (docs/vendors/firebase.md §2.2). The gateway sends only `sessionInfo`
@@ -113,9 +107,10 @@ enum FirebaseWire {
         var idToken: String?
     }
 
-    /// `accounts:signInWithPhoneNumber` answer: tokens, or a temporary proof when the phone is verified but
-    /// already linked to another account (docs/vendors/firebase.md §2.2).
-    struct SignInWithPhoneNumberResponse: Codable, Sendable, Equatable {
+    /// A sign-in's answer. `accounts:signInWithPhoneNumber`'s: tokens, or a temporary proof when the phone is
+    /// verified but already linked to another account (docs/vendors/firebase.md §2.2). Both v2 finalize methods':
+    /// the user's new tokens, `idToken` and `refreshToken` (after an enrollment, tokens that reflect it).
+    struct SignInResponse: Codable, Sendable, Equatable {
         var idToken: String?
         var refreshToken: String?
         /// Seconds, as a string in Google's JSON (int64); a number is accepted too.
@@ -129,45 +124,19 @@ enum FirebaseWire {
 
     // MARK: multi-factor bodies (Identity Toolkit v2)
 
-    /// `StartMfaPhoneRequestInfo`: the proof of a multi-factor send, and for an enrollment the number to enroll.
-    struct StartMfaPhoneRequestInfo: Codable, Sendable, Equatable, ProofFields {
-        var phoneNumber: String?
-        var recaptchaToken: String?
-        var captchaResponse: String?
-        var clientType: String?
-        var recaptchaVersion: String?
-        var iosReceipt: String?
-        var iosSecret: String?
-        var playIntegrityToken: String?
-        var safetyNetToken: String?
-    }
-
-    /// `StartMfaPhoneResponseInfo` (and the enrollment's `phoneSessionInfo`): the session of the code sent.
-    struct StartMfaPhoneResponseInfo: Codable, Sendable, Equatable {
-        var sessionInfo: String?
-    }
-
     /// `accounts/mfaSignIn:start` request: the first factor's pending credential and the factor to verify.
     struct StartMfaSignInRequest: Codable, Sendable, Equatable {
         var mfaPendingCredential: String?
         var mfaEnrollmentId: String?
-        var phoneSignInInfo: StartMfaPhoneRequestInfo?
+        var phoneSignInInfo: SendVerificationCodeRequest?
         var tenantId: String?
-    }
-
-    struct StartMfaSignInResponse: Codable, Sendable, Equatable {
-        var phoneResponseInfo: StartMfaPhoneResponseInfo?
     }
 
     /// `accounts/mfaEnrollment:start` request: the signed-in user's ID token and the number to enroll.
     struct StartMfaEnrollmentRequest: Codable, Sendable, Equatable {
         var idToken: String?
-        var phoneEnrollmentInfo: StartMfaPhoneRequestInfo?
+        var phoneEnrollmentInfo: SendVerificationCodeRequest?
         var tenantId: String?
-    }
-
-    struct StartMfaEnrollmentResponse: Codable, Sendable, Equatable {
-        var phoneSessionInfo: StartMfaPhoneResponseInfo?
     }
 
     /// `FinalizeMfaPhoneRequestInfo`: the session and the code the user typed.
@@ -194,12 +163,6 @@ enum FirebaseWire {
         var tenantId: String?
     }
 
-    /// The answer of both finalize methods: the user's new tokens (after an enrollment, tokens that reflect it).
-    struct FinalizeMfaResponse: Codable, Sendable, Equatable {
-        var idToken: String?
-        var refreshToken: String?
-    }
-
     // MARK: first-factor bodies (the emulator's; Identity Toolkit v1)
 
     /// `GoogleCloudIdentitytoolkitV1MfaFactor`: a factor an admin `accounts:signUp` enrolls.
@@ -217,9 +180,9 @@ enum FirebaseWire {
         var enrolledAt: String?
     }
 
-    /// `accounts:signUp` request: a client's (email and password) or an admin's, which may also set the email
-    /// verified and enroll phone factors.
-    struct SignUpRequest: Codable, Sendable, Equatable {
+    /// `accounts:signUp` and `accounts:signInWithPassword` request: a client's (email and password) or, for a
+    /// sign-up, an admin's, which may also set the email verified and enroll phone factors.
+    struct FirstFactorRequest: Codable, Sendable, Equatable {
         var email: String?
         var password: String?
         var displayName: String?
@@ -228,26 +191,9 @@ enum FirebaseWire {
         var returnSecureToken: Bool?
     }
 
-    struct SignUpResponse: Codable, Sendable, Equatable {
-        var kind: String?
-        var localId: String?
-        var email: String?
-        var displayName: String?
-        var idToken: String?
-        var refreshToken: String?
-        var expiresIn: LenientString?
-    }
-
-    /// `accounts:signInWithPassword` request.
-    struct SignInWithPasswordRequest: Codable, Sendable, Equatable {
-        var email: String?
-        var password: String?
-        var returnSecureToken: Bool?
-    }
-
-    /// `accounts:signInWithPassword` answer: tokens, or, for a user with second factors, the pending credential
-    /// and the factors to choose from.
-    struct SignInWithPasswordResponse: Codable, Sendable, Equatable {
+    /// `accounts:signUp` and `accounts:signInWithPassword` answer: tokens, or, for a user with second factors
+    /// signing in, the pending credential and the factors to choose from.
+    struct FirstFactorResponse: Codable, Sendable, Equatable {
         var kind: String?
         var localId: String?
         var email: String?
@@ -299,9 +245,8 @@ enum FirebaseWire {
         guard let message else { return nil }
         let head = message.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         let code = head.trimmingCharacters(in: .whitespaces)
-        guard (1...80).contains(code.count),
-            code.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }),
-            code.unicodeScalars.first.map({ ("A"..."Z").contains($0) }) == true
+        guard ASCIIText.isToken(code, length: 1...80, extra: "_"), code == code.uppercased(),
+            code.first?.isLetter == true
         else { return nil }
         return code
     }

@@ -8,25 +8,20 @@ import Synchronization
 ///
 /// Paths are the vendor's, relative to the mount point:
 /// - `GET /api/v2/sdk/country-codes`: the tenant's area codes
-/// - `GET /api/v2/sdk/captcha`: a new slider (a real PNG background with a cut-out at a random place, and the
-///   piece)
-/// - `POST /api/v2/sdk/captcha/verify`: `{point_json, token, sender}`; an x within ``defaultTolerance`` pixels
-///   of the cut-out passes and gives `captcha_token` = token `---` point_json, good for one SMS to `sender`
+/// - `GET /api/v2/sdk/captcha`: a new slider (a real PNG background with a cut-out at a random place, and the piece)
+/// - `POST /api/v2/sdk/captcha/verify`: `{point_json, token, sender}`; an x within ``defaultTolerance`` pixels of the
+///   cut-out passes and gives `captcha_token` = token `---` point_json, good for one SMS to `sender`
 /// - `POST /api/v2/sdk/sms/send`: `{mobile, type, captcha_token}` → 200, empty; the code goes to the outbox
 /// - `POST /api/v2/sdk/login/mobile-verify-code`: `{mobile, verify_code}` → session token and an RS256 ID token
-/// - `POST /api/v2/sdk/sso/session-token/id-token`: header `session-token` → a new ID token and a rotated
-///   session token
+/// - `POST /api/v2/sdk/sso/session-token/id-token`: header `session-token` → a new ID token and a rotated session token
 /// - `GET /api/v1/oauth2/keys`: the ID tokens' key set (JWKS)
-/// - `GET /sandbox/captchas/{token}`: a pending slider's answer — for automated tests only, IDaaS has nothing
-///   like it
+/// - `GET /sandbox/captchas/{token}`: a pending slider's answer — for automated tests only, IDaaS has nothing like it
 ///
-/// Every `/api/v2/sdk/` call needs `X-client-id` (the configured one: else `IDAAS.SDK.COMMON.1012`) and the
-/// required device headers `X-operating-sys-version`, `X-device-fingerprint`, `X-agent` (else
-/// `IDAAS.SDK.PARAM.0001`, docs/vendors/idaas.md §1). Errors are HTTP 400 `{error_code, error_msg}`. A wrong slider
-/// spends
-/// the slider. Codes live ``defaultCodeLifetime``; ``defaultMaxWrongCodes`` wrong codes in a row lock the user
-/// for ``defaultLockDuration`` (the lockout of docs/vendors/idaas.md §3.2, our numbers). The fault switch applies to
-/// the
+/// Every `/api/v2/sdk/` call needs `X-client-id` (the configured one: else `IDAAS.SDK.COMMON.1012`) and the required
+/// device headers `X-operating-sys-version`, `X-device-fingerprint`, `X-agent` (else `IDAAS.SDK.PARAM.0001`,
+/// docs/vendors/idaas.md §1). Errors are HTTP 400 `{error_code, error_msg}`. A wrong slider spends the slider. Codes
+/// live ``defaultCodeLifetime``; ``defaultMaxWrongCodes`` wrong codes in a row lock the user for
+/// ``defaultLockDuration`` (the lockout of docs/vendors/idaas.md §3.2, our numbers). The fault switch applies to the
 /// `/api/` paths.
 public final class IDaaSEmulator: VendorEmulator {
     public static let defaultTolerance = 5
@@ -144,18 +139,15 @@ public final class IDaaSEmulator: VendorEmulator {
     }
 
     /// The provider's operation behind each path, for the error switch.
-    static let operations: [String: VendorOperation] = [
-        IDaaSWire.areaCodesPath: .areaCodes, IDaaSWire.captchaPath: .captcha,
-        IDaaSWire.captchaVerifyPath: .captchaVerify, IDaaSWire.smsSendPath: .smsSend,
-        IDaaSWire.smsLoginPath: .smsLogin, IDaaSWire.refreshPath: .refresh, IDaaSWire.jwksPath: .jwks,
-    ]
+    static let operations = Dictionary(
+        uniqueKeysWithValues: IDaaSConfiguration.pathSettings.map { ($0.path, $0.operation) })
 
     /// An armed row as IDaaS answers it: its code with the documented status (400, `COMMON.1008` 500).
     static func answer(_ row: VendorErrorRow) -> TransportResponse {
         let code = row.code ?? "SYSTEM_ERROR"
         return json(
             IDaaSWire.ErrorBody(errorCode: code, errorMsg: row.name),
-            status: HTTPResponse.Status(code: IDaaSErrorMapping.vendorStatus(of: code)))
+            status: HTTPResponse.Status(code: IDaaSErrorMapping.vendorStatus(of: code)), snakeCase: true)
     }
 
     /// The client id and the required device headers (docs/vendors/idaas.md §1).
@@ -182,7 +174,7 @@ public final class IDaaSEmulator: VendorEmulator {
 
     func captcha(_ request: EmulatorRequest) async -> TransportResponse {
         let puzzle = IDaaSPuzzle()
-        let token = Self.randomHex(16)
+        let token = EmulatorRandom.hex(bytes: 16)
         let now = clock.now
         let captcha = IDaaSEmulatorState.Captcha(
             answerX: puzzle.x, answerY: puzzle.y, expiresAt: now.addingTimeInterval(Self.defaultCaptchaLifetime))
@@ -191,7 +183,7 @@ public final class IDaaSEmulator: VendorEmulator {
         }
         return Self.json(
             IDaaSWire.CaptchaResponse(
-                secretKey: Self.randomHex(8), originalImageBase64: puzzle.background.base64EncodedString(),
+                secretKey: EmulatorRandom.hex(bytes: 8), originalImageBase64: puzzle.background.base64EncodedString(),
                 point: nil, jigsawImageBase64: puzzle.piece.base64EncodedString(), token: token, result: false))
     }
 
@@ -205,8 +197,8 @@ public final class IDaaSEmulator: VendorEmulator {
     }
 
     func verifyCaptcha(_ request: EmulatorRequest) async -> TransportResponse {
-        guard let body = try? JSONDecoder().decode(IDaaSWire.CaptchaVerifyRequest.self, from: request.body),
-            let token = body.token, !token.isEmpty, let pointJSON = body.pointJSON, let sender = body.sender,
+        guard let body = request.json(IDaaSWire.CaptchaVerifyRequest.self, decoder: SnakeCaseJSON.decoder),
+            let token = body.token, !token.isEmpty, let pointJSON = body.pointJson, let sender = body.sender,
             !sender.isEmpty
         else { return Self.refusal("IDAAS.SDK.PARAM.0002", "Parameter error.") }
         guard let number = Self.e164(mobile: sender) else {
@@ -227,7 +219,7 @@ public final class IDaaSEmulator: VendorEmulator {
             let captchaToken = token + IDaaSWire.captchaTokenJoiner + pointJSON
             try state.setGrant(
                 captchaToken, .init(sender: number, expiresAt: now.addingTimeInterval(Self.defaultCaptchaLifetime)))
-            return Self.json(IDaaSWire.CaptchaVerifyResponse(captchaToken: captchaToken))
+            return Self.json(IDaaSWire.CaptchaVerifyResponse(captchaToken: captchaToken), snakeCase: true)
         }
         return answer ?? Self.serverError(500)
     }
@@ -235,7 +227,7 @@ public final class IDaaSEmulator: VendorEmulator {
     // MARK: SMS
 
     func sendSMS(_ request: EmulatorRequest) async -> TransportResponse {
-        guard let body = try? JSONDecoder().decode(IDaaSWire.SMSSendRequest.self, from: request.body),
+        guard let body = request.json(IDaaSWire.SMSSendRequest.self, decoder: SnakeCaseJSON.decoder),
             let mobile = body.mobile, let type = body.type, let captchaToken = body.captchaToken, !captchaToken.isEmpty
         else { return Self.refusal("IDAAS.SDK.PARAM.0002", "Parameter error.") }
         guard type == IDaaSWire.loginSMSType else {
@@ -245,7 +237,7 @@ public final class IDaaSEmulator: VendorEmulator {
             return Self.refusal("IDAAS.SDK.PARAM.0003", "The mobile number format is wrong.")
         }
         let now = clock.now
-        let code = Self.newCode()
+        let code = EmulatorRandom.code()
         let undeliverable = undeliverable.contains(number)
         let pending = IDaaSEmulatorState.Code(code: code, expiresAt: now.addingTimeInterval(codeLifetime))
         let outcome = await withState(now: now) { state -> TransportResponse? in
@@ -285,15 +277,15 @@ public final class IDaaSEmulator: VendorEmulator {
     }
 
     func login(_ request: EmulatorRequest) async -> TransportResponse {
-        guard let body = try? JSONDecoder().decode(IDaaSWire.SMSLoginRequest.self, from: request.body),
+        guard let body = request.json(IDaaSWire.SMSLoginRequest.self, decoder: SnakeCaseJSON.decoder),
             let mobile = body.mobile, let code = body.verifyCode, !code.isEmpty
         else { return Self.refusal("IDAAS.SDK.PARAM.0002", "Parameter error.") }
         guard let number = Self.e164(mobile: mobile) else {
             return Self.refusal("IDAAS.SDK.PARAM.0003", "The mobile number format is wrong.")
         }
         let now = clock.now
-        let newUserID = Self.randomHex(12)
-        let sessionToken = Self.randomHex(24)
+        let newUserID = EmulatorRandom.hex(bytes: 12)
+        let sessionToken = EmulatorRandom.hex(bytes: 24)
         let (maxWrongCodes, lockDuration, statuses) = (maxWrongCodes, lockDuration, statuses)
         guard
             let outcome = await withState(
@@ -339,13 +331,14 @@ public final class IDaaSEmulator: VendorEmulator {
         case .refused(let response):
             return response
         case .status(let status):
-            let stateToken = status == IDaaSWire.LoginStatus.mfaAuth.rawValue ? Self.randomHex(16) : nil
-            return Self.json(IDaaSWire.TokenResponse(status: status, stateToken: stateToken))
+            let stateToken = status == IDaaSWire.LoginStatus.mfaAuth.rawValue ? EmulatorRandom.hex(bytes: 16) : nil
+            return Self.json(IDaaSWire.TokenResponse(status: status, stateToken: stateToken), snakeCase: true)
         case .signedIn(let userID, let number, let sessionToken, let status):
             guard let idToken = idToken(userID: userID, number: number, now: now) else { return Self.serverError(500) }
             return Self.json(
                 IDaaSWire.TokenResponse(
-                    sessionToken: sessionToken, expire: Self.sessionLifetime, status: status, idToken: idToken))
+                    sessionToken: sessionToken, expire: Self.sessionLifetime, status: status, idToken: idToken),
+                snakeCase: true)
         }
     }
 
@@ -353,7 +346,7 @@ public final class IDaaSEmulator: VendorEmulator {
     func refresh(_ request: EmulatorRequest) async -> TransportResponse {
         let presented = HTTPField.Name(IDaaSWire.sessionTokenHeader).flatMap { request.headerFields[$0] } ?? ""
         let now = clock.now
-        let next = Self.randomHex(24)
+        let next = EmulatorRandom.hex(bytes: 24)
         guard
             let rotated = await withState(
                 now: now,
@@ -375,7 +368,8 @@ public final class IDaaSEmulator: VendorEmulator {
             return Self.serverError(500)
         }
         return Self.json(
-            IDaaSWire.TokenResponse(sessionToken: next, expire: Self.sessionLifetime, idToken: idToken))
+            IDaaSWire.TokenResponse(sessionToken: next, expire: Self.sessionLifetime, idToken: idToken), snakeCase: true
+        )
     }
 
     func idToken(userID: String, number: String, now: Date) -> String? {
@@ -385,7 +379,7 @@ public final class IDaaSEmulator: VendorEmulator {
         let issued = now.timeIntervalSince1970.rounded(.down)
         let mobile = Self.dashed(number)
         let claims = IDaaSWire.IDTokenClaims(
-            iss: IDaaSSandbox.issuer, sub: userID, aud: IDaaSWire.Audience([clientID]),
+            iss: IDaaSSandbox.issuer, sub: userID, aud: JWTAudience([clientID]),
             exp: issued + Double(Self.idTokenLifetime), iat: issued, api: api, phoneNumber: number, id: userID,
             name: userID, userName: userID, mobile: mobile, email: "")
         return try? signer?.sign(claims)

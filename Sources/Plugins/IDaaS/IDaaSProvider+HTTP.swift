@@ -15,57 +15,36 @@ extension VendorOperation {
 }
 
 extension IDaaSProvider {
-    /// Calls `path` with the client id and the device headers and returns a 2xx answer; every other outcome
-    /// throws the mapped error. The refusal's log line names the masked device.
+    /// Calls `operation`'s configured path with the client id and the device headers and returns a 2xx answer;
+    /// every other outcome throws the mapped error. The refusal's log line names the masked device.
     func call(
-        _ method: HTTPRequest.Method, _ path: String, body: (some Encodable)?, device: IDaaSDevice?,
-        extra: [(String, String)] = [], operation: VendorOperation
+        _ method: HTTPRequest.Method, _ operation: VendorOperation, body: (any Encodable)? = nil, device: IDaaSDevice?,
+        extra: [(String, String)] = []
     ) async throws(GatewayError) -> TransportResponse {
-        var headers = HTTPFields()
-        headers[.accept] = "application/json"
-        func set(_ name: String, _ value: String?) {
-            guard let value, !value.isEmpty, let field = HTTPField.Name(name) else { return }
-            headers[field] = value
-        }
-        set(configuration.headers.clientID, configuration.clientID)
+        let names = configuration.headers
+        var fields = [(names.clientID, configuration.clientID)]
         if let device {
-            set(configuration.headers.os, device.os)
-            set(configuration.headers.fingerprint, device.fingerprint)
-            set(configuration.headers.agent, device.agent)
-            set(configuration.headers.ip, device.ip)
-            set(configuration.headers.language, device.language)
+            fields += [
+                (names.os, device.os), (names.fingerprint, device.fingerprint), (names.agent, device.agent),
+                (names.ip, device.ip ?? ""), (names.language, device.language),
+            ]
         }
-        for (name, value) in extra { set(name, value) }
+        var headers: HTTPFields = [.accept: "application/json"]
+        for (name, value) in fields + extra where !value.isEmpty {
+            if let field = HTTPField.Name(name) { headers[field] = value }
+        }
         var data = Data()
         if let body {
-            data = try client.json(body)
+            data = try client.snakeCaseJSON(body)
             headers[.contentType] = "application/json"
         }
         return try await client.send(
-            method, path, headers: headers, body: data, operation: operation,
+            method, configuration.paths[operation] ?? "", headers: headers, body: data, operation: operation,
             logMetadata: ["device": "\(device?.masked ?? "-")"]
         ) { answer in
             IDaaSErrorMapping.map(
-                body: try? JSONDecoder().decode(IDaaSWire.ErrorBody.self, from: answer.body), httpStatus: answer.status,
-                providerID: id, operation: operation.name)
+                body: try? SnakeCaseJSON.decoder.decode(IDaaSWire.ErrorBody.self, from: answer.body),
+                httpStatus: answer.status, providerID: id, operation: operation.name)
         }
-    }
-
-    /// A GET without a body.
-    func get(_ path: String, device: IDaaSDevice?, operation: VendorOperation) async throws(GatewayError)
-        -> TransportResponse
-    {
-        try await call(.get, path, body: Optional<String>.none, device: device, operation: operation)
-    }
-
-    /// Decodes a 2xx answer, or throws `provider_error` for a body the gateway cannot read.
-    func decode<T: Decodable>(_ type: T.Type, _ response: TransportResponse, operation: VendorOperation)
-        throws(GatewayError) -> T
-    {
-        try client.decode(type, from: response, operation: operation)
-    }
-
-    func malformed(operation: VendorOperation, httpStatus: Int) -> GatewayError {
-        client.malformed(operation, httpStatus: httpStatus)
     }
 }

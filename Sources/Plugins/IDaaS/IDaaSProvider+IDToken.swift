@@ -8,20 +8,14 @@ extension IDaaSProvider {
     /// SDK's `verifySignWithIdToken` gives for the same failure ([BC-IOS]; ``IDaaSErrorMapping/callbackCodes``).
     struct TokenProblem: Error, Sendable, Equatable {
         var reason: String
-        var sdkCode: String
-
-        init(reason: String, sdkCode: String = "103") {
-            self.reason = reason
-            self.sdkCode = sdkCode
-        }
+        var sdkCode = "103"
 
         /// The gateway code the SDK's code maps to (`invalid_token` unless the table says otherwise).
         var code: GatewayError.Code { IDaaSErrorMapping.callback(sdkCode)?.mapsTo ?? .invalidToken }
     }
 
     /// Verifies an ID token (docs/vendors/idaas.md §2.7): an RS256 JWS whose key is in the tenant's JWKS (read again
-    /// once
-    /// when the `kid` is unknown, for key rotation), not expired (with ``IDaaSConfiguration/clockSkew``),
+    /// once when the `kid` is unknown, for key rotation), not expired (with ``IDaaSConfiguration/clockSkew``),
     /// audience = the client id, and the issuer when one is configured. Returns its claims.
     func verifyIDToken(_ token: String) async throws(GatewayError) -> Result<IDaaSWire.IDTokenClaims, TokenProblem> {
         guard let jws = JWS.parse(token), let claims = jws.claims(IDaaSWire.IDTokenClaims.self) else {
@@ -30,12 +24,9 @@ extension IDaaSProvider {
         guard jws.algorithm == "RS256" else { return .failure(TokenProblem(reason: "algorithm is not RS256")) }
         let kid = jws.header["kid"]?.stringValue
         var keys = try await signingKeys(refresh: false)
-        var key = Self.key(in: keys, kid: kid)
-        if key == nil {
-            keys = try await signingKeys(refresh: true)
-            key = Self.key(in: keys, kid: kid)
-        }
-        if keys.isEmpty { return .failure(TokenProblem(reason: "the tenant publishes no key", sdkCode: "102")) }
+        if keys.rsaSigningKey(kid: kid) == nil { keys = try await signingKeys(refresh: true) }
+        let key = keys.rsaSigningKey(kid: kid)
+        if keys.keys.isEmpty { return .failure(TokenProblem(reason: "the tenant publishes no key", sdkCode: "102")) }
         guard let key, let n = key.n.flatMap(Base64URL.decode),
             let e = key.e.flatMap(Base64URL.decode),
             let publicKey = try? _RSA.Signing.PublicKey(n: n, e: e)
@@ -56,24 +47,18 @@ extension IDaaSProvider {
         return .success(claims)
     }
 
-    static func key(in keys: [IDaaSWire.JWK], kid: String?) -> IDaaSWire.JWK? {
-        let rsa = keys.filter { $0.kty == "RSA" && ($0.use == nil || $0.use == "sig") }
-        guard let kid else { return rsa.count == 1 ? rsa.first : nil }
-        return rsa.first { $0.kid == kid }
-    }
-
     /// The tenant's keys, cached for ``IDaaSConfiguration/jwksTTL``. A forced read happens at most every
     /// 10 seconds, so tokens with made-up key ids cannot make the gateway hammer the JWKS.
-    func signingKeys(refresh: Bool) async throws(GatewayError) -> [IDaaSWire.JWK] {
+    func signingKeys(refresh: Bool) async throws(GatewayError) -> JWKSet {
         let now = clock.now
         if let cached = cache.keys.withLock({ $0 }) {
             let age = now.timeIntervalSince(cached.fetchedAt)
             if (!refresh && age < configuration.jwksTTL) || (refresh && age < 10) { return cached.keys }
         }
-        let response = try await get(configuration.paths.jwks, device: nil, operation: .jwks)
-        let set = try decode(IDaaSWire.JWKSet.self, response, operation: .jwks)
-        cache.keys.withLock { $0 = IDaaSTenantCache.Keys(keys: set.keys, fetchedAt: now) }
-        return set.keys
+        let response = try await call(.get, .jwks, device: nil)
+        let set = try client.decode(JWKSet.self, from: response, operation: .jwks)
+        cache.keys.withLock { $0 = (set, now) }
+        return set
     }
 
     /// The provider tokens of a sign-in or a refresh, after the ID token verified. A token that does not
@@ -83,7 +68,7 @@ extension IDaaSProvider {
     {
         guard let sessionToken = answer.sessionToken, !sessionToken.isEmpty, let idToken = answer.idToken,
             !idToken.isEmpty
-        else { throw malformed(operation: operation, httpStatus: 200) }
+        else { throw client.malformed(operation, httpStatus: 200) }
         if case .failure(let problem) = try await verifyIDToken(idToken) {
             logger.warning(
                 "idaas id token did not verify",

@@ -2,21 +2,14 @@ import Foundation
 import GatewayCore
 import Logging
 
-/// BambooCloud IDaaS SMS login behind the gateway's provider contract (docs/vendors/idaas.md §2).
+/// BambooCloud IDaaS SMS login behind the gateway's provider contract (docs/vendors/idaas.md §2, docs/idaas.md).
 ///
-/// - `prepare` reads the tenant's area codes (cached), refuses a number outside them before any other call,
-///   fetches a slider (`GET /api/v2/sdk/captcha`) and returns it as a `solve_challenge`: nothing is sent.
-/// - `submitChallenge` verifies the app's slider position at IDaaS with the verification's own number as
-///   `sender`, then sends the SMS with the `captcha_token`. A refused slider (or captcha token) returns a
-///   fresh slider, never an SMS.
-/// - `check` is the SMS login. `SUCCESS` (and `PASSWORD_WARN`) approve once the ID token verifies against the
-///   tenant's JWKS; `MFA_AUTH`, `PASSWORD_EXPIRED` and `ACCESS_DENIED` end the verification as `denied`.
-/// - A resend needs a new captcha: it returns a fresh slider, and solving it sends the new SMS; the code sent
-///   before stays checkable until then.
-/// - Actions: `refresh_id_token` (session token → new ID token, rotated session token) and `verify_id_token`.
-///
-/// Every call carries the client id and the device headers of ``IDaaSDevice``, kept in the verification's
-/// state so a check sends what the start sent.
+/// A start (and a resend) answers a slider to solve, nothing sent, once the number passed the tenant's area codes;
+/// solving it verifies the position at IDaaS with the verification's own number as `sender` and sends the SMS (a
+/// refused slider answers a fresh one, never an SMS). The check is the SMS login: `SUCCESS` and `PASSWORD_WARN`
+/// approve once the ID token verifies against the tenant's JWKS; `MFA_AUTH`, `PASSWORD_EXPIRED` and `ACCESS_DENIED`
+/// end the verification as `denied`. Every call carries the client id and the device headers of ``IDaaSDevice``,
+/// kept in the verification's state so a check sends what the start sent.
 struct IDaaSProvider: VerificationProvider {
     static let challengeKind = "slider_captcha"
 
@@ -30,8 +23,7 @@ struct IDaaSProvider: VerificationProvider {
     var capabilities: ProviderCapabilities {
         ProviderCapabilities(
             channels: [.sms], servedRegions: cache.servedRegions ?? configuration.defaultRegions, issuesTokens: true,
-            resendKeepsCode: false,
-            supportsResend: true, supportsCancel: false, supportsStatus: false)
+            resendKeepsCode: false, supportsResend: true, supportsCancel: false, supportsStatus: false)
     }
 
     var actions: [ProviderAction] {
@@ -61,7 +53,7 @@ struct IDaaSProvider: VerificationProvider {
     func warmUp() async {
         guard configuration.preloadAreaCodes else { return }
         do {
-            _ = try await areaCodes()
+            _ = try await areaCodeList()
         } catch {
             logger.warning(
                 "idaas area codes could not be read at startup; the first start reads them",
@@ -109,29 +101,27 @@ struct IDaaSProvider: VerificationProvider {
                 .invalidRequest, "The answer must be {\"x\": <the cut-out's left edge, in background pixels>}.")
         }
         let pointJSON = "{\"x\":\(Self.decimal(x)),\"y\":\(Self.decimal(IDaaSWire.sliderY))}"
-        let captchaToken: String
         do throws(GatewayError) {
             let response = try await call(
-                .post, configuration.paths.captchaVerify,
-                body: IDaaSWire.CaptchaVerifyRequest(pointJSON: pointJSON, token: token, sender: state.mobile),
-                device: state.device, operation: .captchaVerify)
-            let verified = try decode(IDaaSWire.CaptchaVerifyResponse.self, response, operation: .captchaVerify)
-            guard let value = verified.captchaToken, !value.isEmpty else {
-                throw malformed(operation: .captchaVerify, httpStatus: response.status.code)
+                .post, .captchaVerify,
+                body: IDaaSWire.CaptchaVerifyRequest(pointJson: pointJSON, token: token, sender: state.mobile),
+                device: state.device)
+            let verified = try client.decodeSnakeCase(
+                IDaaSWire.CaptchaVerifyResponse.self, from: response, operation: .captchaVerify)
+            guard let captchaToken = verified.captchaToken, !captchaToken.isEmpty else {
+                throw client.malformed(.captchaVerify, httpStatus: response.status.code)
             }
-            captchaToken = value
-        } catch  where Self.needsFreshSlider(error) {
-            return try await freshChallenge(state, verification: verification)
-        }
-        do {
             _ = try await call(
-                .post, configuration.paths.smsSend,
+                .post, .smsSend,
                 body: IDaaSWire.SMSSendRequest(
                     mobile: state.mobile, type: configuration.smsType, captchaToken: captchaToken),
-                device: state.device, operation: .smsSend)
+                device: state.device)
         } catch  where Self.needsFreshSlider(error) {
-            // The captcha token was refused (expired, used): a new slider, never a send without one.
-            return try await freshChallenge(state, verification: verification)
+            // The slider or the captcha token was refused (expired, used): a new slider, never a send without one.
+            logger.info(
+                "idaas slider refused: a new one, nothing sent",
+                metadata: ["provider.id": "\(id)", "to": "\(verification.destination.masked)"])
+            return try await freshChallenge(state)
         }
         state.captchaToken = nil
         state.sentAt = clock.now
@@ -147,26 +137,24 @@ struct IDaaSProvider: VerificationProvider {
     }
 
     /// A new slider for the same number and device, with nothing sent.
-    func freshChallenge(_ state: IDaaSVerificationState, verification: ProviderVerification) async throws(GatewayError)
+    func freshChallenge(_ state: IDaaSVerificationState, channel: Channel? = nil) async throws(GatewayError)
         -> ProviderStartResult
     {
-        logger.info(
-            "idaas slider refused: a new one, nothing sent",
-            metadata: ["provider.id": "\(id)", "to": "\(verification.destination.masked)"])
         let challenge = try await newChallenge(mobile: state.mobile, device: state.device, sentAt: state.sentAt)
         return ProviderStartResult(
-            reference: nil, state: challenge.state, sentNothing: true, nextAction: .solveChallenge(challenge.challenge))
+            reference: nil, state: challenge.state, channel: channel, sentNothing: true,
+            nextAction: .solveChallenge(challenge.challenge))
     }
 
     /// `GET /api/v2/sdk/captcha` as a `slider_captcha` challenge: the background and the piece as base64 PNG.
     func newChallenge(mobile: String, device: IDaaSDevice, sentAt: Date?) async throws(GatewayError)
         -> ProviderChallenge
     {
-        let response = try await get(configuration.paths.captcha, device: device, operation: .captcha)
-        let captcha = try decode(IDaaSWire.CaptchaResponse.self, response, operation: .captcha)
+        let response = try await call(.get, .captcha, device: device)
+        let captcha = try client.decode(IDaaSWire.CaptchaResponse.self, from: response, operation: .captcha)
         guard let token = captcha.token, !token.isEmpty, let background = captcha.originalImageBase64,
             !background.isEmpty, let piece = captcha.jigsawImageBase64, !piece.isEmpty
-        else { throw malformed(operation: .captcha, httpStatus: response.status.code) }
+        else { throw client.malformed(.captcha, httpStatus: response.status.code) }
         let state = IDaaSVerificationState(captchaToken: token, mobile: mobile, device: device, sentAt: sentAt)
         let data: JSONValue = [
             "background_png_base64": .string(Self.stripDataURL(background)),
@@ -192,13 +180,12 @@ struct IDaaSProvider: VerificationProvider {
         let response: TransportResponse
         do {
             response = try await call(
-                .post, configuration.paths.smsLogin,
-                body: IDaaSWire.SMSLoginRequest(mobile: state.mobile, verifyCode: code), device: state.device,
-                operation: .smsLogin)
+                .post, .smsLogin,
+                body: IDaaSWire.SMSLoginRequest(mobile: state.mobile, verifyCode: code), device: state.device)
         } catch  where error.code == .incorrectCode {
             return ProviderCheckResult(status: .pending)
         }
-        let answer = try decode(IDaaSWire.TokenResponse.self, response, operation: .smsLogin)
+        let answer = try client.decodeSnakeCase(IDaaSWire.TokenResponse.self, from: response, operation: .smsLogin)
         let status = answer.status ?? IDaaSWire.LoginStatus.success.rawValue
         func refused(_ message: String) -> GatewayError {
             GatewayError(
@@ -221,26 +208,21 @@ struct IDaaSProvider: VerificationProvider {
             throw GatewayError(
                 .providerError, "IDaaS answered the sign-in with a status the gateway does not know.",
                 vendor: GatewayError.VendorDetail(
-                    providerID: id, code: IDaaSWire.isBoundedCode(status) ? status : nil, httpStatus: 200))
+                    providerID: id, code: ASCIIText.token(status, extra: "._"), httpStatus: 200))
         }
     }
 
     // MARK: resend
 
-    /// A new SMS needs a new captcha token (docs/vendors/idaas.md §2.3): the resend answers a fresh slider, and solving
-    /// it
-    /// sends the code. Until then the code already sent stays valid at IDaaS, so checks of it go on.
+    /// A new SMS needs a new captcha token (docs/vendors/idaas.md §2.3): the resend answers a fresh slider, and
+    /// solving it sends the code. Until then the code already sent stays valid at IDaaS, so checks of it go on.
     func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult
     {
         if let channel = request.channel, channel != .sms {
             throw GatewayError(.unsupportedChannel, "IDaaS signs in with SMS codes only.")
         }
-        let state = try verification.state.decode(IDaaSVerificationState.self)
-        let challenge = try await newChallenge(mobile: state.mobile, device: state.device, sentAt: state.sentAt)
-        return ProviderStartResult(
-            reference: nil, state: challenge.state, channel: .sms, sentNothing: true,
-            nextAction: .solveChallenge(challenge.challenge))
+        return try await freshChallenge(try verification.state.decode(IDaaSVerificationState.self), channel: .sms)
     }
 
     // MARK: actions
@@ -249,16 +231,16 @@ struct IDaaSProvider: VerificationProvider {
         switch action {
         case "refresh_id_token":
             guard let sessionToken = input["session_token"]?.stringValue, !sessionToken.isEmpty,
-                IDaaSConfiguration.isPrintable(sessionToken, max: 4096)
+                ASCIIText.isPrintable(sessionToken, max: 4096)
             else { throw GatewayError(.invalidRequest, "`session_token` must be a non-empty string.") }
             var context = ClientContext()
             if let given = input["client_context"] { context = (try? given.decode(as: ClientContext.self)) ?? context }
             let device = IDaaSDevice(
                 context: context, subject: "session", locales: [], configuration: configuration)
             let response = try await call(
-                .post, configuration.paths.refresh, body: Optional<String>.none, device: device,
-                extra: [(configuration.headers.sessionToken, sessionToken)], operation: .refresh)
-            let answer = try decode(IDaaSWire.TokenResponse.self, response, operation: .refresh)
+                .post, .refresh, device: device,
+                extra: [(configuration.headers.sessionToken, sessionToken)])
+            let answer = try client.decodeSnakeCase(IDaaSWire.TokenResponse.self, from: response, operation: .refresh)
             return try await verifiedTokens(answer, operation: .refresh)
         case "verify_id_token":
             guard let token = input["id_token"]?.stringValue, !token.isEmpty else {
@@ -270,19 +252,17 @@ struct IDaaSProvider: VerificationProvider {
                     problem.code, "The ID token is not valid: \(problem.reason).",
                     vendor: GatewayError.VendorDetail(providerID: id, code: problem.sdkCode, httpStatus: nil))
             case .success(let claims):
-                var output: [String: JSONValue] = ["valid": .bool(true)]
-                output["subject"] = claims.sub.map(JSONValue.string)
-                output["issuer"] = claims.iss.map(JSONValue.string)
+                let fields = [
+                    "subject": claims.sub, "issuer": claims.iss, "phone_number": claims.phoneNumber, "api": claims.api,
+                ]
+                var output = fields.compactMapValues { $0.map(JSONValue.string) }
+                output["valid"] = .bool(true)
                 output["expires_at"] = claims.exp.map(JSONValue.number)
-                output["phone_number"] = claims.phoneNumber.map(JSONValue.string)
-                output["api"] = claims.api.map(JSONValue.string)
                 // The user information the SDK reads from the token ([BC-IOS]), under the gateway's names.
-                var user: [String: JSONValue] = [:]
-                user["id"] = claims.id.map(JSONValue.string)
-                user["name"] = claims.name.map(JSONValue.string)
-                user["user_name"] = claims.userName.map(JSONValue.string)
-                user["mobile"] = claims.mobile.map(JSONValue.string)
-                user["email"] = claims.email.map(JSONValue.string)
+                let user = [
+                    "id": claims.id, "name": claims.name, "user_name": claims.userName, "mobile": claims.mobile,
+                    "email": claims.email,
+                ].compactMapValues { $0.map(JSONValue.string) }
                 if !user.isEmpty { output["user"] = .object(user) }
                 return output
             }
@@ -296,7 +276,7 @@ struct IDaaSProvider: VerificationProvider {
     /// The `mobile` string for `number`, refused before any other call when the tenant's area codes lack it
     /// (`unsupported_destination`) or its `mobileRegex` refuses it (`invalid_phone_number`).
     func mobile(for number: PhoneNumber) async throws(GatewayError) -> String {
-        let entries = try await areaCodes()
+        let entries = try await areaCodeList().phoneAreaCodeDefinitions ?? []
         let candidates = entries.filter { $0.areaCode == String(number.countryCode) }
         let region = number.region?.uppercased()
         let inRegion = candidates.filter { entry in
@@ -317,27 +297,19 @@ struct IDaaSProvider: VerificationProvider {
         return configuration.mobileFormat.write(number)
     }
 
-    /// The tenant's area codes, cached for ``IDaaSConfiguration/areaCodesTTL``. A failed read falls back on
-    /// the last list read, if any.
-    func areaCodes() async throws(GatewayError) -> [IDaaSWire.AreaCode] {
-        try await areaCodeList().entries
-    }
-
-    /// The tenant's area-code list with its preferred entry (``areaCodes()``'s cache).
-    func areaCodeList() async throws(GatewayError) -> IDaaSTenantCache.AreaCodes {
+    /// The tenant's area-code list with its preferred entry, cached for ``IDaaSConfiguration/areaCodesTTL``. A
+    /// failed read falls back on the last list read, if any.
+    func areaCodeList() async throws(GatewayError) -> IDaaSWire.AreaCodesResponse {
         let now = clock.now
         let cached = cache.areaCodes.withLock { $0 }
-        if let cached, now.timeIntervalSince(cached.fetchedAt) < configuration.areaCodesTTL { return cached }
+        if let cached, now.timeIntervalSince(cached.fetchedAt) < configuration.areaCodesTTL { return cached.list }
         do {
-            let response = try await get(configuration.paths.areaCodes, device: gatewayDevice, operation: .areaCodes)
-            let list = try decode(IDaaSWire.AreaCodesResponse.self, response, operation: .areaCodes)
-            let fresh = IDaaSTenantCache.AreaCodes(
-                entries: list.phoneAreaCodeDefinitions ?? [],
-                preferred: list.preferredAreaCode.flatMap { $0.isEmpty ? nil : $0 }, fetchedAt: now)
-            cache.areaCodes.withLock { $0 = fresh }
-            return fresh
+            let response = try await call(.get, .areaCodes, device: gatewayDevice)
+            let list = try client.decode(IDaaSWire.AreaCodesResponse.self, from: response, operation: .areaCodes)
+            cache.areaCodes.withLock { $0 = (list, now) }
+            return list
         } catch {
-            if let cached { return cached }
+            if let cached { return cached.list }
             throw error
         }
     }
@@ -349,9 +321,9 @@ struct IDaaSProvider: VerificationProvider {
     /// calling code is left out.
     func countryList() async throws(GatewayError) -> ProviderCountryList? {
         let list = try await areaCodeList()
-        let preferred = list.preferred?.uppercased()
+        let preferred = list.preferredAreaCode.flatMap { $0.isEmpty ? nil : $0.uppercased() }
         var entries: [ProviderCountryList.Entry] = []
-        for entry in list.entries {
+        for entry in list.phoneAreaCodeDefinitions ?? [] {
             guard let callingCode = Int(entry.areaCode), (1...999).contains(callingCode) else { continue }
             let region = entry.countryCode.flatMap { $0.isEmpty ? nil : $0.uppercased() }
             let isPreferred = preferred != nil && (preferred == region || preferred == entry.areaCode)
@@ -374,9 +346,7 @@ struct IDaaSProvider: VerificationProvider {
     // MARK: helpers
 
     /// `237.0`: the x with one decimal, as the documented `point_json`.
-    static func decimal(_ value: Double) -> String {
-        String(format: "%.1f", value)
-    }
+    static func decimal(_ value: Double) -> String { String(format: "%.1f", value) }
 
     /// Some deployments prefix the images with `data:image/png;base64,`; the challenge carries bare base64.
     static func stripDataURL(_ value: String) -> String {

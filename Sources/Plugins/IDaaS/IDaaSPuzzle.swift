@@ -1,8 +1,8 @@
 import Foundation
 
-/// The slider puzzle the IDaaS emulator draws: a textured background PNG with a darkened cut-out at a
-/// random position, and the matching piece as a transparent PNG as tall as the background (so the piece's
-/// height on screen is its height in the background), as AJ-Captcha style sliders ship them (docs/vendors/idaas.md §2.1
+/// The slider puzzle the IDaaS emulator draws: a textured background PNG with a darkened cut-out at a random
+/// position, and the matching piece as a transparent PNG as tall as the background (so the piece's height on screen
+/// is its height in the background), as AJ-Captcha style sliders ship them (docs/vendors/idaas.md §2.1
 /// `originalImageBase64`, `jigsawImageBase64`). The answer is the cut-out's left edge, in background pixels.
 struct IDaaSPuzzle: Sendable {
     static let width = 310
@@ -40,42 +40,29 @@ struct IDaaSPuzzle: Sendable {
             for column in 0..<w {
                 state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 let noise = Double((state >> 33) % 41) - 20
-                let fx = Double(column)
-                let fy = Double(row)
+                let (fx, fy) = (Double(column), Double(row))
                 let r = 165 + 55 * sin(fx / 23 + phase) + 20 * cos(fy / 11) + noise
                 let g = 150 + 50 * sin(fy / 17 + fx / 41 + phase) + noise
                 let b = 160 + 60 * cos(fx / 31 - fy / 29) + noise
                 let index = (row * w + column) * 3
-                pixels[index] = Self.clamp(r)
-                pixels[index + 1] = Self.clamp(g)
-                pixels[index + 2] = Self.clamp(b)
+                pixels.replaceSubrange(index..<(index + 3), with: [r, g, b].map(Self.clamp))
             }
         }
-        // The piece: the texture under the shape, with a light outline.
+        // The piece: the texture under the shape, with a light outline; the cut-out: the same shape, darkened, with a
+        // faint outline.
         let pw = Self.pieceWidth
         var piece = [UInt8](repeating: 0, count: pw * h * 4)
         for row in 0..<h {
-            for column in 0..<pw {
-                let inside = Self.inside(column, row - y)
-                guard inside else { continue }
+            for column in 0..<pw where Self.inside(column, row - y) {
                 let source = (row * w + x + column) * 3
                 let target = (row * pw + column) * 4
                 let edge = Self.isEdge(column, row - y)
-                piece[target] = edge ? 250 : pixels[source]
-                piece[target + 1] = edge ? 250 : pixels[source + 1]
-                piece[target + 2] = edge ? 250 : pixels[source + 2]
-                piece[target + 3] = 255
-            }
-        }
-        // The cut-out: the same shape, darkened, with a faint outline.
-        for row in 0..<h {
-            for column in 0..<pw where Self.inside(column, row - y) {
-                let index = (row * w + x + column) * 3
-                let edge = Self.isEdge(column, row - y)
                 for channel in 0..<3 {
-                    let value = Double(pixels[index + channel])
-                    pixels[index + channel] = edge ? Self.clamp(value * 0.6 + 80) : Self.clamp(value * 0.35)
+                    let value = Double(pixels[source + channel])
+                    piece[target + channel] = edge ? 250 : pixels[source + channel]
+                    pixels[source + channel] = edge ? Self.clamp(value * 0.6 + 80) : Self.clamp(value * 0.35)
                 }
+                piece[target + 3] = 255
             }
         }
         background = IDaaSPNG.encode(width: w, height: h, pixels: pixels, alpha: false)
@@ -84,16 +71,10 @@ struct IDaaSPuzzle: Sendable {
 
     /// Whether the piece covers (`column`, `row`) of its own box, where row 0 is the top of the square body.
     static func inside(_ column: Int, _ row: Int) -> Bool {
-        if (0..<body).contains(column), (0..<body).contains(row) { return true }
-        // Right knob, centred on the right side.
-        let dx = Double(column - body)
-        let dy = Double(row - body / 2)
-        if column >= body, dx * dx + dy * dy <= Double(knob * knob) { return true }
-        // Top knob, centred on the top side.
-        let tx = Double(column - body / 2)
-        let ty = Double(row)
-        if row < 0, tx * tx + ty * ty <= Double(knob * knob) { return true }
-        return false
+        func onKnob(_ dx: Int, _ dy: Int) -> Bool { dx * dx + dy * dy <= knob * knob }
+        return ((0..<body).contains(column) && (0..<body).contains(row))
+            || (column >= body && onKnob(column - body, row - body / 2))  // the right knob, centred on the right side
+            || (row < 0 && onKnob(column - body / 2, row))  // the top knob, centred on the top side
     }
 
     static func isEdge(_ column: Int, _ row: Int) -> Bool {
@@ -115,10 +96,7 @@ enum IDaaSPNG {
             raw.append(contentsOf: pixels[(row * width * channels)..<((row + 1) * width * channels)])
         }
         var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-        var header = [UInt8]()
-        header += bigEndian(UInt32(width))
-        header += bigEndian(UInt32(height))
-        header += [8, alpha ? 6 : 2, 0, 0, 0]
+        let header = bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, alpha ? 6 : 2, 0, 0, 0]
         png.append(chunk("IHDR", header))
         png.append(chunk("IDAT", zlibStored(raw)))
         png.append(chunk("IEND", []))
