@@ -15,6 +15,7 @@ public final class InMemoryVerificationStore: VerificationStore {
         var webhookCursor: Int64?
         var deliveries: [String: WebhookDelivery] = [:]
         var instances: [String: GatewayInstance] = [:]
+        var adaptive: [AdaptiveCell] = []
     }
 
     private struct IdempotencyEntry {
@@ -40,6 +41,45 @@ public final class InMemoryVerificationStore: VerificationStore {
 
     public func record(id: String) async throws(GatewayError) -> VerificationRecord? {
         state.withLock { $0.records[id] }
+    }
+
+    public func addAdaptiveEvidence(_ cell: AdaptiveCell) async throws(GatewayError) {
+        state.withLock { state in
+            if let index = state.adaptive.firstIndex(where: { $0.sameBucket(as: cell) }) {
+                state.adaptive[index].starts += cell.starts
+                state.adaptive[index].approvals += cell.approvals
+                state.adaptive[index].failures += cell.failures
+            } else {
+                state.adaptive.append(cell)
+            }
+        }
+    }
+
+    public func adaptiveEvidence(route: String, context: String?, since: Int) async throws(GatewayError)
+        -> [AdaptiveCell]
+    {
+        state.withLock { state in
+            state.adaptive.filter {
+                $0.route == route && (context == nil || $0.context == context) && $0.bucketStart >= since
+            }
+        }
+    }
+
+    public func pruneAdaptiveEvidence(before: Int) async throws(GatewayError) -> Int {
+        state.withLock { state in
+            let count = state.adaptive.count
+            state.adaptive.removeAll { $0.bucketStart < before }
+            return count - state.adaptive.count
+        }
+    }
+
+    public func openProvider(destination: String, route: String, at: Date) async throws(GatewayError) -> String? {
+        state.withLock { state in
+            state.records.values.filter {
+                $0.destination.value == destination && $0.route == route && $0.status == .pending && $0.expiresAt > at
+            }
+            .max { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }?.providerID
+        }
     }
 
     public func record(providerID: String, reference: String) async throws(GatewayError) -> VerificationRecord? {

@@ -154,5 +154,26 @@ extension StoreSchema {
                 .add(.optional("provider_id", .text), to: "idempotency_keys"),
                 .add(.optional("call_begun_at", .real), to: "idempotency_keys"),
             ]),
+        // Adaptive routes: counts per route, context, provider and time bucket (the evidence the bandit reads),
+        // the context a verification was learned in, and the index a sticky start looks up open verifications by.
+        SchemaStep(
+            "adaptive routing: evidence, a verification's context, open verifications by destination",
+            [
+                .create(
+                    SchemaTable(
+                        "adaptive_evidence",
+                        [
+                            .required("route", .text), .required("context", .text), .required("provider_id", .text),
+                            .required("bucket_start", .integer), .required("bucket_seconds", .integer),
+                            .required("starts", .integer), .required("approvals", .integer),
+                            .required("failures", .integer),
+                        ], constraints: ["PRIMARY KEY (route, context, provider_id, bucket_start, bucket_seconds)"],
+                        withoutRowID: true)),
+                .index(SchemaIndex("adaptive_evidence_bucket_start", on: "adaptive_evidence", ["bucket_start"])),
+                .add(.optional("adaptive_context", .text), to: "verifications"),
+                .index(
+                    SchemaIndex(
+                        "verifications_destination", on: "verifications", ["destination_value", "created_at"])),
+            ]),
     ]
 }
