@@ -209,6 +209,16 @@ doc = {
       "requestBody": {"required": True, "content": {"application/json": {"schema": ref("DryRunRequest")}}},
       "responses": {"200": ok("The decision: route, experiment arm, candidates with breaker states, skips", ref("DryRun")),
                     **errors("400", "401")}}},
+    "/v1/routing/adaptive": {"get": {
+      "operationId": "adaptiveRouting", "summary": "What the adaptive routes have learned, per route and context (admin or read key)",
+      "description": "Per adaptive route and context (`GB/sms`), each provider's starts, approvals, failures and pending verifications within the evidence horizon (six windows), the Beta posterior of its approval rate (mean and central 95% interval, evidence decayed by the route's window as a half-life), its expected share of starts (the `min_share` floor plus its chance of the highest Thompson score; circuit breakers aside) and its cost per approval (`prices`). docs/routing.md §3a.",
+      "parameters": [{"name": "route", "in": "query", "required": False, "schema": {"type": "string", "minLength": 1, "maxLength": 64},
+                      "description": "Only this adaptive route."},
+                     {"name": "context", "in": "query", "required": False, "schema": {"type": "string", "minLength": 1, "maxLength": 64},
+                      "description": "Only this context (`GB/sms`; `GB` or `sms` when the route learns per one dimension, `*` for none)."}],
+      "responses": {"200": ok("The adaptive routes", ref("AdaptiveRouting")), **errors("400", "401"),
+                    "403": err("The API key has neither the `admin` nor the `read` scope."),
+                    "404": err("`not_found`: `route` names no adaptive route.")}}},
     "/v1/admin/providers": {"get": {
       "operationId": "adminProviders", "summary": "Providers with their capabilities and circuit breakers (admin scope)",
       "responses": {"200": ok("Providers", {"type": "object", "required": ["providers"], "properties": {
@@ -494,7 +504,28 @@ doc = {
               "would_try": {"type": "boolean"}, "skip_reason": {"type": ["string", "null"]}, "price": {"type": ["number", "null"]}}}},
           "skipped": {"type": "array", "items": {"type": "object", "properties": {"provider": {"type": "string"}, "reason": {"type": "string"}}}},
           "error": {"type": "object", "description": "What a start would answer without calling anyone.",
-                    "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}}},
+                    "properties": {"code": {"type": "string"}, "message": {"type": "string"}}},
+          "adaptive": {"type": ["string", "null"], "description": "On an adaptive route, why the bandit put the first candidate first (`adaptive: sampled twilio 0.81 vs sinch 0.64, vonage 0.55`, `adaptive: sticky: …`, `adaptive: exploration floor …`): one draw, as a start would make it."}}},
+      "AdaptiveRouting": {"type": "object", "required": ["routes"], "properties": {"routes": {"type": "array", "items": {
+          "type": "object", "required": ["route", "providers", "objective", "per", "min_share", "window_seconds", "contexts"], "properties": {
+              "route": {"type": "string"}, "providers": {"type": "array", "items": {"type": "string"}},
+              "objective": {"type": "string", "enum": ["conversions", "conversions_per_cost"]},
+              "per": {"type": "array", "items": {"type": "string", "enum": ["country", "channel"]}},
+              "min_share": {"type": "number", "minimum": 0, "maximum": 1},
+              "window_seconds": {"type": "number", "description": "The evidence's half-life."},
+              "contexts": {"type": "array", "items": {"type": "object", "required": ["context", "country", "providers"], "properties": {
+                  "context": {"type": "string"}, "country": {"type": ["string", "null"]},
+                  "providers": {"type": "array", "items": ref("AdaptiveProvider")}}}}}}}}},
+      "AdaptiveProvider": {"type": "object", "required": ["provider", "starts", "approvals", "failures", "pending", "posterior_mean",
+                                                          "interval_95", "share", "price", "cost_per_approval"], "properties": {
+          "provider": {"type": "string"},
+          "starts": {"type": "integer", "minimum": 0}, "approvals": {"type": "integer", "minimum": 0},
+          "failures": {"type": "integer", "minimum": 0, "description": "Ended otherwise, or not approved within the code's validity."},
+          "pending": {"type": "integer", "minimum": 0},
+          "posterior_mean": {"type": "number", "minimum": 0, "maximum": 1},
+          "interval_95": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number", "minimum": 0, "maximum": 1}},
+          "share": {"type": "number", "minimum": 0, "maximum": 1},
+          "price": {"type": ["number", "null"]}, "cost_per_approval": {"type": ["number", "null"]}}},
       "ProviderStatus": {"type": "object", "properties": {
           "id": {"type": "string"}, "channels": {"type": "array", "items": {"type": "string"}},
           "requires_app_verification": {"type": "boolean"}, "app_verification_types": {"type": "array", "items": {"type": "string"}},
@@ -570,7 +601,9 @@ doc = {
           "delivery_rate": {"type": "number", "minimum": 0, "maximum": 1, "default": 1,
                             "description": "Share of accepted messages that reach the phone (the outbox); the rest are accepted by the vendor and lost, as a carrier may lose them. Persistent: not cleared by `remaining`."},
           "delivery_seed": {"type": "integer", "minimum": 0, "maximum": 2147483647, "default": 0,
-                            "description": "Seeds which messages are lost, so a simulation can be repeated."}}},
+                            "description": "Seeds which messages are lost, so a simulation can be repeated."},
+          "delivery_rate_by_country": {"type": "object", "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1},
+                                       "description": "Delivery rates per destination country (region code, `{\"ID\": 0.4, \"GB\": 0.95}`), in place of `delivery_rate` for numbers of those countries; `{}` clears them."}}},
     }},
 }
 

@@ -90,7 +90,10 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             registry: registry, routing: routing, store: store.store, clock: options.clock,
             policy: configuration.policy,
             breakers: CircuitBreakers(settings: configuration.breakers, clock: options.clock), logger: logger,
-            metrics: GatewayMetrics(factory: metrics.factory), leaseOwners: instances)
+            metrics: GatewayMetrics(factory: metrics.factory), leaseOwners: instances,
+            adaptive: AdaptiveRouter(
+                store: store.store, routing: routing, prices: configuration.prices, clock: options.clock,
+                codeValidity: configuration.policy.codeValidity, logger: logger))
         let receiver = publicBaseURL.map { CallbackReceiver(service: service, publicBaseURL: $0) }
         if let receiver { outbound.inProcess?.bind(receiver) }
         let router = buildRouter(

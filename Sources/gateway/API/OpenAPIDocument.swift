@@ -2219,6 +2219,119 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/routing/adaptive": {
+      "get": {
+        "operationId": "adaptiveRouting",
+        "summary": "What the adaptive routes have learned, per route and context (admin or read key)",
+        "description": "Per adaptive route and context (`GB/sms`), each provider's starts, approvals, failures and pending verifications within the evidence horizon (six windows), the Beta posterior of its approval rate (mean and central 95% interval, evidence decayed by the route's window as a half-life), its expected share of starts (the `min_share` floor plus its chance of the highest Thompson score; circuit breakers aside) and its cost per approval (`prices`). docs/routing.md \u00a73a.",
+        "parameters": [
+          {
+            "name": "route",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 64
+            },
+            "description": "Only this adaptive route."
+          },
+          {
+            "name": "context",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 64
+            },
+            "description": "Only this context (`GB/sms`; `GB` or `sms` when the route learns per one dimension, `*` for none)."
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The adaptive routes",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AdaptiveRouting"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The API key has neither the `admin` nor the `read` scope.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "`not_found`: `route` names no adaptive route.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v1/admin/providers": {
       "get": {
         "operationId": "adminProviders",
@@ -5401,6 +5514,170 @@ enum OpenAPIDocument {
                 "type": "string"
               }
             }
+          },
+          "adaptive": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "On an adaptive route, why the bandit put the first candidate first (`adaptive: sampled twilio 0.81 vs sinch 0.64, vonage 0.55`, `adaptive: sticky: \u2026`, `adaptive: exploration floor \u2026`): one draw, as a start would make it."
+          }
+        }
+      },
+      "AdaptiveRouting": {
+        "type": "object",
+        "required": [
+          "routes"
+        ],
+        "properties": {
+          "routes": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "route",
+                "providers",
+                "objective",
+                "per",
+                "min_share",
+                "window_seconds",
+                "contexts"
+              ],
+              "properties": {
+                "route": {
+                  "type": "string"
+                },
+                "providers": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "objective": {
+                  "type": "string",
+                  "enum": [
+                    "conversions",
+                    "conversions_per_cost"
+                  ]
+                },
+                "per": {
+                  "type": "array",
+                  "items": {
+                    "type": "string",
+                    "enum": [
+                      "country",
+                      "channel"
+                    ]
+                  }
+                },
+                "min_share": {
+                  "type": "number",
+                  "minimum": 0,
+                  "maximum": 1
+                },
+                "window_seconds": {
+                  "type": "number",
+                  "description": "The evidence's half-life."
+                },
+                "contexts": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "context",
+                      "country",
+                      "providers"
+                    ],
+                    "properties": {
+                      "context": {
+                        "type": "string"
+                      },
+                      "country": {
+                        "type": [
+                          "string",
+                          "null"
+                        ]
+                      },
+                      "providers": {
+                        "type": "array",
+                        "items": {
+                          "$ref": "#/components/schemas/AdaptiveProvider"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "AdaptiveProvider": {
+        "type": "object",
+        "required": [
+          "provider",
+          "starts",
+          "approvals",
+          "failures",
+          "pending",
+          "posterior_mean",
+          "interval_95",
+          "share",
+          "price",
+          "cost_per_approval"
+        ],
+        "properties": {
+          "provider": {
+            "type": "string"
+          },
+          "starts": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "approvals": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "failures": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Ended otherwise, or not approved within the code's validity."
+          },
+          "pending": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "posterior_mean": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1
+          },
+          "interval_95": {
+            "type": "array",
+            "minItems": 2,
+            "maxItems": 2,
+            "items": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 1
+            }
+          },
+          "share": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1
+          },
+          "price": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "cost_per_approval": {
+            "type": [
+              "number",
+              "null"
+            ]
           }
         }
       },
@@ -5921,6 +6198,15 @@ enum OpenAPIDocument {
             "maximum": 2147483647,
             "default": 0,
             "description": "Seeds which messages are lost, so a simulation can be repeated."
+          },
+          "delivery_rate_by_country": {
+            "type": "object",
+            "additionalProperties": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 1
+            },
+            "description": "Delivery rates per destination country (region code, `{\"ID\": 0.4, \"GB\": 0.95}`), in place of `delivery_rate` for numbers of those countries; `{}` clears them."
           }
         }
       }
