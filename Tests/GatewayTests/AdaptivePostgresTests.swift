@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayTestSupport
+import Logging
 import Testing
 
 @testable import gateway
@@ -21,11 +22,13 @@ struct AdaptivePostgresTests {
         let table = RoutingTable(
             defaultOrder: ["good"], rules: [Route(name: "adaptive-sms", channels: [.sms], target: .adaptive(policy))])
         let clock = ManualClock()
+        let quiet = Logger(label: "test.adaptive") { _ in SwiftLogNoOpLogHandler() }
         let services = try stores.enumerated().map { index, store in
             VerificationService(
-                registry: try makeRegistry(providers), routing: table, store: store, clock: clock,
+                registry: try makeRegistry(providers), routing: table, store: store, clock: clock, logger: quiet,
                 adaptive: AdaptiveRouter(
-                    store: store, routing: table, clock: clock, random: AdaptiveRandom(seed: UInt64(index + 1))))
+                    store: store, routing: table, clock: clock, random: AdaptiveRandom(seed: UInt64(index + 1)),
+                    logger: quiet))
         }
         var byInstance = [[String]](repeating: [], count: 2)
         for index in 0..<400 {

@@ -98,9 +98,9 @@ public enum AdaptiveModel {
     ///
     /// A cell weighs `0.5^(age / window)`, its age taken from the middle of its bucket. Its approvals are
     /// successes. Its failures are the verifications seen ending otherwise while some of its verifications
-    /// may still be pending; once the bucket's last start is older than `codeValidity`, no verification of
-    /// it can still be approved, so every start not approved is a failure (`starts − approvals`): that is
-    /// how an expiry nobody read is counted, without a sweeper.
+    /// may still be pending; once the bucket's last start is older than `codeValidity` (the code's validity,
+    /// or the route's shorter `settle_after`), every start not approved is a failure (`starts − approvals`):
+    /// that is how an expiry nobody read is counted, without a sweeper. A late approval moves one back.
     public static func posterior(_ cells: [AdaptiveCell], now: Date, window: TimeInterval, codeValidity: TimeInterval)
         -> AdaptivePosterior
     {

@@ -35,11 +35,16 @@ public struct AdaptivePolicy: Sendable, Equatable {
     public var minShare: Double
     /// The half-life of the evidence, in seconds: an outcome this old counts half, twice as old a quarter.
     public var window: TimeInterval
+    /// How long after a start an unapproved verification counts as a failure although its code is still
+    /// valid (users who will type a code mostly do so within a minute or two); `nil`: when the code expires.
+    /// A later approval still counts: the evidence is read, not rewritten.
+    public var settleAfter: TimeInterval?
 
     public init(
         providers: [String], objective: Objective = .conversions, dimensions: Set<Dimension> = [.country, .channel],
-        minShare: Double = 0.05, window: TimeInterval = 86_400
+        minShare: Double = 0.05, window: TimeInterval = 86_400, settleAfter: TimeInterval? = nil
     ) {
+        self.settleAfter = settleAfter
         self.providers = providers
         self.objective = objective
         self.dimensions = dimensions
@@ -76,6 +81,9 @@ public struct AdaptivePolicy: Sendable, Equatable {
             problems.append(
                 "\(label): `min_share` must be at least 0 and below 1/\(max(1, providers.count)) (one over the "
                     + "number of providers), or the floor leaves nothing to learn with")
+        }
+        if let settleAfter, !(settleAfter > 0) {
+            problems.append("\(label): `settle_after` must be a positive duration")
         }
         if !(window >= Self.minimumWindow) {
             problems.append("\(label): `window` must be at least \(Int(Self.minimumWindow)) seconds")

@@ -53,6 +53,12 @@ public final class AdaptiveRouter: Sendable {
         self.logger = logger
     }
 
+    /// How long after its last start a bucket's unapproved verifications count as failures: the policy's code
+    /// validity, or the route's `settle_after` when shorter.
+    func settle(_ policy: AdaptivePolicy) -> TimeInterval {
+        min(codeValidity, policy.settleAfter ?? codeValidity)
+    }
+
     /// The first bucket start read for `policy` at `now`: ``AdaptivePolicy/horizonWindows`` windows back.
     static func horizon(_ policy: AdaptivePolicy, now: Date) -> Int {
         let width = policy.bucketSeconds
@@ -95,7 +101,7 @@ public final class AdaptiveRouter: Sendable {
                 (
                     id,
                     AdaptiveModel.posterior(
-                        byProvider[id] ?? [], now: now, window: policy.window, codeValidity: codeValidity)
+                        byProvider[id] ?? [], now: now, window: policy.window, codeValidity: settle(policy))
                 )
             })
     }
@@ -212,7 +218,7 @@ public final class AdaptiveRouter: Sendable {
                 for id in policy.providers {
                     posteriors[id] = AdaptiveModel.posterior(
                         cells.filter { $0.providerID == id }, now: now, window: policy.window,
-                        codeValidity: codeValidity)
+                        codeValidity: settle(policy))
                 }
                 let prices = priceList(policy.providers, country: country)
                 let shares = AdaptiveModel.shares(

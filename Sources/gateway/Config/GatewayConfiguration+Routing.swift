@@ -161,7 +161,7 @@ extension GatewayConfiguration {
     /// values together (`min_share` against the number of providers) come with the table's structural ones.
     private func readAdaptive(_ value: ConfigValue?, label: String, named: inout [NamedProvider]) -> AdaptivePolicy? {
         guard let value, let fields = value.map(message: "\(label): `adaptive` must be a mapping") else { return nil }
-        fields.rejectUnknown(["providers", "objective", "per", "min_share", "window"])
+        fields.rejectUnknown(["providers", "objective", "per", "min_share", "window", "settle_after"])
         var policy = AdaptivePolicy(providers: [])
         if let list = fields.value("providers") {
             policy.providers = providerIDs(list, "\(label): `adaptive.providers`", label, &named) ?? []
@@ -192,6 +192,13 @@ extension GatewayConfiguration {
                 policy.window = seconds
             } else {
                 window.problem("\(label): `adaptive.window` must be a duration such as 90s, 30m, 24h or 7d")
+            }
+        }
+        if let settle = fields.value("settle_after") {
+            if let seconds = Self.duration(settle.node) {
+                policy.settleAfter = seconds
+            } else {
+                settle.problem("\(label): `adaptive.settle_after` must be a duration such as 90s or 2m")
             }
         }
         return policy
