@@ -97,6 +97,9 @@ public struct VerificationService: Sendable {
     /// The learning of adaptive routes; made from the store when the routing has adaptive routes and none is
     /// given (without prices, so `conversions_per_cost` then ranks by conversions alone).
     public let adaptive: AdaptiveRouter?
+    /// The hash of the client secret a verification gets at its start, from its id (the HTTP layer mints
+    /// secrets; the record keeps only this). `nil`: verifications get none.
+    public var clientSecretHash: (@Sendable (_ verificationID: String) -> String)?
 
     public init(
         registry: ProviderRegistry, routing: RoutingTable, store: any VerificationStore,
@@ -591,6 +594,7 @@ public struct VerificationService: Sendable {
             nextAction: result.nextAction,
             fallbackChannels: request.fallbackChannels.filter { $0 != (result.channel ?? request.channel) })
         record.adaptiveContext = learned?.context
+        record.clientSecretHash = clientSecretHash?(id)
         var detail = ["provider": provider.id, "channel": record.channel.rawValue, "route": decision.route]
         if let experiment = decision.experiment { detail["experiment"] = experiment }
         if let arm = decision.arm { detail["arm"] = arm }
