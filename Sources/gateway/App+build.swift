@@ -92,7 +92,10 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             registry: registry, routing: routing, store: store.store, clock: options.clock,
             policy: configuration.policy,
             breakers: CircuitBreakers(settings: configuration.breakers, clock: options.clock), logger: logger,
-            metrics: GatewayMetrics(factory: metrics.factory), leaseOwners: instances)
+            metrics: GatewayMetrics(factory: metrics.factory), leaseOwners: instances,
+            adaptive: AdaptiveRouter(
+                store: store.store, routing: routing, prices: configuration.prices, clock: options.clock,
+                codeValidity: configuration.policy.codeValidity, logger: logger))
         // Every start hands out a client secret derived from the signing key; the record keeps its hash.
         let clientSecrets = ClientSecrets(signingKey: signer.privateKey)
         service.clientSecretHash = { ClientSecrets.hash(clientSecrets.secret(for: $0)) }

@@ -423,7 +423,7 @@ struct ContractsV2Tests {
             let h = try ServiceHarness([ukOnly, anywhere])
             #expect(try await h.service.start(try .sms("+447400123456")).providerID == "alpha")
             #expect(try await h.service.start(try .sms("+16505553434")).providerID == "beta")
-            let dry = try h.service.dryRun(try .sms("+16505553434"))
+            let dry = try await h.service.dryRun(try .sms("+16505553434"))
             #expect(dry.skipped.contains { $0.providerID == "alpha" && $0.reason == "country_not_served" })
         }
 
@@ -673,7 +673,7 @@ struct UnknownNumberTests {
         #expect(number.policyRegion == "GB")
         await expectAsyncGatewayError(.invalidPhoneNumber) { try await h.service.start(try .sms(Self.unknown)) }
         #expect(provider.callCount(.start) == 0)
-        #expect(try h.service.dryRun(try .sms(Self.unknown)).error?.code == .invalidPhoneNumber)
+        #expect(try await h.service.dryRun(try .sms(Self.unknown)).error?.code == .invalidPhoneNumber)
     }
 
     @Test("a region the policy allows may still be sent to")

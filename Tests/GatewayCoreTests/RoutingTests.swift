@@ -311,17 +311,17 @@ struct RoutingTests {
         #expect(outcome.record.status == .approved)
         #expect(outcome.record.attempts == 2)
         #expect(alpha.calls.isEmpty)
-        let dry = try h.service.dryRun(try .sms("+15005550006"))
+        let dry = try await h.service.dryRun(try .sms("+15005550006"))
         #expect(dry.isTestNumber)
     }
 
     @Test("dry-run names the provider and why, and sends nothing")
-    func dryRun() throws {
+    func dryRun() async throws {
         let alpha = ScriptedProvider(id: "alpha")
         let beta = ScriptedProvider(id: "beta")
         let h = try ServiceHarness([alpha, beta], breakers: .init(consecutiveFailures: 1))
         h.service.breakers.record("alpha", country: "US", failure: true)
-        let dry = try h.service.dryRun(try .sms())
+        let dry = try await h.service.dryRun(try .sms())
         #expect(dry.route == "default")
         #expect(dry.country == "US")
         #expect(dry.provider == "beta")

@@ -42,6 +42,22 @@ final class SpyVerificationStore: VerificationStore {
 
     func block(_ block: PrefixBlock) async throws(GatewayError) { try await inner.block(block) }
 
+    func addAdaptiveEvidence(_ cell: AdaptiveCell) async throws(GatewayError) {
+        try await inner.addAdaptiveEvidence(cell)
+    }
+
+    func adaptiveEvidence(route: String, context: String?, since: Int) async throws(GatewayError) -> [AdaptiveCell] {
+        try await inner.adaptiveEvidence(route: route, context: context, since: since)
+    }
+
+    func pruneAdaptiveEvidence(before: Int) async throws(GatewayError) -> Int {
+        try await inner.pruneAdaptiveEvidence(before: before)
+    }
+
+    func openProvider(destination: String, route: String, at: Date) async throws(GatewayError) -> String? {
+        try await inner.openProvider(destination: destination, route: route, at: at)
+    }
+
     func activeBlock(prefix: String, at: Date) async throws(GatewayError) -> PrefixBlock? {
         try await inner.activeBlock(prefix: prefix, at: at)
     }

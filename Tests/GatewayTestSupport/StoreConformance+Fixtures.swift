@@ -43,7 +43,9 @@ extension StoreConformance {
             checkLeaseOwner: "in_0123456789abcdef",
             checkLeaseHoldsAttempt: true,
             statusReason: "Fraud",
-            version: 1)
+            version: 1
+        )
+        .with(adaptiveContext: "US/sms")
     }
 
     /// An email verification with every optional field nil and every map empty.
@@ -91,5 +93,14 @@ extension StoreConformance {
         next.status = status ?? record.status
         next.updatedAt = record.updatedAt.addingTimeInterval(1)
         return next
+    }
+}
+
+extension VerificationRecord {
+    /// The record with its adaptive context set (the initializer has no parameter for it).
+    public func with(adaptiveContext: String?) -> VerificationRecord {
+        var record = self
+        record.adaptiveContext = adaptiveContext
+        return record
     }
 }

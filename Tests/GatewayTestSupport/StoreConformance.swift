@@ -51,6 +51,8 @@ public struct StoreConformance: Sendable {
         case onlyTheHoldersTokenReleasesOrCompletesAClaim
         case expiredIdempotencyKeysArePrunedInBoundedBatches
         case instanceHeartbeatsAreWrittenListedAndRemoved
+        case adaptiveEvidenceAddsPerBucketUnderConcurrency
+        case openVerificationsAreFoundByDestinationAndRoute
 
         public var testDescription: String {
             switch self {
@@ -97,6 +99,10 @@ public struct StoreConformance: Sendable {
             case .expiredIdempotencyKeysArePrunedInBoundedBatches:
                 "Expired idempotency keys are pruned in bounded batches"
             case .instanceHeartbeatsAreWrittenListedAndRemoved: "Instance heartbeats are written, listed and removed"
+            case .adaptiveEvidenceAddsPerBucketUnderConcurrency:
+                "Adaptive evidence adds up per bucket under concurrency, reads per context and is pruned"
+            case .openVerificationsAreFoundByDestinationAndRoute:
+                "The open verification of a destination on a route is found, the newest first"
             }
         }
     }
@@ -142,7 +148,74 @@ public struct StoreConformance: Sendable {
         case .expiredIdempotencyKeysArePrunedInBoundedBatches:
             try await expiredIdempotencyKeysArePrunedInBoundedBatches()
         case .instanceHeartbeatsAreWrittenListedAndRemoved: try await instanceHeartbeatsAreWrittenListedAndRemoved()
+        case .adaptiveEvidenceAddsPerBucketUnderConcurrency: try await adaptiveEvidenceAddsPerBucketUnderConcurrency()
+        case .openVerificationsAreFoundByDestinationAndRoute: try await openVerificationsAreFoundByDestinationAndRoute()
         }
+    }
+
+    /// Concurrent additions to one cell all count; cells of other providers, contexts and buckets stay apart;
+    /// reading by context or by route, from a bucket on; pruning deletes only older buckets.
+    public func adaptiveEvidenceAddsPerBucketUnderConcurrency() async throws {
+        let store = try await makeStore()
+        func cell(
+            _ provider: String, context: String = "GB/sms", bucket: Int = 1_800_000_000, _ starts: Int = 0,
+            _ approvals: Int = 0, _ failures: Int = 0
+        ) -> AdaptiveCell {
+            AdaptiveCell(
+                route: "adaptive", context: context, providerID: provider, bucketStart: bucket, bucketSeconds: 60,
+                starts: starts, approvals: approvals, failures: failures)
+        }
+        let additions = (0..<30).map { index in cell("a", 1, index % 3 == 0 ? 1 : 0, index % 3 == 1 ? 1 : 0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for addition in additions { group.addTask { try await store.addAdaptiveEvidence(addition) } }
+            try await group.waitForAll()
+        }
+        try await store.addAdaptiveEvidence(cell("b", 2, 1))
+        try await store.addAdaptiveEvidence(cell("a", context: "ID/sms", 5))
+        try await store.addAdaptiveEvidence(cell("a", bucket: 1_800_000_060, 4, 2, 1))
+        let gb = try await store.adaptiveEvidence(route: "adaptive", context: "GB/sms", since: 0)
+        let a = gb.filter { $0.providerID == "a" && $0.bucketStart == 1_800_000_000 }
+        #expect(a == [cell("a", 30, 10, 10)])
+        #expect(gb.count == 3)
+        #expect(gb.contains(cell("b", 2, 1)) && gb.contains(cell("a", bucket: 1_800_000_060, 4, 2, 1)))
+        #expect(try await store.adaptiveEvidence(route: "adaptive", context: nil, since: 0).count == 4)
+        #expect(try await store.adaptiveEvidence(route: "adaptive", context: "GB/sms", since: 1_800_000_060).count == 1)
+        #expect(try await store.adaptiveEvidence(route: "other", context: nil, since: 0).isEmpty)
+        #expect(try await store.pruneAdaptiveEvidence(before: 1_800_000_060) == 3)
+        #expect(
+            try await store.adaptiveEvidence(route: "adaptive", context: nil, since: 0) == [
+                cell("a", bucket: 1_800_000_060, 4, 2, 1)
+            ])
+    }
+
+    /// The newest pending, unexpired verification of a destination on a route names its provider; a final
+    /// one, an expired one, or one on another route does not.
+    public func openVerificationsAreFoundByDestinationAndRoute() async throws {
+        let store = try await makeStore()
+        func record(
+            _ id: String, provider: String, route: String = "adaptive", created: Double,
+            status: VerificationStatus = .pending
+        ) throws -> VerificationRecord {
+            VerificationRecord(
+                id: id, destination: .phone(try PhoneNumber(parsing: "+447400123456")), channel: .sms,
+                providerID: provider, providerReference: nil, status: status, maxAttempts: 5,
+                createdAt: Self.epoch.addingTimeInterval(created), updatedAt: Self.epoch.addingTimeInterval(created),
+                expiresAt: Self.epoch.addingTimeInterval(created + 600), route: route)
+        }
+        let at = Self.epoch.addingTimeInterval(100)
+        #expect(try await store.openProvider(destination: "+447400123456", route: "adaptive", at: at) == nil)
+        try await store.insert(try record("VEopen1", provider: "a", created: 0))
+        try await store.insert(try record("VEopen2", provider: "b", created: 10))
+        try await store.insert(try record("VEopen3", provider: "c", created: 20, status: .canceled))
+        try await store.insert(try record("VEopen4", provider: "d", route: "other", created: 30))
+        #expect(try await store.openProvider(destination: "+447400123456", route: "adaptive", at: at) == "b")
+        #expect(try await store.openProvider(destination: "+447400123457", route: "adaptive", at: at) == nil)
+        #expect(
+            try await store.openProvider(
+                destination: "+447400123456", route: "adaptive", at: Self.epoch.addingTimeInterval(605)) == "b")
+        #expect(
+            try await store.openProvider(
+                destination: "+447400123456", route: "adaptive", at: Self.epoch.addingTimeInterval(611)) == nil)
     }
 
     /// `add` returns each count once under concurrency; `count` reads without adding; a new window starts

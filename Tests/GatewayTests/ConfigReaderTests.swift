@@ -243,3 +243,69 @@ struct ConfigReaderTests {
         }
     }
 }
+
+@Suite("Adaptive routes in the configuration")
+struct AdaptiveConfigTests {
+    @Test("an adaptive route reads into its settings; `24h`, `90s` and seconds are windows")
+    func reads() throws {
+        let (check, _) = try ConfigReaderTests.check(
+            """
+            sandbox: true
+            routing:
+              routes:
+                - name: sms-adaptive
+                  match: {channels: [sms]}
+                  adaptive:
+                    providers: [twilio, sinch, vonage]
+                    objective: conversions_per_cost
+                    per: [country]
+                    min_share: 0.1
+                    window: 24h
+                  fallbacks: [twilio]
+            """)
+        #expect(check.problems.byPosition().isEmpty, "\(check.problems.byPosition())")
+        let rule = try #require(check.reading.configuration.routing?.rules.first)
+        #expect(
+            rule.target
+                == .adaptive(
+                    AdaptivePolicy(
+                        providers: ["twilio", "sinch", "vonage"], objective: .conversionsPerCost,
+                        dimensions: [.country],
+                        minShare: 0.1, window: 86_400)))
+        #expect(rule.fallbacks == ["twilio"])
+    }
+
+    @Test("every mistake of an adaptive route is a problem at its line")
+    func problems() throws {
+        let (check, _) = try ConfigReaderTests.check(
+            """
+            sandbox: true
+            routing:
+              routes:
+                - name: a
+                  match: {channels: [sms]}
+                  adaptive:
+                    providers: [twilio, nosuch]
+                    objective: clicks
+                    per: [country, carrier]
+                    min_share: 0.6
+                    window: soon
+                    extra: 1
+                - name: b
+                  match: {channels: [voice]}
+                  providers: [twilio]
+                  adaptive: {providers: [twilio, sinch]}
+            """)
+        let problems = check.problems.byPosition()
+        let messages = problems.map(\.message).joined(separator: "\n")
+        for expected in [
+            "unknown provider `nosuch`", "`adaptive.objective` must be conversions or conversions_per_cost",
+            "`carrier` is not one of country, channel", "`adaptive.window` must be a duration", "unknown key `extra`",
+            "route `b`: give one of `providers`, `experiment` or `adaptive`, not 2",
+            "`min_share` must be at least 0 and below 1/2",
+        ] {
+            #expect(messages.contains(expected), "\(expected) in:\n\(messages)")
+        }
+        #expect(problems.allSatisfy { $0.position != nil }, "\(problems)")
+    }
+}

@@ -66,10 +66,22 @@ public final class SandboxOutbox: Sendable {
         public var rate: Double
         /// Seeds the decision, so a simulation can be repeated message for message.
         public var seed: Int
+        /// The share delivered to numbers of a country (its region, `GB`), in place of ``rate`` there.
+        public var byCountry: [String: Double]
 
-        public init(rate: Double = 1, seed: Int = 0) {
+        public init(rate: Double = 1, seed: Int = 0, byCountry: [String: Double] = [:]) {
             self.rate = min(1, max(0, rate))
             self.seed = seed
+            self.byCountry = byCountry.mapValues { min(1, max(0, $0)) }
+        }
+
+        /// The share delivered to `to` (E.164, or its digits).
+        public func rate(to: String) -> Double {
+            guard !byCountry.isEmpty,
+                let region = try? PhoneNumber(parsing: to.hasPrefix("+") ? to : "+" + to).region,
+                let rate = byCountry[region]
+            else { return rate }
+            return rate
         }
     }
 
@@ -109,12 +121,14 @@ public final class SandboxOutbox: Sendable {
     @discardableResult
     public func record(_ message: Message) -> Bool {
         let delivered = deliveries.withLock { state -> Bool in
-            guard let setting = state.settings[message.provider], setting.rate < 1 else { return true }
+            guard let setting = state.settings[message.provider] else { return true }
+            let rate = setting.rate(to: message.to)
+            guard rate < 1 else { return true }
             let key = message.provider + " " + message.to
             let count = state.counters[key, default: 0]
             state.counters[key] = count + 1
             let draw = StableHash.unit([String(setting.seed), message.provider, message.to, String(count)])
-            return draw < setting.rate
+            return draw < rate
         }
         guard delivered else {
             onDrop?(message)

@@ -274,7 +274,10 @@ extension VerificationService {
                         detail: ["status": next.status.rawValue]))
             }
             if try await store.update(next, events: written) {
-                if next.status != record.status { metrics.finished(next) }
+                if next.status != record.status {
+                    metrics.finished(next)
+                    await countAdaptiveOutcome(from: record, to: next)
+                }
                 return next
             }
         }

@@ -292,6 +292,7 @@ extension VerificationService {
             if next.status != record.status {
                 metrics.finished(next)
                 if next.status == .approved { await countConversion(next) }
+                await countAdaptiveOutcome(from: record, to: next)
             }
             if next.channel != record.channel {
                 logger.info(

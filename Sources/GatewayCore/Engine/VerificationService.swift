@@ -94,6 +94,9 @@ public struct VerificationService: Sendable {
     /// This instance and the judge of other instances' leases; `nil`: leases carry no owner and a dead
     /// instance's lease lapses only after ``VerificationPolicy/checkLease``.
     public let leaseOwners: (any LeaseOwners)?
+    /// The learning of adaptive routes; made from the store when the routing has adaptive routes and none is
+    /// given (without prices, so `conversions_per_cost` then ranks by conversions alone).
+    public let adaptive: AdaptiveRouter?
     /// The hash of the client secret a verification gets at its start, from its id (the HTTP layer mints
     /// secrets; the record keeps only this). `nil`: verifications get none.
     public var clientSecretHash: (@Sendable (_ verificationID: String) -> String)?
@@ -102,8 +105,15 @@ public struct VerificationService: Sendable {
         registry: ProviderRegistry, routing: RoutingTable, store: any VerificationStore,
         clock: any WallClock = SystemClock(), policy: VerificationPolicy = VerificationPolicy(),
         breakers: CircuitBreakers? = nil, logger: Logger = Logger(label: "gateway.verifications"),
-        metrics: GatewayMetrics = .disabled, leaseOwners: (any LeaseOwners)? = nil
+        metrics: GatewayMetrics = .disabled, leaseOwners: (any LeaseOwners)? = nil, adaptive: AdaptiveRouter? = nil
     ) {
+        let hasAdaptiveRoutes = routing.rules.contains {
+            if case .adaptive = $0.target { true } else { false }
+        }
+        self.adaptive =
+            adaptive
+            ?? (hasAdaptiveRoutes
+                ? AdaptiveRouter(store: store, routing: routing, clock: clock, codeValidity: policy.codeValidity) : nil)
         self.metrics = metrics
         self.leaseOwners = leaseOwners
         self.registry = registry
@@ -171,7 +181,7 @@ public struct VerificationService: Sendable {
             throw GatewayError(.destinationBlocked, "Verifications to \(region) are not allowed for this API key.")
         }
         let decision = routing.decide(request, apiKey: apiKeyName, registry: registry)
-        let candidates = decision.candidates
+        var candidates = decision.candidates
         try checkDestination(request, candidates: candidates)
         try await countStart(request, apiKeyID: apiKeyID, clientIP: clientIP, keyLimit: keyLimit)
         try await guardPumping(request, apiKeyID: apiKeyID)
@@ -201,6 +211,8 @@ public struct VerificationService: Sendable {
             }
             throw GatewayError(.noProviderAvailable, "No provider is available for this request.")
         }
+        // An adaptive route's bandit puts its choice first (the others and the fallbacks after it, for failover).
+        let adaptiveChoice = await chooseAdaptive(request, decision: decision, candidates: &candidates)
         let id = idempotency?.resumingID ?? Self.newID()
         var request = request
         request.verificationID = id
@@ -254,7 +266,7 @@ public struct VerificationService: Sendable {
                 calls.append(callEvent(id, provider.id, "start", outcome: "accepted", since: began))
                 return try await persistStart(
                     id: id, request: request, provider: provider, result: result, apiKeyID: apiKeyID,
-                    events: calls, skipped: skipped, decision: decision, failovers: failovers)
+                    events: calls, skipped: skipped, decision: decision, failovers: failovers, adaptive: adaptiveChoice)
             } catch {
                 calls.append(callEvent(id, provider.id, "start", outcome: error.code.rawValue, since: began))
                 sendMayHaveHappened = sendMayHaveHappened || error.sendMayHaveHappened
@@ -345,10 +357,13 @@ public struct VerificationService: Sendable {
         public var skipped: [RoutingTable.Skip]
         /// What a start would answer before calling anyone, if it would fail.
         public var error: GatewayError?
+        /// On an adaptive route, why the bandit put its choice first (`sampled twilio 0.81 vs sinch 0.64`):
+        /// one draw, as a start would make it; another dry-run may draw otherwise.
+        public var adaptive: String? = nil
     }
 
     /// Answers which provider a start would use and why, sending nothing and changing no breaker.
-    public func dryRun(_ request: StartVerification, apiKeyName: String? = nil) throws(GatewayError) -> DryRun {
+    public func dryRun(_ request: StartVerification, apiKeyName: String? = nil) async throws(GatewayError) -> DryRun {
         if let forced = request.forcedProvider, registry.provider(forced) == nil {
             throw GatewayError(.invalidRequest, "`provider` names no configured provider.")
         }
@@ -365,8 +380,10 @@ public struct VerificationService: Sendable {
         } catch {
             refusal = error
         }
+        var ordered = decision.candidates
+        let adaptiveChoice = await chooseAdaptive(request, decision: decision, candidates: &ordered)
         var candidates: [DryRun.Candidate] = []
-        for provider in decision.candidates {
+        for provider in ordered {
             var reason: String?
             do {
                 try Self.checkAppVerification(request, for: provider)
@@ -386,7 +403,8 @@ public struct VerificationService: Sendable {
         return DryRun(
             route: decision.route, experiment: decision.experiment, arm: decision.arm, country: country,
             provider: refusal == nil ? first : nil, isTestNumber: false, failoverOnTimeout: decision.failoverOnTimeout,
-            candidates: candidates, skipped: decision.skipped, error: refusal)
+            candidates: candidates, skipped: decision.skipped, error: refusal,
+            adaptive: adaptiveChoice.map { "adaptive: " + $0.explanation })
     }
 
     /// A configured test number: recorded like any verification, but no vendor is called.
@@ -542,9 +560,11 @@ public struct VerificationService: Sendable {
     private func persistStart(
         id: String, request: StartVerification, provider: any VerificationProvider, result: ProviderStartResult,
         apiKeyID: String?, events: [VerificationEvent], skipped: [RoutingTable.Skip], decision: RoutingTable.Decision,
-        failovers: [String], isTestNumber: Bool = false, recovered: Bool = false
+        failovers: [String], isTestNumber: Bool = false, recovered: Bool = false, adaptive choice: AdaptiveChoice? = nil
     ) async throws(GatewayError) -> VerificationRecord {
         let now = clock.now
+        // Learned in its context when a provider of the adaptive route sent (not a fallback outside it).
+        let learned = decision.adaptive.flatMap { $0.policy.providers.contains(provider.id) ? $0 : nil }
         let awaitsChallenge: Bool
         if case .solveChallenge = result.nextAction { awaitsChallenge = true } else { awaitsChallenge = false }
         var record = VerificationRecord(
@@ -573,10 +593,12 @@ public struct VerificationService: Sendable {
             apiKeyID: apiKeyID,
             nextAction: result.nextAction,
             fallbackChannels: request.fallbackChannels.filter { $0 != (result.channel ?? request.channel) })
+        record.adaptiveContext = learned?.context
         record.clientSecretHash = clientSecretHash?(id)
         var detail = ["provider": provider.id, "channel": record.channel.rawValue, "route": decision.route]
         if let experiment = decision.experiment { detail["experiment"] = experiment }
         if let arm = decision.arm { detail["arm"] = arm }
+        if let choice { detail["adaptive"] = choice.explanation }
         if let country = decision.country { detail["country"] = country }
         if isTestNumber { detail["test_number"] = "true" }
         // Found at the vendor by a request that took over a dead start's `Idempotency-Key`.
@@ -588,6 +610,11 @@ public struct VerificationService: Sendable {
         }
         try await store.insert(
             record, events: [VerificationEvent(verificationID: id, kind: .started, at: now, detail: detail)] + events)
+        if let learned, let adaptive {
+            await adaptive.countStart(
+                route: decision.route, policy: learned.policy, context: learned.context, providerID: provider.id,
+                at: now)
+        }
         logger.info(
             "verification started",
             metadata: [
@@ -646,6 +673,7 @@ public struct VerificationService: Sendable {
                 verificationID: next.id, kind: event, at: next.updatedAt, detail: ["status": status.rawValue])
             if try await store.update(next, events: [written]) {
                 metrics.finished(next)
+                await countAdaptiveOutcome(from: record, to: next)
                 return next
             }
             guard let reloaded = try await store.record(id: record.id) else { throw GatewayError.notFound() }

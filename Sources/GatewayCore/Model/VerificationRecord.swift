@@ -31,6 +31,9 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
     /// The experiment that assigned the provider, and the arm (``experimentArm``).
     public var experiment: String?
     public var experimentArm: String?
+    /// The context an adaptive route learned this start in (`GB/sms`): its approval or failure is counted
+    /// there, whatever channel the verification moves to later. `nil` outside adaptive routes.
+    public var adaptiveContext: String?
     /// Providers that failed before the one that sent, as `provider:error_code`, in order.
     public var failovers: [String]
     /// A configured test number: no vendor was called and the code is the configured one.

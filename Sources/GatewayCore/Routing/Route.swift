@@ -8,6 +8,8 @@ public struct Route: Sendable, Equatable {
         case providers([String])
         /// Assign an arm of this experiment; its provider goes first.
         case experiment(String)
+        /// Let a bandit choose among these providers, per context (``AdaptivePolicy``, docs/routing.md §3a).
+        case adaptive(AdaptivePolicy)
     }
 
     public var name: String

@@ -46,6 +46,7 @@ public struct RoutingTable: Sendable, Equatable {
             if case .experiment(let name) = rule.target, experiments[name] == nil {
                 problems.append("\(label): names unknown experiment `\(name)`")
             }
+            if case .adaptive(let policy) = rule.target { problems += policy.problems(route: rule.name) }
         }
         for experiment in experiments.values.sorted(by: { $0.name < $1.name }) {
             problems += experiment.problems(knownProviders: nil).map { "routing: " + $0 }
@@ -66,6 +67,8 @@ public struct RoutingTable: Sendable, Equatable {
                 ids += list
             case .experiment(let name):
                 ids += experiments[name]?.arms.map(\.providerID) ?? []
+            case .adaptive(let policy):
+                ids += policy.providers
             }
             for id in ids {
                 guard let provider = registry.provider(id) else {
@@ -131,6 +134,20 @@ public struct RoutingTable: Sendable, Equatable {
         public var failoverOnTimeout: Bool
         /// The destination's country (region of the number), when it has one.
         public var country: String?
+        /// Set when an adaptive route matched: the service lets its bandit order the candidates.
+        public var adaptive: Adaptive? = nil
+
+        /// What an adaptive route needs to choose: its settings and the context of this start.
+        public struct Adaptive: Sendable, Equatable {
+            public var policy: AdaptivePolicy
+            /// ``AdaptivePolicy/context(country:channel:)`` of the start.
+            public var context: String
+
+            public init(policy: AdaptivePolicy, context: String) {
+                self.policy = policy
+                self.context = context
+            }
+        }
     }
 
     /// Decides where `request` goes. Circuit breakers are not consulted here: the service asks them
@@ -143,6 +160,7 @@ public struct RoutingTable: Sendable, Equatable {
         var route: String
         var experimentName: String?
         var armName: String?
+        var adaptive: Decision.Adaptive?
         var failoverOnTimeout = false
         if let forced = request.forcedProvider {
             ids = [forced]
@@ -161,6 +179,11 @@ public struct RoutingTable: Sendable, Equatable {
                 let arm = experiments[name]?.assign(request.destination.value)
                 armName = arm?.name
                 ids = arm.map { [$0.providerID] } ?? []
+            case .adaptive(let policy):
+                // In the configured order here; the service's bandit puts its choice first.
+                ids = policy.providers
+                adaptive = Decision.Adaptive(
+                    policy: policy, context: policy.context(country: country, channel: request.channel))
             }
             for id in rule.fallbacks where !ids.contains(id) { ids.append(id) }
         } else if let list = routes[request.channel] {
@@ -207,7 +230,7 @@ public struct RoutingTable: Sendable, Equatable {
         }
         return Decision(
             route: route, experiment: experimentName, arm: armName, candidates: candidates, skipped: skipped,
-            failoverOnTimeout: failoverOnTimeout, country: country)
+            failoverOnTimeout: failoverOnTimeout, country: country, adaptive: adaptive)
     }
 
     /// The providers to try for `request`, in order, and the ones passed over with the reason.

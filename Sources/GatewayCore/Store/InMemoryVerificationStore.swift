@@ -15,6 +15,7 @@ package final class InMemoryVerificationStore: VerificationStore {
         var webhookCursor: Int64?
         var deliveries: [String: WebhookDelivery] = [:]
         var instances: [String: GatewayInstance] = [:]
+        var adaptive: [AdaptiveCell] = []
     }
 
     private struct IdempotencyEntry {
@@ -40,6 +41,45 @@ package final class InMemoryVerificationStore: VerificationStore {
 
     package func record(id: String) async throws(GatewayError) -> VerificationRecord? {
         state.withLock { $0.records[id] }
+    }
+
+    package func addAdaptiveEvidence(_ cell: AdaptiveCell) async throws(GatewayError) {
+        state.withLock { state in
+            if let index = state.adaptive.firstIndex(where: { $0.sameBucket(as: cell) }) {
+                state.adaptive[index].starts += cell.starts
+                state.adaptive[index].approvals += cell.approvals
+                state.adaptive[index].failures += cell.failures
+            } else {
+                state.adaptive.append(cell)
+            }
+        }
+    }
+
+    package func adaptiveEvidence(route: String, context: String?, since: Int) async throws(GatewayError)
+        -> [AdaptiveCell]
+    {
+        state.withLock { state in
+            state.adaptive.filter {
+                $0.route == route && (context == nil || $0.context == context) && $0.bucketStart >= since
+            }
+        }
+    }
+
+    package func pruneAdaptiveEvidence(before: Int) async throws(GatewayError) -> Int {
+        state.withLock { state in
+            let count = state.adaptive.count
+            state.adaptive.removeAll { $0.bucketStart < before }
+            return count - state.adaptive.count
+        }
+    }
+
+    package func openProvider(destination: String, route: String, at: Date) async throws(GatewayError) -> String? {
+        state.withLock { state in
+            state.records.values.filter {
+                $0.destination.value == destination && $0.route == route && $0.status == .pending && $0.expiresAt > at
+            }
+            .max { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }?.providerID
+        }
     }
 
     package func record(providerID: String, reference: String) async throws(GatewayError) -> VerificationRecord? {

@@ -3,12 +3,35 @@ import GatewayCore
 import Hummingbird
 
 /// `POST /v1/routing/dry-run`: which provider would serve a number and why, sending nothing.
+/// `GET /v1/routing/adaptive`: what the adaptive routes have learned, per route and context (an `admin` or
+/// `read` key).
 struct RoutingController: Sendable {
     let service: VerificationService
     let prices: PriceTable
 
     func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
         group.post("routing/dry-run", use: dryRun)
+        group.get("routing/adaptive", use: adaptive)
+    }
+
+    @Sendable func adaptive(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        guard let key = context.apiKey, key.scopes.contains(.admin) || key.scopes.contains(.read) else {
+            throw GatewayError(.forbidden, "Reading what adaptive routes learned needs an `admin` or `read` key.")
+        }
+        let query = request.uri.queryParameters
+        let route = query.get("route").map { String($0) }
+        let wanted = query.get("context").map { String($0) }
+        for (name, value) in [("route", route), ("context", wanted)] {
+            if let value, value.isEmpty || value.count > 64 {
+                throw GatewayError.invalidRequest("`\(name)` must be 1 to 64 characters.")
+            }
+        }
+        guard let router = service.adaptive else { return JSONResponse.response(["routes": .array([])]) }
+        if let route, router.policies[route] == nil {
+            throw GatewayError(.notFound, "No adaptive route is named `\(route)`.")
+        }
+        let routes = try await router.report(route: route, context: wanted)
+        return JSONResponse.response(["routes": .array(routes.map(\.json))])
     }
 
     @Sendable func dryRun(_ request: Request, context: GatewayRequestContext) async throws -> Response {
@@ -45,7 +68,7 @@ struct RoutingController: Sendable {
         }
         // Route as if this API key name had made the request (admins checking a rule); default: the caller's.
         let keyName = try reader.string("api_key", maxLength: 64) ?? context.apiKey?.name
-        return JSONResponse.response(try service.dryRun(start, apiKeyName: keyName).json(prices: prices))
+        return JSONResponse.response(try await service.dryRun(start, apiKeyName: keyName).json(prices: prices))
     }
 }
 
@@ -71,10 +94,50 @@ extension VerificationService.DryRun {
                     ]
                 }),
             "skipped": .array(skipped.map { ["provider": .string($0.providerID), "reason": .string($0.reason)] }),
+            "adaptive": adaptive.map(JSONValue.string) ?? .null,
         ]
         if let error {
             fields["error"] = .object(["code": .string(error.code.rawValue), "message": .string(error.message)])
         }
         return .object(fields)
+    }
+}
+
+extension AdaptiveRouteReport {
+    var json: JSONValue {
+        [
+            "route": .string(route),
+            "providers": .array(policy.providers.map(JSONValue.string)),
+            "objective": .string(policy.objective.rawValue),
+            "per": .array(
+                AdaptivePolicy.Dimension.allCases.filter(policy.dimensions.contains).map { .string($0.rawValue) }),
+            "min_share": .number(policy.minShare),
+            "window_seconds": .number(policy.window),
+            "contexts": .array(
+                contexts.map { context in
+                    [
+                        "context": .string(context.context),
+                        "country": context.country.map(JSONValue.string) ?? .null,
+                        "providers": .array(context.providers.map(\.json)),
+                    ]
+                }),
+        ]
+    }
+}
+
+extension AdaptiveProviderReport {
+    var json: JSONValue {
+        [
+            "provider": .string(providerID),
+            "starts": .number(Double(starts)),
+            "approvals": .number(Double(approvals)),
+            "failures": .number(Double(failures)),
+            "pending": .number(Double(pending)),
+            "posterior_mean": .number(posteriorMean),
+            "interval_95": .array([.number(interval95.low), .number(interval95.high)]),
+            "share": .number(share),
+            "price": price.map(JSONValue.number) ?? .null,
+            "cost_per_approval": costPerApproval.map(JSONValue.number) ?? .null,
+        ]
     }
 }

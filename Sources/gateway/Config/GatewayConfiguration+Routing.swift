@@ -10,9 +10,13 @@ import GatewayCore
 ///   routes:                              # first match wins
 ///     - name: uk
 ///       match: {channels: [sms], countries: [GB], api_keys: [backend]}
-///       providers: [twilio]              # or: experiment: NAME
+///       providers: [twilio]              # or: experiment: NAME, or adaptive: {…}
 ///       fallbacks: [firebase]
 ///       failover_on_timeout: false
+///     - name: sms-adaptive
+///       match: {channels: [sms]}
+///       adaptive: {providers: [twilio, sinch, vonage], objective: conversions_per_cost, per: [country, channel],
+///                  min_share: 0.05, window: 24h}
 /// experiments:
 ///   - name: twilio-vs-firebase
 ///     salt: "2026-11"
@@ -96,7 +100,9 @@ extension GatewayConfiguration {
 
     private func readRoute(_ item: ConfigValue, named: inout [NamedProvider]) -> Route? {
         guard let entry = item.map() else { return nil }
-        entry.rejectUnknown(["name", "match", "providers", "experiment", "fallbacks", "failover_on_timeout"])
+        entry.rejectUnknown([
+            "name", "match", "providers", "experiment", "adaptive", "fallbacks", "failover_on_timeout",
+        ])
         guard let name = entry.string("name", nonEmpty: true, message: "\(entry.path): `name` is required") else {
             if !entry.has("name") { entry.problem("\(entry.path): `name` is required") }
             return nil
@@ -127,22 +133,86 @@ extension GatewayConfiguration {
                 route.apiKeys = Set(keys)
             }
         }
-        switch (entry.value("providers"), entry.value("experiment")) {
-        case (let list?, nil):
-            route.target = .providers(providerIDs(list, "\(label): `providers`", label, &named) ?? [])
-        case (nil, let experiment?):
+        let targets = ["providers", "experiment", "adaptive"].filter { entry.has($0) }
+        switch targets.first {
+        case _ where targets.count > 1:
+            entry.problem("\(label): give one of `providers`, `experiment` or `adaptive`, not \(targets.count)")
+        case "providers":
+            route.target = .providers(
+                providerIDs(entry.value("providers"), "\(label): `providers`", label, &named) ?? [])
+        case "experiment":
             route.target = .experiment(
-                experiment.string(message: "\(label): `experiment` must be an experiment's name") ?? "")
-        case (_?, _?):
-            entry.problem("\(label): give `providers` or `experiment`, not both")
-        case (nil, nil):
-            entry.problem("\(label): give `providers` or `experiment`")
+                entry.string("experiment", message: "\(label): `experiment` must be an experiment's name") ?? "")
+        case "adaptive":
+            if let policy = readAdaptive(entry.value("adaptive"), label: label, named: &named) {
+                route.target = .adaptive(policy)
+            }
+        default:
+            entry.problem("\(label): give `providers`, `experiment` or `adaptive`")
         }
         route.fallbacks =
             providerIDs(entry.value("fallbacks"), "\(label): `fallbacks`", "\(label) fallbacks", &named) ?? []
         route.failoverOnTimeout =
             entry.bool("failover_on_timeout", message: "\(label): `failover_on_timeout` must be true or false") ?? false
         return route
+    }
+
+    /// An adaptive route's settings (docs/routing.md §3a); nil after logging why not. The problems of the
+    /// values together (`min_share` against the number of providers) come with the table's structural ones.
+    private func readAdaptive(_ value: ConfigValue?, label: String, named: inout [NamedProvider]) -> AdaptivePolicy? {
+        guard let value, let fields = value.map(message: "\(label): `adaptive` must be a mapping") else { return nil }
+        fields.rejectUnknown(["providers", "objective", "per", "min_share", "window", "settle_after"])
+        var policy = AdaptivePolicy(providers: [])
+        if let list = fields.value("providers") {
+            policy.providers = providerIDs(list, "\(label): `adaptive.providers`", label, &named) ?? []
+        } else {
+            fields.problem("\(label): `adaptive.providers` is required")
+        }
+        if let objective = fields.value("objective") {
+            policy.objective =
+                objective.choice(
+                    AdaptivePolicy.Objective.self,
+                    message: "\(label): `adaptive.objective` must be conversions or conversions_per_cost")
+                ?? .conversions
+        }
+        if let per = fields.value("per") {
+            policy.dimensions = Set(
+                names(per, "\(label): `adaptive.per` must be a list of country, channel") {
+                    AdaptivePolicy.Dimension(rawValue: $0)
+                } unknown: {
+                    "\(label): `adaptive.per`: `\($0)` is not one of country, channel"
+                } ?? [])
+        }
+        if let share = fields.value("min_share") {
+            policy.minShare =
+                share.number(in: 0...1, message: "\(label): `adaptive.min_share` must be a number from 0 to 1") ?? 0
+        }
+        if let window = fields.value("window") {
+            if let seconds = Self.duration(window.node) {
+                policy.window = seconds
+            } else {
+                window.problem("\(label): `adaptive.window` must be a duration such as 90s, 30m, 24h or 7d")
+            }
+        }
+        if let settle = fields.value("settle_after") {
+            if let seconds = Self.duration(settle.node) {
+                policy.settleAfter = seconds
+            } else {
+                settle.problem("\(label): `adaptive.settle_after` must be a duration such as 90s or 2m")
+            }
+        }
+        return policy
+    }
+
+    /// A duration: a number of seconds, or a number followed by `s`, `m`, `h` or `d` (`24h`, `1.5d`).
+    static func duration(_ node: ConfigNode) -> TimeInterval? {
+        if let number = node.number { return number > 0 ? number : nil }
+        guard let text = node.string?.trimmingCharacters(in: .whitespaces), let unit = text.last else { return nil }
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        guard let scale = units[unit], let amount = Double(text.dropLast()), amount > 0, amount.isFinite else {
+            return nil
+        }
+        return amount * scale
     }
 
     /// Names read from a list, each read by `parse`; a name it refuses is logged where it is (`unknown`

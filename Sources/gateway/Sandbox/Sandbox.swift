@@ -154,6 +154,9 @@ extension Sandbox {
                 delivery.rate = rate
             }
             if let seed = try reader.integer("delivery_seed", in: 0...Int(Int32.max)) { delivery.seed = seed }
+            if let byCountry = try reader.object("delivery_rate_by_country") {
+                delivery.byCountry = try Self.countryRates(byCountry)
+            }
             mount.emulator.faults.set(faults)
             outbox.setDelivery(delivery, for: mount.pluginID)
             logger.notice("sandbox faults set", metadata: ["plugin.id": "\(mount.pluginID)"])
@@ -167,7 +170,7 @@ extension Sandbox {
         try reader.rejectUnknown(allowing: [
             "latency_ms", "latency_jitter_ms", "server_error_status", "malformed_body", "connection_reset",
             "error_rate", "error_status", "reset_rate", "malformed_rate", "seed", "remaining", "delivery_rate",
-            "delivery_seed",
+            "delivery_seed", "delivery_rate_by_country",
         ])
         let latencyBound = 0...FaultSwitch.Faults.maximumLatencyMilliseconds
         let faults = FaultSwitch.Faults(
@@ -187,6 +190,26 @@ extension Sandbox {
         return faults
     }
 
+    /// `{"ID": 0.4, "GB": 0.95}`: region codes (any case) to delivery rates from 0 to 1; every problem in one
+    /// `invalid_request`. An empty object clears them.
+    static func countryRates(_ reader: JSONObjectReader) throws(GatewayError) -> [String: Double] {
+        var rates: [String: Double] = [:]
+        var problems: [String] = []
+        for key in reader.fields.keys.sorted() {
+            guard let region = PhoneRegion.named(key)?.code else {
+                problems.append("`delivery_rate_by_country`: `\(key)` is not a region code.")
+                continue
+            }
+            guard case .number(let rate) = reader.fields[key], (0...1).contains(rate) else {
+                problems.append("`delivery_rate_by_country.\(key)` must be a number from 0 to 1.")
+                continue
+            }
+            rates[region] = rate
+        }
+        guard problems.isEmpty else { throw GatewayError.invalidRequest(problems.joined(separator: " ")) }
+        return rates
+    }
+
     private func faultMount(_ context: GatewayRequestContext) throws -> Mount {
         let pluginID = try context.parameters.require("plugin")
         guard let mount = mount(pluginID) else {
@@ -199,6 +222,7 @@ extension Sandbox {
         [
             "delivery_rate": .number(delivery.rate),
             "delivery_seed": .number(Double(delivery.seed)),
+            "delivery_rate_by_country": .object(delivery.byCountry.mapValues(JSONValue.number)),
             "latency_ms": .number(Double(faults.latencyMilliseconds)),
             "latency_jitter_ms": .number(Double(faults.latencyJitterMilliseconds)),
             "server_error_status": faults.serverErrorStatus.map { .number(Double($0)) } ?? .null,

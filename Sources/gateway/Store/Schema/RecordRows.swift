@@ -10,7 +10,7 @@ enum RecordRows {
         "content_language", "locales", "experiment_arm", "client_reference", "metadata", "api_key_id", "version",
         "route", "experiment", "failovers", "test_number", "next_action", "fallback_channels", "challenge_attempts",
         "token_pending", "pending_tokens", "check_lease_until", "status_reason", "check_lease_owner",
-        "check_lease_attempt", "client_secret_hash",
+        "check_lease_attempt", "client_secret_hash", "adaptive_context",
     ]
     static let columns = columnNames.joined(separator: ", ")
     /// `column = $n` for every column but the id: $1 is the id, $2 … $N follow ``columnNames``, so an
@@ -72,6 +72,7 @@ enum RecordRows {
             .optionalText(record.checkLeaseOwner),
             .flag(record.checkLeaseHoldsAttempt),
             .optionalText(record.clientSecretHash),
+            .optionalText(record.adaptiveContext),
         ]
     }
 
@@ -149,6 +150,7 @@ enum RecordRows {
         record.checkLeaseOwner = row.text(32)
         record.checkLeaseHoldsAttempt = row.flag(33)
         record.clientSecretHash = row.text(34)
+        record.adaptiveContext = row.text(35)
         return record
     }
 }

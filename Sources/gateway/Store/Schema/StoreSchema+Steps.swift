@@ -158,5 +158,26 @@ extension StoreSchema {
         SchemaStep(
             "client secrets: the hash of a verification's secret",
             [.add(.optional("client_secret_hash", .text), to: "verifications")]),
+        // Adaptive routes: counts per route, context, provider and time bucket (the evidence the bandit reads),
+        // the context a verification was learned in, and the index a sticky start looks up open verifications by.
+        SchemaStep(
+            "adaptive routing: evidence, a verification's context, open verifications by destination",
+            [
+                .create(
+                    SchemaTable(
+                        "adaptive_evidence",
+                        [
+                            .required("route", .text), .required("context", .text), .required("provider_id", .text),
+                            .required("bucket_start", .integer), .required("bucket_seconds", .integer),
+                            .required("starts", .integer), .required("approvals", .integer),
+                            .required("failures", .integer),
+                        ], constraints: ["PRIMARY KEY (route, context, provider_id, bucket_start, bucket_seconds)"],
+                        withoutRowID: true)),
+                .index(SchemaIndex("adaptive_evidence_bucket_start", on: "adaptive_evidence", ["bucket_start"])),
+                .add(.optional("adaptive_context", .text), to: "verifications"),
+                .index(
+                    SchemaIndex(
+                        "verifications_destination", on: "verifications", ["destination_value", "created_at"])),
+            ]),
     ]
 }

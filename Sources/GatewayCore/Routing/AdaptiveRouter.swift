@@ -1,0 +1,277 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The adaptive routes' learning: reads the evidence of a context from the store (every instance on one
+/// database reads the same), keeps it for ``refreshInterval`` so that a decision costs no store read, counts
+/// starts and outcomes back into the store, and reports what it believes (docs/routing.md §3a).
+public final class AdaptiveRouter: Sendable {
+    public let store: any AdaptiveEvidenceStore
+    public let clock: any WallClock
+    /// The adaptive routes by name (from the routing table).
+    public let policies: [String: AdaptivePolicy]
+    public let prices: PriceTable
+    /// How long a code stays valid: a bucket older than this has no verification left that can be approved.
+    public let codeValidity: TimeInterval
+    /// How long a context's evidence, once read, is used before it is read again. This instance's own starts
+    /// and outcomes are added to it at once; other instances' arrive with the next read.
+    public let refreshInterval: TimeInterval
+    public let random: AdaptiveRandom
+    let logger: Logger
+
+    private struct Key: Hashable {
+        var route: String
+        var context: String
+    }
+
+    private struct Snapshot {
+        var cells: [AdaptiveCell]
+        var readAt: Date
+    }
+
+    private let cache = Mutex<[Key: Snapshot]>([:])
+    private let additions = Mutex(0)
+    /// Every this many additions, cells past every route's horizon are deleted.
+    static let pruneInterval = 1000
+
+    public init(
+        store: any AdaptiveEvidenceStore, routing: RoutingTable, prices: PriceTable = PriceTable(),
+        clock: any WallClock = SystemClock(), codeValidity: TimeInterval = 600, refreshInterval: TimeInterval = 1,
+        random: AdaptiveRandom = AdaptiveRandom(), logger: Logger = Logger(label: "gateway.adaptive")
+    ) {
+        var policies: [String: AdaptivePolicy] = [:]
+        for rule in routing.rules {
+            if case .adaptive(let policy) = rule.target, policies[rule.name] == nil { policies[rule.name] = policy }
+        }
+        self.policies = policies
+        self.store = store
+        self.prices = prices
+        self.clock = clock
+        self.codeValidity = codeValidity
+        self.refreshInterval = refreshInterval
+        self.random = random
+        self.logger = logger
+    }
+
+    /// How long after its last start a bucket's unapproved verifications count as failures: the policy's code
+    /// validity, or the route's `settle_after` when shorter.
+    func settle(_ policy: AdaptivePolicy) -> TimeInterval {
+        min(codeValidity, policy.settleAfter ?? codeValidity)
+    }
+
+    /// The first bucket start read for `policy` at `now`: ``AdaptivePolicy/horizonWindows`` windows back.
+    static func horizon(_ policy: AdaptivePolicy, now: Date) -> Int {
+        let width = policy.bucketSeconds
+        let earliest = Int((now.timeIntervalSince1970 - AdaptivePolicy.horizonWindows * policy.window).rounded(.down))
+        return earliest - ((earliest % width) + width) % width
+    }
+
+    /// The cells of one context, from the cache while it is fresh. A store that cannot be read leaves the
+    /// bandit with what it had (or nothing): routing goes on, logged.
+    private func cells(route: String, policy: AdaptivePolicy, context: String) async -> [AdaptiveCell] {
+        let key = Key(route: route, context: context)
+        let now = clock.now
+        if let snapshot = cache.withLock({ $0[key] }), now.timeIntervalSince(snapshot.readAt) < refreshInterval,
+            now >= snapshot.readAt
+        {
+            return snapshot.cells
+        }
+        do {
+            let cells = try await store.adaptiveEvidence(
+                route: route, context: context, since: Self.horizon(policy, now: now))
+            cache.withLock { $0[key] = Snapshot(cells: cells, readAt: now) }
+            return cells
+        } catch {
+            logger.warning(
+                "adaptive evidence not read", metadata: ["route": "\(route)", "error.code": "\(error.code.rawValue)"])
+            return cache.withLock { $0[key]?.cells } ?? []
+        }
+    }
+
+    /// The posterior of each of `providers` in a context, now.
+    public func posteriors(route: String, policy: AdaptivePolicy, context: String, providers: [String]) async
+        -> [String: AdaptivePosterior]
+    {
+        let cells = await cells(route: route, policy: policy, context: context)
+        let now = clock.now
+        var byProvider: [String: [AdaptiveCell]] = [:]
+        for cell in cells { byProvider[cell.providerID, default: []].append(cell) }
+        return Dictionary(
+            uniqueKeysWithValues: providers.map { id in
+                (
+                    id,
+                    AdaptiveModel.posterior(
+                        byProvider[id] ?? [], now: now, window: policy.window, codeValidity: settle(policy))
+                )
+            })
+    }
+
+    /// The providers' prices for `country` (their default without one), for those that have one.
+    func priceList(_ providers: [String], country: String?) -> [String: Double] {
+        var found: [String: Double] = [:]
+        for id in providers { found[id] = prices.price(provider: id, country: country) }
+        return found
+    }
+
+    /// Chooses where a start on `route` goes among `eligible` (non-empty; breakers, excluded countries and
+    /// app-verification rules already applied). `sticky`: the provider of an open verification to the same
+    /// destination, which wins while it is eligible.
+    public func choose(
+        route: String, adaptive: RoutingTable.Decision.Adaptive, country: String?, eligible: [String],
+        sticky: String?
+    ) async -> AdaptiveChoice {
+        if let sticky, eligible.contains(sticky) {
+            return AdaptiveChoice(
+                providerID: sticky, reason: .sticky, order: [sticky] + eligible.filter { $0 != sticky }, samples: [:],
+                explanation: "sticky: a verification to this destination is open at \(sticky)")
+        }
+        let posteriors =
+            eligible.count > 1
+            ? await posteriors(route: route, policy: adaptive.policy, context: adaptive.context, providers: eligible)
+            : [:]
+        return AdaptiveModel.choose(
+            eligible: eligible, posteriors: posteriors, prices: priceList(eligible, country: country),
+            objective: adaptive.policy.objective, minShare: adaptive.policy.minShare, random: random)
+    }
+
+    /// Counts a start that `providerID` accepted on an adaptive route.
+    public func countStart(route: String, policy: AdaptivePolicy, context: String, providerID: String, at: Date) async {
+        await add(cell(route: route, policy: policy, context: context, providerID: providerID, at: at, starts: 1))
+    }
+
+    /// Counts how an adaptive verification ended: approved, or a failure for any other final status. Only
+    /// the move from pending to final is counted, once, by the writer that made it.
+    public func countOutcome(previous: VerificationStatus, _ record: VerificationRecord) async {
+        guard previous == .pending, record.status.isFinal, let context = record.adaptiveContext,
+            let route = record.route, let policy = policies[route]
+        else { return }
+        let approved = record.status == .approved
+        await add(
+            cell(
+                route: route, policy: policy, context: context, providerID: record.providerID, at: record.createdAt,
+                approvals: approved ? 1 : 0, failures: approved ? 0 : 1))
+    }
+
+    private func cell(
+        route: String, policy: AdaptivePolicy, context: String, providerID: String, at: Date, starts: Int = 0,
+        approvals: Int = 0, failures: Int = 0
+    ) -> AdaptiveCell {
+        let width = policy.bucketSeconds
+        let seconds = Int(at.timeIntervalSince1970.rounded(.down))
+        return AdaptiveCell(
+            route: route, context: context, providerID: providerID,
+            bucketStart: seconds - ((seconds % width) + width) % width, bucketSeconds: width, starts: starts,
+            approvals: approvals, failures: failures)
+    }
+
+    private func add(_ cell: AdaptiveCell) async {
+        let key = Key(route: cell.route, context: cell.context)
+        cache.withLock { cache in
+            guard var snapshot = cache[key] else { return }
+            if let index = snapshot.cells.firstIndex(where: { $0.sameBucket(as: cell) }) {
+                snapshot.cells[index].starts += cell.starts
+                snapshot.cells[index].approvals += cell.approvals
+                snapshot.cells[index].failures += cell.failures
+            } else {
+                snapshot.cells.append(cell)
+            }
+            cache[key] = snapshot
+        }
+        do {
+            try await store.addAdaptiveEvidence(cell)
+        } catch {
+            logger.warning(
+                "adaptive evidence not counted",
+                metadata: ["route": "\(cell.route)", "error.code": "\(error.code.rawValue)"])
+        }
+        let prune = additions.withLock { count -> Bool in
+            count += 1
+            guard count >= Self.pruneInterval else { return false }
+            count = 0
+            return true
+        }
+        if prune, let oldest = policies.values.map({ Self.horizon($0, now: clock.now) }).min() {
+            _ = try? await store.pruneAdaptiveEvidence(before: oldest)
+        }
+    }
+
+    // MARK: - Report
+
+    /// What `GET /v1/routing/adaptive` shows: per adaptive route and context, each provider's evidence and
+    /// the bandit's belief. `route` and `context` narrow it.
+    public func report(route only: String? = nil, context wanted: String? = nil) async throws(GatewayError)
+        -> [AdaptiveRouteReport]
+    {
+        var routes: [AdaptiveRouteReport] = []
+        let now = clock.now
+        for (name, policy) in policies.sorted(by: { $0.key < $1.key }) where only == nil || only == name {
+            let cells = try await store.adaptiveEvidence(
+                route: name, context: wanted, since: Self.horizon(policy, now: now))
+            var byContext: [String: [AdaptiveCell]] = [:]
+            for cell in cells { byContext[cell.context, default: []].append(cell) }
+            var contexts: [AdaptiveContextReport] = []
+            for (context, cells) in byContext.sorted(by: { $0.key < $1.key }) {
+                // `-` stands for a destination without a country (an email, a push).
+                let first = context.split(separator: "/").first.map(String.init)
+                let country = policy.dimensions.contains(.country) && first != "-" ? first : nil
+                var posteriors: [String: AdaptivePosterior] = [:]
+                for id in policy.providers {
+                    posteriors[id] = AdaptiveModel.posterior(
+                        cells.filter { $0.providerID == id }, now: now, window: policy.window,
+                        codeValidity: settle(policy))
+                }
+                let prices = priceList(policy.providers, country: country)
+                let shares = AdaptiveModel.shares(
+                    eligible: policy.providers, posteriors: posteriors, prices: prices, objective: policy.objective,
+                    minShare: policy.minShare, random: random)
+                let providers = policy.providers.map { id in
+                    let posterior = posteriors[id] ?? AdaptivePosterior()
+                    let price = prices[id]
+                    return AdaptiveProviderReport(
+                        providerID: id, starts: posterior.starts, approvals: posterior.approvals,
+                        failures: posterior.failures, pending: posterior.pending, posteriorMean: posterior.mean,
+                        interval95: posterior.interval95, share: shares[id] ?? 0, price: price,
+                        costPerApproval: price.flatMap { price in
+                            posterior.approvals > 0
+                                ? price * Double(posterior.starts) / Double(posterior.approvals) : nil
+                        })
+                }
+                contexts.append(AdaptiveContextReport(context: context, country: country, providers: providers))
+            }
+            routes.append(AdaptiveRouteReport(route: name, policy: policy, contexts: contexts))
+        }
+        return routes
+    }
+}
+
+/// One adaptive route in the report.
+public struct AdaptiveRouteReport: Sendable {
+    public var route: String
+    public var policy: AdaptivePolicy
+    public var contexts: [AdaptiveContextReport]
+}
+
+/// One context of an adaptive route in the report.
+public struct AdaptiveContextReport: Sendable {
+    public var context: String
+    /// The context's country, when the route learns per country (its prices are that country's).
+    public var country: String?
+    public var providers: [AdaptiveProviderReport]
+}
+
+/// One provider in one context: the evidence within the horizon, and the bandit's belief.
+public struct AdaptiveProviderReport: Sendable {
+    public var providerID: String
+    public var starts: Int
+    public var approvals: Int
+    /// Ended without an approval, or not approved within the code's validity.
+    public var failures: Int
+    /// Started, and neither approved nor failed yet.
+    public var pending: Int
+    public var posteriorMean: Double
+    public var interval95: (low: Double, high: Double)
+    /// The expected share of starts: the floor plus the chance of the highest Thompson score (breakers aside).
+    public var share: Double
+    public var price: Double?
+    public var costPerApproval: Double?
+}

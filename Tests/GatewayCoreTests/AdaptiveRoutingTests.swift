@@ -1,0 +1,229 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import Synchronization
+import Testing
+
+@Suite("Adaptive routing: the bandit's statistics")
+struct AdaptiveModelTests {
+    @Test("Beta quantiles against closed forms, and the sampler's mean and spread")
+    func betaDistribution() {
+        // Beta(1, 1) is uniform; Beta(2, 1) has CDF x², so its p quantile is √p.
+        #expect(abs(AdaptiveModel.betaQuantile(0.025, 1, 1) - 0.025) < 1e-8)
+        #expect(abs(AdaptiveModel.betaQuantile(0.5, 2, 1) - 0.5.squareRoot()) < 1e-8)
+        #expect(abs(AdaptiveModel.betaQuantile(0.975, 2, 1) - 0.975.squareRoot()) < 1e-8)
+        // Beta(1, 3) has CDF 1 − (1 − x)³.
+        #expect(abs(AdaptiveModel.regularizedBeta(0.2, 1, 3) - (1 - pow(0.8, 3))) < 1e-10)
+        let random = AdaptiveRandom(seed: 7)
+        let draws = (0..<20_000).map { _ in random.beta(3, 7) }
+        let mean = draws.reduce(0, +) / Double(draws.count)
+        let variance = draws.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(draws.count)
+        // Mean 0.3, variance ab/((a+b)²(a+b+1)) = 21/1100.
+        #expect(abs(mean - 0.3) < 0.005)
+        #expect(abs(variance - 21.0 / 1100) < 0.001)
+        let small = (0..<20_000).map { _ in random.beta(0.5, 0.5) }
+        #expect(abs(small.reduce(0, +) / 20_000 - 0.5) < 0.01, "shapes below 1 are sampled too")
+    }
+
+    @Test("evidence decays by half per window; a bucket past the code's validity counts its unapproved starts")
+    func posteriorDecayAndExpiry() {
+        let now = Date(timeIntervalSince1970: 1_000_000)
+        func cell(_ start: Int, starts: Int, approvals: Int, failures: Int) -> AdaptiveCell {
+            AdaptiveCell(
+                route: "r", context: "GB/sms", providerID: "a", bucketStart: start, bucketSeconds: 10, starts: starts,
+                approvals: approvals, failures: failures)
+        }
+        // A bucket whose middle is one window (100 s) old weighs one half.
+        let old = AdaptiveModel.posterior(
+            [cell(1_000_000 - 105, starts: 10, approvals: 8, failures: 1)], now: now, window: 100, codeValidity: 600)
+        #expect(abs(old.alpha - (1 + 4)) < 1e-9)
+        #expect(abs(old.beta - (1 + 0.5)) < 1e-9, "within the code's validity only the failures seen count")
+        #expect(old.pending == 1)
+        // The same bucket once its codes can no longer be approved: 10 − 8 failures.
+        let settled = AdaptiveModel.posterior(
+            [cell(1_000_000 - 105, starts: 10, approvals: 8, failures: 1)], now: now, window: 100, codeValidity: 60)
+        #expect(abs(settled.beta - (1 + 1)) < 1e-9)
+        #expect(settled.failures == 2 && settled.pending == 0)
+        let empty = AdaptiveModel.posterior([], now: now, window: 100, codeValidity: 60)
+        #expect(empty.mean == 0.5)
+        let interval = AdaptivePosterior(alpha: 81, beta: 21).interval95
+        #expect(
+            interval.low > 0.70 && interval.low < 0.72 && interval.high > 0.86 && interval.high < 0.87, "\(interval)")
+    }
+
+    @Test("Thompson sampling favours the better provider; the floor keeps each at min_share")
+    func choiceAndFloor() {
+        let random = AdaptiveRandom(seed: 42)
+        let posteriors = [
+            "a": AdaptivePosterior(alpha: 901, beta: 101), "b": AdaptivePosterior(alpha: 601, beta: 401),
+            "c": AdaptivePosterior(alpha: 301, beta: 701),
+        ]
+        var counts: [String: Int] = [:]
+        let rounds = 20_000
+        for _ in 0..<rounds {
+            let choice = AdaptiveModel.choose(
+                eligible: ["a", "b", "c"], posteriors: posteriors, prices: [:], objective: .conversions,
+                minShare: 0.05, random: random)
+            counts[choice.providerID, default: 0] += 1
+            #expect(choice.order.count == 3 && choice.order[0] == choice.providerID)
+        }
+        // Expected: b and c 5% each from the floor, a the rest (85% + its 5%).
+        #expect(Double(counts["a"]!) / Double(rounds) > 0.88)
+        for id in ["b", "c"] {
+            let share = Double(counts[id]!) / Double(rounds)
+            #expect(share > 0.04 && share < 0.065, "\(id) keeps its floor: \(share)")
+        }
+        let shares = AdaptiveModel.shares(
+            eligible: ["a", "b", "c"], posteriors: posteriors, prices: [:], objective: .conversions, minShare: 0.05,
+            random: random)
+        #expect(abs(shares["a"]! - 0.9) < 0.01 && abs(shares["b"]! - 0.05) < 0.01)
+        let explained = AdaptiveModel.choose(
+            eligible: ["a", "b"], posteriors: posteriors, prices: [:], objective: .conversions, minShare: 0,
+            random: random)
+        #expect(explained.explanation.hasPrefix("sampled a 0.") && explained.explanation.contains(" vs b 0."))
+    }
+
+    @Test("conversions_per_cost divides by the country's price; an unknown price never wins on price")
+    func perCost() {
+        let random = AdaptiveRandom(seed: 3)
+        let same = AdaptivePosterior(alpha: 801, beta: 201)
+        var cheap = 0
+        for _ in 0..<2000 {
+            let choice = AdaptiveModel.choose(
+                eligible: ["dear", "cheap", "unpriced"],
+                posteriors: ["dear": same, "cheap": same, "unpriced": same],
+                prices: ["dear": 0.05, "cheap": 0.01], objective: .conversionsPerCost, minShare: 0, random: random)
+            if choice.providerID == "cheap" { cheap += 1 }
+        }
+        #expect(cheap == 2000)
+    }
+
+    @Test("settings that make no sense are problems, each named")
+    func policyProblems() {
+        #expect(AdaptivePolicy(providers: ["a", "b"]).problems(route: "r").isEmpty)
+        let problems = AdaptivePolicy(providers: ["a"], minShare: 1.5, window: 2).problems(route: "r")
+        #expect(problems.count == 3)
+        #expect(AdaptivePolicy(providers: ["a", "b", "c"], minShare: 0.34).problems(route: "r").count == 1)
+        #expect(
+            AdaptivePolicy(providers: ["a", "b"], dimensions: [.country]).context(country: "GB", channel: .sms) == "GB")
+        #expect(AdaptivePolicy(providers: ["a", "b"]).context(country: nil, channel: .sms) == "-/sms")
+        #expect(AdaptivePolicy(providers: ["a", "b"], dimensions: []).context(country: "GB", channel: .sms) == "*")
+    }
+}
+
+@Suite("Adaptive routing in the engine")
+struct AdaptiveEngineTests {
+    static let policy = AdaptivePolicy(providers: ["good", "fair", "poor"], minShare: 0.05, window: 3600)
+
+    static func harness(_ providers: [ScriptedProvider], store: any VerificationStore = InMemoryVerificationStore())
+        throws -> ServiceHarness
+    {
+        let table = RoutingTable(
+            defaultOrder: providers.map(\.id),
+            rules: [Route(name: "adaptive-sms", channels: [.sms], target: .adaptive(policy), fallbacks: ["good"])])
+        return try ServiceHarness(providers, table: table, store: store)
+    }
+
+    @Test("traffic moves to the provider whose users approve; each outcome is counted once in its context")
+    func learns() async throws {
+        let good = ScriptedProvider(id: "good")
+        let fair = ScriptedProvider(id: "fair")
+        let poor = ScriptedProvider(id: "poor")
+        good.setFallbackCheck(.succeed(ProviderCheckResult(status: .approved)))
+        fair.setFallbackCheck(.succeed(ProviderCheckResult(status: .approved)))
+        poor.setFallbackCheck(.succeed(ProviderCheckResult(status: .approved)))
+        let h = try Self.harness([good, fair, poor])
+        var approvedBy: [String: Int] = [:]
+        var late: [String: Int] = [:]
+        var lastID = ""
+        for index in 0..<400 {
+            let record = try await h.service.start(try .sms("+4474000\(String(format: "%05d", index))"))
+            lastID = record.id
+            #expect(record.adaptiveContext == "GB/sms")
+            // Users of `good` all type their code, of `fair` every other one, of `poor` none: they cancel.
+            let approves = record.providerID == "good" || (record.providerID == "fair" && index % 2 == 0)
+            if approves {
+                _ = try await h.check(record.id, "123456")
+                approvedBy[record.providerID, default: 0] += 1
+            } else {
+                _ = try await h.service.cancel(id: record.id)
+            }
+            if index >= 300 { late[record.providerID, default: 0] += 1 }
+            h.clock.advance(by: 2)
+        }
+        #expect(late["good", default: 0] >= 80, "the last 100 starts: \(late)")
+        let started = try #require(try await h.events(lastID, .started).first)
+        #expect(started.detail["adaptive"] != nil)
+        let cells = try await h.store.adaptiveEvidence(route: "adaptive-sms", context: "GB/sms", since: 0)
+        for id in ["good", "fair", "poor"] {
+            let mine = cells.filter { $0.providerID == id }
+            #expect(mine.map(\.approvals).reduce(0, +) == approvedBy[id, default: 0])
+            #expect(
+                mine.map(\.starts).reduce(0, +) == good.callCount(.start) * (id == "good" ? 1 : 0)
+                    + fair.callCount(.start) * (id == "fair" ? 1 : 0) + poor.callCount(.start) * (id == "poor" ? 1 : 0))
+        }
+        let report = try #require(try await h.service.adaptive?.report().first)
+        let context = try #require(report.contexts.first)
+        #expect(context.context == "GB/sms")
+        let best = try #require(context.providers.first { $0.providerID == "good" })
+        #expect(best.posteriorMean > 0.9 && best.share > 0.8 && best.interval95.low < best.posteriorMean)
+        #expect(context.providers.allSatisfy { $0.share >= 0.05 - 1e-9 })
+    }
+
+    @Test("a second start to a number with an open verification sticks to its provider")
+    func sticky() async throws {
+        let providers = ["good", "fair", "poor"].map { ScriptedProvider(id: $0) }
+        let h = try Self.harness(providers)
+        let first = try await h.service.start(try .sms("+447400123456"))
+        for _ in 0..<20 {
+            let again = try await h.service.start(try .sms("+447400123456"))
+            #expect(again.providerID == first.providerID)
+            let started = try await h.events(again.id, .started)
+            #expect(started.first?.detail["adaptive"]?.hasPrefix("sticky") == true)
+        }
+        _ = try await h.service.cancel(id: first.id)
+    }
+
+    @Test("open breakers and excluded countries filter before the bandit; failover goes on to the next")
+    func guardRails() async throws {
+        let good = ScriptedProvider(id: "good")
+        let fair = ScriptedProvider(
+            id: "fair", capabilities: ProviderCapabilities(channels: [.sms], excludedRegions: ["GB"]))
+        let poor = ScriptedProvider(id: "poor")
+        let h = try Self.harness([good, fair, poor])
+        for _ in 0..<5 { h.service.breakers.record("good", country: "GB", failure: true) }
+        for index in 0..<30 {
+            let record = try await h.service.start(try .sms("+4474001\(String(format: "%05d", index))"))
+            #expect(record.providerID == "poor", "good's breaker is open and fair excludes GB")
+        }
+        #expect(good.callCount(.start) == 0 && fair.callCount(.start) == 0)
+        // A vendor that fails before sending is failed over, as on any route.
+        let again = ["good", "fair", "poor"].map { ScriptedProvider(id: $0) }
+        let firstCall = FirstCall()
+        for provider in again {
+            provider.setFallbackStart(
+                .run { () async throws(GatewayError) -> ProviderStartResult in
+                    if firstCall.take() {
+                        throw GatewayError(.providerUnavailable, "down")
+                    }
+                    return ProviderStartResult(reference: "ref-\(provider.id)")
+                })
+        }
+        let h2 = try Self.harness(again)
+        let record = try await h2.service.start(try .sms("+447400999999"))
+        #expect(record.failovers.count == 1, "the chosen one failed, the next sent: \(record.failovers)")
+        #expect(!record.failovers[0].hasPrefix(record.providerID + ":"))
+    }
+}
+
+/// True for the first caller only.
+private final class FirstCall: Sendable {
+    private let first = Mutex(true)
+
+    func take() -> Bool {
+        first.withLock { first in
+            defer { first = false }
+            return first
+        }
+    }
+}
