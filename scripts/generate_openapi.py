@@ -60,7 +60,8 @@ PROVIDER = {"name": "provider", "in": "path", "required": True, "schema": {"type
 CHANNELS = ["sms", "voice", "whatsapp", "email", "push", "flashcall", "silent_auth"]
 STATUSES = ["pending", "approved", "denied", "canceled", "expired", "max_attempts_reached", "failed", "blocked"]
 def channel(**extra): return {"type": "string", "enum": CHANNELS, **extra}
-NULLABLE_NEXT_ACTION = {"oneOf": [ref("NextAction"), {"type": "null"}],
+# The null member has a description: swift-openapi-generator (OpenAPIKit) warns on a bare `{"type": "null"}`.
+NULLABLE_NEXT_ACTION = {"oneOf": [ref("NextAction"), {"type": "null", "description": "Nothing to do."}],
                         "description": "What the app must do next; present only while the verification is pending, null otherwise."}
 ANY_JSON = {"description": "Any JSON value."}
 

@@ -4721,7 +4721,8 @@ enum OpenAPIDocument {
                 "$ref": "#/components/schemas/NextAction"
               },
               {
-                "type": "null"
+                "type": "null",
+                "description": "Nothing to do."
               }
             ],
             "description": "What the app must do next; present only while the verification is pending, null otherwise."
