@@ -267,8 +267,10 @@ let package = Package(
                 "GatewayIDaaS",
                 "GatewayVonage",
                 "GatewayTestSupport",
-                // The client library against the live server (GatewayClientTests.swift).
+                // The client library against the live server (GatewayClientTests.swift), with the demo's simulated
+                // phone and slider solver.
                 "GatewayClient",
+                "verify-demo",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

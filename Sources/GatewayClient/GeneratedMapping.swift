@@ -28,9 +28,20 @@ extension Verification {
             expiresAt: payload.expiresAt, attemptsRemaining: payload.attemptsRemaining, sends: payload.sends,
             createdAt: payload.createdAt, updatedAt: payload.updatedAt, route: payload.route,
             testNumber: payload.testNumber ?? false, clientRef: payload.clientRef,
-            metadata: payload.metadata?.additionalProperties ?? [:], token: nil, providerTokens: [:],
-            // Issue 33's client secrets: `clientSecret: payload.clientSecret` once the document has the member.
-            clientSecret: nil)
+            metadata: payload.metadata?.additionalProperties ?? [:], token: nil, providerTokens: [:], clientSecret: nil)
+    }
+
+    /// A start's answer, whatever type the document gives it: a `Verification`, or a `Verification` with the
+    /// app's `client_secret` (an `allOf` of the two). Read back as JSON, so that the client follows the document
+    /// without naming the type of that answer.
+    init(startAnswer: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let json = try encoder.encode(startAnswer)
+        try self.init(try decoder.decode(Components.Schemas.Verification.self, from: json))
+        clientSecret = try decoder.decode(ClientSecretMember.self, from: json).clientSecret
     }
 
     init(_ result: Components.Schemas.CheckResult) throws {
@@ -39,6 +50,12 @@ extension Verification {
         providerTokens =
             try result.value2.providerTokens?.additionalProperties.mapValues { try JSONValue.converting($0) } ?? [:]
     }
+}
+
+/// The `client_secret` member of a start's answer, if any.
+private struct ClientSecretMember: Decodable {
+    var clientSecret: String?
+    enum CodingKeys: String, CodingKey { case clientSecret = "client_secret" }
 }
 
 extension NextAction {

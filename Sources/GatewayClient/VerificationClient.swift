@@ -50,7 +50,7 @@ public struct VerificationClient: Sendable {
                 headers: .init(idempotencyKey: idempotencyKey), body: .json(try request.generated()))
         }
         guard case .created(let created) = output else { throw unexpected(output) }
-        return try Verification(try created.body.json)
+        return try Verification(startAnswer: try created.body.json)
     }
 
     /// `POST /v1/verifications/{id}/check`: checks a code (for a flash call, the caller number). An approval

@@ -14,7 +14,8 @@ import Synchronization
 /// phone it is the vendor's SDK, which stays on the device with the key (docs/apps.md).
 final class SimulatedPhone: Sendable {
     let identity: String
-    let key = P256.Signing.PrivateKey()
+    /// The phone's private key (its raw bytes: the key type itself is not `Sendable`).
+    private let keyBytes = P256.Signing.PrivateKey().rawRepresentation
     private let enrolled: Mutex<Factor?> = Mutex(nil)
 
     struct Factor: Sendable {
@@ -45,7 +46,7 @@ final class SimulatedPhone: Sendable {
             "POST", entity + "/Factors",
             [
                 ("FriendlyName", "verify-demo phone"), ("FactorType", "push"), ("Binding.Alg", "ES256"),
-                ("Binding.PublicKey", key.publicKey.derRepresentation.base64EncodedString()),
+                ("Binding.PublicKey", try key().publicKey.derRepresentation.base64EncodedString()),
                 ("Config.AppId", "com.example.verify-demo"), ("Config.NotificationPlatform", "apn"),
                 ("Config.NotificationToken", String(repeating: "0a", count: 32)), ("Config.SdkVersion", "3.0.2"),
             ], auth: "token:" + token.token)
@@ -56,7 +57,7 @@ final class SimulatedPhone: Sendable {
         let factor = Factor(
             baseURL: baseURL, serviceSID: serviceSID, sid: sid, credentialSID: credentialSID, accountSID: accountSID)
         enrolled.withLock { $0 = factor }
-        let proof = try key.signature(for: Data(sid.utf8)).derRepresentation.base64EncodedString()
+        let proof = try key().signature(for: Data(sid.utf8)).derRepresentation.base64EncodedString()
         let (verifiedStatus, verified, _) = try await Self.form(
             "POST", entity + "/Factors/" + sid, [("AuthPayload", proof)], auth: try authorization())
         guard verifiedStatus == 200, verified["status"] as? String == "verified" else {
@@ -82,6 +83,10 @@ final class SimulatedPhone: Sendable {
         guard answered == 200 else { throw Failure(description: "answer challenge: \(answered) \(body)") }
     }
 
+    private func key() throws -> P256.Signing.PrivateKey {
+        try P256.Signing.PrivateKey(rawRepresentation: keyBytes)
+    }
+
     /// Basic `token:<JWT>`: `kid` the factor's credential SID, `sub` the account, ten minutes.
     private func authorization() throws -> String {
         guard let factor = enrolled.withLock({ $0 }) else { throw Failure(description: "no factor enrolled") }
@@ -99,7 +104,7 @@ final class SimulatedPhone: Sendable {
         let input =
             Self.base64URL(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])) + "."
             + Self.base64URL(try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys]))
-        let signature = try key.signature(for: Data(input.utf8))
+        let signature = try key().signature(for: Data(input.utf8))
         return input + "." + Self.base64URL(signature.rawRepresentation)
     }
 

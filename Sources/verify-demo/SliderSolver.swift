@@ -18,13 +18,14 @@ enum SliderSolver {
         }
         var mask: [(x: Int, y: Int)] = []
         for y in 0..<piece.height {
-            for x in 0..<piece.width where piece.pixel(x, y)[3] > 0 { mask.append((x, y)) }
+            for x in 0..<piece.width where piece.component(x, y, 3) > 0 { mask.append((x, y)) }
         }
         var luminance = [Int](repeating: 0, count: background.width * background.height)
         for y in 0..<background.height {
             for x in 0..<background.width {
-                let pixel = background.pixel(x, y)
-                luminance[y * background.width + x] = Int(pixel[0]) + Int(pixel[1]) + Int(pixel[2])
+                luminance[y * background.width + x] =
+                    Int(background.component(x, y, 0)) + Int(background.component(x, y, 1))
+                    + Int(background.component(x, y, 2))
             }
         }
         var best = (left: 0, sum: Int.max)
@@ -104,9 +105,9 @@ struct PNGImage {
         (self.width, self.height, self.channels, self.pixels) = (width, height, channels, pixels)
     }
 
-    func pixel(_ x: Int, _ y: Int) -> ArraySlice<UInt8> {
-        let start = (y * width + x) * channels
-        return pixels[start..<start + channels]
+    /// Channel `channel` (0 red, 1 green, 2 blue, 3 alpha) of the pixel at (x, y).
+    func component(_ x: Int, _ y: Int, _ channel: Int) -> UInt8 {
+        pixels[(y * width + x) * channels + channel]
     }
 }
 

@@ -14,9 +14,8 @@ func withClientTestGateway(_ body: @Sendable (URL, String) async throws -> Void)
     options.sandboxTransport = .http
     options.port = try LiveServerTests.freePort()
     let (app, _) = try await buildApplication(options)
-    try await withLiveServer(app, port: options.port) { _ in
-        try await body(try #require(URL(string: "http://127.0.0.1:\(options.port)")), GatewayHarness.apiKey)
-    }
+    let base = try #require(URL(string: "http://127.0.0.1:\(options.port)"))
+    try await withLiveServer(app, port: options.port) { _ in try await body(base, GatewayHarness.apiKey) }
 }
 
 @Suite("GatewayClient's error taxonomy")
