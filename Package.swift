@@ -164,9 +164,11 @@ let package = Package(
                 // The store's reachability probe (a refused connection answers 503 at once).
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            // The API's OpenAPI document, in the binary (served at /openapi.yaml and /openapi.json).
+            resources: [.embedInCode("openapi.yaml")],
             swiftSettings: strict
         ),
-        // The client library apps link: no GatewayCore, no server package. Its `openapi.json` is a symbolic link to
+        // The client library apps link: no GatewayCore, no server package. Its `openapi.yaml` is a symbolic link to
         // the server's document, which the generator plugin reads at build time.
         .target(
             name: "GatewayClient",
@@ -281,6 +283,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // Reads openapi.yaml as YAML 1.1 loaders do, to compare with the JSON the server serves.
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict
         ),

@@ -44,19 +44,25 @@ public struct VerificationFlow: Sendable {
         /// Told when a push was sent to the user's device (show "approve on your phone"); the flow then polls
         /// `status(refresh: true)` with backoff until the user approves, denies or the push expires.
         public var approvalRequested: (@Sendable (ApprovalWait) async throws -> Void)?
+        /// How the app learns the outcome once its client secret no longer reads the verification (a secret
+        /// stops at the end, so a verification the vendor finished is read by the back end with its API key):
+        /// ask the back end for it by id. Without it, that ends the flow with ``FlowError/endedElsewhere(_:)``.
+        public var outcome: (@Sendable (String) async throws -> Verification)?
 
         public init(
             enterCode: @escaping @Sendable (CodePrompt) async throws -> CodeEntry,
             solveChallenge: (@Sendable (ChallengePrompt) async throws -> JSONValue)? = nil,
             interceptCall: (@Sendable (CallInterception) async throws -> String?)? = nil,
             openURL: (@Sendable (URLOpening) async throws -> Data)? = nil,
-            approvalRequested: (@Sendable (ApprovalWait) async throws -> Void)? = nil
+            approvalRequested: (@Sendable (ApprovalWait) async throws -> Void)? = nil,
+            outcome: (@Sendable (String) async throws -> Verification)? = nil
         ) {
             self.enterCode = enterCode
             self.solveChallenge = solveChallenge
             self.interceptCall = interceptCall
             self.openURL = openURL
             self.approvalRequested = approvalRequested
+            self.outcome = outcome
         }
     }
 
@@ -200,9 +206,9 @@ public struct VerificationFlow: Sendable {
     private func settle(_ current: Verification, after error: GatewayAPIError) async throws -> Verification {
         guard error.errorClass == .verification || error.code == .accountLocked || error.code == .destinationBlocked
         else { throw error }
-        let read = try await client.status(current.id)
-        guard read.status.isFinal else { throw error }
-        return read
+        let latest = try await read(current.id, refresh: false)
+        guard latest.status.isFinal else { throw error }
+        return latest
     }
 
     /// Polls `status(refresh: true)` with backoff until the status is final or the next action changes.
@@ -213,11 +219,23 @@ public struct VerificationFlow: Sendable {
         var interval = polling.initialInterval
         while true {
             try Task.checkCancellation()
-            let read = try await client.status(current.id, refresh: true)
-            if read.status.isFinal || read.nextAction != current.nextAction { return read }
-            guard clock.now < deadline else { throw FlowError.timedOut(read) }
+            let latest = try await read(current.id, refresh: true)
+            if latest.status.isFinal || latest.nextAction != current.nextAction { return latest }
+            guard clock.now < deadline else { throw FlowError.timedOut(latest) }
             try await Task.sleep(for: interval)
             interval = min(interval * polling.multiplier, polling.maximumInterval)
+        }
+    }
+
+    /// A read with the app's credential; once a client secret stops reading (its verification ended), the
+    /// outcome from the `outcome` handler.
+    private func read(_ id: String, refresh: Bool) async throws -> Verification {
+        do {
+            return try await client.status(id, refresh: refresh)
+        } catch let error as GatewayAPIError where error.code == .unauthorized {
+            guard case .clientSecret = client.credential else { throw error }
+            guard let outcome = handlers.outcome else { throw FlowError.endedElsewhere(id) }
+            return try await outcome(id)
         }
     }
 
@@ -234,11 +252,14 @@ public enum FlowError: Error, Sendable, CustomStringConvertible {
     case noHandler(String)
     /// The vendor never finished the verification, even past its expiry (the last read is attached).
     case timedOut(Verification)
+    /// The verification (this id) ended and the client secret no longer reads it; the back end has the outcome.
+    case endedElsewhere(String)
 
     public var description: String {
         switch self {
         case .noHandler(let kind): "no handler for the next action \(kind)"
         case .timedOut(let verification): "the verification \(verification.id) is still \(verification.status.rawValue)"
+        case .endedElsewhere(let id): "the verification \(id) ended; its client secret no longer reads it"
         }
     }
 }

@@ -9,10 +9,9 @@ import Hummingbird
 func buildRouter(
     service: VerificationService, store: any VerificationStore, signer: VerificationTokenSigner, keyring: APIKeyring,
     metrics: MetricsRegistry, configuration: GatewayConfiguration, sandbox: Sandbox?, receiver: CallbackReceiver?,
-    options: GatewayOptions
+    options: GatewayOptions, routes: RouteTable = RouteTable(), clientSecrets: ClientSecrets? = nil
 ) -> Router<GatewayRequestContext> {
     let registry = service.registry
-    let routes = RouteTable()
     let router = RecordingRouter(router: Router(context: GatewayRequestContext.self), table: routes)
     router.add(
         middleware: HTTPMetricsMiddleware(
@@ -30,10 +29,13 @@ func buildRouter(
         keys: APIKeyMiddleware(keyring: keyring, scope: .admin, store: keyStore)
     ).addRoutes(to: router)
 
-    let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .verify, store: keyStore))
-        .add(middleware: JSONBodyMiddleware())
+    // A client secret (`vcs_…`) is taken here too, for its verification's app-side steps only.
+    let v1 = router.group("v1").add(
+        middleware: APIKeyMiddleware(keyring: keyring, scope: .verify, store: keyStore, verifications: service)
+    )
+    .add(middleware: JSONBodyMiddleware())
     VerificationsController(
-        service: service, signer: signer,
+        service: service, signer: signer, clientSecrets: clientSecrets,
         trustedProxyHeader: configuration.trustedProxyHeader.flatMap { HTTPField.Name($0) }
     ).addRoutes(to: v1)
     PhoneNumbersController(registry: registry).addRoutes(to: v1)

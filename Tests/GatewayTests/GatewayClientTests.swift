@@ -257,6 +257,62 @@ struct GatewayClientTests {
         }
     }
 
+    @Test(
+        "with a client secret the app runs its steps; a start or another verification is refused; an ended one reads nothing"
+    )
+    func clientSecret() async throws {
+        try await withClientTestGateway { base, key in
+            let backend = VerificationClient(baseURL: base, credential: .apiKey(key))
+            let started = try await backend.start(StartRequest(to: "+14155550130"))
+            let secret = try #require(started.clientSecret)
+            #expect(secret.hasPrefix("vcs_"))
+            let app = VerificationClient(baseURL: base, credential: .clientSecret(secret))
+            let refusedStart = await #expect(throws: GatewayAPIError.self) {
+                try await app.start(StartRequest(to: "+14155550131"))
+            }
+            #expect(refusedStart?.code == .forbidden && refusedStart?.httpStatus == 403)
+            let other = try await backend.start(StartRequest(to: "+14155550132"))
+            let refusedOther = await #expect(throws: GatewayAPIError.self) { try await app.status(other.id) }
+            #expect(refusedOther?.code == .forbidden)
+            let approved = try await VerificationFlow(
+                client: app,
+                handlers: .init(enterCode: { _ in .code(try await Self.code(backend, to: "+14155550130")) })
+            ).run(try await app.status(started.id))
+            #expect(approved.status == .approved && approved.token != nil)
+            let ended = await #expect(throws: GatewayAPIError.self) { try await app.status(started.id) }
+            #expect(ended?.code == .unauthorized && ended?.httpStatus == 401)
+
+            // Sinch's seamless is finished by the vendor's callback: the app's polls stop reading once it has
+            // ended, and the flow asks the back end for the outcome.
+            let seamless = try await backend.start(
+                StartRequest(to: "+46701234570", channel: .silentAuth, provider: "sinch"))
+            let asked = Mutex<[String]>([])
+            let final = try await VerificationFlow(
+                client: VerificationClient(
+                    baseURL: base, credential: .clientSecret(try #require(seamless.clientSecret))),
+                handlers: .init(
+                    enterCode: { _ in throw DemoFailure("asked for a code") },
+                    openURL: { opening in
+                        let body = try await URLSession.shared.data(from: opening.url).0
+                        // Until the vendor's callback has landed (the back end sees it), so the app's first poll
+                        // comes after the end.
+                        let deadline = ContinuousClock.now + .seconds(60)
+                        while try await backend.status(seamless.id).status == .pending, ContinuousClock.now < deadline {
+                            try await Task.sleep(for: .milliseconds(50))
+                        }
+                        return body
+                    },
+                    outcome: { id in
+                        asked.withLock { $0.append(id) }
+                        return try await backend.status(id)
+                    }),
+                polling: .init(initialInterval: .milliseconds(200))
+            ).run(seamless)
+            #expect(final.status == .approved)
+            #expect(asked.withLock { $0 } == [seamless.id])
+        }
+    }
+
     @Test("the demo's inflater reads fixed and dynamic Huffman blocks, not only the sandbox's stored ones")
     func inflater() throws {
         let text = Data(
