@@ -7,7 +7,8 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "verification-gateway",
-    platforms: [.macOS(.v15)],
+    // iOS: for GatewayClient, the one product an app links (the server targets are built for macOS and Linux).
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .executable(name: "gateway", targets: ["gateway"]),
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
@@ -17,6 +18,10 @@ let package = Package(
         .library(name: "GatewaySinch", targets: ["GatewaySinch"]),
         .library(name: "GatewayVonage", targets: ["GatewayVonage"]),
         .library(name: "GatewayTelnyx", targets: ["GatewayTelnyx"]),
+        // The app side: the gateway's API for iOS, macOS and Linux apps and Swift back ends (docs/apps.md). Static,
+        // not automatic: SwiftPM builds only explicitly typed libraries with `swift build --product GatewayClient`.
+        .library(name: "GatewayClient", type: .static, targets: ["GatewayClient"]),
+        .executable(name: "verify-demo", targets: ["verify-demo"]),
     ],
     dependencies: [
         // API packages only for the core (DESIGN.md §2).
@@ -39,6 +44,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // The shared store for several instances (`store: postgres://…`): the field's PostgreSQL driver.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // GatewayClient: its code generated from the API document at build time, and the URLSession transport
+        // (the only three packages it needs; none of the server's).
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
     ],
     targets: [
         .target(
@@ -169,6 +179,27 @@ let package = Package(
             resources: [.embedInCode("openapi.yaml")],
             swiftSettings: strict
         ),
+        // The client library apps link: no GatewayCore, no server package. Its `openapi.yaml` is a symbolic link to
+        // the server's document, which the generator plugin reads at build time.
+        .target(
+            name: "GatewayClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            ],
+            swiftSettings: strict,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        // Runs every vendor's app-side flow against a sandbox with GatewayClient only (`.ci/run` runs it). The
+        // simulated phone of the Verify Push flow signs with swift-crypto, as the phone's SDK signs with its key.
+        .executableTarget(
+            name: "verify-demo",
+            dependencies: [
+                "GatewayClient",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         // Times the phone-number parser and writes its results for the agreement check against
         // libphonenumber (scripts/phonemeta/, BENCHMARKS.md).
         .executableTarget(
@@ -253,6 +284,10 @@ let package = Package(
                 "GatewayIDaaS",
                 "GatewayVonage",
                 "GatewayTestSupport",
+                // The client library against the live server (GatewayClientTests.swift), with the demo's simulated
+                // phone and slider solver.
+                "GatewayClient",
+                "verify-demo",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

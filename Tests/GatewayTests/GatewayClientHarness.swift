@@ -1,0 +1,32 @@
+import Foundation
+import GatewayClient
+import GatewayCore
+import Testing
+
+@testable import gateway
+
+/// A sandbox gateway on a loopback port for GatewayClient's tests (GatewayClientTests.swift), which import the
+/// client and not the server: the two share type names (`NextAction`, `Channel`…), as an app and the server do.
+/// Runs `body` with the gateway's base URL and the sandbox API key.
+func withClientTestGateway(_ body: @Sendable (URL, String) async throws -> Void) async throws {
+    let harness = GatewayHarness(clock: ManualClock(Date()))
+    var options = harness.options()
+    options.sandboxTransport = .http
+    options.port = try LiveServerTests.freePort()
+    let (app, _) = try await buildApplication(options)
+    let base = try #require(URL(string: "http://127.0.0.1:\(options.port)"))
+    try await withLiveServer(app, port: options.port) { _ in try await body(base, GatewayHarness.apiKey) }
+}
+
+@Suite("GatewayClient's error taxonomy")
+struct GatewayClientTaxonomyTests {
+    @Test("the client knows every code of the server, each with the server's class")
+    func sameTaxonomy() {
+        let server = GatewayError.Code.allCases
+        #expect(Set(ErrorCode.known.map(\.rawValue)) == Set(server.map(\.rawValue)))
+        for code in server {
+            #expect(ErrorCode(rawValue: code.rawValue).errorClass.rawValue == code.errorClass.rawValue, "\(code)")
+        }
+        #expect(ErrorCode(rawValue: "a_code_from_a_newer_gateway").errorClass == .unknown)
+    }
+}
