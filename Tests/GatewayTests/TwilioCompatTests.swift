@@ -281,6 +281,44 @@ struct TwilioCompatTests {
         }
     }
 
+    @Test("a service whose profile is an experiment splits its starts between Sinch and Vonage")
+    func experimentProfile() async throws {
+        let service = "VA00000000000000000000000000000ab1"
+        let config = """
+            sandbox: true
+            api_keys:
+              - {name: backend, key_env: FRONT_KEY, scopes: [verify]}
+            experiments:
+              - name: sinch-vs-vonage
+                salt: "2026-11"
+                arms:
+                  - {name: sinch, provider: sinch, weight: 50, control: true}
+                  - {name: vonage, provider: vonage, weight: 50}
+            twilio_compat:
+              account_sid: \(Self.account)
+              services:
+                - {sid: \(service), experiment: sinch-vs-vonage}
+            """
+        let (app, _) = try await buildApplication(
+            try GatewayHarness().options(config: config, environment: ["FRONT_KEY": Self.secret]))
+        try await app.test(.router) { client in
+            var arms: [String: String] = [:]
+            for index in 0..<16 {
+                let to = "+1415555\(String(format: "%04d", 200 + index))"
+                let created = try await client.twilio(
+                    .post, Self.path(service, "/Verifications"), form: form([("To", to), ("Channel", "sms")]))
+                #expect(created.status == .created, "\(created.body)")
+                let gateway = try #require(created.body["gateway"] as? [String: Any])
+                #expect(gateway["experiment"] as? String == "sinch-vs-vonage")
+                #expect(gateway["route"] as? String == "twilio:\(service)")
+                let arm = try #require(gateway["experiment_arm"] as? String)
+                #expect(gateway["provider"] as? String == arm, "the arm's provider sent it")
+                arms[to] = arm
+            }
+            #expect(Set(arms.values) == ["sinch", "vonage"], "16 numbers reach both arms: \(arms)")
+        }
+    }
+
     @Test("translation: channels, statuses and SIDs both ways")
     func translation() throws {
         #expect(TwilioCompatController.twilioChannel(.voice) == "call")
