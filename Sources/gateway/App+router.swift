@@ -10,10 +10,9 @@ import Hummingbird
 func buildRouter(
     service: VerificationService, store: any VerificationStore, signer: VerificationTokenSigner, keyring: APIKeyring,
     metrics: MetricsRegistry, configuration: GatewayConfiguration, sandbox: Sandbox?, receiver: CallbackReceiver?,
-    options: GatewayOptions
+    options: GatewayOptions, routes: RouteTable = RouteTable(), clientSecrets: ClientSecrets? = nil
 ) -> Router<GatewayRequestContext> {
     let registry = service.registry
-    let routes = RouteTable()
     let router = RecordingRouter(router: Router(context: GatewayRequestContext.self), table: routes)
     router.add(
         middleware: HTTPMetricsMiddleware(
@@ -32,7 +31,7 @@ func buildRouter(
     ).addRoutes(to: router)
 
     let native = VerificationsController(
-        service: service, signer: signer,
+        service: service, signer: signer, clientSecrets: clientSecrets,
         trustedProxyHeader: configuration.trustedProxyHeader.flatMap { HTTPField.Name($0) })
     if let twilioCompat = configuration.twilioCompat {
         TwilioCompatRoutes.add(
@@ -40,8 +39,11 @@ func buildRouter(
             publicBaseURL: configuration.publicBaseURL)
     }
 
-    let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .verify, store: keyStore))
-        .add(middleware: JSONBodyMiddleware())
+    // A client secret (`vcs_…`) is taken here too, for its verification's app-side steps only.
+    let v1 = router.group("v1").add(
+        middleware: APIKeyMiddleware(keyring: keyring, scope: .verify, store: keyStore, verifications: service)
+    )
+    .add(middleware: JSONBodyMiddleware())
     native.addRoutes(to: v1)
     PhoneNumbersController(registry: registry).addRoutes(to: v1)
     FactorsController(service: service).addRoutes(to: v1)

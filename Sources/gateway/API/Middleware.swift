@@ -114,13 +114,16 @@ struct ErrorMiddleware: RouterMiddleware {
     }
 }
 
-/// Requires `Authorization: Bearer <api key>` with the given scope.
+/// Requires `Authorization: Bearer <api key>` with the given scope, or, on the app-side steps of one
+/// verification, that verification's client secret (``ClientSecrets``).
 struct APIKeyMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let keyring: APIKeyring
     let scope: APIKey.Scope
     /// Keys made with `gateway keys create`, looked up when the configuration's keys do not match.
     var store: (any APIKeyStore)? = nil
+    /// Where a client secret's verification is read; `nil`: client secrets are refused (`403`).
+    var verifications: VerificationService? = nil
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -133,6 +136,14 @@ struct APIKeyMiddleware: RouterMiddleware {
             throw APIError(GatewayError(.unauthorized, "Missing or invalid API key."))
         }
         let secret = String(parts[1])
+        if secret.hasPrefix(ClientSecrets.prefix) {
+            let grant = try await ClientSecrets.authorize(
+                secret, request: request, scope: scope, service: verifications)
+            var context = context
+            context.clientSecret = grant
+            context.logger[metadataKey: "client_secret.verification"] = .string(grant.verificationID)
+            return try await next(request, context)
+        }
         var found = keyring.key(forSecret: secret)
         if found == nil, let store { found = try await store.apiKey(hash: APIKeyring.hash(secret)) }
         guard let key = found else {
