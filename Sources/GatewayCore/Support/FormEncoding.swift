@@ -49,7 +49,7 @@ package enum FormEncoding {
 
     /// Decodes a form body or query string into its pairs, in order, repeated keys kept (for a reader that
     /// refuses them, or takes them as a list).
-    public static func decodePairs(_ body: String) -> [(key: String, value: String)] {
+    package static func decodePairs(_ body: String) -> [(key: String, value: String)] {
         body.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             return (unescape(String(parts[0])), parts.count > 1 ? unescape(String(parts[1])) : "")
