@@ -4,8 +4,9 @@ import HTTPTypes
 import Hummingbird
 
 /// The gateway's routes. Before routing: metrics, the one error shape, the sandbox's emulators and the vendor
-/// callbacks (outside API-key auth). Then the operations and metrics routes, the public API under `/v1`
-/// (a `verify` key) and the admin API under `/v1/admin` (an `admin` key).
+/// callbacks (outside API-key auth). Then the operations and metrics routes, the Twilio-compatible front door
+/// under `/twilio` when `twilio_compat` is configured (HTTP Basic), the public API under `/v1` (a `verify` key)
+/// and the admin API under `/v1/admin` (an `admin` key).
 func buildRouter(
     service: VerificationService, store: any VerificationStore, signer: VerificationTokenSigner, keyring: APIKeyring,
     metrics: MetricsRegistry, configuration: GatewayConfiguration, sandbox: Sandbox?, receiver: CallbackReceiver?,
@@ -16,7 +17,7 @@ func buildRouter(
     router.add(
         middleware: HTTPMetricsMiddleware(
             factory: metrics.factory, knownIDs: Set(registry.providerIDs + options.plugins.map(\.id))))
-    router.add(middleware: ErrorMiddleware(routes: routes))
+    router.add(middleware: ErrorMiddleware(routes: routes, twilioCompat: configuration.twilioCompat != nil))
     if let sandbox {
         router.add(middleware: SandboxMiddleware(sandbox: sandbox))
         sandbox.addRoutes(to: router)
@@ -29,15 +30,21 @@ func buildRouter(
         keys: APIKeyMiddleware(keyring: keyring, scope: .admin, store: keyStore)
     ).addRoutes(to: router)
 
+    let native = VerificationsController(
+        service: service, signer: signer, clientSecrets: clientSecrets,
+        trustedProxyHeader: configuration.trustedProxyHeader.flatMap { HTTPField.Name($0) })
+    if let twilioCompat = configuration.twilioCompat {
+        TwilioCompatRoutes.add(
+            to: router, settings: twilioCompat, native: native, keyring: keyring, keyStore: keyStore, routes: routes,
+            publicBaseURL: configuration.publicBaseURL)
+    }
+
     // A client secret (`vcs_…`) is taken here too, for its verification's app-side steps only.
     let v1 = router.group("v1").add(
         middleware: APIKeyMiddleware(keyring: keyring, scope: .verify, store: keyStore, verifications: service)
     )
     .add(middleware: JSONBodyMiddleware())
-    VerificationsController(
-        service: service, signer: signer, clientSecrets: clientSecrets,
-        trustedProxyHeader: configuration.trustedProxyHeader.flatMap { HTTPField.Name($0) }
-    ).addRoutes(to: v1)
+    native.addRoutes(to: v1)
     PhoneNumbersController(registry: registry).addRoutes(to: v1)
     FactorsController(service: service).addRoutes(to: v1)
     RoutingController(service: service, prices: configuration.prices).addRoutes(to: v1)

@@ -103,8 +103,10 @@ def tree_cpu_seconds(pid):
 
 
 class Gateway:
-    def __init__(self, binary, data_dir, log_path):
+    def __init__(self, binary, data_dir, log_path, extra=()):
         self.binary, self.data_dir, self.log_path = binary, data_dir, log_path
+        # More command-line arguments (`--config FILE`).
+        self.extra = list(extra)
         self.process = None
         self.port = None
 
@@ -115,7 +117,8 @@ class Gateway:
         log_file = open(self.log_path, "a")
         began = time.perf_counter()
         self.process = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--data-dir", self.data_dir, "--log-level", "warning"],
+            [self.binary, "--port", str(self.port), "--data-dir", self.data_dir, "--log-level", "warning",
+             *self.extra],
             cwd=ROOT, env=env, stdout=log_file, stderr=log_file)
         deadline = began + timeout
         while time.perf_counter() < deadline:

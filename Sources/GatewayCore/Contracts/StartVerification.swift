@@ -20,6 +20,9 @@ public struct StartVerification: Sendable {
     public var metadata: [String: String]
     /// A provider id that bypasses routing (tests and support).
     public var forcedProvider: String?
+    /// A route the front door the request came through chose for it (a Twilio-compatible service's routing
+    /// profile), used instead of the routing table's rules; a forced provider and a test number still come first.
+    public var route: Route?
     /// The end user's device, for vendors that want it.
     public var clientContext: ClientContext
     /// Push factor and prompt, for channels that need them.
@@ -41,8 +44,10 @@ public struct StartVerification: Sendable {
         clientContext: ClientContext = ClientContext(),
         channelOptions: ChannelOptions = ChannelOptions(),
         verificationID: String? = nil,
-        multiFactor: MultiFactor? = nil
+        multiFactor: MultiFactor? = nil,
+        route: Route? = nil
     ) {
+        self.route = route
         self.multiFactor = multiFactor
         self.destination = destination
         self.channel = channel

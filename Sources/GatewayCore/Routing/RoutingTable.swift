@@ -165,9 +165,9 @@ public struct RoutingTable: Sendable, Equatable {
         if let forced = request.forcedProvider {
             ids = [forced]
             route = "forced"
-        } else if let rule = rules.first(where: {
-            $0.matches(channel: request.channel, country: country, apiKey: apiKey)
-        }) {
+        } else if let rule = request.route
+            ?? rules.first(where: { $0.matches(channel: request.channel, country: country, apiKey: apiKey) })
+        {
             route = rule.name
             failoverOnTimeout = rule.failoverOnTimeout
             switch rule.target {

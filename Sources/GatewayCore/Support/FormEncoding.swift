@@ -43,13 +43,17 @@ package enum FormEncoding {
     /// Decodes a form body or query string; `+` is a space. The last value of a repeated key wins.
     package static func decode(_ body: String) -> [String: String] {
         var result: [String: String] = [:]
-        for pair in body.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = unescape(String(parts[0]))
-            let value = parts.count > 1 ? unescape(String(parts[1])) : ""
-            result[key] = value
-        }
+        for (key, value) in decodePairs(body) { result[key] = value }
         return result
+    }
+
+    /// Decodes a form body or query string into its pairs, in order, repeated keys kept (for a reader that
+    /// refuses them, or takes them as a list).
+    package static func decodePairs(_ body: String) -> [(key: String, value: String)] {
+        body.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (unescape(String(parts[0])), parts.count > 1 ? unescape(String(parts[1])) : "")
+        }
     }
 
     static func unescape(_ value: String) -> String {

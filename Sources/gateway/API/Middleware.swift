@@ -9,6 +9,9 @@ struct ErrorMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     /// The routes the router serves, to tell a wrong method (`405` with `Allow`) from a wrong path (`404`).
     var routes = RouteTable()
+    /// Whether the Twilio-compatible front door is served: then a path under `/twilio` that no route serves
+    /// is answered in Twilio's error shape (docs/twilio-compat.md).
+    var twilioCompat = false
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -45,6 +48,12 @@ struct ErrorMiddleware: RouterMiddleware {
             log(error, request: request, context: context)
             return APIError(error).render(requestID: requestID)
         } catch let error as HTTPError {
+            if twilioCompat, TwilioCompatRoutes.owns(request.uri.path),
+                let twilio = TwilioCompatError.from(error, request: request, routes: routes)
+            {
+                log(twilio.error, request: request, context: context)
+                return twilio.response(requestID: requestID)
+            }
             let apiError: APIError
             switch error.status {
             case .notFound:

@@ -66,12 +66,14 @@ struct GatewayConfiguration: Sendable {
     /// in flight to a vendor that does not speak HTTP/2: about this many divided by the vendor's latency, per
     /// second (docs/performance.md, "Connections to a vendor").
     var vendorConnectionsPerHost = 64
+    /// `twilio_compat`: the Twilio Verify–compatible front door under `/twilio` (off without it).
+    var twilioCompat: TwilioCompatSettings?
 
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
         "public_base_url", "rate_limits", "countries", "pumping_guard",
         "prices", "metrics", "webhooks", "tls", "store", "store_password_env", "store_pool_size", "store_timeout",
-        "sqlite_sync", "vendor_connections_per_host",
+        "sqlite_sync", "vendor_connections_per_host", "twilio_compat",
     ]
 }
 
@@ -171,6 +173,7 @@ extension GatewayConfiguration {
             config.providers.isEmpty && config.sandbox ? Set(plugins.map(\.id)) : Set(config.providers.map(\.id))
         config.readRouting(top, knownProviders: knownProviders, sources: &reading.sources)
         config.readBreakersAndPrices(top)
+        config.readTwilioCompat(top, knownProviders: knownProviders)
         config.readAPIKeys(top, environment: environment)
         config.readPolicy(top)
         config.readServer(top, environment: environment)

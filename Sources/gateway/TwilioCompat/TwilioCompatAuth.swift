@@ -1,0 +1,58 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+
+/// HTTP Basic as Twilio's clients send it, mapped onto the gateway's API keys: the user name is the
+/// configured account SID (`AC…`) or one of the configured API key SIDs (`SK…`), the password a gateway API
+/// key's secret with the `verify` scope (or `admin`; a `read` key may only `GET`). Anything else is Twilio's
+/// 401 with 20003.
+struct TwilioCompatAuthMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+    let settings: TwilioCompatSettings
+    let keyring: APIKeyring
+    var store: (any APIKeyStore)? = nil
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard let (user, secret) = Self.credentials(request.headers[.authorization]),
+            user == settings.accountSID || settings.apiKeySIDs.contains(user)
+        else { throw Self.refused() }
+        var found = keyring.key(forSecret: secret)
+        if found == nil, let store { found = try await store.apiKey(hash: APIKeyring.hash(secret)) }
+        guard let key = found else { throw Self.refused() }
+        let readOnly = request.method == .get && key.scopes.contains(.read)
+        guard key.scopes.contains(.verify) || key.scopes.contains(.admin) || readOnly else {
+            throw TwilioCompatError(
+                status: 403, code: 20403, message: "This API key lacks the `verify` scope",
+                error: GatewayError(.forbidden, "This API key lacks the `verify` scope."))
+        }
+        var context = context
+        context.apiKey = key
+        context.logger[metadataKey: "api_key.id"] = .string(key.id)
+        return try await next(request, context)
+    }
+
+    /// The user name and password of `Authorization: Basic …`, or nil when the header is not that.
+    static func credentials(_ header: String?) -> (user: String, password: String)? {
+        guard let header, header.utf8.count <= 1024 else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "basic",
+            let data = Data(base64Encoded: String(parts[1]).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else { return nil }
+        let user = String(text[..<colon])
+        let password = String(text[text.index(after: colon)...])
+        guard !user.isEmpty, !password.isEmpty else { return nil }
+        return (user, password)
+    }
+
+    static func refused() -> TwilioCompatError {
+        TwilioCompatError(
+            status: 401, code: 20003, message: "Authenticate",
+            error: GatewayError(
+                .unauthorized,
+                "Send the configured account SID (or API key SID) and a gateway API key secret as HTTP Basic."))
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Hummingbird
+
+/// Twilio Verify v2's verification surface, served by the gateway's engine: each handler reads Twilio's
+/// parameters, calls ``VerificationService`` as `/v1/verifications` does, and answers Twilio's resource
+/// (docs/twilio-compat.md has every parameter and field).
+struct TwilioCompatController: Sendable {
+    let service: VerificationService
+    let settings: TwilioCompatSettings
+    /// The native API's controller, for what both share: the client's address, the body's bound, the owner.
+    let native: VerificationsController
+    /// The base of the resources' `url` (`public_base_url`; else the request's `Host`, over http).
+    var publicBaseURL: URL?
+    /// When this configuration was loaded: the services' `date_created` and `date_updated`.
+    var loadedAt = Date()
+
+    static let createParameters: Set<String> = [
+        "To", "Channel", "CustomFriendlyName", "CustomMessage", "SendDigits", "Locale", "CustomCode", "Amount",
+        "Payee", "RateLimits", "ChannelConfiguration", "AppHash", "TemplateSid", "TemplateCustomSubstitutions",
+        "DeviceIp", "EnableSnaClientToken", "RiskCheck", "Tags",
+    ]
+    static let checkParameters: Set<String> = ["Code", "To", "VerificationSid", "Amount", "Payee", "SnaClientToken"]
+    /// The metadata entry that ties a verification to the service that started it.
+    static let serviceMetadataKey = "twilio_service_sid"
+
+    func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
+        group.get("v2/Services/{ServiceSid}", use: fetchService)
+        group.post("v2/Services/{ServiceSid}/Verifications", use: create)
+        group.get("v2/Services/{ServiceSid}/Verifications/{Sid}", use: fetch)
+        group.post("v2/Services/{ServiceSid}/Verifications/{Sid}", use: update)
+        group.post("v2/Services/{ServiceSid}/VerificationCheck", use: check)
+    }
+
+    // MARK: handlers
+
+    @Sendable func fetchService(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let verifyService = try verifyService(context)
+        return JSONResponse.response(renderService(verifyService, base: base(request)))
+    }
+
+    @Sendable func create(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        var request = request
+        let verifyService = try verifyService(context)
+        let form = try await form(&request, context: context, allowing: Self.createParameters)
+        let start = try Self.parseCreate(form, service: verifyService)
+        let record = try await service.start(
+            start, apiKeyID: context.apiKey?.id, apiKeyName: context.apiKey?.name,
+            clientIP: native.clientIP(request, context: context), keyCountries: context.apiKey?.countries,
+            keyLimit: context.apiKey?.startsPerHour.map { RateLimit(limit: $0, window: 3600) })
+        return JSONResponse.response(
+            render(record, service: verifyService, base: base(request), sendTimes: [record.createdAt]),
+            status: .created)
+    }
+
+    @Sendable func fetch(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let verifyService = try verifyService(context)
+        let record = try await verification(context, service: verifyService)
+        return JSONResponse.response(
+            render(record, service: verifyService, base: base(request), sendTimes: try await sendTimes(record)))
+    }
+
+    @Sendable func update(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        var request = request
+        let verifyService = try verifyService(context)
+        let form = try await form(&request, context: context, allowing: ["Status"])
+        let status = try form.required("Status")
+        let found = try await verification(context, service: verifyService)
+        let record: VerificationRecord
+        switch status {
+        case "canceled":
+            record = try await service.cancel(id: found.id, owner: VerificationsController.owner(context))
+        case "approved":
+            guard verifyService.allowsApproval else {
+                throw TwilioCompatError.invalidParameter(
+                    "Status",
+                    "`approved` is refused: this service approves only a code its vendor confirmed "
+                        + "(`allow_approve` in twilio_compat)")
+            }
+            let applied = try await service.apply(
+                VerificationChange(status: .approved, reason: "twilio_compat"), to: found.id, source: "twilio_compat")
+            if applied.status != .approved { throw applied.finalStateError ?? GatewayError.notFound() }
+            record = applied
+        default:
+            throw TwilioCompatError.invalidParameter("Status", "it must be `canceled` or `approved`")
+        }
+        return JSONResponse.response(
+            render(record, service: verifyService, base: base(request), sendTimes: try await sendTimes(record)))
+    }
+
+    @Sendable func check(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        var request = request
+        let verifyService = try verifyService(context)
+        let form = try await form(&request, context: context, allowing: Self.checkParameters)
+        for name in ["Amount", "Payee"] where form[name] != nil {
+            throw TwilioCompatError.unsupported(name, "PSD2 transaction parameters are not served by this gateway")
+        }
+        if form["SnaClientToken"] != nil {
+            throw TwilioCompatError.unsupported("SnaClientToken", "the `sna` channel is not served by this gateway")
+        }
+        let code = try form.required("Code")
+        guard (4...10).contains(code.count), code.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw TwilioCompatError.invalidParameter("Code", "it must be the 4 to 10 characters the user received")
+        }
+        guard let sid = form["VerificationSid"] else {
+            if form["To"] != nil {
+                throw TwilioCompatError.invalidParameter(
+                    "VerificationSid",
+                    "this gateway checks a verification by its SID; send the `sid` its create answered")
+            }
+            throw TwilioCompatError(
+                status: 400, code: 60221, message: "No target verification specified",
+                error: GatewayError(.invalidRequest, "Send `VerificationSid` (and the `Code`)."))
+        }
+        let record = try await verification(sid: sid, context: context, service: verifyService)
+        if let to = form["To"], to != record.destination.value {
+            throw TwilioCompatError.notFound("/v2/Services/\(verifyService.sid)/VerificationCheck")
+        }
+        let outcome: CheckOutcome
+        do {
+            outcome = try await service.check(
+                CheckVerification(verificationID: record.id, code: code),
+                owner: VerificationsController.owner(context), apiKeyID: context.apiKey?.id)
+        } catch {
+            guard error.code == .incorrectCode else { throw error }
+            // Twilio answers a wrong code with the verification, still pending, and `valid: false`.
+            let current = try await service.get(id: record.id, owner: VerificationsController.owner(context))
+            return JSONResponse.response(renderCheck(current, service: verifyService, token: nil))
+        }
+        var token: String?
+        if outcome.carriesToken, outcome.record.status == .approved {
+            token = native.signer.sign(outcome.record, at: service.clock.now)
+        }
+        return JSONResponse.response(renderCheck(outcome.record, service: verifyService, token: token))
+    }
+
+    // MARK: reading the request
+
+    /// The path's service, or Twilio's 20404.
+    func verifyService(_ context: GatewayRequestContext) throws -> TwilioCompatSettings.Service {
+        let sid = try context.parameters.require("ServiceSid")
+        guard let found = settings.services[sid] else { throw TwilioCompatError.notFound("/v2/Services/\(sid)") }
+        return found
+    }
+
+    func form(_ request: inout Request, context: GatewayRequestContext, allowing known: Set<String>) async throws
+        -> TwilioCompatForm
+    {
+        let body = try await VerificationsController.body(of: &request, context: context)
+        return try TwilioCompatForm(body, contentType: request.headers[.contentType], allowing: known)
+    }
+
+    /// The path's verification, when this service started it and the caller may see it; else 20404.
+    func verification(_ context: GatewayRequestContext, service verifyService: TwilioCompatSettings.Service)
+        async throws -> VerificationRecord
+    {
+        try await verification(sid: try context.parameters.require("Sid"), context: context, service: verifyService)
+    }
+
+    func verification(sid: String, context: GatewayRequestContext, service verifyService: TwilioCompatSettings.Service)
+        async throws -> VerificationRecord
+    {
+        let path = "/v2/Services/\(verifyService.sid)/Verifications/\(sid)"
+        guard let id = Self.verificationID(sid: sid) else { throw TwilioCompatError.notFound(path) }
+        let record: VerificationRecord
+        do {
+            record = try await service.get(id: id, owner: VerificationsController.owner(context))
+        } catch {
+            guard error.code == .notFound else { throw error }
+            throw TwilioCompatError.notFound(path)
+        }
+        guard record.metadata[Self.serviceMetadataKey] == verifyService.sid else {
+            throw TwilioCompatError.notFound(path)
+        }
+        return record
+    }
+
+    /// The gateway id behind a `VE…` SID: the same 32 hex digits after `vf_` (both ways, so a SID needs no
+    /// storage and works on every instance and after a restart).
+    static func verificationID(sid: String) -> String? {
+        guard TwilioCompatSettings.isSID(sid, prefix: "VE") else { return nil }
+        let id = "vf_" + sid.dropFirst(2).lowercased()
+        return VerificationService.isWellFormedID(id) ? id : nil
+    }
+
+    static func sid(verificationID id: String) -> String { "VE" + id.dropFirst(3) }
+
+    /// When each send happened: the start, then each resend from the timeline (read only when there was one).
+    func sendTimes(_ record: VerificationRecord) async throws -> [Date] {
+        guard record.sends > 1 else { return [record.createdAt] }
+        let events = try await service.events(id: record.id)
+        let times = events.filter { $0.kind == .started || $0.kind == .resent }.map(\.at)
+        return times.isEmpty ? [record.createdAt] : times
+    }
+
+    func base(_ request: Request) -> String {
+        if let publicBaseURL {
+            var text = publicBaseURL.absoluteString
+            while text.hasSuffix("/") { text.removeLast() }
+            return text + TwilioCompatRoutes.prefix
+        }
+        let host = request.head.authority ?? request.headers[.host] ?? "localhost"
+        return "http://" + host + TwilioCompatRoutes.prefix
+    }
+}
+
+extension HTTPField.Name {
+    static let host = HTTPField.Name("Host")!
+}

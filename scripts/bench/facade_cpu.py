@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Issue 34: the gateway CPU a start costs through the Twilio-compatible front door against the native API.
+
+    swift build -c release --product gateway
+    python3 scripts/bench/facade_cpu.py [--gateway .build/release/gateway] [--seconds 10] [--rounds 3]
+
+One release gateway in sandbox mode with a `twilio_compat` service routed to the sandbox Twilio emulator.
+Alternating closed-loop rounds of `wrk -t1 -c32`: `start.lua` (`POST /v1/verifications`, JSON, Bearer key,
+`"provider": "twilio"`) and `twilio_front.lua` (`POST /twilio/v2/Services/{VA}/Verifications`, form, HTTP
+Basic). Each round reads the gateway's user + system CPU from /proc before and after, and divides by the
+starts it answered (2xx); the figure is the median over the rounds of µs of gateway CPU per start, and the
+facade's overhead is the ratio of the medians. Every start goes through the same engine, store and emulator;
+only the front door differs. Prints one `RESULT {json}` line. The target (issue 34) is at most +10%.
+"""
+import argparse, base64, json, os, re, statistics, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402
+
+ACCOUNT = "AC0f0e0d0c0b0a09080706050403020100"
+SERVICE = "VA0b0e0c0b0e0c0b0e0c0b0e0c0b0e0c0b"
+
+
+def run_wrk(gateway, script, env, seconds):
+    environment = dict(os.environ, BENCH_DIR=bench.HERE, **env)
+    before = gateway.cpu_seconds()
+    output = subprocess.run(["wrk", "-t1", "-c32", "-d%ds" % seconds, "-s", os.path.join(bench.HERE, script),
+                             gateway.base], env=environment, capture_output=True, text=True, timeout=seconds + 60)
+    cpu = gateway.cpu_seconds() - before
+    match = re.search(r"^RESULT (.*)$", output.stdout, re.M)
+    if not match:
+        raise SystemExit("wrk gave no result for %s:\n%s%s" % (script, output.stdout, output.stderr))
+    result = json.loads(match.group(1))
+    ok = sum(n for status, n in result["statuses"].items() if status.startswith("2"))
+    if ok == 0 or ok != result["requests"]:
+        raise SystemExit("%s: %d of %d starts answered 2xx: %s" % (script, ok, result["requests"], result["statuses"]))
+    return {"starts": ok, "cpu_s": cpu, "us_per_start": cpu / ok * 1e6, "rps": result["rps"], "p50_ms": result["p50_ms"]}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--gateway", default=os.path.join(bench.ROOT, ".build", "release", "gateway"))
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    if not 1 <= args.rounds <= 19:
+        raise SystemExit("--rounds takes 1 to 19 (each round's numbers are its own block of the counter)")
+    scratch = tempfile.mkdtemp(prefix="gateway-facade-bench-")
+    config = os.path.join(scratch, "gateway.yaml")
+    with open(config, "w") as handle:
+        handle.write("sandbox: true\napi_keys:\n  - {name: bench, key_env: BENCH_GATEWAY_KEY, scopes: [verify]}\n"
+                     "twilio_compat:\n  account_sid: %s\n  services:\n    - {sid: %s, providers: [twilio]}\n"
+                     % (ACCOUNT, SERVICE))
+    os.environ["BENCH_GATEWAY_KEY"] = bench.KEY
+    gateway = bench.Gateway(args.gateway, os.path.join(scratch, "data"), os.path.join(scratch, "gateway.log"),
+                            extra=["--config", config])
+    os.makedirs(gateway.data_dir, exist_ok=True)
+    gateway.start()
+    basic = base64.b64encode(("%s:%s" % (ACCOUNT, bench.KEY)).encode()).decode()
+    rounds = {"native": [], "facade": []}
+    try:
+        # UK mobile ranges (+44741…, +44742…) as the suite's start.lua uses: the thread's digit and a 6-digit
+        # counter, each run starting where the one before stopped, so every start is to a new number.
+        native_env = {"BENCH_KEY": bench.KEY, "BENCH_PREFIX": "+44741"}
+        facade_env = {"BENCH_BASIC": basic, "BENCH_SERVICE_SID": SERVICE, "BENCH_PREFIX": "+44742"}
+        for index in range(args.rounds + 1):
+            start = {"BENCH_COUNTER_START": str(index * 50000)}
+            native = run_wrk(gateway, "start.lua", dict(native_env, **start), args.seconds if index else 2)
+            facade = run_wrk(gateway, "twilio_front.lua", dict(facade_env, **start), args.seconds if index else 2)
+            if index == 0:
+                continue  # a warm-up of each, not counted
+            rounds["native"].append(native)
+            rounds["facade"].append(facade)
+            bench.log("round %d: native %.0f µs/start (%d starts), facade %.0f µs/start (%d starts)"
+                      % (index, native["us_per_start"], native["starts"], facade["us_per_start"], facade["starts"]))
+    finally:
+        gateway.stop()
+    native_us = statistics.median(r["us_per_start"] for r in rounds["native"])
+    facade_us = statistics.median(r["us_per_start"] for r in rounds["facade"])
+    print("RESULT " + json.dumps({
+        "native_us_per_start": round(native_us, 1), "facade_us_per_start": round(facade_us, 1),
+        "overhead_percent": round((facade_us / native_us - 1) * 100, 1), "rounds": rounds,
+        "command": "python3 scripts/bench/facade_cpu.py --gateway %s --seconds %d --rounds %d"
+        % (os.path.relpath(args.gateway, bench.ROOT), args.seconds, args.rounds),
+    }))
+
+
+if __name__ == "__main__":
+    main()
