@@ -214,6 +214,22 @@ doc = {
       "responses": {"200": ok("Providers", {"type": "object", "required": ["providers"], "properties": {
           "providers": {"type": "array", "items": ref("ProviderStatus")}}}),
                     **errors("401"), "403": err("The API key lacks the `admin` scope.")}}},
+    "/v1/admin/experiments": {"get": {
+      "operationId": "listExperiments", "summary": "The configured experiments and their arms (admin or read scope)",
+      "responses": {"200": ok("The experiments, by name", {"type": "object", "required": ["experiments"], "properties": {
+          "experiments": {"type": "array", "items": {"type": "object", "required": ["name", "arms"], "properties": {
+              "name": {"type": "string"},
+              "arms": {"type": "array", "items": {"type": "object", "required": ["name", "provider", "weight", "control"], "properties": {
+                  "name": {"type": "string"}, "provider": {"type": "string"}, "weight": {"type": "integer", "minimum": 0},
+                  "control": {"type": "boolean"}}}}}}}}}),
+                    **errors("401"), "403": err("The API key lacks the `admin` (or, to read, `read`) scope.")}}},
+    "/v1/admin/stats": {"get": {
+      "operationId": "verificationStats", "summary": "Per vendor starts, approvals, outcomes and errors over the last hour or day, with a series (admin or read scope)",
+      "description": "Counted in the store, so every instance answers alike; test numbers are left out. `errors` are the vendor's failures the gateway failed over (by error code) and verifications that failed at the vendor (by status reason). The operator console's overview draws it.",
+      "parameters": [{"name": "window", "in": "query", "required": False, "schema": {"type": "string", "enum": ["1h", "24h"], "default": "1h"},
+                      "description": "`1h`: 12 buckets of 5 minutes; `24h`: 24 buckets of an hour. The last bucket ends now."}],
+      "responses": {"200": ok("The counts", ref("VerificationStats")), **errors("400", "401"),
+                    "403": err("The API key lacks the `admin` (or, to read, `read`) scope.")}}},
     "/v1/admin/experiments/{name}": {"get": {
       "operationId": "experimentReport", "summary": "A/B report of an experiment, from the stored verifications (admin scope)",
       "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}},
@@ -532,6 +548,19 @@ doc = {
         "created_at": {"type": "string", "format": "date-time"},
         "delivered_at": {"type": ["string", "null"], "format": "date-time"},
         "payload": {"type": "object", "description": "The body as sent: `{id, type, created_at, data}`."}}},
+      "VerificationStats": {"type": "object", "required": ["window", "window_seconds", "bucket_seconds", "since", "until", "providers"], "properties": {
+          "window": {"type": "string", "enum": ["1h", "24h"]}, "window_seconds": {"type": "integer"},
+          "bucket_seconds": {"type": "integer"}, "since": DATE_TIME, "until": DATE_TIME,
+          "providers": {"type": "array", "items": {"type": "object",
+              "required": ["id", "starts", "approvals", "conversion", "statuses", "errors", "error_count", "series"], "properties": {
+              "id": {"type": "string"}, "starts": {"type": "integer", "minimum": 0}, "approvals": {"type": "integer", "minimum": 0},
+              "conversion": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+              "statuses": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "Verifications by status."},
+              "errors": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "Errors by code."},
+              "error_count": {"type": "integer", "minimum": 0},
+              "series": {"type": "object", "required": ["starts", "approvals", "errors"], "properties": {
+                  "starts": {"type": "array", "items": {"type": "integer"}}, "approvals": {"type": "array", "items": {"type": "integer"}},
+                  "errors": {"type": "array", "items": {"type": "integer"}}}}}}}}},
       "PrefixBlock": {"type": "object", "required": ["prefix", "blocked_at", "until", "starts", "approvals", "verification_id"], "properties": {
           "prefix": {"type": "string", "description": "`+` and the first digits of the numbers blocked."},
           "blocked_at": {"type": "string", "format": "date-time"}, "until": {"type": "string", "format": "date-time"},

@@ -95,7 +95,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         if let receiver { outbound.inProcess?.bind(receiver) }
         let router = buildRouter(
             service: service, store: store.store, signer: signer, keyring: keyring, metrics: metrics,
-            configuration: configuration, sandbox: sandbox, receiver: receiver, options: options)
+            configuration: configuration, sandbox: sandbox, receiver: receiver, options: options,
+            https: tls != nil)
         let (services, webhooks) = try await buildServices(
             options, configuration, store: store, instances: instances, outbound: outbound)
         let app = Application(

@@ -5,11 +5,12 @@ import Hummingbird
 
 /// The gateway's routes. Before routing: metrics, the one error shape, the sandbox's emulators and the vendor
 /// callbacks (outside API-key auth). Then the operations and metrics routes, the public API under `/v1`
-/// (a `verify` key) and the admin API under `/v1/admin` (an `admin` key).
+/// (a `verify` key) and the admin API under `/v1/admin` (an `admin` key), and the operator console under
+/// `/console`, whose session cookie the admin API takes (and `/v1`, for reading).
 func buildRouter(
     service: VerificationService, store: any VerificationStore, signer: VerificationTokenSigner, keyring: APIKeyring,
     metrics: MetricsRegistry, configuration: GatewayConfiguration, sandbox: Sandbox?, receiver: CallbackReceiver?,
-    options: GatewayOptions
+    options: GatewayOptions, https: Bool = false
 ) -> Router<GatewayRequestContext> {
     let registry = service.registry
     let routes = RouteTable()
@@ -25,13 +26,20 @@ func buildRouter(
     if let receiver { router.add(middleware: CallbacksMiddleware(receiver: receiver)) }
     OperationsController(service: service, signer: signer).addRoutes(to: router)
     let keyStore = store as? any APIKeyStore
+    let sessions = ConsoleSessions(
+        store: store as? any ConsoleSessionStore ?? InProcessConsoleSessions(), keyring: keyring, keyStore: keyStore,
+        clock: options.clock, secureCookie: https || configuration.publicBaseURL?.scheme == "https")
+    ConsoleController(sessions: sessions).addRoutes(to: router)
     MetricsController(
         metrics: metrics, service: service, access: configuration.metricsAccess,
         keys: APIKeyMiddleware(keyring: keyring, scope: .admin, store: keyStore)
     ).addRoutes(to: router)
 
-    let v1 = router.group("v1").add(middleware: APIKeyMiddleware(keyring: keyring, scope: .verify, store: keyStore))
-        .add(middleware: JSONBodyMiddleware())
+    let v1 = router.group("v1").add(
+        middleware: APIKeyMiddleware(
+            keyring: keyring, scope: .verify, store: keyStore, sessions: sessions, sessionsOnlyRead: true)
+    )
+    .add(middleware: JSONBodyMiddleware())
     VerificationsController(
         service: service, signer: signer,
         trustedProxyHeader: configuration.trustedProxyHeader.flatMap { HTTPField.Name($0) }
@@ -41,10 +49,12 @@ func buildRouter(
     RoutingController(service: service, prices: configuration.prices).addRoutes(to: v1)
 
     let admin = router.group("v1/admin").add(
-        middleware: APIKeyMiddleware(keyring: keyring, scope: .admin, store: keyStore)
+        middleware: APIKeyMiddleware(
+            keyring: keyring, scope: .admin, store: keyStore, sessions: sessions, readKeysReadAdmin: true)
     )
     .add(middleware: JSONBodyMiddleware())
-    AdminController(service: service, prices: configuration.prices).addRoutes(to: admin)
+    AdminController(service: service, prices: configuration.prices, stats: store as? any VerificationStatsStore)
+        .addRoutes(to: admin)
     if let queue = store as? any VerificationStore & WebhookQueueStore {
         WebhooksAdminController(queue: queue, clock: options.clock).addRoutes(to: admin)
     }

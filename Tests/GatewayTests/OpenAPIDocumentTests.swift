@@ -29,7 +29,7 @@ struct OpenAPIDocumentTests {
                 operations.append((HTTPRequest.Method(rawValue: method.uppercased())!, concrete))
             }
         }
-        #expect(operations.count == 32)
+        #expect(operations.count == 34)
         let all = operations
         try await GatewayHarness().run { client, _ in
             for (method, uri) in all {

@@ -2308,6 +2308,226 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/admin/experiments": {
+      "get": {
+        "operationId": "listExperiments",
+        "summary": "The configured experiments and their arms (admin or read scope)",
+        "responses": {
+          "200": {
+            "description": "The experiments, by name",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "experiments"
+                  ],
+                  "properties": {
+                    "experiments": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "required": [
+                          "name",
+                          "arms"
+                        ],
+                        "properties": {
+                          "name": {
+                            "type": "string"
+                          },
+                          "arms": {
+                            "type": "array",
+                            "items": {
+                              "type": "object",
+                              "required": [
+                                "name",
+                                "provider",
+                                "weight",
+                                "control"
+                              ],
+                              "properties": {
+                                "name": {
+                                  "type": "string"
+                                },
+                                "provider": {
+                                  "type": "string"
+                                },
+                                "weight": {
+                                  "type": "integer",
+                                  "minimum": 0
+                                },
+                                "control": {
+                                  "type": "boolean"
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request is not valid HTTP/1.1, or a parameter is invalid.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The API key lacks the `admin` (or, to read, `read`) scope.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/admin/stats": {
+      "get": {
+        "operationId": "verificationStats",
+        "summary": "Per vendor starts, approvals, outcomes and errors over the last hour or day, with a series (admin or read scope)",
+        "description": "Counted in the store, so every instance answers alike; test numbers are left out. `errors` are the vendor's failures the gateway failed over (by error code) and verifications that failed at the vendor (by status reason). The operator console's overview draws it.",
+        "parameters": [
+          {
+            "name": "window",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "enum": [
+                "1h",
+                "24h"
+              ],
+              "default": "1h"
+            },
+            "description": "`1h`: 12 buckets of 5 minutes; `24h`: 24 buckets of an hour. The last bucket ends now."
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The counts",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/VerificationStats"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Invalid request: bad JSON, unknown or missing fields, wrong types, bad phone number, unsupported channel, app verification required.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or invalid API key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The API key lacks the `admin` (or, to read, `read`) scope.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "414": {
+            "description": "The request URI is too long (over 8 KiB).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "431": {
+            "description": "The request's header fields are too large (one over 16 KiB, or over 32 KiB together).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The store is unavailable (`store_unavailable`); retry shortly.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v1/admin/experiments/{name}": {
       "get": {
         "operationId": "experimentReport",
@@ -5711,6 +5931,125 @@ enum OpenAPIDocument {
           "payload": {
             "type": "object",
             "description": "The body as sent: `{id, type, created_at, data}`."
+          }
+        }
+      },
+      "VerificationStats": {
+        "type": "object",
+        "required": [
+          "window",
+          "window_seconds",
+          "bucket_seconds",
+          "since",
+          "until",
+          "providers"
+        ],
+        "properties": {
+          "window": {
+            "type": "string",
+            "enum": [
+              "1h",
+              "24h"
+            ]
+          },
+          "window_seconds": {
+            "type": "integer"
+          },
+          "bucket_seconds": {
+            "type": "integer"
+          },
+          "since": {
+            "type": "string",
+            "format": "date-time",
+            "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$"
+          },
+          "until": {
+            "type": "string",
+            "format": "date-time",
+            "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$"
+          },
+          "providers": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "id",
+                "starts",
+                "approvals",
+                "conversion",
+                "statuses",
+                "errors",
+                "error_count",
+                "series"
+              ],
+              "properties": {
+                "id": {
+                  "type": "string"
+                },
+                "starts": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "approvals": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "conversion": {
+                  "type": [
+                    "number",
+                    "null"
+                  ],
+                  "minimum": 0,
+                  "maximum": 1
+                },
+                "statuses": {
+                  "type": "object",
+                  "additionalProperties": {
+                    "type": "integer"
+                  },
+                  "description": "Verifications by status."
+                },
+                "errors": {
+                  "type": "object",
+                  "additionalProperties": {
+                    "type": "integer"
+                  },
+                  "description": "Errors by code."
+                },
+                "error_count": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "series": {
+                  "type": "object",
+                  "required": [
+                    "starts",
+                    "approvals",
+                    "errors"
+                  ],
+                  "properties": {
+                    "starts": {
+                      "type": "array",
+                      "items": {
+                        "type": "integer"
+                      }
+                    },
+                    "approvals": {
+                      "type": "array",
+                      "items": {
+                        "type": "integer"
+                      }
+                    },
+                    "errors": {
+                      "type": "array",
+                      "items": {
+                        "type": "integer"
+                      }
+                    }
+                  }
+                }
+              }
+            }
           }
         }
       },

@@ -154,5 +154,17 @@ extension StoreSchema {
                 .add(.optional("provider_id", .text), to: "idempotency_keys"),
                 .add(.optional("call_begun_at", .real), to: "idempotency_keys"),
             ]),
+        SchemaStep(
+            "operator console sessions",
+            [
+                .create(
+                    SchemaTable(
+                        "console_sessions",
+                        [
+                            .key("id", .text), .required("key_hash", .text), .required("created_at", .real),
+                            .required("expires_at", .real),
+                        ])),
+                .index(SchemaIndex("console_sessions_expires_at", on: "console_sessions", ["expires_at"])),
+            ]),
     ]
 }
