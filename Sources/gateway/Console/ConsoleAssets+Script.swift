@@ -306,7 +306,7 @@ extension ConsoleAssets {
               api("GET", "/v1/admin/webhooks/deliveries?state=pending&limit=500"),
             ]);
             const isAdmin = session.key.scopes.includes("admin");
-            const rows = all.deliveries.map((d) => el("tr", { "data-delivery": d.id },
+            const row = (d) => el("tr", { "data-delivery": d.id, "data-state": d.state },
               el("td", { text: when(d.created_at) }),
               el("td", {}, el("code", { text: d.type })),
               el("td", {}, el("code", { text: d.verification_id })),
@@ -315,15 +315,18 @@ extension ConsoleAssets {
               el("td", { class: "num", text: d.attempts }),
               el("td", { text: d.last_error || "–" }),
               el("td", { text: d.state === "pending" ? when(d.next_attempt_at) : "–" }),
-              el("td", {}, d.state === "pending" ? null : el("button", { type: "button", disabled: !isAdmin,
-                text: "Replay", onclick: async (event) => {
+              el("td", {}, d.state === "pending" ? null : el("button", { type: "button", class: "replay",
+                disabled: !isAdmin, title: isAdmin ? null : "needs an admin key", text: "Replay",
+                onclick: async (event) => {
                   event.target.disabled = true;
                   try {
                     await api("POST", "/v1/admin/webhooks/deliveries/" + encodeURIComponent(d.id) + "/replay");
                     status("Queued " + d.id + " again.");
                     show("webhooks", true);
                   } catch (error) { status(error.message, true); event.target.disabled = false; }
-                } }))));
+                } })));
+            const headers = ["Created", "Type", "Verification", "Endpoint", "State", "Attempts", "Last error",
+                             "Next attempt", ""];
             view.replaceChildren(
               el("h2", { text: "Webhooks" }),
               el("div", { class: "cards" },
@@ -332,9 +335,12 @@ extension ConsoleAssets {
                 el("div", { class: "card" }, el("div", { class: "muted", text: "Failed (parked)" }),
                   el("div", { class: "big" + (parked.deliveries.length ? " error" : ""), id: "parked-count",
                     text: parked.deliveries.length }))),
+              el("h3", { text: "Failed deliveries" }),
+              parked.deliveries.length === 0 ? el("p", { class: "muted", text: "No delivery is parked." })
+                : table(headers, parked.deliveries.map(row), { id: "parked" }),
+              el("h3", { text: "Latest deliveries" }),
               all.deliveries.length === 0 ? el("p", { class: "muted", text: "No webhook delivery yet." })
-                : table(["Created", "Type", "Verification", "Endpoint", "State", "Attempts", "Last error", "Next attempt",
-                         ""], rows, { id: "deliveries" }));
+                : table(headers, all.deliveries.map(row), { id: "deliveries" }));
           }
 
           // ---- navigation and session ----
@@ -378,6 +384,8 @@ extension ConsoleAssets {
             document.getElementById("who").hidden = true;
             document.getElementById("view").hidden = true;
             document.getElementById("view").replaceChildren();
+            delete document.getElementById("view").dataset.loaded;
+            generation += 1;
             document.getElementById("sign-in").hidden = false;
             document.getElementById("sign-in-error").textContent = message || "";
             status("");
