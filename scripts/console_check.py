@@ -178,7 +178,7 @@ def run_browser(args, base, binary, config, data_dir, env, prefix, looked_up):
     def shot(page, name):
         if args.screenshots:
             os.makedirs(args.screenshots, exist_ok=True)
-            page.screenshot(path=os.path.join(args.screenshots, f"{name}.png"), full_page=True)
+            page.screenshot(path=os.path.join(args.screenshots, f"{name}.png"))
 
     def expect_refusals(page, statuses, action):
         """Runs `action`; the browser's 'Failed to load resource' lines for `statuses` are the ones it asked for."""
@@ -353,6 +353,13 @@ def main():
         began = time.monotonic()
         prefix, looked_up = play_traffic(base, args.users)
         print(f"traffic played in {time.monotonic() - began:.1f} s", flush=True)
+        for window in ("1h", "24h"):
+            took = []
+            for _ in range(5):
+                began = time.monotonic()
+                status, _ = call(base, "GET", f"/v1/admin/stats?window={window}")
+                took.append((time.monotonic() - began) * 1000)
+            check(status == 200, f"GET /v1/admin/stats?window={window}: median {sorted(took)[2]:.0f} ms of 5")
         if prefix and looked_up:
             run_browser(args, base, binary, config, data_dir, env, prefix, looked_up)
     finally:

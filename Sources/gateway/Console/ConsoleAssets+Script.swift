@@ -97,7 +97,7 @@ extension ConsoleAssets {
 
           function table(headers, rows, attrs) {
             return el("table", attrs || {},
-              el("thead", {}, el("tr", {}, headers.map((h) => el("th", { text: h })))),
+              headers ? el("thead", {}, el("tr", {}, headers.map((h) => el("th", { text: h })))) : null,
               el("tbody", {}, rows));
           }
 
@@ -287,7 +287,7 @@ extension ConsoleAssets {
                   el("td", { text: Object.entries(event.detail).map(([k, val]) => k + "=" + maskNumber(val)).join("  ") })));
                 result.replaceChildren(
                   el("h3", { text: v.id }),
-                  table(["", ""], facts.map(([k, val]) => el("tr", {}, el("th", { text: k }),
+                  table(null, facts.map(([k, val]) => el("tr", {}, el("th", { text: k }),
                     el("td", { text: val === null || val === undefined ? "–" : String(val) }))), { id: "facts" }),
                   el("h3", { text: "Timeline" }),
                   table(["At", "Event", "Detail"], timeline, { id: "timeline" }));
