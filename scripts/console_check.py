@@ -281,15 +281,26 @@ def run_browser(args, base, binary, config, data_dir, env, prefix, looked_up):
               f"lookup {looked_up['id']}: timeline {kinds}; number masked")
         shot(page, "lookup")
 
-        # Webhooks: the deliveries to the endpoint nobody listens on fail.
+        # Webhooks: the deliveries to the endpoint nobody listens on fail, are parked after their second
+        # attempt, and one is replayed with the button (a POST with the CSRF token).
+        for _ in range(240):
+            if call(base, "GET", "/v1/admin/webhooks/deliveries?state=parked&limit=1")[1].get("deliveries"):
+                break
+            time.sleep(0.5)
         page.click("nav a[data-view=webhooks]")
         page.wait_for_selector("#view[data-loaded=webhooks]")
         page.wait_for_selector("#deliveries tbody tr")
         pending = page.text_content("#pending-count")
         parked = page.text_content("#parked-count")
         rows = page.eval_on_selector_all("#deliveries tbody tr", "rows => rows.length")
-        check(rows > 0, f"webhooks: {rows} deliveries shown, retry queue {pending}, parked {parked}")
+        check(rows > 0 and int(parked) > 0, f"webhooks: {rows} deliveries shown, retry queue {pending}, parked {parked}")
         shot(page, "webhooks")
+        replayed = page.get_attribute("#parked tbody tr", "data-delivery")
+        page.click(f"#parked tr[data-delivery='{replayed}'] button.replay")
+        page.wait_for_selector("#status:has-text('again')")
+        _, queued = call(base, "GET", "/v1/admin/webhooks/deliveries?state=pending&limit=500")
+        again = next((d for d in queued["deliveries"] if d["id"] == replayed), None)
+        check(again is not None and again["attempts"] == 0, f"the Replay button queued {replayed} again")
 
         # Sign out: the session is gone for the page too.
         page.click("#sign-out")
@@ -304,10 +315,6 @@ def run_browser(args, base, binary, config, data_dir, env, prefix, looked_up):
         page.click("nav a[data-view=overview]")
         page.wait_for_selector("#view[data-loaded=overview]")
         check("read" in page.text_content("#who-name"), f"a read key signs in: {page.text_content('#who-name')}")
-        for _ in range(240):  # the deliveries to nobody are parked after their second attempt
-            if call(base, "GET", "/v1/admin/webhooks/deliveries?state=parked&limit=1")[1].get("deliveries"):
-                break
-            time.sleep(0.5)
         page.click("nav a[data-view=webhooks]")
         page.wait_for_selector("#view[data-loaded=webhooks]")
         buttons = page.eval_on_selector_all("#parked button.replay", "buttons => buttons.map(b => b.disabled)")
