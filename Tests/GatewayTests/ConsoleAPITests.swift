@@ -197,6 +197,33 @@ struct ConsoleAPITests {
         }
     }
 
+    @Test("two consoles lift the same block at once: one lifts it, the other is told there is none")
+    func concurrentLifts() async throws {
+        let harness = GatewayHarness()
+        try await harness.run { client, runtime in
+            try await Self.block(runtime, "+447402", clock: harness.clock)
+            let sessions = try await withThrowingTaskGroup(of: Signed.self) { group in
+                for _ in 0..<8 { group.addTask { try await Self.signIn(client, key: GatewayHarness.apiKey) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(sessions.map(\.cookie)).count == 8, "every sign-in is its own session")
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for signed in sessions {
+                    group.addTask {
+                        try await client.call(
+                            .delete, "/v1/admin/blocks/%2B447402", key: nil,
+                            headers: Self.headers(signed, csrf: signed.csrf)
+                        ).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .ok }.count == 1)
+            #expect(statuses.filter { $0 == .notFound }.count == 7)
+            #expect(try await runtime.service.prefixBlocks().isEmpty)
+        }
+    }
+
     @Test("a read key's session reads the admin API and cannot change anything, even with the CSRF token")
     func readKey() async throws {
         let harness = GatewayHarness()
