@@ -24,7 +24,7 @@ request may go to any host but the gateway. With --seed-verifications N it first
 straight into the gateway's SQLite file (spread over the last day) and reports the console's first paint and
 the time until the overview is drawn. Exit status 0 when everything holds.
 """
-import argparse, json, os, random, re, sqlite3, subprocess, sys, tempfile, threading, time, urllib.parse
+import argparse, os, random, re, shutil, sqlite3, subprocess, sys, tempfile, time, urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -378,6 +378,7 @@ def main():
     if failures:
         raise SystemExit(f"console check: {len(failures)} failed (the gateway's log is in {directory}):\n  "
                          + "\n  ".join(failures))
+    shutil.rmtree(directory, ignore_errors=True)
     print("console check: passed", flush=True)
 
 
