@@ -154,6 +154,8 @@ let package = Package(
                 // The store's reachability probe (a refused connection answers 503 at once).
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            // The API's OpenAPI document, in the binary (served at /openapi.yaml and /openapi.json).
+            resources: [.embedInCode("openapi.yaml")],
             swiftSettings: strict
         ),
         // Times the phone-number parser and writes its results for the agreement check against
@@ -246,6 +248,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // Reads openapi.yaml as YAML 1.1 loaders do, to compare with the JSON the server serves.
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict
         ),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 17: schemathesis against the served OpenAPI document, every check on, a few hundred examples per
+# Issue 17: schemathesis against the served OpenAPI document (Sources/gateway/openapi.yaml), every check on, a few hundred examples per
 # operation, bounded in time; any violation fails the run.
 #
 # Usage: scripts/schemathesis_check.sh [max examples per operation, default 300]
@@ -25,6 +25,16 @@ for _ in $(seq 1 100); do
     curl -fsS "http://127.0.0.1:$port/healthz" > /dev/null 2>&1 && break
     sleep 0.2
 done
+
+# The served documents are the checked-in file: /openapi.yaml byte for byte, and /openapi.json its content as
+# PyYAML (schemathesis's own YAML reader, independent of the server's) reads the file.
+.venv-ci/bin/python - "http://127.0.0.1:$port" <<'PY'
+import json, sys, urllib.request, yaml
+base, file = sys.argv[1], open("Sources/gateway/openapi.yaml", "rb").read()
+assert urllib.request.urlopen(base + "/openapi.yaml").read() == file, "/openapi.yaml is not Sources/gateway/openapi.yaml"
+assert json.load(urllib.request.urlopen(base + "/openapi.json")) == yaml.safe_load(file), "/openapi.json is not openapi.yaml"
+print("schemathesis: /openapi.yaml and /openapi.json serve Sources/gateway/openapi.yaml")
+PY
 
 # Positive data that the document cannot describe exactly is refused by rules the schema cannot
 # express: a phone number's validity under its numbering plan (libphonenumber), a destination that

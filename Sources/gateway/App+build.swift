@@ -49,6 +49,8 @@ struct GatewayRuntime: Sendable {
     let shutdown: OneWayFlag
     /// The status-webhook sender, when endpoints are configured (it runs as a service of the application).
     var webhooks: WebhookDispatcher? = nil
+    /// Every route the router serves, with its methods (the OpenAPI document's tests enumerate it).
+    var routes = RouteTable()
 }
 /// Builds the gateway, in the shape of Hummingbird's template: the configuration; the providers, the store
 /// and the engine; a router (``buildRouter``); the services that run beside the server (``buildServices``).
@@ -86,17 +88,21 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         // their leases are taken over at once.
         let instances = InstanceRegistry(store: store.store, clock: options.clock, logger: logger)
         try await instances.register()
-        let service = VerificationService(
+        var service = VerificationService(
             registry: registry, routing: routing, store: store.store, clock: options.clock,
             policy: configuration.policy,
             breakers: CircuitBreakers(settings: configuration.breakers, clock: options.clock), logger: logger,
             metrics: GatewayMetrics(factory: metrics.factory), leaseOwners: instances)
+        // Every start hands out a client secret derived from the signing key; the record keeps its hash.
+        let clientSecrets = ClientSecrets(signingKey: signer.privateKey)
+        service.clientSecretHash = { ClientSecrets.hash(clientSecrets.secret(for: $0)) }
         let receiver = publicBaseURL.map { CallbackReceiver(service: service, publicBaseURL: $0) }
         if let receiver { outbound.inProcess?.bind(receiver) }
+        let routes = RouteTable()
         let router = buildRouter(
             service: service, store: store.store, signer: signer, keyring: keyring, metrics: metrics,
-            configuration: configuration, sandbox: sandbox, receiver: receiver, options: options,
-            https: tls != nil)
+            configuration: configuration, sandbox: sandbox, receiver: receiver, options: options, routes: routes,
+            clientSecrets: clientSecrets, https: tls != nil)
         let (services, webhooks) = try await buildServices(
             options, configuration, store: store, instances: instances, outbound: outbound)
         let app = Application(
@@ -107,7 +113,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             logger: logger)
         let runtime = GatewayRuntime(
             service: service, sandbox: sandbox, sandboxAPIKey: sandboxAPIKey, signer: signer, baseURL: baseURL,
-            shutdown: outbound.shutdown, webhooks: webhooks)
+            shutdown: outbound.shutdown, webhooks: webhooks, routes: routes)
         return (app, runtime)
     } catch {
         try? await outbound.client?.shutdown()

@@ -10,10 +10,10 @@ import Hummingbird
 func buildRouter(
     service: VerificationService, store: any VerificationStore, signer: VerificationTokenSigner, keyring: APIKeyring,
     metrics: MetricsRegistry, configuration: GatewayConfiguration, sandbox: Sandbox?, receiver: CallbackReceiver?,
-    options: GatewayOptions, https: Bool = false
+    options: GatewayOptions, routes: RouteTable = RouteTable(), clientSecrets: ClientSecrets? = nil,
+    https: Bool = false
 ) -> Router<GatewayRequestContext> {
     let registry = service.registry
-    let routes = RouteTable()
     let router = RecordingRouter(router: Router(context: GatewayRequestContext.self), table: routes)
     router.add(
         middleware: HTTPMetricsMiddleware(
@@ -35,13 +35,16 @@ func buildRouter(
         keys: APIKeyMiddleware(keyring: keyring, scope: .admin, store: keyStore)
     ).addRoutes(to: router)
 
+    // A client secret (`vcs_…`) is taken here too, for its verification's app-side steps only; a console
+    // session, to read.
     let v1 = router.group("v1").add(
         middleware: APIKeyMiddleware(
-            keyring: keyring, scope: .verify, store: keyStore, sessions: sessions, sessionsOnlyRead: true)
+            keyring: keyring, scope: .verify, store: keyStore, verifications: service, sessions: sessions,
+            sessionsOnlyRead: true)
     )
     .add(middleware: JSONBodyMiddleware())
     VerificationsController(
-        service: service, signer: signer,
+        service: service, signer: signer, clientSecrets: clientSecrets,
         trustedProxyHeader: configuration.trustedProxyHeader.flatMap { HTTPField.Name($0) }
     ).addRoutes(to: v1)
     PhoneNumbersController(registry: registry).addRoutes(to: v1)

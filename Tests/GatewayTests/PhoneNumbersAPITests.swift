@@ -70,7 +70,7 @@ struct PhoneNumbersAPITests {
             #expect(result.body["national_number"] as? String == "6505553434")
             #expect(result.body["input"] as? String == "(650) 555-3434 ext. 12")
             let document = try #require(
-                try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8)) as? [String: Any])
+                try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.get().utf8)) as? [String: Any])
             let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
             let schema = try #require(schemas["PhoneNumber"] as? [String: Any])
             let documented = Set((schema["properties"] as? [String: Any] ?? [:]).keys)

@@ -94,6 +94,9 @@ public struct VerificationService: Sendable {
     /// This instance and the judge of other instances' leases; `nil`: leases carry no owner and a dead
     /// instance's lease lapses only after ``VerificationPolicy/checkLease``.
     public let leaseOwners: (any LeaseOwners)?
+    /// The hash of the client secret a verification gets at its start, from its id (the HTTP layer mints
+    /// secrets; the record keeps only this). `nil`: verifications get none.
+    public var clientSecretHash: (@Sendable (_ verificationID: String) -> String)?
 
     public init(
         registry: ProviderRegistry, routing: RoutingTable, store: any VerificationStore,
@@ -544,7 +547,7 @@ public struct VerificationService: Sendable {
         let now = clock.now
         let awaitsChallenge: Bool
         if case .solveChallenge = result.nextAction { awaitsChallenge = true } else { awaitsChallenge = false }
-        let record = VerificationRecord(
+        var record = VerificationRecord(
             id: id,
             destination: request.destination,
             channel: result.channel ?? request.channel,
@@ -570,6 +573,7 @@ public struct VerificationService: Sendable {
             apiKeyID: apiKeyID,
             nextAction: result.nextAction,
             fallbackChannels: request.fallbackChannels.filter { $0 != (result.channel ?? request.channel) })
+        record.clientSecretHash = clientSecretHash?(id)
         var detail = ["provider": provider.id, "channel": record.channel.rawValue, "route": decision.route]
         if let experiment = decision.experiment { detail["experiment"] = experiment }
         if let arm = decision.arm { detail["arm"] = arm }

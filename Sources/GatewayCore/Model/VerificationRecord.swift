@@ -60,6 +60,9 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
     public var checkLeaseHoldsAttempt: Bool
     /// The vendor's reason for the last status it reported (a bounded code such as `DENIED`).
     public var statusReason: String?
+    /// The SHA-256 (hex) of the client secret the start handed out, never the secret: the app presents the
+    /// secret for this verification's app-side steps. `nil` for a verification that has none.
+    public var clientSecretHash: String?
     public var version: Int
 
     public init(
@@ -95,8 +98,10 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
         checkLeaseOwner: String? = nil,
         checkLeaseHoldsAttempt: Bool = false,
         statusReason: String? = nil,
+        clientSecretHash: String? = nil,
         version: Int = 1
     ) {
+        self.clientSecretHash = clientSecretHash
         self.nextAction = nextAction
         self.fallbackChannels = fallbackChannels
         self.challengeAttempts = challengeAttempts

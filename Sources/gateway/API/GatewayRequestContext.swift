@@ -6,6 +6,8 @@ struct GatewayRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     /// Set by ``APIKeyMiddleware`` on `/v1` routes.
     var apiKey: APIKey?
+    /// Set by ``APIKeyMiddleware`` instead of ``apiKey`` when a client secret authorized the request.
+    var clientSecret: ClientSecretGrant?
     var requestID: String = ""
     /// The connection's peer address, for per-IP limits (nil in the socket-free test harness).
     let remoteAddress: String?

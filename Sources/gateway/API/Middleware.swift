@@ -105,7 +105,8 @@ struct ErrorMiddleware: RouterMiddleware {
     }
 }
 
-/// Requires `Authorization: Bearer <api key>` with the given scope, or, where the group takes them, the
+/// Requires `Authorization: Bearer <api key>` with the given scope, or, on the app-side steps of one
+/// verification, that verification's client secret (``ClientSecrets``), or, where the group takes them, the
 /// operator console's session cookie (``ConsoleSessions``): its key's scopes apply, and a request that is not
 /// a `GET` or `HEAD` must carry the session's `X-CSRF-Token`.
 struct APIKeyMiddleware: RouterMiddleware {
@@ -114,6 +115,8 @@ struct APIKeyMiddleware: RouterMiddleware {
     let scope: APIKey.Scope
     /// Keys made with `gateway keys create`, looked up when the configuration's keys do not match.
     var store: (any APIKeyStore)? = nil
+    /// Where a client secret's verification is read; `nil`: client secrets are refused (`403`).
+    var verifications: VerificationService? = nil
     /// Console sessions this group accepts when no `Authorization` header is sent.
     var sessions: ConsoleSessions? = nil
     /// Whether a console session may only read (`GET`, `HEAD`) in this group.
@@ -136,6 +139,14 @@ struct APIKeyMiddleware: RouterMiddleware {
             throw APIError(GatewayError(.unauthorized, "Missing or invalid API key."))
         }
         let secret = String(parts[1])
+        if secret.hasPrefix(ClientSecrets.prefix) {
+            let grant = try await ClientSecrets.authorize(
+                secret, request: request, scope: scope, service: verifications)
+            var context = context
+            context.clientSecret = grant
+            context.logger[metadataKey: "client_secret.verification"] = .string(grant.verificationID)
+            return try await next(request, context)
+        }
         var found = keyring.key(forSecret: secret)
         if found == nil, let store { found = try await store.apiKey(hash: APIKeyring.hash(secret)) }
         guard let key = found else {

@@ -2,7 +2,7 @@ import Foundation
 import GatewayCore
 import Hummingbird
 
-/// `/healthz`, `/readyz`, `/openapi.json`, `/.well-known/jwks.json`: no API key needed.
+/// `/healthz`, `/readyz`, `/openapi.json`, `/openapi.yaml`, `/.well-known/jwks.json`: no API key needed.
 struct OperationsController: Sendable {
     let service: VerificationService
     let signer: VerificationTokenSigner
@@ -23,7 +23,12 @@ struct OperationsController: Sendable {
         router.get("openapi.json") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+                body: ResponseBody(byteBuffer: ByteBuffer(string: try OpenAPIDocument.json.get())))
+        }
+        router.get("openapi.yaml") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.yaml)))
         }
         router.get(".well-known/jwks.json") { _, _ in JSONResponse.response(signer.jwks) }
     }

@@ -19,6 +19,11 @@ final class RouteTable: Sendable {
         }
     }
 
+    /// Every route pattern recorded (`/v1/verifications/{id}`) with its methods, in the order first added.
+    var patterns: [(path: String, methods: Set<HTTPRequest.Method>)] {
+        routes.withLock { routes in routes.map { ("/" + $0.segments.joined(separator: "/"), $0.methods) } }
+    }
+
     /// The methods served at `path`, or nil when no route matches it whatever the method.
     func methods(forPath path: String) -> Set<HTTPRequest.Method>? {
         let requested = path.split(separator: "/")

@@ -10,6 +10,8 @@ import struct NIOCore.NIOTooManyBytesError
 struct VerificationsController: Sendable {
     let service: VerificationService
     let signer: VerificationTokenSigner
+    /// Mints the `client_secret` a start answers (its hash is in the record); `nil`: starts answer none.
+    var clientSecrets: ClientSecrets? = nil
     /// A header a trusted proxy sets to the client's address (`X-Forwarded-For`); without one, the
     /// connection's own peer address is the client IP for per-IP limits.
     var trustedProxyHeader: HTTPField.Name? = nil
@@ -38,7 +40,8 @@ struct VerificationsController: Sendable {
         let idempotencyKey = try Self.idempotencyKey(request, context: context)
         guard let idempotencyKey else {
             return JSONResponse.response(
-                try await startBody(body: body, clientIP: clientIP, context: context), status: .created)
+                withClientSecret(try await startBody(body: body, clientIP: clientIP, context: context)),
+                status: .created)
         }
         let fingerprint = Hex.lowercase(SHA256.hash(data: body))
         let claim = IdempotentStart(key: idempotencyKey)
@@ -51,7 +54,7 @@ struct VerificationsController: Sendable {
                 lease: service.policy.idempotencyLease, deadOwner: deadOwner)
             {
             case .replay(let stored):
-                return Self.replay(stored)
+                return replay(stored)
             case .inProgress(let owner):
                 if deadOwner == nil, let owner, owner != instance, let leaseOwners = service.leaseOwners,
                     await leaseOwners.isDead(owner)
@@ -83,13 +86,12 @@ struct VerificationsController: Sendable {
         _ claim: IdempotentStart, body: Data, clientIP: String?, context: GatewayRequestContext
     ) async throws -> Response {
         do {
-            let data = JSONResponse.encode(
-                try await startBody(body: body, clientIP: clientIP, context: context, idempotency: claim))
+            let started = try await startBody(body: body, clientIP: clientIP, context: context, idempotency: claim)
+            // Kept without the client secret: a replay derives it again (``replay(_:)``).
             try await service.store.completeIdempotencyKey(
-                claim.key, token: claim.token, response: StoredResponse(status: 201, body: data))
-            return Response(
-                status: .created, headers: [.contentType: "application/json; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(data: data)))
+                claim.key, token: claim.token, response: StoredResponse(status: 201, body: JSONResponse.encode(started))
+            )
+            return JSONResponse.response(withClientSecret(started), status: .created)
         } catch let error as GatewayError where error.errorClass == .caller || error.errorClass == .blocked {
             // The same body will fail the same way: keep the answer so a replay gets it without a send. (A
             // claim taken over meanwhile keeps nothing of this request: the write needs the claim's token.)
@@ -143,7 +145,7 @@ struct VerificationsController: Sendable {
             let data = JSONResponse.encode(Self.render(record, now: service.clock.now))
             let stored = StoredResponse(status: 201, body: data)
             try await service.store.completeIdempotencyKey(claim.key, token: claim.token, response: stored)
-            return Self.replay(stored)
+            return replay(stored)
         case .startAnew(let id):
             let resumed = IdempotentStart(key: claim.key, token: claim.token, resumingID: id)
             return try await startClaimed(resumed, body: body, clientIP: clientIP, context: context)
@@ -164,12 +166,27 @@ struct VerificationsController: Sendable {
         }
     }
 
-    private static func replay(_ stored: StoredResponse) -> Response {
+    /// A stored answer, replayed; a started verification's with its client secret, derived again from its id.
+    private func replay(_ stored: StoredResponse) -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         headers[.idempotentReplayed] = "true"
+        var body = stored.body
+        if stored.status == 201, let started = JSONValue.parse(stored.body) {
+            body = JSONResponse.encode(withClientSecret(started))
+        }
         return Response(
             status: HTTPResponse.Status(code: stored.status), headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(data: stored.body)))
+            body: ResponseBody(byteBuffer: ByteBuffer(data: body)))
+    }
+
+    /// A start's answer with the verification's `client_secret`, for the app's steps (shown to the API key's
+    /// holder only: the record keeps its hash, the idempotency key's stored answer nothing of it).
+    private func withClientSecret(_ started: JSONValue) -> JSONValue {
+        guard let clientSecrets, case .object(var fields) = started, case .string(let id)? = fields["id"] else {
+            return started
+        }
+        fields["client_secret"] = .string(clientSecrets.secret(for: id))
+        return .object(fields)
     }
 
     private func startBody(
@@ -197,7 +214,7 @@ struct VerificationsController: Sendable {
         }
         let outcome = try await service.check(
             CheckVerification(verificationID: id, code: code, clientContext: try Self.parseClientContext(reader)),
-            owner: Self.owner(context), apiKeyID: context.apiKey?.id)
+            owner: Self.owner(context), apiKeyID: context.apiKey?.id ?? context.clientSecret?.apiKeyID)
         return JSONResponse.response(render(outcome))
     }
 

@@ -10,7 +10,7 @@ enum RecordRows {
         "content_language", "locales", "experiment_arm", "client_reference", "metadata", "api_key_id", "version",
         "route", "experiment", "failovers", "test_number", "next_action", "fallback_channels", "challenge_attempts",
         "token_pending", "pending_tokens", "check_lease_until", "status_reason", "check_lease_owner",
-        "check_lease_attempt",
+        "check_lease_attempt", "client_secret_hash",
     ]
     static let columns = columnNames.joined(separator: ", ")
     /// `column = $n` for every column but the id: $1 is the id, $2 … $N follow ``columnNames``, so an
@@ -71,6 +71,7 @@ enum RecordRows {
             .optionalText(record.statusReason),
             .optionalText(record.checkLeaseOwner),
             .flag(record.checkLeaseHoldsAttempt),
+            .optionalText(record.clientSecretHash),
         ]
     }
 
@@ -147,6 +148,7 @@ enum RecordRows {
         record.statusReason = row.text(31)
         record.checkLeaseOwner = row.text(32)
         record.checkLeaseHoldsAttempt = row.flag(33)
+        record.clientSecretHash = row.text(34)
         return record
     }
 }

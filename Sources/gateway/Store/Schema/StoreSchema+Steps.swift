@@ -154,6 +154,10 @@ extension StoreSchema {
                 .add(.optional("provider_id", .text), to: "idempotency_keys"),
                 .add(.optional("call_begun_at", .real), to: "idempotency_keys"),
             ]),
+        // Verifications started before client secrets have none: only an API key reaches them.
+        SchemaStep(
+            "client secrets: the hash of a verification's secret",
+            [.add(.optional("client_secret_hash", .text), to: "verifications")]),
         SchemaStep(
             "operator console sessions",
             [
