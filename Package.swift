@@ -50,10 +50,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The plugin kit's JWS algorithms (RS256, HS256, ES256) over swift-crypto, apart from the core, which holds
+        // no cryptography.
+        .target(
+            name: "GatewayKitCrypto",
+            dependencies: [
+                "GatewayCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "GatewayTwilio",
             dependencies: [
-                "GatewayCore",
+                "GatewayCore", "GatewayKitCrypto",
                 // Verify Push: ES256 (P-256) device signatures and the HMAC-SHA1 of Twilio's webhook signature.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -97,7 +108,7 @@ let package = Package(
         .target(
             name: "GatewayVonage",
             dependencies: [
-                "GatewayCore",
+                "GatewayCore", "GatewayKitCrypto",
                 // Application JWTs (RS256) for Verify v2, and the HS256 signatures of Vonage's callbacks.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -176,7 +187,11 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayCoreTests",
-            dependencies: ["GatewayCore", "GatewayTestSupport"],
+            dependencies: [
+                "GatewayCore", "GatewayKitCrypto", "GatewayTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

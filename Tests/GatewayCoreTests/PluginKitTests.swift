@@ -1,8 +1,11 @@
+import Crypto
 import Foundation
 import GatewayCore
+import GatewayKitCrypto
 import GatewayTestSupport
 import HTTPTypes
 import Testing
+import _CryptoExtras
 
 @Suite("Plugin kit: the vendor HTTP pipeline")
 struct VendorHTTPClientTests {
@@ -168,7 +171,7 @@ struct PluginKitTableTests {
             settings.problems == [
                 "provider p: setting `account` must start with AC", "provider p: missing setting `token`",
                 "provider p: setting `base_url` must be an http or https URL",
-                "provider p: setting `api` must be v2 or v1",
+                "provider p: setting `api` must be `v2` or `v1`",
                 "provider p: setting `length` must be a whole number from 4 to 10", "provider p: give a or b",
             ])
         #expect(throws: ConfigurationError.self) { try settings.validate() }
@@ -208,5 +211,197 @@ struct PluginKitTableTests {
         parts[1] = Base64URL.encode(Data(#"{"n":2,"sub":"a/b"}"#.utf8))
         #expect(JWS.parse(parts.joined(separator: "."))?.isSigned(by: Self.reversed) == false)
         #expect(JWS.parse("a.b") == nil && JWS.parse(token + "+") == nil && JWS.parse("e30.e30.a=b") == nil)
+    }
+}
+
+@Suite("Plugin kit: wire plumbing")
+struct VendorWireTests {
+    @Test("Basic credentials written and read back, a Bearer token read, whatever the scheme's case")
+    func basic() {
+        let header = VendorHTTPClient.basicAuthorization("AC1", "to:ken")
+        #expect(header == "Basic " + Data("AC1:to:ken".utf8).base64EncodedString())
+        #expect(VendorHTTPClient.basicCredentials(header).map { [$0.user, $0.password] } == ["AC1", "to:ken"])
+        let lower = "basic  " + Data("k:s".utf8).base64EncodedString()
+        #expect(VendorHTTPClient.basicCredentials(lower).map { [$0.user, $0.password] } == ["k", "s"])
+        #expect(VendorHTTPClient.bearerToken("bearer  eyJ.x.y ") == "eyJ.x.y")
+        #expect(VendorHTTPClient.bearerToken(header) == nil && VendorHTTPClient.bearerToken("Bearer") == nil)
+        for bad in [nil, "Bearer x", "Basic", "Basic !!!", "Basic " + Data("no-colon".utf8).base64EncodedString()] {
+            #expect(VendorHTTPClient.basicCredentials(bad) == nil, "\(bad ?? "nil")")
+        }
+    }
+
+    @Test("a form body is encoded with its content type; no form sends no body")
+    func form() async throws {
+        let recorder = RecordingTransport(StubTransport.answer(status: 200, body: "{}"))
+        let client = VendorHTTPClientTests.client(recorder)
+        _ = try await client.send(
+            .post, "/v1/send", form: [("To", "+1 415"), ("Code", "a&b")], operation: VendorHTTPClientTests.send,
+            mapError: VendorHTTPClientTests.mapped)
+        _ = try await client.send(
+            .get, "/v1/read", form: nil, operation: VendorHTTPClientTests.read, mapError: VendorHTTPClientTests.mapped)
+        let (post, get) = (recorder.requests[0], recorder.requests[1])
+        #expect(String(decoding: post.body, as: UTF8.self) == "To=%2B1%20415&Code=a%26b")
+        #expect(post.headerFields[.contentType] == "application/x-www-form-urlencoded")
+        #expect(get.body.isEmpty && get.headerFields[.contentType] == nil)
+    }
+
+    @Test("a required field of a 2xx answer: present and valid, or provider_error with the send kept")
+    func required() throws {
+        let client = VendorHTTPClientTests.client(StubTransport.failing(.timeout))
+        let response = TransportResponse(status: .accepted, headerFields: [:], body: Data())
+        #expect(try client.required("VE1", VendorHTTPClientTests.send, in: response) == "VE1")
+        for value in [nil, ""] as [String?] {
+            let error = expectGatewayError(.providerError) {
+                try client.required(value, where: { !$0.isEmpty }, VendorHTTPClientTests.send, in: response)
+            }
+            #expect(error?.sendMayHaveHappened == true && error?.vendor?.httpStatus == 202)
+        }
+    }
+
+    @Test("callbacks: a bad signature is logged by its reason and refused; an unreadable body is invalid_request")
+    func callbacks() throws {
+        let logs = CapturedLogs()
+        let client = VendorHTTPClientTests.client(StubTransport.failing(.timeout), logs: logs)
+        let refused = client.refusedCallback("stale iat")
+        #expect(refused.code == .unauthorized && refused.message.contains("Acme signature"))
+        #expect(
+            logs.messages.contains { $0.hasPrefix("acme callback refused") && $0.contains("acme.refusal=stale iat") })
+        struct Event: Decodable { var id: String }
+        #expect(try client.callbackBody(Event.self, from: Data(#"{"id": "e1"}"#.utf8)).id == "e1")
+        expectGatewayError(.invalidRequest) { try client.callbackBody(Event.self, from: Data("{}".utf8)) }
+    }
+
+    @Test("a stored reference reaches a URL only in the vendor's shape; a channel or destination that does not fit")
+    func referencesAndFits() throws {
+        let client = VendorHTTPClientTests.client(StubTransport.failing(.timeout))
+        func verification(_ reference: String?) -> ProviderVerification {
+            ProviderVerification(destination: .email("a@b.test"), channel: .email, reference: reference, state: .empty)
+        }
+        #expect(try client.reference(of: verification("VE1")) { $0.hasPrefix("VE") } == "VE1")
+        for bad in [nil, "../x"] as [String?] {
+            expectGatewayError(.internal) { try client.reference(of: verification(bad)) { $0.hasPrefix("VE") } }
+        }
+        #expect(try client.url("/v1/x?a=b").absoluteString == "https://api.acme.test/v1/x?a=b")
+        #expect(GatewayError.unsupported(.push, by: "Acme").code == .unsupportedChannel)
+        let phone = Destination.phone(try PhoneNumber(parsing: "+14155550100"))
+        try phone.requireFits(.sms)
+        try Destination.email("a@b.test").requireFits(.email)
+        try Destination.identity("user-1").requireFits(.push)
+        for (destination, channel) in [(phone, Channel.email), (.email("a@b.test"), .sms), (phone, .push)] {
+            expectGatewayError(.invalidRequest) { try destination.requireFits(channel) }
+        }
+    }
+
+    struct Made: ContextProvider {
+        let id: String
+        var capabilities: ProviderCapabilities { ProviderCapabilities(channels: [.sms]) }
+        init(context: ProviderContext) throws(ConfigurationError) {
+            try PluginSettings(context.settings, specs: VendorWireTests.specs, providerID: context.providerID)
+                .validate()
+            id = context.providerID
+        }
+        func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult { throw .internal() }
+        func check(_ verification: ProviderVerification, code: String) async throws(GatewayError)
+            -> ProviderCheckResult
+        { throw .internal() }
+    }
+
+    static let specs: [SettingSpec] = [.seconds("ttl", "Lifetime.", in: 1...60)]
+
+    @Test("a plugin made from a provider type, and settings in seconds")
+    func pluginFromType() throws {
+        let plugin = GatewayPlugin(
+            id: "acme", displayName: "Acme", settings: Self.specs, provider: Made.self,
+            makeEmulator: { _ in fatalError("not started") }, sandboxSettings: { _ in [:] })
+        func context(_ ttl: String) -> ProviderContext {
+            ProviderContext(providerID: "acme-eu", settings: ["ttl": ttl], transport: StubTransport.failing(.timeout))
+        }
+        #expect(try plugin.makeProvider(context("30")).id == "acme-eu")
+        do {
+            _ = try plugin.makeProvider(context("90"))
+            Issue.record("90 seconds was taken")
+        } catch {
+            #expect(error.problems == ["provider acme-eu: setting `ttl` must be 1 to 60 seconds"])
+        }
+    }
+
+    static let table = VendorErrorTable(
+        vendor: "Acme",
+        rows: [
+            VendorErrorRow(
+                code: "40001", httpStatus: 400, name: "Bad parameter", mapsTo: .invalidRequest, source: "§1"),
+            VendorErrorRow(vocabulary: "v1", code: "40001", name: "Other", mapsTo: .notFound, source: "§2"),
+        ])
+
+    @Test("a code-keyed table: the code decides whatever the status, else the status; the message names both")
+    func codeOnly() {
+        #expect(Self.table.row(anyStatus: "40001")?.name == "Bad parameter")
+        #expect(Self.table.row(anyStatus: "40001", vocabulary: "v1")?.mapsTo == .notFound)
+        let known = Self.table.error(code: "40001", httpStatus: 503, retryAfter: 3, providerID: "acme")
+        #expect(known.code == .invalidRequest && known.retryAfter == 3)
+        #expect(known.message == "Acme rejected the request as invalid (Acme 40001: Bad parameter).")
+        #expect(known.vendor == .init(providerID: "acme", code: "40001", httpStatus: 503))
+        let unknown = Self.table.error(code: "99", httpStatus: 429, providerID: "acme")
+        #expect(unknown.code == .providerRateLimited && unknown.message.hasSuffix("(Acme 99, HTTP 429)."))
+        let none = Self.table.error(code: nil, httpStatus: 500, providerID: "acme")
+        #expect(none.code == .providerUnavailable && none.message == "Acme is unavailable (HTTP 500).")
+        #expect(Self.table.summary(of: .deliveryFailed) == "Acme could not deliver the code")
+    }
+
+    @Test(
+        "language tags: the exact tag, else its language, else a variant of it, ignoring case and underscores",
+        arguments: [
+            (["xx-YY", "pt_br"], ["en", "pt", "pt-BR"], "pt-BR"), (["es-MX"], ["en", "es"], "es"),
+            (["de"], ["de-at", "de-de"], "de-at"), ([" fr-CA ", "de"], ["fr", "de"], "fr"),
+            (["", "sv-SE"], ["sv"], "sv"), (["ja"], ["en-us"], nil), ([], ["en"], nil),
+        ] as [([String], [String], String?)])
+    func languages(_ preferences: [String], _ supported: [String], _ expected: String?) {
+        #expect(LanguageTags.firstMatch(preferences, in: supported) == expected)
+    }
+
+    @Test("dates: ISO 8601 written with whole seconds and read with any fraction or offset; UTC forms")
+    func dates() throws {
+        let date = Date(timeIntervalSince1970: 1_767_323_045.123_456)
+        #expect(VendorDate.iso8601(date) == "2026-01-02T03:04:05Z")
+        #expect(VendorDate.utc(date, separator: " ") == "2026-01-02 03:04:05")
+        #expect(VendorDate.utc(date, milliseconds: true) == "2026-01-02T03:04:05.123")
+        #expect(VendorDate.parseISO8601("2026-01-02T03:04:05Z") == Date(timeIntervalSince1970: 1_767_323_045))
+        let micro = try #require(VendorDate.parseISO8601(" 2026-01-02T04:04:05.123456+01:00 "))
+        #expect(abs(micro.timeIntervalSince1970 - 1_767_323_045.123) < 0.001)
+        #expect(VendorDate.parseISO8601("2026-01-02T03:04:05.5Z") == Date(timeIntervalSince1970: 1_767_323_045.5))
+        #expect(VendorDate.parseISO8601("yesterday") == nil && VendorDate.parseISO8601(nil) == nil)
+    }
+
+    @Test("a JSON answer: sorted keys, unescaped slashes, its content type and extra headers")
+    func jsonAnswer() {
+        var extra = HTTPFields()
+        extra[.contentLanguage] = "sv-SE"
+        let answer = TransportResponse.json(
+            ["b": "x/y", "a": "1"], status: 201, contentType: "application/json; charset=utf-8", headers: extra)
+        #expect(String(decoding: answer.body, as: UTF8.self) == #"{"a":"1","b":"x/y"}"#)
+        #expect(answer.status.code == 201 && answer.headerFields[.contentType] == "application/json; charset=utf-8")
+        #expect(answer.headerFields[.contentLanguage] == "sv-SE")
+        #expect(TransportResponse.json(["a": 1]).headerFields[.contentType] == "application/json")
+    }
+
+    @Test("JWS algorithms over swift-crypto: each signs what it verifies, a public key only verifies")
+    func algorithms() throws {
+        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let p256 = P256.Signing.PrivateKey()
+        let pairs: [(JWSAlgorithm, JWSAlgorithm)] = [
+            (.rs256(signingWith: rsa), .rs256(verifyingWith: rsa.publicKey)),
+            (.es256(signingWith: p256), .es256(verifyingWith: p256.publicKey)),
+            (.hs256(secret: Data("s3cret".utf8)), .hs256(secret: Data("s3cret".utf8))),
+        ]
+        for (signer, checker) in pairs {
+            let token = try JWS.sign(["sub": "u1"] as JSONValue, with: signer)
+            let parsed = try #require(JWS.parse(token))
+            #expect(parsed.algorithm == signer.name && parsed.isSigned(by: checker), "\(signer.name)")
+            #expect(!parsed.isSigned(by: .hs256(secret: Data("other".utf8))), "\(signer.name)")
+        }
+        #expect(throws: GatewayError.self) { try JWSAlgorithm.rs256(verifyingWith: rsa.publicKey).sign(Data()) }
+        #expect(throws: GatewayError.self) { try JWSAlgorithm.es256(verifyingWith: p256.publicKey).sign(Data()) }
+        let es = try JWSAlgorithm.es256(signingWith: p256).sign(Data("x".utf8))
+        #expect(es.count == 64, "raw r‖s")
     }
 }

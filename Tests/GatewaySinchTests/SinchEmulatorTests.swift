@@ -178,10 +178,10 @@ struct SinchEmulatorTests {
         let key = try #require(SinchSigning.key(fromSecret: SinchSandbox.applicationSecret))
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        headers[SinchSigning.timestampHeader] = SinchSigning.timestamp(date)
+        headers[SinchSigning.timestampHeader] = VendorDate.iso8601(date)
         headers[.authorization] = SinchSigning.authorization(
             applicationKey: SinchSandbox.applicationKey, key: key, method: "GET", body: Data(),
-            contentType: "application/json", timestamp: SinchSigning.timestamp(date),
+            contentType: "application/json", timestamp: VendorDate.iso8601(date),
             resource: SinchSandbox.mountPath + path)
         return headers
     }

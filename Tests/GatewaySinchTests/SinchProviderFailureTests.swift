@@ -122,10 +122,10 @@ struct SinchProviderFailureTests {
             let data = Data(body.utf8)
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
-            headers[SinchSigning.timestampHeader] = SinchSigning.timestamp(harness.clock.now)
+            headers[SinchSigning.timestampHeader] = VendorDate.iso8601(harness.clock.now)
             headers[.authorization] = SinchSigning.authorization(
                 applicationKey: SinchSandbox.applicationKey, key: key, method: "POST", body: data,
-                contentType: "application/json", timestamp: SinchSigning.timestamp(harness.clock.now),
+                contentType: "application/json", timestamp: VendorDate.iso8601(harness.clock.now),
                 resource: "/verification/v1/verifications")
             let answer = await harness.emulator.handle(
                 EmulatorRequest(

@@ -48,11 +48,11 @@ struct SinchSigningTests {
 
     @Test("x-timestamp is read in Sinch's form and in Python's isoformat with microseconds and an offset")
     func timestamps() throws {
-        let plain = try #require(SinchSigning.parseTimestamp("2014-06-04T13:41:58Z"))
-        let python = try #require(SinchSigning.parseTimestamp("2014-06-04T13:41:58.123456+00:00"))
+        let plain = try #require(VendorDate.parseISO8601("2014-06-04T13:41:58Z"))
+        let python = try #require(VendorDate.parseISO8601("2014-06-04T13:41:58.123456+00:00"))
         #expect(abs(python.timeIntervalSince(plain) - 0.123) < 0.001)
-        #expect(SinchSigning.timestamp(plain) == "2014-06-04T13:41:58Z")
-        #expect(SinchSigning.parseTimestamp("yesterday") == nil)
+        #expect(VendorDate.iso8601(plain) == "2014-06-04T13:41:58Z")
+        #expect(VendorDate.parseISO8601("yesterday") == nil)
     }
 
     static func signedHeaders(
@@ -62,10 +62,10 @@ struct SinchSigningTests {
         let key = try #require(SinchSigning.key(fromSecret: secret))
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        headers[SinchSigning.timestampHeader] = SinchSigning.timestamp(date)
+        headers[SinchSigning.timestampHeader] = VendorDate.iso8601(date)
         headers[.authorization] = SinchSigning.authorization(
             applicationKey: applicationKey, key: key, method: "POST", body: body, contentType: "application/json",
-            timestamp: SinchSigning.timestamp(date), resource: resource)
+            timestamp: VendorDate.iso8601(date), resource: resource)
         return headers
     }
 
@@ -104,11 +104,11 @@ struct SinchSigningTests {
         publicScheme[.authorization] = "Application " + SinchSandbox.applicationKey
         #expect(verify(publicScheme) == .weakScheme)
         var basic = good
-        basic[.authorization] = SinchSigning.basic(
-            applicationKey: SinchSandbox.applicationKey, secret: SinchSandbox.applicationSecret)
+        basic[.authorization] = VendorHTTPClient.basicAuthorization(
+            SinchSandbox.applicationKey, SinchSandbox.applicationSecret)
         #expect(verify(basic) == .malformedAuthorization)
         #expect(verify(basic, allowBasic: true) == nil)
-        basic[.authorization] = SinchSigning.basic(applicationKey: SinchSandbox.applicationKey, secret: "wrong")
+        basic[.authorization] = VendorHTTPClient.basicAuthorization(SinchSandbox.applicationKey, "wrong")
         #expect(verify(basic, allowBasic: true) == .badSignature)
         #expect(SinchSigning.Refusal.badSignature.errorCode == 40102)
         #expect(SinchSigning.Refusal.missingTimestamp.errorCode == 40101)

@@ -1,22 +1,14 @@
-import Foundation
 import GatewayCore
+import GatewayTestSupport
 import Testing
 
 @testable import GatewayTwilio
 
 @Suite("docs/errors.md")
 struct TwilioErrorDocsTests {
-    /// The lines of `docs/errors.md`, found from this file's place in the repository.
-    static func lines() throws -> [Substring] {
-        let root = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let text = try String(contentsOf: root.appendingPathComponent("docs/errors.md"), encoding: .utf8)
-        return text.split(separator: "\n")
-    }
-
     @Test("every taxonomy code has a line with its HTTP status, class and retryability")
     func taxonomy() throws {
-        let lines = try Self.lines()
+        let lines = try ErrorsDoc.lines()
         for code in GatewayError.Code.allCases {
             let prefix =
                 "| `\(code.rawValue)` | \(code.httpStatus) | `\(code.errorClass.rawValue)` | "
@@ -25,18 +17,18 @@ struct TwilioErrorDocsTests {
         }
     }
 
-    @Test("every Twilio row has a line in the Twilio table with the same mapping and source")
+    @Test("every Twilio row has a line in the Twilio table with the same mapping and source, and a note")
     func twilioTable() throws {
-        let lines = try Self.lines()
+        let lines = try ErrorsDoc.lines()
         for row in TwilioErrorMapping.table.rows {
-            let prefix = "| \(row.code ?? "-") | \(row.name) | `\(row.mapsTo.rawValue)` | \(row.source) |"
-            #expect(lines.contains { $0.hasPrefix(prefix) }, "no Twilio line starting \(prefix)")
+            let prefix = "| \(row.code ?? "-") | \(row.name) | `\(row.mapsTo.rawValue)` | \(row.source) | "
+            ErrorsDoc.expectNotedLine(prefix, in: lines)
         }
     }
 
     @Test("the other vendors have their marked sections")
     func vendorSections() throws {
-        let lines = try Self.lines()
+        let lines = try ErrorsDoc.lines()
         for vendor in ["Twilio (Verify v2 and the Verify Push SDK)", "Firebase", "Vonage", "Sinch", "IDaaS"] {
             #expect(lines.contains("## \(vendor)"))
         }

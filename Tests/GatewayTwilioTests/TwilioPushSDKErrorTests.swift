@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import Testing
 
 @testable import GatewayTwilio
@@ -66,14 +67,14 @@ struct TwilioPushSDKErrorTests {
     }
 
     @Test("each SDK case maps as the table says, under an SDK code", arguments: TwilioPushSDKErrors.cases)
-    func each(_ sdkCase: TwilioPushSDKErrors.Case) {
-        #expect((60401...60407).contains(sdkCase.code))
+    func each(_ sdkCase: VendorErrorRow) {
+        let code = TwilioPushSDKErrors.code(of: sdkCase)
+        #expect((60401...60407).contains(code))
         #expect(sdkCase.mapsTo == Self.expected[sdkCase.name])
-        let error = TwilioPushSDKErrors.map(code: sdkCase.code, cause: sdkCase.name, providerID: "twilio")
+        let error = TwilioPushSDKErrors.map(code: code, cause: sdkCase.name, providerID: "twilio")
         #expect(error.code == sdkCase.mapsTo)
-        #expect(error.vendor?.code == String(sdkCase.code))
+        #expect(error.vendor?.code == String(code))
         #expect(error.message.contains(sdkCase.name))
-        #expect(!sdkCase.note.isEmpty)
     }
 
     @Test("the seven TwilioVerifyError codes map on their own, matching the numeric table")
@@ -96,12 +97,12 @@ struct TwilioPushSDKErrorTests {
         #expect(denied.code == .incorrectCode)
     }
 
-    @Test("docs/errors.md prints every SDK case with its code and mapping")
+    @Test("docs/errors.md prints every SDK case with its code, mapping and a note")
     func documented() throws {
-        let lines = try TwilioErrorDocsTests.lines()
+        let lines = try ErrorsDoc.lines()
         for sdkCase in TwilioPushSDKErrors.cases {
-            let prefix = "| `\(sdkCase.name)` | \(sdkCase.code) | `\(sdkCase.mapsTo.rawValue)` |"
-            #expect(lines.contains { $0.hasPrefix(prefix) }, "no docs line starting \(prefix)")
+            let code = TwilioPushSDKErrors.code(of: sdkCase)
+            ErrorsDoc.expectNotedLine("| `\(sdkCase.name)` | \(code) | `\(sdkCase.mapsTo.rawValue)` | ", in: lines)
         }
     }
 
@@ -115,7 +116,7 @@ struct TwilioPushSDKErrorTests {
         if (60401...60407).contains(code) { #expect(audience == .app) }
         if [60324, 60322, 60311, 60313, 60314].contains(code) { #expect(audience == .app) }
         if [60318, 60312, 60309, 60307, 60305].contains(code) { #expect(audience == .backend) }
-        let lines = try TwilioErrorDocsTests.lines()
+        let lines = try ErrorsDoc.lines()
         let line = lines.first { $0.hasPrefix("| \(code) |") }
         #expect(line?.hasSuffix("| \(audience.rawValue) |") == true, "docs line for \(code)")
     }

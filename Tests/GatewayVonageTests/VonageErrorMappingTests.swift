@@ -39,7 +39,7 @@ struct VonageErrorMappingTests {
         #expect(error.code == row.mapsTo)
         #expect(error.vendor == .init(providerID: "vonage-eu", code: row.code, httpStatus: status))
         #expect(error.message.contains("Vonage"))
-        #expect(!row.note.isEmpty && row.source == "docs/vendors/vonage.md §2.4")
+        #expect(row.source == "docs/vendors/vonage.md §2.4")
     }
 
     @Test("every documented v2 problem has a row, and every row is documented")

@@ -30,16 +30,16 @@ public struct NoEmulatorPersistence: EmulatorPersistence {
 }
 
 /// Keeps the entities in memory, for tests that build a second emulator over the first one's state.
-public final class InMemoryEmulatorPersistence: EmulatorPersistence {
+package final class InMemoryEmulatorPersistence: EmulatorPersistence {
     private let entities = Mutex<[String: Data]>([:])
     private let writes = Mutex(0)
     private let tables = Mutex<[String: InMemoryEmulatorTable]>([:])
 
-    public init() {}
+    package init() {}
 
-    public func load() -> [String: Data] { entities.withLock { $0 } }
+    package func load() -> [String: Data] { entities.withLock { $0 } }
 
-    public func save(_ changes: [String: Data?]) {
+    package func save(_ changes: [String: Data?]) {
         entities.withLock { entities in
             for (key, value) in changes {
                 if let value { entities[key] = value } else { entities.removeValue(forKey: key) }
@@ -48,10 +48,10 @@ public final class InMemoryEmulatorPersistence: EmulatorPersistence {
         writes.withLock { $0 += changes.count }
     }
 
-    public func table(_ name: String) -> any EmulatorTable { memoryTable(name) }
+    package func table(_ name: String) -> any EmulatorTable { memoryTable(name) }
 
     /// The table `name` itself, for tests that count its rows and writes.
-    public func memoryTable(_ name: String) -> InMemoryEmulatorTable {
+    package func memoryTable(_ name: String) -> InMemoryEmulatorTable {
         tables.withLock { tables in
             if let table = tables[name] { return table }
             let table = InMemoryEmulatorTable()
@@ -61,5 +61,5 @@ public final class InMemoryEmulatorPersistence: EmulatorPersistence {
     }
 
     /// Entities written so far (a save of one entity counts one), to show a call writes only what it changed.
-    public var writeCount: Int { writes.withLock { $0 } }
+    package var writeCount: Int { writes.withLock { $0 } }
 }

@@ -111,29 +111,29 @@ public protocol EmulatorRows {
 /// An ``EmulatorTable`` in memory: for tests and for an emulator without persistence. A transaction whose
 /// body throws keeps what it wrote before throwing (the emulators' bodies throw only what the rows throw,
 /// and these rows never do).
-public final class InMemoryEmulatorTable: EmulatorTable, @unchecked Sendable {
+package final class InMemoryEmulatorTable: EmulatorTable, @unchecked Sendable {
     // unchecked: `rows` is only touched while `lock` is held.
     private let lock = Mutex(())
     private let rows = MemoryRows()
 
-    public init() {}
+    package init() {}
 
-    public func transaction<T: Sendable>(
+    package func transaction<T: Sendable>(
         _ body: @escaping @Sendable (any EmulatorRows) throws -> T
     ) async throws -> T {
         try transactionNow(body)
     }
 
-    public func transactionNow<T>(_ body: (any EmulatorRows) throws -> T) throws -> T {
+    package func transactionNow<T>(_ body: (any EmulatorRows) throws -> T) throws -> T {
         try lock.withLock { _ in try body(rows) }
     }
 
     /// Rows written (a put or a removal of a stored key counts one), to show a call writes only what it
     /// changed.
-    public var writeCount: Int { lock.withLock { _ in rows.writes } }
+    package var writeCount: Int { lock.withLock { _ in rows.writes } }
 
     /// Rows stored.
-    public var count: Int { lock.withLock { _ in rows.entries.count } }
+    package var count: Int { lock.withLock { _ in rows.entries.count } }
 }
 
 /// The rows of ``InMemoryEmulatorTable``: a dictionary, an index per lookup, and a heap of due times whose

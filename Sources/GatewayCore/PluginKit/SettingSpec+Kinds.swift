@@ -27,13 +27,14 @@ extension SettingSpec {
             validate: { SettingSpec.isHTTPURL($0) ? nil : "must be an http or https URL" })
     }
 
-    /// One of `values` (`must be v2 or v1`).
+    /// One of `values` (``must be `v2` or `v1` ``).
     public static func choice(
         _ name: String, _ summary: String, _ values: [String], required: Bool = false
     ) -> SettingSpec {
+        let quoted = values.map { "`\($0)`" }
         let listed =
-            values.count > 1
-            ? values.dropLast().joined(separator: ", ") + " or " + values[values.count - 1] : values.joined()
+            quoted.count > 1
+            ? quoted.dropLast().joined(separator: ", ") + " or " + quoted[quoted.count - 1] : quoted.joined()
         return SettingSpec(
             name: name, summary: summary, isRequired: required,
             validate: { values.contains($0) ? nil : "must be \(listed)" })
@@ -47,6 +48,15 @@ extension SettingSpec {
         return SettingSpec(
             name: name, summary: summary, isRequired: required,
             validate: { Int($0).map(range.contains) == true ? nil : reason })
+    }
+
+    /// A number of seconds in `range` (`must be 1 to 3600 seconds`).
+    public static func seconds(
+        _ name: String, _ summary: String, in range: ClosedRange<Int>, required: Bool = false
+    ) -> SettingSpec {
+        integer(
+            name, summary, in: range, required: required,
+            reason: "must be \(range.lowerBound) to \(range.upperBound) seconds")
     }
 
     /// Whether `value` is an `http` or `https` URL with a host.

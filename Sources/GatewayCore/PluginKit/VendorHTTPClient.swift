@@ -31,6 +31,8 @@ public struct VendorHTTPClient: Sendable {
     public var transport: any HTTPTransport
     public var timeout: Duration
     public var logger: Logger
+    /// The provider's clock, for the plugin's own times (expiry, signatures).
+    public var clock: any WallClock
     public var metrics: GatewayMetrics
     /// Whether a 5xx answer to an operation that may send keeps `sendMayHaveHappened` (a vendor that does not
     /// say whether a 5xx came before or after it acted); otherwise an error answer never claims a send.
@@ -46,6 +48,7 @@ public struct VendorHTTPClient: Sendable {
         self.transport = context.transport
         self.timeout = context.requestTimeout
         self.logger = context.logger
+        self.clock = context.clock
         self.metrics = context.metrics
         self.serverErrorMaySend = serverErrorMaySend
     }
@@ -57,9 +60,7 @@ public struct VendorHTTPClient: Sendable {
         _ method: HTTPRequest.Method, _ path: String, headers: HTTPFields = [:], body: Data = Data(),
         operation: VendorOperation, logMetadata: Logger.Metadata = [:], mapError: (VendorErrorAnswer) -> GatewayError
     ) async throws(GatewayError) -> TransportResponse {
-        guard let url = URL(string: baseURL + path) else {
-            throw GatewayError.internal("The \(vendor) base URL does not form a valid request URL.")
-        }
+        let url = try url(path)
         var headers = headers
         headers[.userAgent] = "verification-gateway"
         let started = ContinuousClock.now
@@ -106,6 +107,14 @@ public struct VendorHTTPClient: Sendable {
         metadata.merge(logMetadata) { kept, _ in kept }
         logger.info("\(logName) refused a call", metadata: metadata)
         return error
+    }
+
+    /// `baseURL + path` as a URL (a plugin that signs the path reads it from here).
+    public func url(_ path: String) throws(GatewayError) -> URL {
+        guard let url = URL(string: baseURL + path) else {
+            throw GatewayError.internal("The \(vendor) base URL does not form a valid request URL.")
+        }
+        return url
     }
 
     /// Decodes a 2xx body as `type`, or throws ``malformed(_:httpStatus:)``.

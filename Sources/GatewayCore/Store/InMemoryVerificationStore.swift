@@ -3,7 +3,7 @@ import Synchronization
 
 /// A store that keeps everything in memory: for tests and for embedding the core in a program that
 /// needs no persistence. It passes the same conformance suite as the database stores.
-public final class InMemoryVerificationStore: VerificationStore {
+package final class InMemoryVerificationStore: VerificationStore {
     private struct State {
         var records: [String: VerificationRecord] = [:]
         var events: [String: [VerificationEvent]] = [:]
@@ -29,27 +29,27 @@ public final class InMemoryVerificationStore: VerificationStore {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
-    public func insert(_ record: VerificationRecord) async throws(GatewayError) {
+    package func insert(_ record: VerificationRecord) async throws(GatewayError) {
         try state.withLock { (state) throws(GatewayError) in
             guard state.records[record.id] == nil else { throw GatewayError.internal("Duplicate verification id.") }
             state.records[record.id] = record
         }
     }
 
-    public func record(id: String) async throws(GatewayError) -> VerificationRecord? {
+    package func record(id: String) async throws(GatewayError) -> VerificationRecord? {
         state.withLock { $0.records[id] }
     }
 
-    public func record(providerID: String, reference: String) async throws(GatewayError) -> VerificationRecord? {
+    package func record(providerID: String, reference: String) async throws(GatewayError) -> VerificationRecord? {
         state.withLock { state in
             state.records.values.filter { $0.providerID == providerID && $0.providerReference == reference }
                 .max { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         }
     }
 
-    public func hit(_ key: String, limit: Int, window: TimeInterval, at: Date) async throws(GatewayError)
+    package func hit(_ key: String, limit: Int, window: TimeInterval, at: Date) async throws(GatewayError)
         -> RateDecision
     {
         let (start, retryAfter) = rateWindow(at: at, window: window)
@@ -63,7 +63,7 @@ public final class InMemoryVerificationStore: VerificationStore {
         }
     }
 
-    public func add(_ key: String, window: TimeInterval, at: Date) async throws(GatewayError) -> Int {
+    package func add(_ key: String, window: TimeInterval, at: Date) async throws(GatewayError) -> Int {
         let (start, _) = rateWindow(at: at, window: window)
         return state.withLock { state in
             var counter = state.counters[key] ?? (start, 0)
@@ -74,7 +74,7 @@ public final class InMemoryVerificationStore: VerificationStore {
         }
     }
 
-    public func count(_ key: String, window: TimeInterval, at: Date) async throws(GatewayError) -> Int {
+    package func count(_ key: String, window: TimeInterval, at: Date) async throws(GatewayError) -> Int {
         let (start, _) = rateWindow(at: at, window: window)
         return state.withLock { state in
             guard let counter = state.counters[key], counter.windowStart == start else { return 0 }
@@ -82,26 +82,26 @@ public final class InMemoryVerificationStore: VerificationStore {
         }
     }
 
-    public func block(_ block: PrefixBlock) async throws(GatewayError) {
+    package func block(_ block: PrefixBlock) async throws(GatewayError) {
         state.withLock { $0.blocks[block.prefix] = block }
     }
 
-    public func activeBlock(prefix: String, at: Date) async throws(GatewayError) -> PrefixBlock? {
+    package func activeBlock(prefix: String, at: Date) async throws(GatewayError) -> PrefixBlock? {
         state.withLock { state in state.blocks[prefix].flatMap { $0.until > at ? $0 : nil } }
     }
 
-    public func blocks(at: Date) async throws(GatewayError) -> [PrefixBlock] {
+    package func blocks(at: Date) async throws(GatewayError) -> [PrefixBlock] {
         state.withLock { state in state.blocks.values.filter { $0.until > at }.sorted { $0.prefix < $1.prefix } }
     }
 
-    public func liftBlock(prefix: String, at: Date) async throws(GatewayError) -> Bool {
+    package func liftBlock(prefix: String, at: Date) async throws(GatewayError) -> Bool {
         state.withLock { state in
             guard let block = state.blocks.removeValue(forKey: prefix) else { return false }
             return block.until > at
         }
     }
 
-    public func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool {
+    package func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool {
         state.withLock { state in
             guard let stored = state.records[record.id], stored.version == record.version - 1 else { return false }
             state.records[record.id] = record
@@ -109,18 +109,18 @@ public final class InMemoryVerificationStore: VerificationStore {
         }
     }
 
-    public func append(_ event: VerificationEvent) async throws(GatewayError) {
+    package func append(_ event: VerificationEvent) async throws(GatewayError) {
         state.withLock { state in
             state.events[event.verificationID, default: []].append(event)
             state.log.append(SequencedEvent(sequence: Int64(state.log.count + 1), event: event))
         }
     }
 
-    public func events(verificationID: String) async throws(GatewayError) -> [VerificationEvent] {
+    package func events(verificationID: String) async throws(GatewayError) -> [VerificationEvent] {
         state.withLock { $0.events[verificationID] ?? [] }
     }
 
-    public func records(experiment: String, from: Date?, to: Date?) async throws(GatewayError)
+    package func records(experiment: String, from: Date?, to: Date?) async throws(GatewayError)
         -> [VerificationRecord]
     {
         state.withLock { state in
@@ -132,7 +132,7 @@ public final class InMemoryVerificationStore: VerificationStore {
         }
     }
 
-    public func claimIdempotencyKey(
+    package func claimIdempotencyKey(
         _ key: IdempotencyKey, fingerprint: String, token: String, owner: String?, at: Date, lease: TimeInterval,
         deadOwner: String?
     ) async throws(GatewayError) -> IdempotencyClaim {
@@ -155,7 +155,7 @@ public final class InMemoryVerificationStore: VerificationStore {
         }
     }
 
-    public func recordIdempotencyProgress(
+    package func recordIdempotencyProgress(
         _ key: IdempotencyKey, token: String, progress: IdempotencyProgress, until: Date
     ) async throws(GatewayError) -> Bool {
         state.withLock { state in
@@ -170,7 +170,7 @@ public final class InMemoryVerificationStore: VerificationStore {
     }
 
     @discardableResult
-    public func completeIdempotencyKey(
+    package func completeIdempotencyKey(
         _ key: IdempotencyKey, token: String, response: StoredResponse
     ) async throws(GatewayError) -> Bool {
         state.withLock { state in
@@ -181,7 +181,7 @@ public final class InMemoryVerificationStore: VerificationStore {
         }
     }
 
-    public func releaseIdempotencyKey(_ key: IdempotencyKey, token: String) async throws(GatewayError) {
+    package func releaseIdempotencyKey(_ key: IdempotencyKey, token: String) async throws(GatewayError) {
         state.withLock { state in
             guard let existing = state.idempotency[key], existing.token == token, existing.response == nil else {
                 return
@@ -190,7 +190,7 @@ public final class InMemoryVerificationStore: VerificationStore {
         }
     }
 
-    public func abandonIdempotencyKey(_ key: IdempotencyKey, token: String, at: Date) async throws(GatewayError) {
+    package func abandonIdempotencyKey(_ key: IdempotencyKey, token: String, at: Date) async throws(GatewayError) {
         state.withLock { state in
             guard var existing = state.idempotency[key], existing.token == token, existing.response == nil else {
                 return
@@ -200,19 +200,19 @@ public final class InMemoryVerificationStore: VerificationStore {
         }
     }
 
-    public func heartbeat(_ instance: GatewayInstance) async throws(GatewayError) {
+    package func heartbeat(_ instance: GatewayInstance) async throws(GatewayError) {
         state.withLock { $0.instances[instance.id] = instance }
     }
 
-    public func instances() async throws(GatewayError) -> [GatewayInstance] {
+    package func instances() async throws(GatewayError) -> [GatewayInstance] {
         state.withLock { $0.instances.values.sorted { $0.id < $1.id } }
     }
 
-    public func removeInstance(id: String) async throws(GatewayError) {
+    package func removeInstance(id: String) async throws(GatewayError) {
         _ = state.withLock { $0.instances.removeValue(forKey: id) }
     }
 
-    public func pruneIdempotencyKeys(claimedBefore before: Date, limit: Int) async throws(GatewayError) -> Int {
+    package func pruneIdempotencyKeys(claimedBefore before: Date, limit: Int) async throws(GatewayError) -> Int {
         state.withLock { state in
             let expired = state.idempotency.filter { _, entry in
                 entry.claimedAt < before && (entry.response != nil || entry.leaseUntil < before)
@@ -224,21 +224,21 @@ public final class InMemoryVerificationStore: VerificationStore {
 }
 
 extension InMemoryVerificationStore: WebhookQueueStore {
-    public func webhookCursor() async throws(GatewayError) -> Int64 {
+    package func webhookCursor() async throws(GatewayError) -> Int64 {
         state.withLock { state in
             if state.webhookCursor == nil { state.webhookCursor = Int64(state.log.count) }
             return state.webhookCursor ?? 0
         }
     }
 
-    public func events(after sequence: Int64, limit: Int) async throws(GatewayError) -> [SequencedEvent] {
+    package func events(after sequence: Int64, limit: Int) async throws(GatewayError) -> [SequencedEvent] {
         state.withLock { state in
             let start = Int(max(0, min(sequence, Int64(state.log.count))))
             return Array(state.log[start...].prefix(limit))
         }
     }
 
-    public func enqueue(_ deliveries: [WebhookDelivery], cursorFrom from: Int64, to: Int64) async throws(GatewayError)
+    package func enqueue(_ deliveries: [WebhookDelivery], cursorFrom from: Int64, to: Int64) async throws(GatewayError)
         -> Bool
     {
         state.withLock { state in
@@ -254,7 +254,7 @@ extension InMemoryVerificationStore: WebhookQueueStore {
         }
     }
 
-    public func claimDueWebhooks(at: Date, limit: Int, lease: TimeInterval) async throws(GatewayError)
+    package func claimDueWebhooks(at: Date, limit: Int, lease: TimeInterval) async throws(GatewayError)
         -> [WebhookDelivery]
     {
         state.withLock { state in
@@ -265,14 +265,14 @@ extension InMemoryVerificationStore: WebhookQueueStore {
         }
     }
 
-    public func saveWebhook(_ delivery: WebhookDelivery) async throws(GatewayError) {
+    package func saveWebhook(_ delivery: WebhookDelivery) async throws(GatewayError) {
         state.withLock { state in
             guard state.deliveries[delivery.id] != nil else { return }
             state.deliveries[delivery.id] = delivery
         }
     }
 
-    public func webhookDeliveries(state wanted: WebhookDelivery.State?, limit: Int) async throws(GatewayError)
+    package func webhookDeliveries(state wanted: WebhookDelivery.State?, limit: Int) async throws(GatewayError)
         -> [WebhookDelivery]
     {
         state.withLock { state in
@@ -282,7 +282,7 @@ extension InMemoryVerificationStore: WebhookQueueStore {
         }
     }
 
-    public func webhookDelivery(id: String) async throws(GatewayError) -> WebhookDelivery? {
+    package func webhookDelivery(id: String) async throws(GatewayError) -> WebhookDelivery? {
         state.withLock { $0.deliveries[id] }
     }
 }

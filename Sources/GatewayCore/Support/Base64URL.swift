@@ -5,11 +5,11 @@ import Foundation
 /// Written byte by byte rather than from `base64EncodedString()` and `replacingOccurrences` calls, which on
 /// Linux go through Foundation's string search and cost more than the ES256 signature of a verification
 /// token itself (BENCHMARKS.md has the figure).
-public enum Base64URL {
+package enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// The encoding of `bytes`, without `=` padding.
-    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
         var iterator = bytes.makeIterator()
@@ -27,7 +27,7 @@ public enum Base64URL {
 
     /// The bytes of `text` in the URL alphabet, padded or not; `nil` when it is not base64. `-` and `_` are
     /// read as `+` and `/`, so text in the standard alphabet decodes too, as `Data(base64Encoded:)` reads it.
-    public static func decode(_ text: some StringProtocol) -> Data? {
+    package static func decode(_ text: some StringProtocol) -> Data? {
         var standard: [UInt8] = []
         standard.reserveCapacity(text.utf8.count + 3)
         for byte in text.utf8 {

@@ -1,7 +1,7 @@
 /// Comparison of secrets (codes, tokens) that does not stop at the first difference, so timing reveals
 /// nothing. Shared by the engine, the plugins and their emulators (docs/design.md §9).
-public enum ConstantTime {
-    public static func equals(_ lhs: String, _ rhs: String) -> Bool {
+package enum ConstantTime {
+    package static func equals(_ lhs: String, _ rhs: String) -> Bool {
         let left = Array(lhs.utf8)
         let right = Array(rhs.utf8)
         var difference = UInt8(left.count == right.count ? 0 : 1)

@@ -1,17 +1,17 @@
 import Foundation
 
 /// `application/x-www-form-urlencoded` bodies, as Twilio and other vendors take them.
-public enum FormEncoding {
+package enum FormEncoding {
 
     /// Encodes pairs in order.
-    public static func encode(_ pairs: [(String, String)]) -> String {
+    package static func encode(_ pairs: [(String, String)]) -> String {
         pairs.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
     }
 
     /// Percent-encodes every UTF-8 byte but ASCII letters, digits and `-._~` (RFC 3986's unreserved set),
     /// with upper-case hex digits, as `addingPercentEncoding(withAllowedCharacters:)` did with that set, by
     /// bytes rather than through Foundation (a start encodes its vendor form on every call).
-    public static func escape(_ value: String) -> String {
+    package static func escape(_ value: String) -> String {
         let utf8 = value.utf8
         guard utf8.contains(where: { !isUnreserved($0) }) else { return value }
         var bytes: [UInt8] = []
@@ -41,7 +41,7 @@ public enum FormEncoding {
     }
 
     /// Decodes a form body or query string; `+` is a space. The last value of a repeated key wins.
-    public static func decode(_ body: String) -> [String: String] {
+    package static func decode(_ body: String) -> [String: String] {
         var result: [String: String] = [:]
         for pair in body.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

@@ -2,11 +2,11 @@ import Foundation
 
 /// Lowercase hexadecimal without `String(format:)`, which goes through Foundation's formatter for every
 /// byte, which costs more than the hashing it formats (the API key of each request is hashed).
-public enum Hex {
+package enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
     /// Two digits per byte.
-    public static func lowercase(_ bytes: some Sequence<UInt8>) -> String {
+    package static func lowercase(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
@@ -17,7 +17,7 @@ public enum Hex {
     }
 
     /// Sixteen digits, zero-padded.
-    public static func lowercase(_ value: UInt64) -> String {
+    package static func lowercase(_ value: UInt64) -> String {
         var out = [UInt8](repeating: 0, count: 16)
         var rest = value
         for index in stride(from: 15, through: 0, by: -1) {
@@ -30,7 +30,7 @@ public enum Hex {
     /// Thirty-two digits that sort by when they were made: the milliseconds since 1970 (48 bits, good until
     /// the year 10889), then 80 bits from the system's secure generator. For ids stored under B-tree
     /// indexes: a random id lands on a random page of each index, a time-ordered one next to the last.
-    public static func timeOrdered(now: Date = Date()) -> String {
+    package static func timeOrdered(now: Date = Date()) -> String {
         var generator = SystemRandomNumberGenerator()
         let millis = UInt64(max(0, min(now.timeIntervalSince1970 * 1000, Double(UInt64(1) << 48 - 1))))
         let high = millis << 16 | (generator.next() as UInt64) & 0xFFFF

@@ -45,9 +45,9 @@ extension JSONValue {
 }
 
 /// Writes JSON text the way `JSONEncoder` with `[.sortedKeys, .withoutEscapingSlashes]` does.
-public enum JSONTextWriter {
+package enum JSONTextWriter {
     /// Appends `value`; `false` (with `out` partly written) when it holds a number with a fraction.
-    public static func write(_ value: JSONValue, into out: inout String) -> Bool {
+    package static func write(_ value: JSONValue, into out: inout String) -> Bool {
         switch value {
         case .null: out += "null"
         case .bool(let flag): out += flag ? "true" : "false"
@@ -77,7 +77,7 @@ public enum JSONTextWriter {
     }
 
     /// `["a","b"]`.
-    public static func write(strings: [String]) -> String {
+    package static func write(strings: [String]) -> String {
         var out = "["
         for (index, item) in strings.enumerated() {
             if index > 0 { out += "," }
@@ -87,7 +87,7 @@ public enum JSONTextWriter {
     }
 
     /// `{"k":"v"}`, keys sorted.
-    public static func write(stringMap: [String: String]) -> String {
+    package static func write(stringMap: [String: String]) -> String {
         var out = "{"
         for (index, key) in sortedKeys(stringMap.keys).enumerated() {
             if index > 0 { out += "," }
@@ -101,7 +101,7 @@ public enum JSONTextWriter {
     /// A number `JSONDecoder` reads back as exactly `value` (Swift's shortest round-trip text, such as
     /// `785000000.123456` or `1e+16`): for files the gateway writes and reads itself, where the text need not
     /// be `JSONEncoder`'s. `false` (and nothing written) for infinities and NaN, which JSON cannot hold.
-    public static func write(number value: Double, into out: inout String) -> Bool {
+    package static func write(number value: Double, into out: inout String) -> Bool {
         guard value.isFinite else { return false }
         out += value.description
         return true
@@ -113,7 +113,7 @@ public enum JSONTextWriter {
     }
 
     /// A string literal: `"` and `\` escaped, the C0 controls as `\b \f \n \r \t` or `\u00xx`, nothing else.
-    public static func writeString(_ text: String, into out: inout String) {
+    package static func writeString(_ text: String, into out: inout String) {
         out += "\""
         var plainStart = text.utf8.startIndex
         var index = plainStart

@@ -13,16 +13,16 @@ public struct SystemClock: WallClock {
 }
 
 /// A clock that moves only when told to.
-public final class ManualClock: WallClock {
+package final class ManualClock: WallClock {
     private let current: Mutex<Date>
 
-    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+    package init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
         current = Mutex(start)
     }
 
-    public var now: Date { current.withLock { $0 } }
+    package var now: Date { current.withLock { $0 } }
 
-    public func advance(by seconds: TimeInterval) {
+    package func advance(by seconds: TimeInterval) {
         current.withLock { $0 = $0.addingTimeInterval(seconds) }
     }
 }

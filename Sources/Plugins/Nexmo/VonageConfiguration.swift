@@ -1,7 +1,6 @@
 import Foundation
 import GatewayCore
 
-/// The validated settings of one Vonage provider.
 struct VonageConfiguration: Sendable {
     enum API: String, Sendable {
         case v2, v1
@@ -11,18 +10,14 @@ struct VonageConfiguration: Sendable {
     var apiKey: String?
     var apiSecret: String?
     var applicationID: String?
-    /// The application's private key (PEM), for RS256 application JWTs.
     var privateKeyPEM: String?
     var brand: String
     var codeLength: Int?
-    /// Where the API lives, without a trailing slash (`https://api.nexmo.com`).
     var baseURL: String
-    /// The account's signature secret: checks the HS256 JWT on Vonage's callbacks.
     var signatureSecret: String?
     var channelTimeout: Int?
-    /// The WhatsApp Business number a WhatsApp step is sent from (Vonage requires `from`).
+    /// Without the `+`, as Vonage takes numbers.
     var whatsappFrom: String?
-    /// v1: the workflow to use whatever the request's channels (1–7).
     var workflowID: Int?
 
     static let defaultBaseURL = "https://api.nexmo.com"
@@ -92,9 +87,6 @@ struct VonageConfiguration: Sendable {
         }
         try settings.validate()
     }
-
-    /// Whether v2 calls are signed with an application JWT (else Basic).
-    var usesApplicationJWT: Bool { applicationID != nil && privateKeyPEM != nil }
 
     /// `^[^\/{}:$]*$`, 1–18 characters ([SPEC-V2-CUR] `brand`; v1 allows 18 too).
     @Sendable static func isValidBrand(_ value: String) -> Bool {

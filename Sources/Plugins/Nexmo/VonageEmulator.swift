@@ -244,15 +244,10 @@ public final class VonageEmulator: VendorEmulator {
         guard let header else { return false }
         let lowered = header.lowercased()
         if lowered.hasPrefix("basic ") {
-            let encoded = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
-            guard let data = Data(base64Encoded: encoded), let text = String(data: data, encoding: .utf8),
-                let colon = text.firstIndex(of: ":")
-            else { return false }
-            return String(text[..<colon]) == VonageSandbox.apiKey
-                && ConstantTime.equals(String(text[text.index(after: colon)...]), VonageSandbox.apiSecret)
+            guard let (user, password) = VendorHTTPClient.basicCredentials(header) else { return false }
+            return user == VonageSandbox.apiKey && ConstantTime.equals(password, VonageSandbox.apiSecret)
         }
-        if lowered.hasPrefix("bearer "), let key = applicationKey {
-            let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        if let token = VendorHTTPClient.bearerToken(header), let key = applicationKey {
             return VonageJWT.verifyApplicationToken(token, publicKey: key, now: now)?.applicationID
                 == VonageSandbox.applicationID
         }
@@ -378,17 +373,9 @@ public final class VonageEmulator: VendorEmulator {
 
     // MARK: bodies
 
-    static func encode(_ value: some Encodable) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)) ?? Data("{}".utf8)
-    }
+    static func encode(_ value: some Encodable) -> Data { VendorJSON.encode(value) }
 
-    static func json(_ status: Int, _ value: some Encodable) -> TransportResponse {
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return TransportResponse(status: HTTPResponse.Status(code: status), headerFields: headers, body: encode(value))
-    }
+    static func json(_ status: Int, _ value: some Encodable) -> TransportResponse { .json(value, status: status) }
 
     static func problem(
         _ status: Int, _ fragment: String, _ title: String, _ detail: String,

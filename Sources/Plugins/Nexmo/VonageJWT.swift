@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GatewayCore
+import GatewayKitCrypto
 import _CryptoExtras
 
 /// The two JWTs of Vonage Verify v2:
@@ -43,42 +44,6 @@ enum VonageJWT {
     static let lifetime = 900
     static let callbackSkew: TimeInterval = 300
 
-    // MARK: algorithms
-
-    /// RS256 (RSASSA-PKCS1-v1_5 with SHA-256, RFC 7518 §3.3) with the application's key; swift-crypto names the
-    /// padding "insecure" only to steer encryption users away from it.
-    static func rs256(_ key: _RSA.Signing.PrivateKey) -> JWSAlgorithm {
-        JWSAlgorithm(
-            name: "RS256", sign: { try key.signature(for: $0, padding: .insecurePKCS1v1_5).rawRepresentation },
-            verify: { rs256Verifies(key.publicKey, $0, $1) })
-    }
-
-    static func rs256(verifying publicKey: _RSA.Signing.PublicKey) -> JWSAlgorithm {
-        JWSAlgorithm(
-            name: "RS256", sign: { _ in throw JWTError.verifyOnly }, verify: { rs256Verifies(publicKey, $0, $1) })
-    }
-
-    private static func rs256Verifies(_ key: _RSA.Signing.PublicKey, _ signature: Data, _ input: Data) -> Bool {
-        key.isValidSignature(
-            _RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5)
-    }
-
-    /// HS256 keyed with the account's signature secret.
-    static func hs256(secret: String) -> JWSAlgorithm {
-        // The secret, not a `SymmetricKey` (not `Sendable`), travels in the closures.
-        let secret = Data(secret.utf8)
-        return JWSAlgorithm(
-            name: "HS256",
-            sign: { Data(HMAC<SHA256>.authenticationCode(for: $0, using: SymmetricKey(data: secret))) },
-            verify: {
-                HMAC<SHA256>.isValidAuthenticationCode($0, authenticating: $1, using: SymmetricKey(data: secret))
-            })
-    }
-
-    enum JWTError: Error { case verifyOnly }
-
-    // MARK: RS256 application JWT
-
     static func isUsablePrivateKey(_ pem: String) -> Bool {
         (try? _RSA.Signing.PrivateKey(pemRepresentation: pem)) != nil
     }
@@ -88,14 +53,14 @@ enum VonageJWT {
         let iat = Int(now.timeIntervalSince1970)
         let claims = ApplicationClaims(
             applicationID: applicationID, iat: iat, exp: iat + lifetime, jti: UUID().uuidString.lowercased())
-        return try JWS.sign(claims, with: rs256(key))
+        return try JWS.sign(claims, with: .rs256(signingWith: key))
     }
 
     /// The claims of an RS256 application JWT signed by `publicKey`, valid at `now`; `nil` otherwise.
     static func verifyApplicationToken(_ token: String, publicKey: _RSA.Signing.PublicKey, now: Date)
         -> ApplicationClaims?
     {
-        guard let jws = JWS.parse(token), jws.isSigned(by: rs256(verifying: publicKey)),
+        guard let jws = JWS.parse(token), jws.isSigned(by: .rs256(verifyingWith: publicKey)),
             let claims = jws.claims(ApplicationClaims.self)
         else { return nil }
         let seconds = Int(now.timeIntervalSince1970)
@@ -103,11 +68,7 @@ enum VonageJWT {
         return claims
     }
 
-    // MARK: HS256 callbacks
-
-    static func payloadHash(_ body: Data) -> String {
-        SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined()
-    }
+    static func payloadHash(_ body: Data) -> String { Hex.lowercase(SHA256.hash(data: body)) }
 
     /// The `Authorization` value Vonage puts on a callback with `body`.
     static func signCallback(body: Data, secret: String, apiKey: String?, applicationID: String?, now: Date) throws
@@ -116,17 +77,14 @@ enum VonageJWT {
         let claims = CallbackClaims(
             iat: Int(now.timeIntervalSince1970), jti: UUID().uuidString.lowercased(), iss: "Vonage",
             payloadHash: payloadHash(body), apiKey: apiKey, applicationID: applicationID)
-        return "Bearer " + (try JWS.sign(claims, with: hs256(secret: secret)))
+        return "Bearer " + (try JWS.sign(claims, with: .hs256(secret: Data(secret.utf8))))
     }
 
     /// Why a callback's `Authorization` is not Vonage's signature over `body`, or `nil` when it is.
     static func callbackProblem(authorization: String?, body: Data, secret: String, now: Date) -> String? {
-        guard let authorization, authorization.lowercased().hasPrefix("bearer ") else {
-            return "no bearer token"
-        }
-        let token = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
+        guard let token = VendorHTTPClient.bearerToken(authorization) else { return "no bearer token" }
         guard let jws = JWS.parse(token), jws.algorithm == "HS256" else { return "not an HS256 JWT" }
-        guard jws.isSigned(by: hs256(secret: secret)) else { return "bad signature" }
+        guard jws.isSigned(by: .hs256(secret: Data(secret.utf8))) else { return "bad signature" }
         guard let claims = jws.claims(CallbackClaims.self) else { return "unreadable claims" }
         guard claims.payloadHash.lowercased() == payloadHash(body) else {
             return "payload_hash does not match the body"

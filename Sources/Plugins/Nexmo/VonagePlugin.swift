@@ -1,22 +1,14 @@
 import Foundation
 import GatewayCore
 
-/// The Vonage (formerly Nexmo) Verify plugin: the one value `Sources/gateway` installs.
-///
-/// Plugin id `vonage`; the configuration also accepts `plugin: nexmo`. Settings are listed in
-/// ``VonageConfiguration/settings``: `api` (`v2` default, or `v1`), `api_key` + `api_secret` and/or
-/// `application_id` + `private_key`, `brand`, `code_length`, `base_url`, `signature_secret`,
-/// `channel_timeout`, `whatsapp_from`, `workflow_id`. The sandbox points it at a ``VonageEmulator`` with the
-/// fixed ``VonageSandbox`` credentials.
+/// The Vonage (formerly Nexmo) Verify plugin (settings: ``VonageConfiguration/settings``); the sandbox points it at
+/// a ``VonageEmulator`` with the ``VonageSandbox`` credentials.
 public enum VonagePlugin {
-    /// The plugin value, with id `vonage`.
     public static let plugin = GatewayPlugin(
         id: "vonage",
         displayName: "Vonage Verify",
         settings: VonageConfiguration.settings,
-        makeProvider: { (context: ProviderContext) throws(ConfigurationError) -> any VerificationProvider in
-            try VonageProvider(context: context)
-        },
+        provider: VonageProvider.self,
         makeEmulator: { context in VonageEmulator(context: context, settings: .sandbox()) },
         sandboxSettings: { baseURL in
             [

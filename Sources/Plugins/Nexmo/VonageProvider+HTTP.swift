@@ -14,18 +14,16 @@ extension VendorOperation {
 extension VonageProvider {
     /// The v2 `Authorization`: an application JWT (RS256) when an application is configured, else Basic.
     func v2Authorization() throws(GatewayError) -> String {
-        if configuration.usesApplicationJWT, let applicationID = configuration.applicationID,
-            let pem = configuration.privateKeyPEM
-        {
+        if let applicationID = configuration.applicationID, let pem = configuration.privateKeyPEM {
             do {
                 return "Bearer "
-                    + (try VonageJWT.applicationToken(applicationID: applicationID, privateKeyPEM: pem, now: clock.now))
+                    + (try VonageJWT.applicationToken(
+                        applicationID: applicationID, privateKeyPEM: pem, now: client.clock.now))
             } catch {
                 throw GatewayError.internal("The Vonage application JWT could not be signed.")
             }
         }
-        let pair = "\(configuration.apiKey ?? ""):\(configuration.apiSecret ?? "")"
-        return "Basic " + Data(pair.utf8).base64EncodedString()
+        return VendorHTTPClient.basicAuthorization(configuration.apiKey ?? "", configuration.apiSecret ?? "")
     }
 
     /// Sends one v2 call (a JSON body, or none) and returns a 2xx answer; every other outcome throws the mapped
@@ -36,12 +34,7 @@ extension VonageProvider {
         var headers = HTTPFields()
         headers[.authorization] = try v2Authorization()
         headers[.accept] = "application/json"
-        var body = Data()
-        if let json {
-            headers[.contentType] = "application/json"
-            body = try client.json(json)
-        }
-        return try await client.send(method, path, headers: headers, body: body, operation: operation) { answer in
+        return try await client.send(method, path, headers: headers, json: json, operation: operation) { answer in
             VonageErrorMapping.mapV2(
                 status: answer.status, problem: try? JSONDecoder().decode(VonageWire.Problem.self, from: answer.body),
                 operation: operation, retryAfter: answer.retryAfter, providerID: id)
@@ -56,16 +49,10 @@ extension VonageProvider {
         let all = [("api_key", configuration.apiKey ?? ""), ("api_secret", configuration.apiSecret ?? "")] + fields
         var headers = HTTPFields()
         headers[.accept] = "application/json"
-        var body = Data()
-        var fullPath = path
-        if method == .get {
-            fullPath += "?" + FormEncoding.encode(all)
-        } else {
-            headers[.contentType] = "application/x-www-form-urlencoded"
-            body = Data(FormEncoding.encode(all).utf8)
-        }
-        let response = try await client.send(method, fullPath, headers: headers, body: body, operation: operation) {
-            answer in
+        let query = method == .get ? "?" + FormEncoding.encode(all) : ""
+        let response = try await client.send(
+            method, path + query, headers: headers, form: method == .get ? nil : all, operation: operation
+        ) { answer in
             VonageErrorMapping.mapV2(
                 status: answer.status, problem: nil, operation: operation, retryAfter: nil, providerID: id)
         }

@@ -9,12 +9,10 @@ extension VonageProvider {
         guard case .phone = request.destination else {
             throw GatewayError(.unsupportedChannel, "The Vonage v1 API verifies phone numbers only.")
         }
-        let workflowID: Int
-        if let configured = configuration.workflowID {
-            workflowID = configured
-        } else if let chosen = VonageWire.v1WorkflowID(channel: request.channel, fallbacks: request.fallbackChannels) {
-            workflowID = chosen
-        } else {
+        guard
+            let workflowID = configuration.workflowID
+                ?? VonageWire.v1WorkflowID(channel: request.channel, fallbacks: request.fallbackChannels)
+        else {
             throw GatewayError(
                 .unsupportedChannel,
                 "The Vonage v1 API offers sms, voice, or sms then voice; set `workflow_id` for its other workflows.")
@@ -63,7 +61,7 @@ extension VonageProvider {
         let position = state.position ?? 0
         let channels = state.channels
         let next = position + 1 < channels.count ? channels[position + 1] : nil
-        let channel = try Self.requireNext(next, asked: asked, current: verification.channel)
+        let channel = try Self.requireNext(next, asked: asked)
         try await controlV1(verification, command: "trigger_next_event")
         state.position = position + 1
         return ProviderStartResult(reference: verification.reference, state: try ProviderState(state), channel: channel)
@@ -85,15 +83,11 @@ extension VonageProvider {
         let requestID = try reference(of: verification)
         let answer = try await callV1(
             .get, path: "/verify/search/json", fields: [("request_id", requestID)], operation: .search)
-        let status: VerificationStatus
-        switch answer.status {
-        case "IN PROGRESS": status = .pending
-        case "SUCCESS": status = .approved
-        case "FAILED": status = .failed
-        case "EXPIRED": status = .expired
-        case "CANCELLED": status = .canceled
-        default: throw client.malformed(.search, httpStatus: 200)
-        }
+        let statuses: [String: VerificationStatus] = [
+            "IN PROGRESS": .pending, "SUCCESS": .approved, "FAILED": .failed, "EXPIRED": .expired,
+            "CANCELLED": .canceled,
+        ]
+        guard let status = statuses[answer.status] else { throw client.malformed(.search, httpStatus: 200) }
         var change = VerificationChange(status: status, reason: status == .pending ? nil : answer.status)
         if let events = answer.events, let last = events.last {
             change.channel = VonageWire.channel(v1Event: last.type)

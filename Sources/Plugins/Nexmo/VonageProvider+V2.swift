@@ -19,15 +19,9 @@ extension VonageProvider {
         var steps: [VonageWire.WorkflowStep] = []
         for channel in channels {
             guard let name = VonageWire.v2Channel(channel), capabilities.channels.contains(channel) else {
-                throw GatewayError(
-                    .unsupportedChannel, "Vonage Verify does not offer the \(channel.rawValue) channel here.")
+                throw .unsupported(channel, by: "Vonage Verify")
             }
-            switch (channel, request.destination) {
-            case (.email, .email), (.sms, .phone), (.voice, .phone), (.whatsapp, .phone), (.silentAuth, .phone):
-                break
-            default:
-                throw GatewayError.invalidRequest("The destination does not fit the \(channel.rawValue) channel.")
-            }
+            try request.destination.requireFits(channel)
             steps.append(
                 VonageWire.WorkflowStep(
                     channel: name, to: to, from: channel == .whatsapp ? configuration.whatsappFrom : nil))
@@ -50,12 +44,11 @@ extension VonageProvider {
         let state = try ProviderState(State(api: "v2", workflow: channels.map(\.rawValue), position: 0))
         var nextAction: NextAction?
         if request.channel == .silentAuth {
-            guard let url = started.checkURL, URL(string: url)?.scheme?.hasPrefix("http") == true else {
-                throw client.malformed(.start, httpStatus: response.status.code)
-            }
+            let url = try client.required(
+                started.checkURL, where: { URL(string: $0)?.scheme?.hasPrefix("http") == true }, .start, in: response)
             nextAction = .openURL(NextAction.URLOpening(url: url, cellularOnly: true))
         }
-        logger.debug(
+        client.logger.debug(
             "vonage workflow started",
             metadata: [
                 "provider.id": "\(id)", "workflow": "\(channels.map(\.rawValue).joined(separator: ","))",
@@ -86,8 +79,7 @@ extension VonageProvider {
     {
         let requestID = try reference(of: verification)
         let state = state(of: verification)
-        let next = try Self.requireNext(
-            Self.next(after: verification.channel, in: state.channels), asked: asked, current: verification.channel)
+        let next = try Self.requireNext(Self.next(after: verification.channel, in: state.channels), asked: asked)
         _ = try await callV2(.post, path: "/v2/verify/\(requestID)/next_workflow", operation: .nextWorkflow)
         return ProviderStartResult(reference: requestID, channel: next)
     }
@@ -109,15 +101,12 @@ extension VonageProvider {
             throw GatewayError(.notFound, "Provider \(id) takes no callbacks (no signature secret).")
         }
         if let problem = VonageJWT.callbackProblem(
-            authorization: callback.headerFields[.authorization], body: callback.body, secret: secret, now: clock.now)
+            authorization: callback.headerFields[.authorization], body: callback.body, secret: secret,
+            now: client.clock.now)
         {
-            logger.warning(
-                "vonage callback refused", metadata: ["provider.id": "\(id)", "reason": "\(problem)"])
-            throw GatewayError(.unauthorized, "The callback does not carry a valid Vonage signature.")
+            throw client.refusedCallback(problem)
         }
-        guard let event = try? JSONDecoder().decode(VonageWire.Callback.self, from: callback.body) else {
-            throw GatewayError.invalidRequest("The callback body is not a Vonage Verify status callback.")
-        }
+        let event = try client.callbackBody(VonageWire.Callback.self, from: callback.body)
         let target = ProviderUpdate.Target.reference(event.requestID)
         guard let verification = try await lookup(target) else {
             return CallbackReply(updates: [])
@@ -131,17 +120,11 @@ extension VonageProvider {
         -> VerificationChange?
     {
         if event.type == "summary" {
-            let status: VerificationStatus?
-            switch event.status {
-            case "completed": status = .approved
-            case "failed", "user_rejected": status = .failed
-            case "expired": status = .expired
-            case "blocked": status = .blocked
-            case "cancelled", "canceled": status = .canceled
-            default: status = nil
-            }
-            guard let status else { return nil }
-            return VerificationChange(status: status, reason: event.status)
+            let statuses: [String: VerificationStatus] = [
+                "completed": .approved, "failed": .failed, "user_rejected": .failed, "expired": .expired,
+                "blocked": .blocked, "cancelled": .canceled, "canceled": .canceled,
+            ]
+            return statuses[event.status].map { VerificationChange(status: $0, reason: event.status) }
         }
         guard let name = event.channel, let channel = VonageWire.channel(v2: name) else { return nil }
         switch event.status {

@@ -2,39 +2,29 @@ import Foundation
 import GatewayCore
 import Logging
 
-/// Vonage (formerly Nexmo) Verify behind the gateway's provider contract: v2 workflows by default, the
-/// legacy v1 API with `api: v1`.
-///
-/// A v2 start sends the request's channel and fallback channels as one Vonage workflow; Vonage moves to
-/// the next channel by itself after its channel timeout and says so in signed status callbacks, which keep
-/// the verification's channel and status true. The gateway's resend is Vonage's "next workflow". Every
-/// failure leaves as a ``GatewayError`` chosen by ``VonageErrorMapping``.
-struct VonageProvider: VerificationProvider {
-    /// What the plugin keeps with a verification: the workflow's channels, and for v1 the position in it.
+/// Vonage (formerly Nexmo) Verify: v2 workflows by default, the legacy v1 API with `api: v1`. A v2 start sends the
+/// channel and its fallbacks as one workflow; Vonage moves on by itself after its channel timeout and says so in
+/// signed status callbacks. The gateway's resend is Vonage's "next workflow".
+struct VonageProvider: ContextProvider {
+    /// What the plugin keeps: the workflow's channels in order (v1 repeats channels: workflow 1 is sms, voice,
+    /// voice), and for v1 the index of the event in progress.
     struct State: Codable, Sendable, Equatable {
         var api: String
-        /// The gateway channels of the workflow, in order (v1 repeats channels: workflow 1 is sms, voice, voice).
         var workflow: [String]
-        /// v1: the index of the event in progress.
         var position: Int?
 
         var channels: [Channel] { workflow.compactMap(Channel.init(rawValue:)) }
     }
 
-    let id: String
+    var id: String { client.providerID }
     let configuration: VonageConfiguration
-    /// The kit's pipeline for every Vonage call; a 5xx may hide an accepted send (Vonage does not say).
+    /// A 5xx may hide an accepted send (Vonage does not say).
     let client: VendorHTTPClient
-    let clock: any WallClock
-    let logger: Logger
 
     init(context: ProviderContext) throws(ConfigurationError) {
-        id = context.providerID
         configuration = try VonageConfiguration(settings: context.settings, providerID: context.providerID)
         client = VendorHTTPClient(
             vendor: "Vonage", context: context, baseURL: configuration.baseURL, serverErrorMaySend: true)
-        clock = context.clock
-        logger = context.logger
     }
 
     var capabilities: ProviderCapabilities {
@@ -42,17 +32,14 @@ struct VonageProvider: VerificationProvider {
         case .v2:
             var channels: Set<Channel> = [.sms, .voice, .email, .silentAuth]
             if configuration.whatsappFrom != nil { channels.insert(.whatsapp) }
+            // Silent auth ends in a code the backend checks ([SPEC-V2-CUR] `silentAuthCheck`): not codeless.
             return ProviderCapabilities(
-                channels: channels, resendKeepsCode: false, supportsResend: true, supportsCancel: true,
-                // Silent auth ends in a code the backend checks ([SPEC-V2-CUR] `silentAuthCheck`): not codeless.
-                supportsStatus: false, resendCanChangeChannel: true, nativeWorkflows: true,
-                vendorMaxAttempts: VonageWire.maxChecks,
-                acceptsCallbacks: configuration.signatureSecret != nil)
+                channels: channels, supportsStatus: false, resendCanChangeChannel: true, nativeWorkflows: true,
+                vendorMaxAttempts: VonageWire.maxChecks, acceptsCallbacks: configuration.signatureSecret != nil)
         case .v1:
             return ProviderCapabilities(
-                channels: [.sms, .voice], resendKeepsCode: true, supportsResend: true, supportsCancel: true,
-                supportsStatus: true, resendCanChangeChannel: true, nativeWorkflows: true,
-                vendorMaxAttempts: VonageWire.maxChecks, acceptsCallbacks: false)
+                channels: [.sms, .voice], resendKeepsCode: true, resendCanChangeChannel: true, nativeWorkflows: true,
+                vendorMaxAttempts: VonageWire.maxChecks)
         }
     }
 
@@ -103,14 +90,11 @@ struct VonageProvider: VerificationProvider {
 
     // MARK: shared helpers
 
-    /// The stored Vonage request id; anything else never reaches a URL path.
+    /// The stored Vonage request id.
     func reference(of verification: ProviderVerification) throws(GatewayError) -> String {
-        guard let reference = verification.reference, (1...64).contains(reference.count),
-            reference.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
-        else {
-            throw GatewayError.internal("The verification has no usable Vonage request id.")
+        try client.reference(of: verification) {
+            (1...64).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
         }
-        return reference
     }
 
     func state(of verification: ProviderVerification) -> State {
@@ -125,7 +109,7 @@ struct VonageProvider: VerificationProvider {
     }
 
     /// Refuses a resend to a channel other than Vonage's next one.
-    static func requireNext(_ next: Channel?, asked: Channel?, current: Channel) throws(GatewayError) -> Channel {
+    static func requireNext(_ next: Channel?, asked: Channel?) throws(GatewayError) -> Channel {
         guard let next else {
             throw GatewayError(
                 .invalidState, "The Vonage workflow has no further channel; start a new verification.")
@@ -139,8 +123,5 @@ struct VonageProvider: VerificationProvider {
     }
 
     /// E.164 without `+`, as Vonage takes numbers.
-    static func vonageNumber(_ destination: Destination) -> String {
-        let value = destination.value
-        return value.hasPrefix("+") ? String(value.dropFirst()) : value
-    }
+    static func vonageNumber(_ destination: Destination) -> String { String(destination.value.trimmingPrefix("+")) }
 }

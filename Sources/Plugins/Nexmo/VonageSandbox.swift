@@ -1,17 +1,13 @@
-/// The fixed, public credentials of the Vonage sandbox (``VonageEmulator``).
-///
-/// Test values, documented on purpose so that the official `vonage` Python packages or `curl` can be
-/// pointed at the sandbox. They never work against the real Vonage API.
+/// The fixed, public credentials of the Vonage sandbox (``VonageEmulator``), documented so the official `vonage`
+/// Python packages or `curl` can be pointed at it. They never work against Vonage.
 public enum VonageSandbox {
     /// The API key (Basic-auth user for v2, `api_key` for v1).
     public static let apiKey = "5a4db0c1"
-    /// The API secret.
     public static let apiSecret = "Sandbox0Secret01"
     /// The one application the emulator knows, for application JWTs (RS256).
     public static let applicationID = "5a4db0c1-0000-4000-8000-5a4db0c10001"
     /// The signature secret the emulator signs its callbacks with (HS256).
     public static let signatureSecret = "sandbox-signature-secret-0000000000000001"
-    /// The brand the sandbox provider names in its messages.
     public static let brand = "Gateway"
     /// The account id v1 search answers show.
     public static let accountID = "5a4db0c1"

@@ -17,13 +17,6 @@ enum VonageWire {
         /// silent_auth: where the last redirect of `check_url` goes, with `#request_id=…&code=…` after it.
         var redirectURL: String?
 
-        init(channel: String, to: String, from: String? = nil, redirectURL: String? = nil) {
-            self.channel = channel
-            self.to = to
-            self.from = from
-            self.redirectURL = redirectURL
-        }
-
         enum CodingKeys: String, CodingKey {
             case channel, to, from
             case redirectURL = "redirect_url"
@@ -156,28 +149,15 @@ enum VonageWire {
         }
     }
 
-    /// The v2 channel names a gateway channel maps to (docs/vendors/vonage.md §2.3; Python SDK `ChannelType`).
-    static func v2Channel(_ channel: Channel) -> String? {
-        switch channel {
-        case .sms: return "sms"
-        case .voice: return "voice"
-        case .whatsapp: return "whatsapp"
-        case .email: return "email"
-        case .silentAuth: return "silent_auth"
-        case .push, .flashcall: return nil
-        }
-    }
+    /// The v2 channel name of each gateway channel Vonage offers (docs/vendors/vonage.md §2.3; Python SDK
+    /// `ChannelType`).
+    static let v2Channels: [Channel: String] = [
+        .sms: "sms", .voice: "voice", .whatsapp: "whatsapp", .email: "email", .silentAuth: "silent_auth",
+    ]
 
-    static func channel(v2 name: String) -> Channel? {
-        switch name {
-        case "sms": return .sms
-        case "voice": return .voice
-        case "whatsapp": return .whatsapp
-        case "email": return .email
-        case "silent_auth": return .silentAuth
-        default: return nil
-        }
-    }
+    static func v2Channel(_ channel: Channel) -> String? { v2Channels[channel] }
+
+    static func channel(v2 name: String) -> Channel? { v2Channels.first { $0.value == name }?.key }
 
     /// Vonage's limit on workflow length ([SPEC-V2-CUR] `workflow` 1–3 items).
     static let maxWorkflowLength = 3
@@ -244,12 +224,6 @@ enum VonageWire {
             case lastEventDate = "last_event_date"
         }
 
-        init(status: String, requestID: String? = nil, errorText: String? = nil) {
-            self.status = status
-            self.requestID = requestID
-            self.errorText = errorText
-        }
-
         /// The numeric status, when `status` is one (`"16"` → 16); search words give `nil`.
         var code: Int? { Int(status) }
     }
@@ -273,11 +247,7 @@ enum VonageWire {
 
     /// v1 event types: `sms` and `tts` (text to speech, the voice channel).
     static func channel(v1Event type: String) -> Channel? {
-        switch type.lowercased() {
-        case "sms": return .sms
-        case "tts", "voice": return .voice
-        default: return nil
-        }
+        ["sms": .sms, "tts": .voice, "voice": .voice][type.lowercased()]
     }
 
     /// The v1 `lg` values ([SPEC-V1-2021] `lg` enum).
@@ -288,30 +258,13 @@ enum VonageWire {
         "yue-cn", "zh-cn", "zh-tw",
     ]
 
-    /// The first of `locales` Vonage speaks, in its lower-case `xx-yy` form: an exact tag first, then the
-    /// first supported variant of the language (`de` → `de-de`). `nil`: let Vonage choose from the number.
-    static func locale(from locales: [String]) -> String? {
-        for tag in locales {
-            let lowered = tag.lowercased().replacingOccurrences(of: "_", with: "-")
-            if v1Languages.contains(lowered) { return lowered }
-            let language = lowered.split(separator: "-").first.map(String.init) ?? lowered
-            if let variant = v1Languages.first(where: { $0.hasPrefix(language + "-") }) { return variant }
-        }
-        return nil
-    }
+    /// The first of `locales` Vonage speaks, in its lower-case `xx-yy` form (`de` → `de-de`); `nil`: Vonage
+    /// chooses from the number.
+    static func locale(from locales: [String]) -> String? { LanguageTags.firstMatch(locales, in: v1Languages) }
 
     /// `YYYY-MM-DD HH:MM:SS` in UTC, as v1 dates are written.
-    static func v1Date(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
-        return
-            "\(parts.year ?? 1970)-\(two(parts.month))-\(two(parts.day)) \(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))"
-    }
+    static func v1Date(_ date: Date) -> String { VendorDate.utc(date, separator: " ") }
 
     /// ISO 8601 with seconds, as v2 callbacks write times.
-    static func v2Date(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: false))
-    }
+    static func v2Date(_ date: Date) -> String { VendorDate.iso8601(date) }
 }

@@ -1,33 +1,25 @@
 import Foundation
 import GatewayCore
 
-/// The validated settings of one Sinch provider.
 struct SinchConfiguration: Sendable, Equatable {
+    /// Application-signed requests (HMAC-SHA256, docs/vendors/sinch.md §1.1), what production uses, or Basic for
+    /// prototyping where the application's minimum scheme allows it.
     enum Authentication: String, Sendable, Equatable {
-        /// Application-signed requests (HMAC-SHA256, docs/vendors/sinch.md §1.1): the default, what production uses.
-        case signed
-        /// `Basic base64(key:secret)`: for prototyping, where the application's minimum scheme allows it.
-        case basic
+        case signed, basic
     }
 
     var applicationKey: String
-    /// The application secret as Sinch shows it (base64).
+    /// As Sinch shows it (base64); ``signingKey`` is it decoded, the HMAC key.
     var applicationSecret: String
-    /// The secret decoded: the HMAC key.
     var signingKey: Data
-    /// Without a trailing slash (`https://verification.api.sinch.com`).
     var baseURL: String
     var authentication: Authentication
-    /// `smsOptions.expiry` in seconds, sent as `HH:MM:SS` (Sinch's own default applies when unset).
     var smsExpiry: Int?
-    /// `flashCallOptions.interceptionTimeout` (5–120 s), when set.
     var flashCallInterceptionTimeout: Int?
-    /// How far a callback's `x-timestamp` may be from the gateway's clock. docs/vendors/sinch.md does not state Sinch's
-    /// own skew (§8, uncertain): a setting, 10 minutes by default.
+    /// docs/vendors/sinch.md does not state Sinch's own skew (§8, uncertain): a setting, 10 minutes by default.
     var callbackTolerance: TimeInterval
-    /// Whether a request event for a verification the gateway did not start (no reference of its own: the
-    /// mobile SDK or another backend sharing the application) is allowed. Denied by default; the sandbox
-    /// allows it so the vendor's own clients work against the emulator. The country policy applies either way.
+    /// Whether a request event for a verification the gateway did not start (the mobile SDK or another backend
+    /// sharing the application) is allowed; the sandbox allows it so the vendor's own clients work against it.
     var allowsForeignVerifications: Bool
 
     static let defaultBaseURL = "https://verification.api.sinch.com"
@@ -42,22 +34,16 @@ struct SinchConfiguration: Sendable, Equatable {
             isSecret: true,
             validate: { SinchSigning.key(fromSecret: $0) == nil ? "must be the base64 secret Sinch shows" : nil }),
         .url("base_url", "Verification API base URL; defaults to https://verification.api.sinch.com."),
-        .text(
-            "auth", "`signed` (application-signed requests, the default) or `basic`.", required: false,
-            check: { Authentication(rawValue: $0) != nil }, reason: "must be `signed` or `basic`"),
-        .integer(
-            "sms_expiry_seconds", "How long an SMS code lives, sent as smsOptions.expiry.", in: 1...86_399,
-            reason: "must be 1 to 86399 seconds"),
-        .integer(
-            "flash_call_interception_timeout", "flashCallOptions.interceptionTimeout, 5 to 120 s.", in: 5...120,
-            reason: "must be 5 to 120 seconds"),
-        .integer(
-            "callback_tolerance_seconds", "Allowed clock skew of a callback's x-timestamp; default 600.",
-            in: 1...86_400, reason: "must be 1 to 86400 seconds"),
-        .text(
+        .choice("auth", "`signed` (application-signed requests, the default) or `basic`.", ["signed", "basic"]),
+        .seconds("sms_expiry_seconds", "How long an SMS code lives, sent as smsOptions.expiry.", in: 1...86_399),
+        .seconds("flash_call_interception_timeout", "flashCallOptions.interceptionTimeout, 5 to 120 s.", in: 5...120),
+        .seconds(
+            "callback_tolerance_seconds", "Allowed clock skew of a callback's x-timestamp; default 600.", in: 1...86_400
+        ),
+        .choice(
             "foreign_request_events",
             "`deny` (default) or `allow`: the answer to a request event for a verification the gateway did not start.",
-            required: false, check: { ["deny", "allow"].contains($0) }, reason: "must be `deny` or `allow`"),
+            ["deny", "allow"]),
     ]
 
     init(settings values: [String: String], providerID: String) throws(ConfigurationError) {
@@ -77,9 +63,8 @@ struct SinchConfiguration: Sendable, Equatable {
         allowsForeignVerifications = settings["foreign_request_events"] == "allow"
     }
 
-    /// `HH:MM:SS` for a number of seconds.
+    /// `HH:MM:SS` for a number of seconds below a day (the setting's range).
     static func expiry(_ seconds: Int) -> String {
-        func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
-        return "\(pad(seconds / 3600)):\(pad(seconds / 60 % 60)):\(pad(seconds % 60))"
+        String(VendorDate.utc(Date(timeIntervalSince1970: TimeInterval(seconds))).suffix(8))
     }
 }

@@ -140,13 +140,8 @@ public final class SinchEmulator: VendorEmulator {
 
     // MARK: bodies
 
-    static func json(_ status: Int, _ value: some Encodable, headers extra: HTTPFields = [:]) -> TransportResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var headers = extra
-        headers[.contentType] = "application/json; charset=utf-8"
-        let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return TransportResponse(status: HTTPResponse.Status(code: status), headerFields: headers, body: body)
+    static func json(_ status: Int, _ value: some Encodable, headers: HTTPFields = [:]) -> TransportResponse {
+        .json(value, status: status, contentType: "application/json; charset=utf-8", headers: headers)
     }
 
     /// Sinch's error body, with a fresh reference as Sinch gives one per error.
@@ -178,7 +173,7 @@ public final class SinchEmulator: VendorEmulator {
             let key = SinchSigning.key(fromSecret: SinchSandbox.applicationSecret)
         else { return nil }
         let contentType = "application/json"
-        let timestamp = SinchSigning.timestamp(clock.now)
+        let timestamp = VendorDate.iso8601(clock.now)
         var headers = HTTPFields()
         headers[.contentType] = contentType
         headers[SinchSigning.timestampHeader] = timestamp

@@ -1,3 +1,5 @@
+import GatewayCore
+
 /// The emulator's language negotiation (docs/vendors/sinch.md §2.3): a table of the template languages it has per
 /// country, the start's `Accept-Language` matched against it, and `en-US` when nothing matches (Sinch's
 /// documented fallback). The United States list holds only `en-US`, as carrier rules for short codes
@@ -26,13 +28,6 @@ enum SinchLanguages {
     /// The first requested tag the country has, exactly or by its base language (`es` takes `es-ES` in
     /// Spain); `en-US` when none.
     static func negotiate(requested: [String], country: String?) -> String {
-        let available = available(in: country)
-        for tag in requested {
-            let wanted = tag.replacingOccurrences(of: "_", with: "-").lowercased()
-            if let exact = available.first(where: { $0.lowercased() == wanted }) { return exact }
-            let base = wanted.split(separator: "-").first.map(String.init) ?? wanted
-            if let byBase = available.first(where: { $0.lowercased().hasPrefix(base + "-") }) { return byBase }
-        }
-        return fallback
+        LanguageTags.firstMatch(requested, in: available(in: country)) ?? fallback
     }
 }

@@ -3,42 +3,28 @@ import GatewayCore
 import HTTPTypes
 
 extension SinchProvider {
-    /// Sinch's callbacks (docs/vendors/sinch.md §3.3), signed like requests to Sinch (§1.1) with the application's key
-    /// and secret over the callback URL's path.
-    ///
-    /// - `VerificationRequestEvent` is answered on the spot, `{"action": "allow"}` or `{"action": "deny"}`,
-    ///   from the gateway's own policy: a destination the gateway's country permissions block is denied; so
-    ///   is a verification the gateway did not start (no reference of its own) unless the
-    ///   `foreign_request_events` setting allows it, one that is no longer pending, or one whose number is
-    ///   not the event's.
-    /// - `VerificationResultEvent` updates the verification named by its Sinch id (an event for an id a
-    ///   resend replaced is ignored).
-    /// - `VerificationSmsDeliveredEvent` with `smsResult: Failed` ends it as failed.
+    /// Sinch's callbacks (docs/vendors/sinch.md §3.3), signed like requests to Sinch (§1.1) over the URL's path:
+    /// a request event is answered `allow` or `deny` on the spot (``decide(_:lookup:)``), a result event updates
+    /// the verification of its Sinch id, and a failed SMS delivery ends it as failed.
     func handleCallback(_ callback: VendorCallback, lookup: VerificationLookup) async throws(GatewayError)
         -> CallbackReply
     {
         let verdict = SinchSigning.verify(
             headers: callback.headerFields, method: callback.method.rawValue, body: callback.body,
             resources: [callback.url.path(percentEncoded: true)], applicationKey: configuration.applicationKey,
-            secret: configuration.applicationSecret, now: clock.now, tolerance: configuration.callbackTolerance,
+            secret: configuration.applicationSecret, now: client.clock.now, tolerance: configuration.callbackTolerance,
             allowBasic: false)
-        if case .failure(let refusal) = verdict {
-            logger.warning(
-                "sinch callback refused", metadata: ["provider.id": "\(id)", "sinch.refusal": "\(refusal)"])
-            throw GatewayError(.unauthorized, "The callback's Sinch signature is missing or wrong.")
-        }
-        guard let event = try? JSONDecoder().decode(SinchWire.Event.self, from: callback.body), let kind = event.event
-        else {
-            throw GatewayError.invalidRequest("The callback is not a Sinch verification event.")
-        }
+        if case .failure(let refusal) = verdict { throw client.refusedCallback("\(refusal)") }
+        let event = try client.callbackBody(SinchWire.Event.self, from: callback.body)
+        guard let kind = event.event else { throw GatewayError.invalidRequest("The callback names no Sinch event.") }
         switch kind {
         case SinchWire.requestEvent:
             let allow = await decide(event, lookup: lookup)
-            logger.info(
+            client.logger.info(
                 "sinch request event answered",
                 metadata: ["provider.id": "\(id)", "sinch.action": "\(allow ? "allow" : "deny")"])
             return CallbackReply(
-                updates: [], response: Self.json(SinchWire.EventAction(action: allow ? "allow" : "deny")))
+                updates: [], response: .json(SinchWire.EventAction(action: allow ? "allow" : "deny")))
         case SinchWire.resultEvent:
             guard let sinchID = event.id, !sinchID.isEmpty, let status = event.status else {
                 throw GatewayError.invalidRequest("The result event names no verification or status.")
@@ -59,8 +45,9 @@ extension SinchProvider {
         }
     }
 
-    /// Allow or deny a request event. Sinch asks before it sends, so for a first start the gateway holds
-    /// no record yet: the event's `reference` (the gateway's id, sent with the start) vouches for it.
+    /// Allow or deny a request event: denied for a destination the country permissions block, one no longer
+    /// pending or for another number, or one the gateway did not start unless `foreign_request_events` allows it.
+    /// Sinch asks before it sends, so for a first start the event's `reference` (the gateway's id) vouches for it.
     private func decide(_ event: SinchWire.Event, lookup: VerificationLookup) async -> Bool {
         guard let endpoint = event.identity?.endpoint, let number = try? PhoneNumber(parsing: endpoint) else {
             return false
@@ -70,13 +57,10 @@ extension SinchProvider {
             // Not started by the gateway: the mobile SDK or another backend on the same application.
             return configuration.allowsForeignVerifications
         }
-        let known: ProviderVerification?
+        var known: ProviderVerification?
         do {
-            if let sinchID = event.id, let found = try await lookup(.reference(sinchID)) {
-                known = found
-            } else {
-                known = try await lookup(.verificationID(gatewayID))
-            }
+            if let sinchID = event.id { known = try await lookup(.reference(sinchID)) }
+            if known == nil { known = try await lookup(.verificationID(gatewayID)) }
         } catch {
             return false
         }
@@ -86,22 +70,6 @@ extension SinchProvider {
 
     /// The gateway id in a reference this plugin sent: `vf_…`, or `vf_…-N` after a resend.
     static func gatewayID(fromReference reference: String) -> String? {
-        var id = Substring(reference)
-        if let dash = id.lastIndex(of: "-"), id[id.index(after: dash)...].allSatisfy(\.isNumber),
-            id.index(after: dash) < id.endIndex
-        {
-            id = id[..<dash]
-        }
-        guard id.hasPrefix("vf_"), id.count > 3,
-            id.dropFirst(3).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
-        else { return nil }
-        return String(id)
-    }
-
-    static func json(_ value: some Encodable) -> TransportResponse {
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        let body = (try? JSONEncoder().encode(value)) ?? Data("{}".utf8)
-        return TransportResponse(status: .ok, headerFields: headers, body: body)
+        reference.wholeMatch(of: /(vf_[A-Za-z0-9]+)(?:-[0-9]+)?/).map { String($0.output.1) }
     }
 }

@@ -12,8 +12,7 @@ extension VendorOperation {
 }
 
 extension SinchProvider {
-    /// The Content-Type every call sends, and signs byte for byte (docs/vendors/sinch.md §1.1: Content-Type is signed
-    /// even on a GET).
+    /// The Content-Type every call sends and signs, even on a GET (docs/vendors/sinch.md §1.1).
     static let contentType = "application/json; charset=UTF-8"
 
     /// Sends one call, signed (or Basic), and returns a 2xx answer; every other outcome throws the mapped error.
@@ -28,18 +27,15 @@ extension SinchProvider {
         if let acceptLanguage { headers[.acceptLanguage] = acceptLanguage }
         switch configuration.authentication {
         case .signed:
-            guard let url = URL(string: client.baseURL + path) else {
-                throw GatewayError.internal("The Sinch base URL does not form a valid request URL.")
-            }
-            let timestamp = SinchSigning.timestamp(clock.now)
+            let timestamp = VendorDate.iso8601(client.clock.now)
             headers[SinchSigning.timestampHeader] = timestamp
             headers[.authorization] = SinchSigning.authorization(
                 applicationKey: configuration.applicationKey, key: configuration.signingKey,
                 method: method.rawValue, body: bytes, contentType: Self.contentType, timestamp: timestamp,
-                resource: url.path(percentEncoded: true))
+                resource: try client.url(path).path(percentEncoded: true))
         case .basic:
-            headers[.authorization] = SinchSigning.basic(
-                applicationKey: configuration.applicationKey, secret: configuration.applicationSecret)
+            headers[.authorization] = VendorHTTPClient.basicAuthorization(
+                configuration.applicationKey, configuration.applicationSecret)
         }
         return try await client.send(method, path, headers: headers, body: bytes, operation: operation) { answer in
             let envelope = try? JSONDecoder().decode(SinchWire.ErrorBody.self, from: answer.body)

@@ -2,49 +2,33 @@ import Foundation
 import GatewayCore
 import Logging
 
-/// Sinch Verification v1 behind the gateway's provider contract.
-///
-/// Every request is application-signed (or Basic, by setting). A start sends the gateway's verification id
-/// as Sinch's `reference` and the caller's languages as `Accept-Language`; the language Sinch used comes
-/// back in `Content-Language`. A flash call answers `intercept_call` (Sinch's `cliFilter`), and its check
-/// reports the intercepted number as `cli`; seamless answers `open_url` over cellular and completes
-/// without a code. Sinch has no resend: a resend starts again (a new Sinch id; Sinch aborts the old one).
-struct SinchProvider: VerificationProvider {
-    let id: String
+/// Sinch Verification v1: application-signed requests (or Basic). A start sends the gateway's id as `reference`
+/// and the caller's languages as `Accept-Language` (Sinch's choice comes back in `Content-Language`). A flash call
+/// answers `intercept_call` and is checked with the intercepted number; seamless opens a URL over cellular and
+/// completes without a code. Sinch has no resend: a resend starts again (Sinch aborts the old one).
+struct SinchProvider: ContextProvider {
+    var id: String { client.providerID }
     let configuration: SinchConfiguration
     let client: VendorHTTPClient
-    let clock: any WallClock
-    let logger: Logger
 
+    /// Sinch has no cancel call (docs/vendors/sinch.md §2): a cancel ends the verification in the gateway only.
     static let declaredCapabilities = ProviderCapabilities(
-        channels: [.sms, .voice, .flashcall, .silentAuth, .whatsapp],
-        resendKeepsCode: false,
-        supportsResend: true,
-        // Sinch has no cancel call (docs/vendors/sinch.md §2): a cancel ends the verification in the gateway only.
-        supportsCancel: false,
-        supportsStatus: true,
-        resendCanChangeChannel: true,
-        completesWithoutCode: [.silentAuth],
-        acceptsCallbacks: true)
+        channels: [.sms, .voice, .flashcall, .silentAuth, .whatsapp], supportsCancel: false,
+        resendCanChangeChannel: true, completesWithoutCode: [.silentAuth], acceptsCallbacks: true)
 
     var capabilities: ProviderCapabilities { Self.declaredCapabilities }
 
-    /// What the gateway keeps with a Sinch verification.
+    /// What the gateway keeps: the current Sinch verification's method, the `reference` sent with it (the gateway
+    /// id, suffixed `-2`, `-3`… on resends: Sinch wants it unique), and how many Sinch verifications it started.
     struct State: Codable, Sendable, Equatable {
-        /// Sinch's method of the current Sinch verification (`sms`, `flashcall`…).
         var method: String
-        /// The `reference` sent with it (the gateway id, suffixed `-2`, `-3`… on resends: Sinch wants it unique).
         var reference: String?
-        /// How many Sinch verifications this gateway verification has started.
         var starts: Int
     }
 
     init(context: ProviderContext) throws(ConfigurationError) {
-        self.id = context.providerID
         self.configuration = try SinchConfiguration(settings: context.settings, providerID: context.providerID)
         self.client = VendorHTTPClient(vendor: "Sinch", context: context, baseURL: configuration.baseURL)
-        self.clock = context.clock
-        self.logger = context.logger
     }
 
     // MARK: operations
@@ -78,16 +62,16 @@ struct SinchProvider: VerificationProvider {
                     ? "For a flash call, the code is the caller number the app intercepted."
                     : "The code must be 1 to 32 letters or digits.")
         }
-        let sinchID = try sinchID(of: verification)
+        let sinchID = try client.reference(of: verification, where: Self.isSafeSegment)
         let body = try client.json(SinchWire.ReportRequest(method: method, value: value))
         let response = try await call(
-            .put, path: SinchWire.verificationsPath + "/id/" + Self.pathSegment(sinchID), body: body, operation: .check)
+            .put, path: SinchWire.path("id", sinchID), body: body, operation: .check)
         let report = try client.decode(SinchWire.StatusResponse.self, from: response, operation: .check)
         guard let name = report.status, let status = SinchErrorMapping.outcome(status: name, reason: report.reason)
         else {
             throw client.malformed(.check, httpStatus: response.status.code)
         }
-        logger.debug(
+        client.logger.debug(
             "sinch report answered",
             metadata: [
                 "provider.id": "\(id)", "sinch.status": "\(name)", "sinch.reason": "\(report.reason ?? "-")",
@@ -99,9 +83,11 @@ struct SinchProvider: VerificationProvider {
     func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange {
         let path: String
         if let sinchID = verification.reference, Self.isSafeSegment(sinchID) {
-            path = SinchWire.verificationsPath + "/id/" + Self.pathSegment(sinchID)
-        } else if let reference = (try? verification.state.decode(State.self))?.reference ?? nonEmpty(verification.id) {
-            path = SinchWire.verificationsPath + "/reference/" + Self.pathSegment(reference)
+            path = SinchWire.path("id", sinchID)
+        } else if let reference = (try? verification.state.decode(State.self))?.reference
+            ?? (verification.id.isEmpty ? nil : verification.id)
+        {
+            path = SinchWire.path("reference", reference)
         } else {
             throw GatewayError.internal("The verification has no usable Sinch id or reference.")
         }
@@ -110,40 +96,33 @@ struct SinchProvider: VerificationProvider {
     }
 
     /// A start whose gateway instance died during the call (docs/architecture.md §9.2), asked after by the
-    /// reference it sent (the gateway id, which Sinch keeps unique per started verification): `GET
-    /// …/verifications/reference/{reference}`. Found for the methods whose start answer the app needs nothing
-    /// more of (sms, callout, whatsapp); a flash call's caller pattern and a seamless URL come only with the
-    /// start's answer, so those stay unknown.
+    /// reference it sent. Found for sms, callout and whatsapp; a flash call's caller pattern and a seamless URL
+    /// come only with the start's answer, so those stay unknown.
     func lookUpStart(_ lookup: StartLookup) async throws(GatewayError) -> StartLookupResult {
         guard let method = SinchWire.method(for: lookup.channel), ["sms", "callout", "whatsapp"].contains(method),
             let number = lookup.destination.phoneNumber, Self.isSafeSegment(lookup.verificationID)
         else { return .unknown }
         let status: SinchWire.StatusResponse
         do {
-            status = try await fetchStatus(
-                path: SinchWire.verificationsPath + "/reference/" + Self.pathSegment(lookup.verificationID),
-                operation: .lookup)
+            status = try await fetchStatus(path: SinchWire.path("reference", lookup.verificationID), operation: .lookup)
         } catch let error where error.code == .notFound {
             // Nothing under the reference: final once the dead call can no longer reach Sinch.
-            return lookup.callSettled(at: clock.now, requestTimeout: client.timeout) ? .notFound : .notYet
+            return lookup.callSettled(at: client.clock.now, requestTimeout: client.timeout) ? .notFound : .notYet
         }
         guard let sinchID = status.id, Self.isSafeSegment(sinchID), status.reference == lookup.verificationID,
             status.identity?.endpoint.map({ $0 == number.e164 }) ?? true,
             let name = status.status, let mapped = SinchErrorMapping.outcome(status: name, reason: status.reason)
         else { return .unknown }
         let found = status.method.flatMap(SinchWire.canonicalMethod) ?? method
-        logger.info(
+        client.logger.info(
             "sinch found a dead start by its reference",
             metadata: ["provider.id": "\(id)", "sinch.status": "\(name)", "to": "\(lookup.destination.masked)"])
+        let expiresAt = configuration.smsExpiry.map { client.clock.now.addingTimeInterval(TimeInterval($0)) }
         return .found(
             ProviderStartResult(
                 reference: sinchID,
                 state: try ProviderState(State(method: found, reference: lookup.verificationID, starts: 1)),
-                status: mapped,
-                expiresAt: found == "sms"
-                    ? configuration.smsExpiry.map { clock.now.addingTimeInterval(TimeInterval($0)) }
-                    : nil,
-                channel: lookup.channel))
+                status: mapped, expiresAt: found == "sms" ? expiresAt : nil, channel: lookup.channel))
     }
 
     // MARK: vendor actions
@@ -177,25 +156,21 @@ struct SinchProvider: VerificationProvider {
             guard let canonical = SinchWire.canonicalMethod(method) else {
                 throw GatewayError.invalidRequest("`method` must be sms, flashcall, callout, seamless or whatsapp.")
             }
-            path = SinchWire.verificationsPath + "/" + canonical + "/number/" + Self.pathSegment(number.e164)
+            path = SinchWire.path(canonical + "/number", number.e164)
         case "status_by_reference":
-            path = SinchWire.verificationsPath + "/reference/" + Self.pathSegment(try text("reference"))
+            path = SinchWire.path("reference", try text("reference"))
         case "status_by_id":
-            path = SinchWire.verificationsPath + "/id/" + Self.pathSegment(try text("id"))
+            path = SinchWire.path("id", try text("id"))
         default:
             throw GatewayError(.notFound, "Provider \(id) has no action named \(action).")
         }
         let status = try await fetchStatus(path: path, operation: VendorOperation(action))
-        var output: [String: JSONValue] = [
-            "id": status.id.map(JSONValue.string) ?? .null,
-            "method": status.method.map(JSONValue.string) ?? .null,
-            "status": status.status.map(JSONValue.string) ?? .null,
-            "reason": status.reason.map(JSONValue.string) ?? .null,
-            "reference": status.reference.map(JSONValue.string) ?? .null,
-        ]
         let mapped = status.status.flatMap { SinchErrorMapping.outcome(status: $0, reason: status.reason) }
-        output["gateway_status"] = mapped.map { .string($0.rawValue) } ?? .null
-        return output
+        let fields = [
+            "id": status.id, "method": status.method, "status": status.status, "reason": status.reason,
+            "reference": status.reference, "gateway_status": mapped?.rawValue,
+        ]
+        return fields.mapValues { $0.map(JSONValue.string) ?? .null }
     }
 
     // MARK: helpers
@@ -210,17 +185,11 @@ struct SinchProvider: VerificationProvider {
         }
         var request = SinchWire.StartRequest(
             identity: SinchWire.Identity(endpoint: number.e164), method: method, reference: reference)
-        switch method {
-        case "sms":
-            if let expiry = configuration.smsExpiry {
-                request.smsOptions = SinchWire.SMSOptions(codeType: nil, expiry: SinchConfiguration.expiry(expiry))
-            }
-        case "flashcall":
-            if let timeout = configuration.flashCallInterceptionTimeout {
-                request.flashCallOptions = SinchWire.FlashCallOptions(dialTimeout: nil, interceptionTimeout: timeout)
-            }
-        default:
-            break
+        if method == "sms", let expiry = configuration.smsExpiry {
+            request.smsOptions = SinchWire.SMSOptions(codeType: nil, expiry: SinchConfiguration.expiry(expiry))
+        }
+        if method == "flashcall", let timeout = configuration.flashCallInterceptionTimeout {
+            request.flashCallOptions = SinchWire.FlashCallOptions(dialTimeout: nil, interceptionTimeout: timeout)
         }
         let body = try client.json(request)
         let response = try await call(
@@ -228,17 +197,14 @@ struct SinchProvider: VerificationProvider {
             acceptLanguage: SinchWire.acceptLanguage(locales))
         // Sinch accepted the start: from here on an unreadable answer may hide a sent code.
         let started = try client.decode(SinchWire.StartResponse.self, from: response, operation: operation)
-        guard let sinchID = started.id, !sinchID.isEmpty, Self.isSafeSegment(sinchID) else {
-            throw client.malformed(operation, httpStatus: response.status.code)
-        }
-        let now = clock.now
+        let sinchID = try client.required(started.id, where: Self.isSafeSegment, operation, in: response)
+        let now = client.clock.now
         var nextAction: NextAction?
         var expiresAt: Date?
         switch method {
         case "flashcall":
-            guard let filter = started.flashCall?.cliFilter, !filter.isEmpty else {
-                throw client.malformed(operation, httpStatus: response.status.code)
-            }
+            let filter = try client.required(
+                started.flashCall?.cliFilter, where: { !$0.isEmpty }, operation, in: response)
             let interception =
                 started.flashCall?.interceptionTimeout ?? configuration.flashCallInterceptionTimeout ?? 60
             nextAction = .interceptCall(
@@ -247,9 +213,8 @@ struct SinchProvider: VerificationProvider {
                 expiresAt = now.addingTimeInterval(TimeInterval(report))
             }
         case "seamless":
-            guard let target = started.seamless?.targetUri, !target.isEmpty else {
-                throw client.malformed(operation, httpStatus: response.status.code)
-            }
+            let target = try client.required(
+                started.seamless?.targetUri, where: { !$0.isEmpty }, operation, in: response)
             nextAction = .openURL(NextAction.URLOpening(url: target, cellularOnly: true))
         case "sms":
             if let expiry = configuration.smsExpiry { expiresAt = now.addingTimeInterval(TimeInterval(expiry)) }
@@ -257,20 +222,16 @@ struct SinchProvider: VerificationProvider {
             break
         }
         let language = response.headerFields[.contentLanguage]?.trimmingCharacters(in: .whitespaces)
-        logger.debug(
+        client.logger.debug(
             "sinch verification started",
             metadata: [
                 "provider.id": "\(id)", "sinch.operation": "\(operation)", "sinch.method": "\(method)",
                 "to": "\(destination.masked)", "content_language": "\(language ?? "-")",
             ])
         return ProviderStartResult(
-            reference: sinchID,
-            state: try ProviderState(State(method: method, reference: reference, starts: starts)),
-            status: .pending,
-            expiresAt: expiresAt,
-            contentLanguage: language.flatMap { $0.isEmpty ? nil : $0 },
-            channel: channel,
-            nextAction: nextAction)
+            reference: sinchID, state: try ProviderState(State(method: method, reference: reference, starts: starts)),
+            status: .pending, expiresAt: expiresAt, contentLanguage: language.flatMap { $0.isEmpty ? nil : $0 },
+            channel: channel, nextAction: nextAction)
     }
 
     private func fetchStatus(path: String, operation: VendorOperation) async throws(GatewayError)
@@ -278,9 +239,8 @@ struct SinchProvider: VerificationProvider {
     {
         let response = try await call(.get, path: path, body: nil, operation: operation)
         let status = try client.decode(SinchWire.StatusResponse.self, from: response, operation: operation)
-        guard let name = status.status, SinchErrorMapping.status(named: name) != nil else {
-            throw client.malformed(operation, httpStatus: response.status.code)
-        }
+        _ = try client.required(
+            status.status, where: { SinchErrorMapping.status(named: $0) != nil }, operation, in: response)
         return status
     }
 
@@ -297,10 +257,7 @@ struct SinchProvider: VerificationProvider {
     }
 
     static func method(for channel: Channel) throws(GatewayError) -> String {
-        guard let method = SinchWire.method(for: channel) else {
-            throw GatewayError(
-                .unsupportedChannel, "Sinch Verification does not offer the \(channel.rawValue) channel.")
-        }
+        guard let method = SinchWire.method(for: channel) else { throw .unsupported(channel, by: "Sinch Verification") }
         return method
     }
 
@@ -319,14 +276,4 @@ struct SinchProvider: VerificationProvider {
             && value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.~+".contains($0)) }
     }
 
-    static func pathSegment(_ value: String) -> String { value }
-
-    private func sinchID(of verification: ProviderVerification) throws(GatewayError) -> String {
-        guard let sinchID = verification.reference, Self.isSafeSegment(sinchID) else {
-            throw GatewayError.internal("The verification has no usable Sinch id.")
-        }
-        return sinchID
-    }
-
-    private func nonEmpty(_ value: String) -> String? { value.isEmpty ? nil : value }
 }

@@ -1,7 +1,5 @@
-/// The fixed, public credentials and test numbers of the Sinch sandbox (``SinchEmulator``).
-///
-/// Test values, documented on purpose so a newcomer can point the official `sinch` Python SDK or `curl` at
-/// the sandbox. They never work against Sinch.
+/// The fixed, public credentials and test numbers of the Sinch sandbox (``SinchEmulator``), documented so the
+/// official `sinch` Python SDK or `curl` can be pointed at it. They never work against Sinch.
 public enum SinchSandbox {
     /// The Verification application key the emulator knows.
     public static let applicationKey = "5a4db0c0-5a4d-4b0c-8a4d-b0c05a4d0001"

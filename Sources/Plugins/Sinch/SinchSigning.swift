@@ -15,6 +15,7 @@ import HTTPTypes
 ///
 /// The resource is the request path with its leading slash and without the query, as both official SDKs
 /// sign it (the documentation's example drops the slash; docs/vendors/sinch.md trusts the SDKs, and so do we).
+/// `x-timestamp` is ISO 8601 (``VendorDate``); the Python SDK sends `datetime.isoformat()`, with microseconds.
 enum SinchSigning {
     static let scheme = "Application"
     static let timestampHeader = HTTPField.Name("x-timestamp")!
@@ -44,7 +45,6 @@ enum SinchSigning {
         return Data(mac).base64EncodedString()
     }
 
-    /// The `Authorization` value for one request.
     static func authorization(
         applicationKey: String, key: Data, method: String, body: Data, contentType: String, timestamp: String,
         resource: String
@@ -55,78 +55,28 @@ enum SinchSigning {
         return scheme + " " + applicationKey + ":" + signature(text, key: key)
     }
 
-    /// `Basic base64(key:secret)`, the prototyping scheme (docs/vendors/sinch.md §1, [DOC-BASIC]).
-    static func basic(applicationKey: String, secret: String) -> String {
-        "Basic " + Data("\(applicationKey):\(secret)".utf8).base64EncodedString()
-    }
+    /// Why a signed request was refused, by the Sinch error code the emulator answers for it (§4.2).
+    /// `badSignature` is also a wrong Basic secret; `weakScheme` is `Application <key>` alone, the public scheme.
+    enum Refusal: Int, Error, Equatable {
+        case missingAuthorization = 40104
+        /// Not `Application key:signature` or `Basic …`.
+        case malformedAuthorization = 40100
+        case missingTimestamp = 40101
+        case staleTimestamp = 40105
+        case unknownKey = 40004
+        case badSignature = 40102
+        case weakScheme = 40301
 
-    // MARK: timestamps
-
-    /// ISO-8601 in UTC with a `Z`, as Sinch's examples show (`2014-06-04T13:41:58Z`).
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: false))
-    }
-
-    /// Reads an `x-timestamp`: with or without fractional seconds, with `Z` or an offset (the Python SDK
-    /// sends `datetime.isoformat()`, `2026-01-02T03:04:05.123456+00:00`).
-    static func parseTimestamp(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let date = try? Date(trimmed, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: false)) {
-            return date
-        }
-        if let date = try? Date(trimmed, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-            return date
-        }
-        // Foundation reads at most milliseconds: drop digits past the third and try again.
-        guard let dot = trimmed.firstIndex(of: ".") else { return nil }
-        let fraction = trimmed[trimmed.index(after: dot)...].prefix { $0.isNumber }
-        guard fraction.count > 3 else { return nil }
-        let rest = trimmed[trimmed.index(after: dot)...].dropFirst(fraction.count)
-        let shortened = String(trimmed[...dot]) + fraction.prefix(3) + rest
-        return try? Date(shortened, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-
-    // MARK: checking
-
-    /// Why a signed request was refused, with the Sinch error code the emulator answers for it (§4.2).
-    enum Refusal: Error, Equatable {
-        /// No `Authorization` header (40104).
-        case missingAuthorization
-        /// An `Authorization` header that is not `Application key:signature` or `Basic …` (40100).
-        case malformedAuthorization
-        /// No readable `x-timestamp` (40101).
-        case missingTimestamp
-        /// An `x-timestamp` outside the allowed skew (40105).
-        case staleTimestamp
-        /// An application key the server does not know (40004).
-        case unknownKey
-        /// The signature does not match (40102); also a wrong Basic secret.
-        case badSignature
-        /// `Application <key>` alone: the public scheme, weaker than the application allows (40301).
-        case weakScheme
-
-        var errorCode: Int {
-            switch self {
-            case .missingAuthorization: return 40104
-            case .malformedAuthorization: return 40100
-            case .missingTimestamp: return 40101
-            case .staleTimestamp: return 40105
-            case .unknownKey: return 40004
-            case .badSignature: return 40102
-            case .weakScheme: return 40301
-            }
-        }
+        var errorCode: Int { rawValue }
 
         var message: String {
-            switch self {
-            case .missingAuthorization: return "Authorization required"
-            case .malformedAuthorization: return "Invalid authorization header"
-            case .missingTimestamp: return "X-Timestamp required"
-            case .staleTimestamp: return "Expired"
-            case .unknownKey: return "Invalid application key"
-            case .badSignature: return "Invalid signature"
-            case .weakScheme: return "Invalid authorization scheme"
-            }
+            [
+                .missingAuthorization: "Authorization required",
+                .malformedAuthorization: "Invalid authorization header",
+                .missingTimestamp: "X-Timestamp required", .staleTimestamp: "Expired",
+                .unknownKey: "Invalid application key",
+                .badSignature: "Invalid signature", .weakScheme: "Invalid authorization scheme",
+            ][self] ?? ""
         }
     }
 
@@ -144,12 +94,11 @@ enum SinchSigning {
         guard parts.count == 2 else { return .failure(.malformedAuthorization) }
         switch parts[0].lowercased() {
         case "basic" where allowBasic:
-            guard let data = Data(base64Encoded: parts[1].trimmingCharacters(in: .whitespaces)),
-                let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
-            else { return .failure(.malformedAuthorization) }
-            guard String(text[..<colon]) == applicationKey else { return .failure(.unknownKey) }
-            return ConstantTime.equals(String(text[text.index(after: colon)...]), secret)
-                ? .success(()) : .failure(.badSignature)
+            guard let (user, password) = VendorHTTPClient.basicCredentials(header) else {
+                return .failure(.malformedAuthorization)
+            }
+            guard user == applicationKey else { return .failure(.unknownKey) }
+            return ConstantTime.equals(password, secret) ? .success(()) : .failure(.badSignature)
         case "application":
             guard let colon = parts[1].lastIndex(of: ":") else {
                 return parts[1].isEmpty ? .failure(.malformedAuthorization) : .failure(.weakScheme)
@@ -157,7 +106,7 @@ enum SinchSigning {
             let key = String(parts[1][..<colon])
             let given = String(parts[1][parts[1].index(after: colon)...])
             guard key == applicationKey else { return .failure(.unknownKey) }
-            guard let stamp = headers[timestampHeader], let date = parseTimestamp(stamp) else {
+            guard let stamp = headers[timestampHeader], let date = VendorDate.parseISO8601(stamp) else {
                 return .failure(.missingTimestamp)
             }
             guard abs(date.timeIntervalSince(now)) <= tolerance else { return .failure(.staleTimestamp) }

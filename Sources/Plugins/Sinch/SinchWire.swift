@@ -1,40 +1,25 @@
 import Foundation
 import GatewayCore
 
-/// Sinch Verification v1 on the wire (docs/vendors/sinch.md §2–§3): method names, statuses and the JSON bodies, shared
-/// by
-/// the provider (which encodes requests and decodes answers) and the emulator (the other way round).
-/// Field names are Sinch's camelCase ([OAS] 2.0.1).
+/// Sinch Verification v1 on the wire (docs/vendors/sinch.md §2–§3, Sinch's camelCase of [OAS] 2.0.1), shared by the
+/// provider and the emulator.
 enum SinchWire {
     static let basePath = "/verification/v1"
     static let verificationsPath = basePath + "/verifications"
 
-    // MARK: methods
+    /// `…/verifications/{kind}/{value}` (`id`, `reference`, `sms/number`).
+    static func path(_ kind: String, _ value: String) -> String { verificationsPath + "/" + kind + "/" + value }
 
-    /// Sinch's `method` for a gateway channel (docs/vendors/sinch.md §2.1), `nil` when Sinch has none.
-    static func method(for channel: Channel) -> String? {
-        switch channel {
-        case .sms: return "sms"
-        case .voice: return "callout"
-        case .flashcall: return "flashcall"
-        case .silentAuth: return "seamless"
-        case .whatsapp: return "whatsapp"
-        case .email, .push: return nil
-        }
-    }
+    /// Sinch's `method` for each gateway channel it offers (docs/vendors/sinch.md §2.1).
+    static let methods: [Channel: String] = [
+        .sms: "sms", .voice: "callout", .flashcall: "flashcall", .silentAuth: "seamless", .whatsapp: "whatsapp",
+    ]
 
-    /// The gateway channel for a Sinch `method`. Older specs and the Python SDK 1.x spell the flash call
-    /// `flashCall`; both are read.
-    static func channel(method: String) -> Channel? {
-        switch method.lowercased() {
-        case "sms": return .sms
-        case "callout": return .voice
-        case "flashcall": return .flashcall
-        case "seamless": return .silentAuth
-        case "whatsapp": return .whatsapp
-        default: return nil
-        }
-    }
+    static func method(for channel: Channel) -> String? { methods[channel] }
+
+    /// The gateway channel for a Sinch `method`, whatever its case (older specs and the Python SDK 1.x spell the
+    /// flash call `flashCall`).
+    static func channel(method: String) -> Channel? { methods.first { $0.value == method.lowercased() }?.key }
 
     /// The canonical lower-case method (`flashCall` → `flashcall`), or `nil` for an unknown one.
     static func canonicalMethod(_ method: String) -> String? {
@@ -132,28 +117,23 @@ enum SinchWire {
         var callout: ReportCode?
         var whatsapp: ReportCode?
 
+        /// The member carrying a `method`'s report (`sms` for any other).
+        static func member(_ method: String) -> WritableKeyPath<ReportRequest, ReportCode?> {
+            ["flashcall": \.flashCall, "callout": \.callout, "whatsapp": \.whatsapp][method] ?? \.sms
+        }
+
         /// The report for `method` carrying `value`: the code, or for a flash call the caller number as `cli`.
         init(method: String, value: String) {
             self.method = method
-            switch method {
-            case "flashcall": flashCall = ReportCode(code: nil, cli: value)
-            case "callout": callout = ReportCode(code: value, cli: nil)
-            case "whatsapp": whatsapp = ReportCode(code: value, cli: nil)
-            default: sms = ReportCode(code: value, cli: nil)
-            }
+            self[keyPath: Self.member(method)] =
+                method == "flashcall" ? ReportCode(code: nil, cli: value) : ReportCode(code: value, cli: nil)
         }
 
         /// What the user reported for `method`: the flash call's `cli`, the other methods' `code` (an SMS
         /// may also carry `cli`, which the SDKs send for an intercepted SMS; the code is what counts).
         func value(for method: String) -> String? {
-            let value: String?
-            switch method {
-            case "flashcall": value = flashCall?.cli
-            case "callout": value = callout?.code
-            case "whatsapp": value = whatsapp?.code
-            default: value = sms?.code
-            }
-            return value.flatMap { $0.isEmpty ? nil : $0 }
+            let report = self[keyPath: Self.member(method)]
+            return (method == "flashcall" ? report?.cli : report?.code).flatMap { $0.isEmpty ? nil : $0 }
         }
     }
 
@@ -190,27 +170,6 @@ enum SinchWire {
         var errorCode: Int?
         var message: String?
         var reference: String?
-
-        init(errorCode: Int, message: String, reference: String?) {
-            self.errorCode = errorCode
-            self.message = message
-            self.reference = reference
-        }
-
-        enum CodingKeys: String, CodingKey { case errorCode, message, reference }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            if let number = try? container.decodeIfPresent(Int.self, forKey: .errorCode) {
-                errorCode = number
-            } else if let text = try? container.decodeIfPresent(String.self, forKey: .errorCode) {
-                errorCode = Int(text.trimmingCharacters(in: .whitespaces))
-            } else {
-                errorCode = nil
-            }
-            message = try? container.decodeIfPresent(String.self, forKey: .message)
-            reference = try? container.decodeIfPresent(String.self, forKey: .reference)
-        }
     }
 
     // MARK: callbacks (docs/vendors/sinch.md §3.3)
@@ -234,26 +193,15 @@ enum SinchWire {
         var smsResult: String?
     }
 
-    /// The answer to a request event.
+    /// The answer to a request event: `allow` or `deny`.
     struct EventAction: Codable, Sendable, Equatable {
-        /// `allow` or `deny`.
         var action: String
     }
 
     // MARK: dates
 
     /// `verificationTimestamp`'s form: UTC, milliseconds, no zone designator.
-    static func verificationTimestamp(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? .gmt
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: date)
-        func pad(_ value: Int?, _ width: Int) -> String {
-            let text = String(value ?? 0)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2))T\(pad(parts.hour, 2)):"
-            + "\(pad(parts.minute, 2)):\(pad(parts.second, 2)).\(pad((parts.nanosecond ?? 0) / 1_000_000, 3))"
-    }
+    static func verificationTimestamp(_ date: Date) -> String { VendorDate.utc(date, milliseconds: true) }
 
     // MARK: languages
 
@@ -290,5 +238,17 @@ enum SinchWire {
             if q > 0 { weighted.append((tag, q, index)) }
         }
         return weighted.sorted { ($0.q, -$0.index) > ($1.q, -$1.index) }.map(\.tag)
+    }
+}
+
+extension SinchWire.ErrorBody {
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let text = try? container.decodeIfPresent(String.self, forKey: .errorCode)
+        errorCode =
+            (try? container.decodeIfPresent(Int.self, forKey: .errorCode))
+            ?? text.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        message = try? container.decodeIfPresent(String.self, forKey: .message)
+        reference = try? container.decodeIfPresent(String.self, forKey: .reference)
     }
 }

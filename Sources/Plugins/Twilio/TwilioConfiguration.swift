@@ -1,21 +1,19 @@
 import Foundation
 import GatewayCore
 
-/// The validated settings of one Twilio provider.
 struct TwilioConfiguration: Sendable, Equatable {
     /// The Basic-auth user: an account SID (`AC…`) or an API key SID (`SK…`).
     var accountSID: String
     /// The Basic-auth password: the auth token or the API key secret.
     var authToken: String
     var serviceSID: String
-    /// Where the Verify API lives, without a trailing slash (`https://verify.twilio.com`).
+    /// Without a trailing slash.
     var baseURL: String
     /// How long a push challenge lives; `nil` leaves Twilio's default (5 minutes).
     var pushChallengeSeconds: Int?
 
     static let defaultBaseURL = "https://verify.twilio.com"
 
-    /// The settings the plugin takes (`docs/errors.md` and the configuration guide list them).
     static let settings: [SettingSpec] = [
         .text(
             "account_sid", "Account SID (AC…) or API key SID (SK…): the Basic-auth user.",
@@ -26,13 +24,12 @@ struct TwilioConfiguration: Sendable, Equatable {
             "service_sid", "Verify service SID (VA…).", check: { TwilioConfiguration.matches($0, prefixes: ["VA"]) },
             reason: "must be VA followed by 32 hex digits"),
         .url("base_url", "Verify API base URL; defaults to https://verify.twilio.com."),
-        .integer(
+        .seconds(
             "push_challenge_seconds",
             "Lifetime of a push challenge (ExpirationDate), 1 to 3600 seconds; defaults to Twilio's 5 minutes.",
-            in: 1...3600, reason: "must be 1 to 3600 seconds"),
+            in: 1...3600),
     ]
 
-    /// Reads and checks `settings`, reporting every problem at once.
     init(settings values: [String: String], providerID: String) throws(ConfigurationError) {
         let settings = PluginSettings(values, specs: Self.settings, providerID: providerID)
         try settings.validate()

@@ -54,28 +54,17 @@ extension TwilioEmulator {
 
     // MARK: bodies
 
-    static func json(_ status: Int, _ value: some Encodable) -> TransportResponse {
-        encoded(status, value)
-    }
+    static func json(_ status: Int, _ value: some Encodable) -> TransportResponse { .json(value, status: status) }
 
     /// A resource the fast writer can spell: its ``JSONValue`` as `JSONEncoder` with `.sortedKeys` and
     /// `.withoutEscapingSlashes` writes `value` (the same bytes, without building a `JSONEncoder` per
     /// answer; `TwilioWireJSONTests` compares them), else `JSONEncoder` itself.
     static func json<Value: Encodable & TwilioJSONRepresentable>(_ status: Int, _ value: Value) -> TransportResponse {
-        guard let text = value.jsonValue.sortedJSON else { return encoded(status, value) }
-        return response(status, Data(text.utf8))
-    }
-
-    private static func encoded(_ status: Int, _ value: some Encodable) -> TransportResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return response(status, (try? encoder.encode(value)) ?? Data("{}".utf8))
-    }
-
-    private static func response(_ status: Int, _ body: Data) -> TransportResponse {
+        guard let text = value.jsonValue.sortedJSON else { return .json(value, status: status) }
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        return TransportResponse(status: HTTPResponse.Status(code: status), headerFields: headers, body: body)
+        return TransportResponse(
+            status: HTTPResponse.Status(code: status), headerFields: headers, body: Data(text.utf8))
     }
 
     /// Twilio's error envelope: `{code, message, more_info, status}`.

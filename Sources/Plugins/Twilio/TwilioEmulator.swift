@@ -137,20 +137,14 @@ public final class TwilioEmulator: VendorEmulator {
     }
 
     /// `Basic` and the base64 of the sandbox account SID and token, as a client spells it.
-    static let sandboxAuthorization =
-        "Basic " + Data((TwilioSandbox.accountSID + ":" + TwilioSandbox.authToken).utf8).base64EncodedString()
+    static let sandboxAuthorization = VendorHTTPClient.basicAuthorization(
+        TwilioSandbox.accountSID, TwilioSandbox.authToken)
 
     /// Basic auth with the sandbox account SID (or any `SK…` API key SID) and the sandbox token.
     static func isAuthorized(_ header: String?) -> Bool {
         // What clients send for the sandbox account, compared without decoding; anything else is decoded.
         if let header, ConstantTime.equals(header, sandboxAuthorization) { return true }
-        guard let header, header.count > 6, header.prefix(6).lowercased() == "basic " else { return false }
-        let encoded = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
-        guard let data = Data(base64Encoded: encoded), let text = String(data: data, encoding: .utf8),
-            let colon = text.firstIndex(of: ":")
-        else { return false }
-        let user = String(text[..<colon])
-        let password = String(text[text.index(after: colon)...])
+        guard let (user, password) = VendorHTTPClient.basicCredentials(header) else { return false }
         let knownUser = user == TwilioSandbox.accountSID || TwilioConfiguration.matches(user, prefixes: ["SK"])
         return ConstantTime.equals(password, TwilioSandbox.authToken) && knownUser
     }

@@ -17,25 +17,16 @@ extension VendorOperation {
 }
 
 extension TwilioProvider {
-    /// `Basic base64(sid:token)`, the header Twilio authenticates every call with.
-    var authorization: String {
-        "Basic " + Data("\(configuration.accountSID):\(configuration.authToken)".utf8).base64EncodedString()
-    }
-
-    /// Sends one call (a form body, or none) and returns a 2xx answer; every other outcome throws the mapped
-    /// error.
+    /// Sends one call (a form body, or none) with Basic auth and returns a 2xx answer; every other outcome throws
+    /// the mapped error.
     func call(
         _ method: HTTPRequest.Method, path: String, form: [(String, String)]?, operation: VendorOperation
     ) async throws(GatewayError) -> TransportResponse {
         var headers = HTTPFields()
-        headers[.authorization] = authorization
+        headers[.authorization] = VendorHTTPClient.basicAuthorization(
+            configuration.accountSID, configuration.authToken)
         headers[.accept] = "application/json"
-        var body = Data()
-        if let form {
-            headers[.contentType] = "application/x-www-form-urlencoded"
-            body = Data(FormEncoding.encode(form).utf8)
-        }
-        return try await client.send(method, path, headers: headers, body: body, operation: operation) { answer in
+        return try await client.send(method, path, headers: headers, form: form, operation: operation) { answer in
             let envelope = try? JSONDecoder().decode(TwilioWire.ErrorEnvelope.self, from: answer.body)
             return TwilioErrorMapping.map(
                 code: envelope?.code, httpStatus: answer.status, retryAfter: answer.retryAfter, providerID: id)

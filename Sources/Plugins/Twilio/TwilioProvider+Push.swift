@@ -2,12 +2,9 @@ import Foundation
 import GatewayCore
 import Logging
 
-/// Verify Push behind the provider contract (the vendor notes `docs/vendors/twilio.md` §3): a `push` verification is a
-/// challenge to the identity's enrolled factor; the device approves or denies it with its key, and the
-/// result arrives by webhook (`/callbacks/<id>`) or by `GET …?refresh=true`. Factors are listed, fetched and
-/// removed through ``FactorProvider``.
+/// Verify Push (`docs/vendors/twilio.md` §3): a `push` verification is a challenge to the identity's enrolled
+/// factor, approved or denied on the device; the result arrives by webhook or by a refresh.
 extension TwilioProvider: FactorProvider {
-    /// What the gateway keeps with a push verification.
     struct PushState: Codable, Sendable, Equatable {
         var identity: String
         var factorSID: String
@@ -30,7 +27,8 @@ extension TwilioProvider: FactorProvider {
         var form = [("FactorSid", try await factorToChallenge(identity, named: request.channelOptions.factorID))]
         form.append(("Details.Message", message))
         if let seconds = configuration.pushChallengeSeconds {
-            form.append(("ExpirationDate", TwilioWire.format(clock.now.addingTimeInterval(TimeInterval(seconds)))))
+            form.append(
+                ("ExpirationDate", TwilioWire.format(client.clock.now.addingTimeInterval(TimeInterval(seconds)))))
         }
         for detail in prompt?.details ?? [] {
             guard detail.label.count <= 36, detail.value.count <= 128 else {
@@ -38,10 +36,10 @@ extension TwilioProvider: FactorProvider {
                     "Twilio takes prompt detail labels of up to 36 characters and values of up to 128.")
             }
             form.append(
-                ("Details.Fields", try Self.jsonText(["label": .string(detail.label), "value": .string(detail.value)])))
+                ("Details.Fields", try jsonText(["label": .string(detail.label), "value": .string(detail.value)])))
         }
         if let hidden = prompt?.hiddenDetails, !hidden.isEmpty {
-            let text = try Self.jsonText(.object(hidden.mapValues(JSONValue.string)))
+            let text = try jsonText(.object(hidden.mapValues(JSONValue.string)))
             guard text.count <= 1024 else {
                 throw GatewayError.invalidRequest("Twilio takes hidden details of up to 1024 characters as JSON.")
             }
@@ -102,7 +100,6 @@ extension TwilioProvider: FactorProvider {
             nextAction: .awaitApproval(NextAction.ApprovalPrompt(message: state.message, expiresAt: state.expiresAt)))
     }
 
-    /// The challenge's status, read without spending anything.
     func pushStatus(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange {
         let (sid, state) = try pushReference(of: verification)
         let response = try await call(
@@ -116,19 +113,12 @@ extension TwilioProvider: FactorProvider {
 
     /// A challenge's status in the gateway's terms (`challenge_enum_challenge_statuses`).
     static func challengeStatus(named name: String) -> VerificationStatus? {
-        switch name {
-        case "pending": return .pending
-        case "approved": return .approved
-        case "denied": return .denied
-        case "expired": return .expired
-        default: return nil
-        }
+        ["pending": .pending, "approved": .approved, "denied": .denied, "expired": .expired][name]
     }
 
     // MARK: webhooks
 
-    /// A Verify Push webhook: form-encoded, signed with `X-Twilio-Signature` over the full URL and the sorted
-    /// parameters with the auth token. `challenge.approved` / `challenge.denied` (and `challenge.expired`,
+    /// A Verify Push webhook, signed with `X-Twilio-Signature`: `challenge.approved`, `.denied` (and `.expired`,
     /// should Twilio send it) settle the verification holding the challenge; factor events change nothing.
     func handleCallback(_ callback: VendorCallback, lookup: VerificationLookup) async throws(GatewayError)
         -> CallbackReply
@@ -138,25 +128,18 @@ extension TwilioProvider: FactorProvider {
             TwilioPushCrypto.isValidWebhook(
                 signature: callback.headerFields[TwilioPushCrypto.signatureHeader], url: callback.url.absoluteString,
                 parameters: parameters, authToken: configuration.authToken)
-        else {
-            logger.notice("twilio webhook with a bad signature", metadata: ["provider.id": "\(id)"])
-            throw GatewayError(.unauthorized, "The webhook's X-Twilio-Signature does not verify.")
-        }
+        else { throw client.refusedCallback("bad X-Twilio-Signature") }
         let form = Dictionary(parameters, uniquingKeysWith: { _, last in last })
         guard form["service_sid"] == nil || form["service_sid"] == configuration.serviceSID else {
             return CallbackReply(updates: [])
         }
-        let status: VerificationStatus
-        switch form["type"] {
-        case "challenge.approved": status = .approved
-        case "challenge.denied": status = .denied
-        case "challenge.expired": status = .expired
-        default: return CallbackReply(updates: [])
-        }
+        guard let type = form["type"], type.hasPrefix("challenge."),
+            let status = Self.challengeStatus(named: String(type.dropFirst("challenge.".count))), status != .pending
+        else { return CallbackReply(updates: []) }
         guard let sid = form["challenge_sid"], TwilioConfiguration.matches(sid, prefixes: ["YC"]) else {
             throw GatewayError.invalidRequest("The webhook names no challenge.")
         }
-        let reason = String(form["type"]?.dropFirst("challenge.".count) ?? "")
+        let reason = String(type.dropFirst("challenge.".count))
         return CallbackReply(
             updates: [
                 ProviderUpdate(target: .reference(sid), change: VerificationChange(status: status, reason: reason))
@@ -178,12 +161,12 @@ extension TwilioProvider: FactorProvider {
             form.append(("Ttl", String(ttlSeconds)))
         }
         let response = try await call(
-            .post, path: pushServicePath + "/AccessTokens", form: form, operation: .accessToken)
+            .post, path: servicePath + "/AccessTokens", form: form, operation: .accessToken)
         guard let object = try? JSONDecoder().decode(JSONValue.self, from: response.body),
             let token = object["token"]?.stringValue, !token.isEmpty
         else { throw client.malformed(.accessToken, httpStatus: response.status.code) }
         let ttl = object["ttl"]?.numberValue.map { Int($0) } ?? ttlSeconds ?? 60
-        let created = TwilioWire.parseDate(object["date_created"]?.stringValue) ?? clock.now
+        let created = TwilioWire.parseDate(object["date_created"]?.stringValue) ?? client.clock.now
         return FactorAccessToken(
             identity: identity, token: token, factorType: "push",
             expiresAt: created.addingTimeInterval(TimeInterval(ttl)),
@@ -239,9 +222,7 @@ extension TwilioProvider: FactorProvider {
 
     // MARK: helpers
 
-    var pushServicePath: String { "/v2/Services/" + configuration.serviceSID }
-
-    func entityPath(_ identity: String) -> String { pushServicePath + "/Entities/" + identity }
+    func entityPath(_ identity: String) -> String { servicePath + "/Entities/" + identity }
 
     private func factorPath(identity: String, id factorID: String) throws(GatewayError) -> String {
         try Self.checkIdentity(identity)
@@ -278,10 +259,7 @@ extension TwilioProvider: FactorProvider {
         }
     }
 
-    static func jsonText(_ value: JSONValue) throws(GatewayError) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { throw GatewayError.internal() }
-        return String(decoding: data, as: UTF8.self)
+    func jsonText(_ value: JSONValue) throws(GatewayError) -> String {
+        String(decoding: try client.json(value), as: UTF8.self)
     }
 }

@@ -2,42 +2,25 @@ import Foundation
 import GatewayCore
 import Logging
 
-/// Twilio Verify v2 (OTP over SMS, voice calls, WhatsApp and email, and Verify Push challenges to an
-/// enrolled device, `TwilioProvider+Push.swift`) behind the gateway's provider contract.
-///
-/// Speaks Twilio's own wire format: form-encoded PascalCase parameters, HTTP Basic auth with the
-/// account SID (or API key SID) and auth token, snake_case JSON answers. Every failure leaves as a
-/// ``GatewayError`` chosen by ``TwilioErrorMapping``.
-struct TwilioProvider: VerificationProvider {
-    let id: String
+/// Twilio Verify v2 (OTP over SMS, voice, WhatsApp and email; Verify Push in `TwilioProvider+Push.swift`):
+/// form-encoded PascalCase parameters, Basic auth, snake_case JSON answers.
+struct TwilioProvider: ContextProvider {
+    var id: String { client.providerID }
     let configuration: TwilioConfiguration
     let client: VendorHTTPClient
-    let clock: any WallClock
-    let logger: Logger
 
     /// What Twilio Verify v2 offers: for OTP a resend is a start for the same `To`, which Twilio answers
     /// with the same verification and code, on any of the four channels; a push completes without a code,
     /// by the webhook at `/callbacks/<id>` or a refresh.
     static let declaredCapabilities = ProviderCapabilities(
-        channels: [.sms, .voice, .whatsapp, .email, .push],
-        requiresAppVerification: false,
-        issuesTokens: false,
-        resendKeepsCode: true,
-        supportsResend: true,
-        supportsCancel: true,
-        supportsStatus: true,
-        resendCanChangeChannel: true,
-        completesWithoutCode: [.push],
-        acceptsCallbacks: true)
+        channels: [.sms, .voice, .whatsapp, .email, .push], resendKeepsCode: true, resendCanChangeChannel: true,
+        completesWithoutCode: [.push], acceptsCallbacks: true)
 
     var capabilities: ProviderCapabilities { Self.declaredCapabilities }
 
     init(context: ProviderContext) throws(ConfigurationError) {
-        self.id = context.providerID
         self.configuration = try TwilioConfiguration(settings: context.settings, providerID: context.providerID)
         self.client = VendorHTTPClient(vendor: "Twilio", context: context, baseURL: configuration.baseURL)
-        self.clock = context.clock
-        self.logger = context.logger
     }
 
     // MARK: operations
@@ -102,17 +85,14 @@ struct TwilioProvider: VerificationProvider {
         return VerificationChange(status: status, channel: channel, reason: status == .pending ? nil : name)
     }
 
-    /// A start whose gateway instance died during the call (docs/architecture.md §9.2). Twilio takes no
-    /// reference of the caller's, but keeps one pending verification per `To`, and its Verification resource
-    /// takes the `To` in place of the `VE…` SID (Twilio's own samples update a verification by its phone
-    /// number): `GET …/Verifications/{To}` is the number's pending verification, the one the dead start made
-    /// or sent again. None pending (404) is final once the dead call can no longer reach Twilio. A push
-    /// challenge is not a Verification: unknown.
+    /// A start whose gateway instance died during the call (docs/architecture.md §9.2): Twilio keeps one pending
+    /// verification per `To` and reads `GET …/Verifications/{To}` as it, the one the dead start made or sent
+    /// again. None pending (404) is final once the dead call can no longer reach Twilio; a push is unknown.
     func lookUpStart(_ lookup: StartLookup) async throws(GatewayError) -> StartLookupResult {
         guard lookup.channel != .push,
             (try? Self.twilioChannel(for: lookup.channel, destination: lookup.destination)) != nil
         else { return .unknown }
-        let settled = lookup.callSettled(at: clock.now, requestTimeout: client.timeout)
+        let settled = lookup.callSettled(at: client.clock.now, requestTimeout: client.timeout)
         let response: TransportResponse
         do {
             response = try await call(
@@ -127,9 +107,9 @@ struct TwilioProvider: VerificationProvider {
         else { throw client.malformed(.lookup, httpStatus: response.status.code) }
         // Canceled, or out of checks: nothing pending for the number, so the dead start made nothing.
         guard status == .pending else { return settled ? .notFound : .notYet }
-        let now = clock.now
+        let now = client.clock.now
         let created = TwilioWire.parseDate(resource.dateCreated).map { min($0, now) } ?? now
-        logger.info(
+        client.logger.info(
             "twilio found the pending verification of a dead start's number",
             metadata: ["provider.id": "\(id)", "to": "\(lookup.destination.masked)"])
         return .found(
@@ -148,10 +128,9 @@ struct TwilioProvider: VerificationProvider {
 
     // MARK: helpers
 
-    private var servicePath: String { "/v2/Services/" + configuration.serviceSID }
+    var servicePath: String { "/v2/Services/" + configuration.serviceSID }
     private var verificationsPath: String { servicePath + "/Verifications" }
 
-    /// `POST …/Verifications`, shared by start and resend.
     private func createVerification(
         destination: Destination, channel: Channel, channelName: String, locale: String?, operation: VendorOperation
     ) async throws(GatewayError) -> ProviderStartResult {
@@ -164,7 +143,7 @@ struct TwilioProvider: VerificationProvider {
             // A 404 to a create is not about a verification. Twilio documents it for an unsupported
             // Locale and advises sending again without one; otherwise the service SID is unknown.
             if locale != nil {
-                logger.info(
+                client.logger.info(
                     "twilio refused the locale; sending again without it",
                     metadata: ["provider.id": "\(id)", "twilio.operation": "\(operation)"])
                 return try await createVerification(
@@ -178,10 +157,10 @@ struct TwilioProvider: VerificationProvider {
         guard let sid = resource.sid, TwilioConfiguration.matches(sid, prefixes: ["VE"]) else {
             throw client.malformed(operation, httpStatus: response.status.code)
         }
-        let now = clock.now
+        let now = client.clock.now
         // A start that reuses a pending verification keeps its original window; never promise more.
         let created = TwilioWire.parseDate(resource.dateCreated).map { min($0, now) } ?? now
-        logger.debug(
+        client.logger.debug(
             "twilio verification sent",
             metadata: [
                 "provider.id": "\(id)", "twilio.operation": "\(operation)", "channel": "\(channel.rawValue)",
@@ -195,8 +174,7 @@ struct TwilioProvider: VerificationProvider {
             channel: channel)
     }
 
-    /// A create answered 404: the configured service does not exist for these credentials. That is a
-    /// configuration problem to fail over from, not the `not_found` of a verification.
+    /// A create answered 404: the configured service is unknown, a configuration problem to fail over from.
     static func unknownService(_ error: GatewayError) -> GatewayError {
         var error = error
         error.code = .providerRejected
@@ -204,29 +182,19 @@ struct TwilioProvider: VerificationProvider {
         return error
     }
 
-    /// The Twilio channel for a gateway channel, checking that the destination fits it.
     static func twilioChannel(for channel: Channel, destination: Destination) throws(GatewayError) -> String {
         guard let name = TwilioWire.channelName(for: channel) else {
-            throw GatewayError(.unsupportedChannel, "Twilio Verify does not offer the \(channel.rawValue) channel.")
+            throw .unsupported(channel, by: "Twilio Verify")
         }
-        switch (channel, destination) {
-        case (.email, .email), (.sms, .phone), (.voice, .phone), (.whatsapp, .phone):
-            return name
-        default:
-            throw GatewayError.invalidRequest("The destination does not fit the \(channel.rawValue) channel.")
-        }
+        try destination.requireFits(channel)
+        return name
     }
 
-    /// Twilio takes 4 to 10 characters; anything else is refused here without a vendor call.
     static func isWellFormed(code: String) -> Bool {
         TwilioWire.codeLengths.contains(code.count) && code.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
     }
 
-    /// The stored `VE…` SID; anything else never reaches a URL path.
     private func reference(of verification: ProviderVerification) throws(GatewayError) -> String {
-        guard let sid = verification.reference, TwilioConfiguration.matches(sid, prefixes: ["VE"]) else {
-            throw GatewayError.internal("The verification has no usable Twilio reference.")
-        }
-        return sid
+        try client.reference(of: verification) { TwilioConfiguration.matches($0, prefixes: ["VE"]) }
     }
 }

@@ -1,15 +1,12 @@
 import Crypto
 import Foundation
 import GatewayCore
+import GatewayKitCrypto
 import HTTPTypes
 
-/// The cryptography of Verify Push, as twilio-verify-ios and Twilio use it (the vendor notes `docs/vendors/twilio.md`
-/// §3.1–3.3):
-/// ES256 JWTs signed by a factor's P-256 key, the factor-verification proof, and the `X-Twilio-Signature`
-/// Twilio puts on its webhooks.
+/// Verify Push's cryptography (`docs/vendors/twilio.md` §3.1–3.3): ES256 JWTs signed by a factor's P-256 key,
+/// the factor-verification proof, and the `X-Twilio-Signature` on Twilio's webhooks.
 enum TwilioPushCrypto {
-    // MARK: keys
-
     /// The factor's public key from `Binding.PublicKey`: base64 of the SubjectPublicKeyInfo DER.
     static func publicKey(base64 text: String) -> P256.Signing.PublicKey? {
         guard let der = Data(base64Encoded: text) else { return nil }
@@ -24,43 +21,17 @@ enum TwilioPushCrypto {
         return key.isValidSignature(signature, for: Data(sid.utf8))
     }
 
-    // MARK: JWT
-
-    /// ES256 with a factor's P-256 key, as the SDK signs: the raw r‖s signature. The keys are not `Sendable`, so
-    /// their raw bytes travel in the closures.
-    static func es256(_ key: P256.Signing.PrivateKey) -> JWSAlgorithm {
-        let raw = key.rawRepresentation
-        return JWSAlgorithm(
-            name: "ES256",
-            sign: { try P256.Signing.PrivateKey(rawRepresentation: raw).signature(for: $0).rawRepresentation },
-            verify: es256(verifying: key.publicKey).verify)
-    }
-
-    /// ES256 that only verifies, with a factor's public key.
-    static func es256(verifying key: P256.Signing.PublicKey) -> JWSAlgorithm {
-        let raw = key.rawRepresentation
-        return JWSAlgorithm(
-            name: "ES256", sign: { _ in throw GatewayError.internal("A public key cannot sign.") },
-            verify: { signature, input in
-                guard let key = try? P256.Signing.PublicKey(rawRepresentation: raw),
-                    let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signature)
-                else { return false }
-                return key.isValidSignature(signature, for: input)
-            })
-    }
-
-    /// A JWT as read, before its signature is checked: the compact JWS and its claims.
+    /// A JWT as read, before its signature is checked.
     struct JWT: Sendable {
         var token: JWS.Token
         var claims: [String: JSONValue]
 
         var header: [String: JSONValue] { token.header }
 
-        /// Whether the ES256 signature verifies with `key`.
-        func isSigned(by key: P256.Signing.PublicKey) -> Bool { token.isSigned(by: es256(verifying: key)) }
+        func isSigned(by key: P256.Signing.PublicKey) -> Bool { token.isSigned(by: .es256(verifyingWith: key)) }
     }
 
-    /// Splits and decodes a compact JWT whose claims are a JSON object; `nil` when it is not one.
+    /// A compact JWT whose claims are a JSON object; `nil` when it is not one.
     static func parseJWT(_ text: String) -> JWT? {
         guard let token = JWS.parse(text), let claims = token.claims(JSONValue.self)?.objectValue else { return nil }
         return JWT(token: token, claims: claims)
@@ -70,10 +41,8 @@ enum TwilioPushCrypto {
     static func signJWT(
         claims: [String: JSONValue], extraHeader: [String: JSONValue] = [:], key: P256.Signing.PrivateKey
     ) throws -> String {
-        try JWS.sign(JSONValue.object(claims), header: extraHeader, with: es256(key))
+        try JWS.sign(JSONValue.object(claims), header: extraHeader, with: .es256(signingWith: key))
     }
-
-    // MARK: webhook signature
 
     static let signatureHeader = HTTPField.Name("X-Twilio-Signature")!
 
@@ -89,7 +58,6 @@ enum TwilioPushCrypto {
         return Data(mac).base64EncodedString()
     }
 
-    /// Whether `signature` is Twilio's over this URL and form, compared in constant time.
     static func isValidWebhook(signature: String?, url: String, parameters: [(String, String)], authToken: String)
         -> Bool
     {

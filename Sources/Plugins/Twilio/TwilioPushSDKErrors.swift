@@ -1,100 +1,70 @@
 import GatewayCore
 
-/// The Verify Push iOS SDK's own error model (twilio-verify-ios, the vendor notes `docs/vendors/twilio.md` §5), mapped
-/// to
-/// the gateway's taxonomy so that an app team can report what its SDK raised in the gateway's terms.
-///
-/// The SDK raises a `TwilioVerifyError` with one of seven codes (60401–60407) that wraps a more precise
-/// cause (`InputError.expiredChallenge`, `KeychainError.createSignatureError`, …). None of these reach the
-/// gateway: they happen on the device, or on the device's own calls to Twilio. The table is the one
-/// place that says what each means for a verification, and `docs/errors.md` prints it.
+/// The Verify Push iOS SDK's error model (twilio-verify-ios, `docs/vendors/twilio.md` §5) in the gateway's terms,
+/// so an app team can report what its SDK raised. A `TwilioVerifyError` carries one of seven codes
+/// (60401–60407) and wraps a more precise cause (`InputError.expiredChallenge`, …); none reaches the gateway.
+/// Each row is keyed by the cause's name, its `TwilioVerifyError` code in `related["code"]`.
 enum TwilioPushSDKErrors {
-    /// One case of the SDK's error model and what it becomes.
-    struct Case: Sendable, Equatable, CustomStringConvertible {
-        /// `TwilioVerifyError.inputError`, `InputError.expiredChallenge`, …
-        var name: String
-        /// The `TwilioVerifyError` code the case surfaces under (60401–60407).
-        var code: Int
-        var mapsTo: GatewayError.Code
-        var note: String
-
-        init(_ name: String, _ code: Int, _ mapsTo: GatewayError.Code, _ note: String) {
-            self.name = name
-            self.code = code
-            self.mapsTo = mapsTo
-            self.note = note
-        }
-
-        var description: String { name }
+    static func sdk(_ name: String, _ code: Int, _ mapsTo: GatewayError.Code) -> VendorErrorRow {
+        VendorErrorRow(
+            vocabulary: "sdk", code: name, name: name, mapsTo: mapsTo, source: "[IOS]", related: ["code": String(code)])
     }
 
-    // The table reads best one row per entry, so the formatter leaves it alone.
+    /// The `TwilioVerifyError` code a row surfaces under.
+    static func code(of row: VendorErrorRow) -> Int { row.related["code"].flatMap { Int($0) } ?? 0 }
+
     // swift-format-ignore
-    static let cases: [Case] = [
+    static let cases: [VendorErrorRow] = [
         // `TwilioVerifyError`: the seven public cases, each with its code.
-        Case("TwilioVerifyError.networkError", 60401, .providerUnavailable,
-             "calling Twilio failed; the wrapped NetworkError says how"),
-        Case("TwilioVerifyError.mapperError", 60402, .providerError, "mapping an entity failed"),
-        Case("TwilioVerifyError.storageError", 60403, .providerError, "storing or loading an entity failed on the device"),
-        Case("TwilioVerifyError.inputError", 60404, .invalidRequest, "the input was invalid; the wrapped InputError says which"),
-        Case("TwilioVerifyError.keyStorageError", 60405, .appVerificationFailed,
-             "the factor's key pair could not be stored or loaded: the device cannot prove possession"),
-        Case("TwilioVerifyError.initializationError", 60406, .providerError, "the SDK failed to initialise"),
-        Case("TwilioVerifyError.authenticationTokenError", 60407, .appVerificationFailed,
-             "the device could not sign its authentication JWT"),
+        sdk("TwilioVerifyError.networkError", 60401, .providerUnavailable),
+        sdk("TwilioVerifyError.mapperError", 60402, .providerError),
+        sdk("TwilioVerifyError.storageError", 60403, .providerError),
+        sdk("TwilioVerifyError.inputError", 60404, .invalidRequest),
+        sdk("TwilioVerifyError.keyStorageError", 60405, .appVerificationFailed),
+        sdk("TwilioVerifyError.initializationError", 60406, .providerError),
+        sdk("TwilioVerifyError.authenticationTokenError", 60407, .appVerificationFailed),
         // `InputError` (public), wrapped in 60404.
-        Case("InputError.invalidInput", 60404, .invalidRequest, "a field the app passed is invalid"),
-        Case("InputError.invalidPayload", 60404, .invalidRequest, "the payload the app passed is invalid"),
-        Case("InputError.expiredChallenge", 60404, .expired,
-             "the challenge expired before the user answered: the verification expires (Twilio 60323)"),
-        Case("InputError.alreadyUpdatedChallenge", 60404, .canceled,
-             "the challenge was already answered: final, never read as an approval (Twilio 60322)"),
-        Case("InputError.notUpdatedChallenge", 60404, .providerError,
-             "Twilio answered the update with another status than the one sent"),
-        Case("InputError.invalidChallenge", 60404, .invalidRequest, "the challenge the app passed is invalid"),
-        Case("InputError.emptyChallengeSid", 60404, .invalidRequest, "no challenge SID was passed"),
-        Case("InputError.invalidUpdateChallengePayload", 60404, .invalidRequest,
-             "the update payload does not fit the factor type"),
-        Case("InputError.emptyFactorSid", 60404, .invalidRequest, "no factor SID was passed"),
-        Case("InputError.wrongFactor", 60404, .invalidRequest, "the challenge belongs to another factor"),
-        Case("InputError.invalidFactor", 60404, .notEnrolled, "the factor is not on this device: enrol again"),
-        Case("InputError.signatureFields", 60404, .providerError,
-             "the fetched challenge did not say which fields to sign (Twilio-Verify-Signature-Fields)"),
+        sdk("InputError.invalidInput", 60404, .invalidRequest),
+        sdk("InputError.invalidPayload", 60404, .invalidRequest),
+        sdk("InputError.expiredChallenge", 60404, .expired),
+        sdk("InputError.alreadyUpdatedChallenge", 60404, .canceled),
+        sdk("InputError.notUpdatedChallenge", 60404, .providerError),
+        sdk("InputError.invalidChallenge", 60404, .invalidRequest),
+        sdk("InputError.emptyChallengeSid", 60404, .invalidRequest),
+        sdk("InputError.invalidUpdateChallengePayload", 60404, .invalidRequest),
+        sdk("InputError.emptyFactorSid", 60404, .invalidRequest),
+        sdk("InputError.wrongFactor", 60404, .invalidRequest),
+        sdk("InputError.invalidFactor", 60404, .notEnrolled),
+        sdk("InputError.signatureFields", 60404, .providerError),
         // `NetworkError` (public), wrapped in 60401.
-        Case("NetworkError.invalidURL", 60401, .providerError, "the SDK built an invalid URL"),
-        Case("NetworkError.invalidBody", 60401, .providerError, "the SDK could not encode the request body"),
-        Case("NetworkError.invalidResponse", 60401, .providerError, "Twilio's answer could not be read"),
-        Case("NetworkError.failureStatusCode", 60401, .providerError,
-             "Twilio refused the call: its APIError code decides, through the Twilio table; this row is the fallback"),
-        Case("NetworkError.invalidData", 60401, .providerError, "the answer carried no usable data"),
+        sdk("NetworkError.invalidURL", 60401, .providerError),
+        sdk("NetworkError.invalidBody", 60401, .providerError),
+        sdk("NetworkError.invalidResponse", 60401, .providerError),
+        sdk("NetworkError.failureStatusCode", 60401, .providerError),
+        sdk("NetworkError.invalidData", 60401, .providerError),
         // Internal causes (not public, but visible in `originalError`).
-        Case("MapperError.invalidDate", 60402, .providerError, "a date in Twilio's answer could not be read"),
-        Case("MapperError.invalidArgument", 60402, .providerError, "ServiceSid or Identity is null or empty"),
-        Case("MapperError.illegalArgument", 60402, .providerError, "invalid factor type in the data"),
-        Case("StorageError.error", 60403, .providerError, "the device storage failed"),
-        Case("SecureStorageError", 60403, .providerError, "the keychain-backed storage failed"),
-        Case("JwtSignerError.invalidFormat", 60407, .appVerificationFailed,
-             "the signature was not in the expected format, so no JWT could be made"),
-        Case("AuthenticationError.invalidFactor", 60407, .notEnrolled, "the factor to authenticate with is not on the device"),
-        Case("AuthenticationError.invalidKeyPair", 60407, .appVerificationFailed, "the factor's key pair is unusable"),
-        Case("KeychainError.unexpectedError", 60405, .appVerificationFailed, "keychain failure"),
-        Case("KeychainError.unableToCopyItem", 60405, .appVerificationFailed, "the key could not be read"),
-        Case("KeychainError.unableToGeneratePublicKey", 60405, .appVerificationFailed, "no public key could be made"),
-        Case("KeychainError.unableToGeneratePrivateKey", 60405, .appVerificationFailed, "no private key could be made"),
-        Case("KeychainError.invalidStatusCode", 60405, .appVerificationFailed, "the keychain answered an error status"),
-        Case("KeychainError.errorCreatingAccessControl", 60405, .appVerificationFailed,
-             "the key's access control could not be created"),
-        Case("KeychainError.invalidProtection", 60405, .appVerificationFailed, "the key's protection is not valid"),
-        Case("KeychainError.createSignatureError", 60407, .appVerificationFailed, "signing with the factor key failed"),
-        Case("KeyManagerError.invalidStatusCode", 60405, .appVerificationFailed, "the key manager answered an error status"),
+        sdk("MapperError.invalidDate", 60402, .providerError),
+        sdk("MapperError.invalidArgument", 60402, .providerError),
+        sdk("MapperError.illegalArgument", 60402, .providerError),
+        sdk("StorageError.error", 60403, .providerError),
+        sdk("SecureStorageError", 60403, .providerError),
+        sdk("JwtSignerError.invalidFormat", 60407, .appVerificationFailed),
+        sdk("AuthenticationError.invalidFactor", 60407, .notEnrolled),
+        sdk("AuthenticationError.invalidKeyPair", 60407, .appVerificationFailed),
+        sdk("KeychainError.unexpectedError", 60405, .appVerificationFailed),
+        sdk("KeychainError.unableToCopyItem", 60405, .appVerificationFailed),
+        sdk("KeychainError.unableToGeneratePublicKey", 60405, .appVerificationFailed),
+        sdk("KeychainError.unableToGeneratePrivateKey", 60405, .appVerificationFailed),
+        sdk("KeychainError.invalidStatusCode", 60405, .appVerificationFailed),
+        sdk("KeychainError.errorCreatingAccessControl", 60405, .appVerificationFailed),
+        sdk("KeychainError.invalidProtection", 60405, .appVerificationFailed),
+        sdk("KeychainError.createSignatureError", 60407, .appVerificationFailed),
+        sdk("KeyManagerError.invalidStatusCode", 60405, .appVerificationFailed),
     ]
 
-    private static let byName: [String: Case] = Dictionary(
-        cases.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-
-    /// The case for an SDK error, by the name of its cause (`InputError.expiredChallenge`) or, without one,
-    /// by its `TwilioVerifyError` code. A `NetworkError.failureStatusCode` that carries Twilio's own
-    /// `APIError` code is mapped by that code through ``TwilioErrorMapping``.
+    /// The row for an SDK error, by its cause (`InputError.expiredChallenge`) or, without one, by its
+    /// `TwilioVerifyError` code. A `NetworkError.failureStatusCode` carrying Twilio's `APIError` code is mapped
+    /// by that code through ``TwilioErrorMapping``.
     static func map(code: Int, cause: String?, apiErrorCode: Int? = nil, providerID: String) -> GatewayError {
         let vendor = GatewayError.VendorDetail(providerID: providerID, code: String(code), httpStatus: nil)
         if cause == "NetworkError.failureStatusCode", let apiErrorCode, TwilioErrorMapping.row(for: apiErrorCode) != nil
@@ -102,12 +72,12 @@ enum TwilioPushSDKErrors {
             return TwilioErrorMapping.map(code: apiErrorCode, httpStatus: 400, retryAfter: nil, providerID: providerID)
         }
         let found =
-            cause.flatMap { byName[$0] } ?? cases.first { $0.name.hasPrefix("TwilioVerifyError.") && $0.code == code }
+            cases.first { $0.code == cause }
+            ?? cases.first { $0.name.hasPrefix("TwilioVerifyError.") && Self.code(of: $0) == code }
         guard let found else {
             return GatewayError(.providerError, "The push SDK reported an unknown error (\(code)).", vendor: vendor)
         }
-        return GatewayError(
-            found.mapsTo, "\(TwilioErrorMapping.summary(of: found.mapsTo)) (push SDK \(code): \(found.name)).",
-            vendor: vendor)
+        let summary = TwilioErrorMapping.table.summary(of: found.mapsTo)
+        return GatewayError(found.mapsTo, "\(summary) (push SDK \(code): \(found.name)).", vendor: vendor)
     }
 }

@@ -1,7 +1,5 @@
-/// The fixed, public credentials of the Twilio sandbox (``TwilioEmulator``).
-///
-/// They are test values, documented on purpose so that a newcomer can point the official `twilio`
-/// client or `curl` at the sandbox. They never work against the real Twilio API.
+/// The fixed, public credentials of the Twilio sandbox (``TwilioEmulator``), documented so the official `twilio`
+/// client or `curl` can be pointed at it. They never work against Twilio.
 public enum TwilioSandbox {
     /// The account SID the emulator accepts as the Basic-auth user (any `SK…` API key SID works too).
     public static let accountSID = "AC5a4db0c5a4db0c5a4db0c5a4db0c0001"

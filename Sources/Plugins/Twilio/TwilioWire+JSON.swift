@@ -42,7 +42,6 @@ extension TwilioWire.VerificationCheck.SNAAttemptError {
 }
 
 extension TwilioWire.Verification: TwilioJSONRepresentable {
-    /// Every key, `null` when absent, as ``encode(to:)`` writes them.
     var jsonValue: JSONValue {
         .object([
             "sid": .text(sid), "service_sid": .text(serviceSID), "account_sid": .text(accountSID), "to": .text(to),
@@ -56,7 +55,6 @@ extension TwilioWire.Verification: TwilioJSONRepresentable {
 }
 
 extension TwilioWire.VerificationCheck: TwilioJSONRepresentable {
-    /// Every key, `null` when absent, as ``encode(to:)`` writes them.
     var jsonValue: JSONValue {
         .object([
             "sid": .text(sid), "service_sid": .text(serviceSID), "account_sid": .text(accountSID), "to": .text(to),

@@ -1,12 +1,8 @@
 import Foundation
 import GatewayCore
 
-/// Twilio Verify v2 on the wire: channel names, resource paths and the JSON bodies, shared by the
-/// provider (which decodes them) and the emulator (which encodes them).
-///
-/// Field names follow `specs/twilio_verify_v2.yaml` (`verify.v2.service.verification`,
-/// `verify.v2.service.verification_check`) exactly, so the official `twilio` client parses the
-/// emulator's answers.
+/// Twilio Verify v2 on the wire, shared by the provider and the emulator. Field names follow
+/// `specs/twilio_verify_v2.yaml` exactly, so the official `twilio` client parses the emulator's answers.
 enum TwilioWire {
     /// How long a code stays valid: Twilio's documented default of 10 minutes (docs/vendors/twilio.md §2.6, [RL]).
     static let validity: TimeInterval = 600
@@ -17,56 +13,27 @@ enum TwilioWire {
     /// The length range of `Code` (docs/vendors/twilio.md §2.3).
     static let codeLengths = 4...10
 
-    // MARK: channels
+    /// Twilio's `Channel` for each gateway channel Verify v2 OTP offers.
+    static let channelNames: [Channel: String] = [.sms: "sms", .voice: "call", .whatsapp: "whatsapp", .email: "email"]
 
-    /// The Twilio `Channel` for a gateway channel, or `nil` when Verify v2 OTP has none.
-    static func channelName(for channel: Channel) -> String? {
-        switch channel {
-        case .sms: return "sms"
-        case .voice: return "call"
-        case .whatsapp: return "whatsapp"
-        case .email: return "email"
-        case .push, .flashcall, .silentAuth: return nil
-        }
-    }
+    static func channelName(for channel: Channel) -> String? { channelNames[channel] }
 
-    /// The gateway channel for a Twilio `Channel`.
     static func channel(named name: String) -> Channel? {
-        switch name.lowercased() {
-        case "sms": return .sms
-        case "call": return .voice
-        case "whatsapp": return .whatsapp
-        case "email": return .email
-        default: return nil
-        }
+        channelNames.first { $0.value == name.lowercased() }?.key
     }
 
-    /// The gateway status for a Twilio `status` string; `nil` for a value Twilio does not document.
-    ///
-    /// `deleted` becomes `expired`: Twilio soft-deletes a verification once it can no longer be used.
-    static func status(named name: String) -> VerificationStatus? {
-        switch name {
-        case "pending": return .pending
-        case "approved": return .approved
-        case "canceled": return .canceled
-        case "expired", "deleted": return .expired
-        case "max_attempts_reached": return .maxAttemptsReached
-        case "failed": return .failed
-        default: return nil
-        }
-    }
+    /// The gateway status of each `status` Twilio documents; `deleted` is a verification Twilio soft-deleted once
+    /// it could no longer be used.
+    static let statuses: [String: VerificationStatus] = [
+        "pending": .pending, "approved": .approved, "canceled": .canceled, "expired": .expired, "deleted": .expired,
+        "max_attempts_reached": .maxAttemptsReached, "failed": .failed,
+    ]
 
-    // MARK: dates
+    static func status(named name: String) -> VerificationStatus? { statuses[name] }
 
-    /// ISO-8601 in UTC with a `Z`, as the spec's examples show (`2015-07-30T20:00:00Z`).
-    static func format(_ date: Date) -> String {
-        date.formatted(.iso8601)
-    }
+    static func format(_ date: Date) -> String { VendorDate.iso8601(date) }
 
-    static func parseDate(_ text: String?) -> Date? {
-        guard let text else { return nil }
-        return try? Date(text, strategy: .iso8601)
-    }
+    static func parseDate(_ text: String?) -> Date? { VendorDate.parseISO8601(text) }
 
     // MARK: bodies
 
