@@ -105,7 +105,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         let router = buildRouter(
             service: service, store: store.store, signer: signer, keyring: keyring, metrics: metrics,
             configuration: configuration, sandbox: sandbox, receiver: receiver, options: options, routes: routes,
-            clientSecrets: clientSecrets)
+            clientSecrets: clientSecrets, https: tls != nil)
         let (services, webhooks) = try await buildServices(
             options, configuration, store: store, instances: instances, outbound: outbound)
         let app = Application(

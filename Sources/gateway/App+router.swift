@@ -5,12 +5,14 @@ import Hummingbird
 
 /// The gateway's routes. Before routing: metrics, the one error shape, the sandbox's emulators and the vendor
 /// callbacks (outside API-key auth). Then the operations and metrics routes, the Twilio-compatible front door
-/// under `/twilio` when `twilio_compat` is configured (HTTP Basic), the public API under `/v1` (a `verify` key)
-/// and the admin API under `/v1/admin` (an `admin` key).
+/// under `/twilio` when `twilio_compat` is configured (HTTP Basic), the public API under `/v1` (a `verify` key),
+/// the admin API under `/v1/admin` (an `admin` key), and the operator console under `/console`, whose session
+/// cookie the admin API takes (and `/v1`, for reading).
 func buildRouter(
     service: VerificationService, store: any VerificationStore, signer: VerificationTokenSigner, keyring: APIKeyring,
     metrics: MetricsRegistry, configuration: GatewayConfiguration, sandbox: Sandbox?, receiver: CallbackReceiver?,
-    options: GatewayOptions, routes: RouteTable = RouteTable(), clientSecrets: ClientSecrets? = nil
+    options: GatewayOptions, routes: RouteTable = RouteTable(), clientSecrets: ClientSecrets? = nil,
+    https: Bool = false
 ) -> Router<GatewayRequestContext> {
     let registry = service.registry
     let router = RecordingRouter(router: Router(context: GatewayRequestContext.self), table: routes)
@@ -25,6 +27,10 @@ func buildRouter(
     if let receiver { router.add(middleware: CallbacksMiddleware(receiver: receiver)) }
     OperationsController(service: service, signer: signer).addRoutes(to: router)
     let keyStore = store as? any APIKeyStore
+    let sessions = ConsoleSessions(
+        store: store as? any ConsoleSessionStore ?? InProcessConsoleSessions(), keyring: keyring, keyStore: keyStore,
+        clock: options.clock, secureCookie: https || configuration.publicBaseURL?.scheme == "https")
+    ConsoleController(sessions: sessions).addRoutes(to: router)
     MetricsController(
         metrics: metrics, service: service, access: configuration.metricsAccess,
         keys: APIKeyMiddleware(keyring: keyring, scope: .admin, store: keyStore)
@@ -39,9 +45,12 @@ func buildRouter(
             publicBaseURL: configuration.publicBaseURL)
     }
 
-    // A client secret (`vcs_…`) is taken here too, for its verification's app-side steps only.
+    // A client secret (`vcs_…`) is taken here too, for its verification's app-side steps only; a console
+    // session, to read.
     let v1 = router.group("v1").add(
-        middleware: APIKeyMiddleware(keyring: keyring, scope: .verify, store: keyStore, verifications: service)
+        middleware: APIKeyMiddleware(
+            keyring: keyring, scope: .verify, store: keyStore, verifications: service, sessions: sessions,
+            sessionsOnlyRead: true)
     )
     .add(middleware: JSONBodyMiddleware())
     native.addRoutes(to: v1)
@@ -50,10 +59,12 @@ func buildRouter(
     RoutingController(service: service, prices: configuration.prices).addRoutes(to: v1)
 
     let admin = router.group("v1/admin").add(
-        middleware: APIKeyMiddleware(keyring: keyring, scope: .admin, store: keyStore)
+        middleware: APIKeyMiddleware(
+            keyring: keyring, scope: .admin, store: keyStore, sessions: sessions, readKeysReadAdmin: true)
     )
     .add(middleware: JSONBodyMiddleware())
-    AdminController(service: service, prices: configuration.prices).addRoutes(to: admin)
+    AdminController(service: service, prices: configuration.prices, stats: store as? any VerificationStatsStore)
+        .addRoutes(to: admin)
     if let queue = store as? any VerificationStore & WebhookQueueStore {
         WebhooksAdminController(queue: queue, clock: options.clock).addRoutes(to: admin)
     }

@@ -45,6 +45,9 @@ struct APIKeyring: Sendable {
 
     func key(forSecret secret: String) -> APIKey? { byHash[Self.hash(secret)] }
 
+    /// The configured key whose secret hashes to `hash` (a console session keeps only the hash).
+    func key(forHash hash: String) -> APIKey? { byHash[hash.lowercased()] }
+
     var isEmpty: Bool { byHash.isEmpty }
 
     static func hash(_ secret: String) -> String {

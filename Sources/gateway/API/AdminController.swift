@@ -6,10 +6,14 @@ import Hummingbird
 struct AdminController: Sendable {
     let service: VerificationService
     let prices: PriceTable
+    /// Where the overview's counts come from (every store of the one schema).
+    var stats: (any VerificationStatsStore)? = nil
 
     func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
         group.get("providers", use: providers)
+        group.get("experiments", use: experiments)
         group.get("experiments/{name}", use: experiment)
+        if stats != nil { group.get("stats", use: statistics) }
         group.get("blocks", use: blocks)
         group.delete("blocks/{prefix}", use: lift)
     }
@@ -38,6 +42,41 @@ struct AdminController: Sendable {
             throw GatewayError(.notFound, "No block is in force for \(prefix).")
         }
         return JSONResponse.response(["prefix": .string(prefix), "lifted": .bool(true)])
+    }
+
+    /// `GET /v1/admin/experiments`: the configured experiments and their arms, by name.
+    @Sendable func experiments(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let list = service.routing.experiments.values.sorted { $0.name < $1.name }.map { experiment -> JSONValue in
+            [
+                "name": .string(experiment.name),
+                "arms": .array(
+                    experiment.arms.map { arm in
+                        [
+                            "name": .string(arm.name), "provider": .string(arm.providerID),
+                            "weight": .number(Double(arm.weight)), "control": .bool(arm.isControl),
+                        ]
+                    }),
+            ]
+        }
+        return JSONResponse.response(["experiments": .array(list)])
+    }
+
+    /// `GET /v1/admin/stats?window=1h|24h`: per vendor starts, approvals, outcomes and errors, with a series
+    /// per 5 minutes (1h, the default) or per hour (24h).
+    @Sendable func statistics(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        guard let stats else { throw GatewayError(.notFound, "This store keeps no statistics.") }
+        let window: VerificationStats.Window
+        switch request.uri.queryParameters.get("window") ?? "1h" {
+        case "1h": window = .hour
+        case "24h": window = .day
+        default: throw GatewayError.invalidRequest("`window` must be 1h or 24h.")
+        }
+        let now = service.clock.now
+        let rows = try await stats.verificationStats(
+            since: now.addingTimeInterval(-Double(window.seconds)), bucketSeconds: window.bucketSeconds)
+        let report = VerificationStats.build(
+            rows: rows, providers: service.registry.providerIDs, window: window, until: now)
+        return JSONResponse.response(report.json)
     }
 
     @Sendable func providers(_ request: Request, context: GatewayRequestContext) async throws -> Response {

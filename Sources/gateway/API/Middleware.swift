@@ -115,7 +115,9 @@ struct ErrorMiddleware: RouterMiddleware {
 }
 
 /// Requires `Authorization: Bearer <api key>` with the given scope, or, on the app-side steps of one
-/// verification, that verification's client secret (``ClientSecrets``).
+/// verification, that verification's client secret (``ClientSecrets``), or, where the group takes them, the
+/// operator console's session cookie (``ConsoleSessions``): its key's scopes apply, and a request that is not
+/// a `GET` or `HEAD` must carry the session's `X-CSRF-Token`.
 struct APIKeyMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let keyring: APIKeyring
@@ -124,11 +126,21 @@ struct APIKeyMiddleware: RouterMiddleware {
     var store: (any APIKeyStore)? = nil
     /// Where a client secret's verification is read; `nil`: client secrets are refused (`403`).
     var verifications: VerificationService? = nil
+    /// Console sessions this group accepts when no `Authorization` header is sent.
+    var sessions: ConsoleSessions? = nil
+    /// Whether a console session may only read (`GET`, `HEAD`) in this group.
+    var sessionsOnlyRead = false
+    /// Whether a `read` key may `GET` where the group needs `admin` (the admin API: yes; `/metrics`: no).
+    var readKeysReadAdmin = false
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard let header = request.headers[.authorization] else {
+            if let sessions, let secret = ConsoleSessions.cookieSecret(request.headers[values: .cookie]) {
+                let key = try await sessionKey(sessions, secret: secret, request: request)
+                return try await next(request, authorized(key, request: request, context: context))
+            }
             throw APIError(GatewayError(.unauthorized, "Send your API key as `Authorization: Bearer <key>`."))
         }
         let parts = header.split(separator: " ", maxSplits: 1)
@@ -149,14 +161,34 @@ struct APIKeyMiddleware: RouterMiddleware {
         guard let key = found else {
             throw APIError(GatewayError(.unauthorized, "Missing or invalid API key."))
         }
-        // A `read` key may read wherever the group needs `verify`; `admin` may do everything.
-        let readOnly = request.method == .get && scope == .verify && key.scopes.contains(.read)
+        return try await next(request, authorized(key, request: request, context: context))
+    }
+
+    /// The context with `key`, when its scopes allow the request.
+    private func authorized(_ key: APIKey, request: Request, context: Context) throws -> Context {
+        // A `read` key may read wherever the group needs `verify`, and the admin API; `admin` may do everything.
+        let readOnly =
+            request.method == .get && key.scopes.contains(.read) && (scope == .verify || readKeysReadAdmin)
         guard key.scopes.contains(scope) || key.scopes.contains(.admin) || readOnly else {
             throw APIError(GatewayError(.forbidden, "This API key lacks the `\(scope.rawValue)` scope."))
         }
         var context = context
         context.apiKey = key
         context.logger[metadataKey: "api_key.id"] = .string(key.id)
-        return try await next(request, context)
+        return context
+    }
+
+    /// The key of the console session `secret` names; what changes state must also carry its CSRF token.
+    private func sessionKey(_ sessions: ConsoleSessions, secret: String, request: Request) async throws -> APIKey {
+        guard let resolved = try await sessions.resolve(cookieSecret: secret) else {
+            throw APIError(GatewayError(.unauthorized, "The console session has ended; sign in again."))
+        }
+        if request.method != .get && request.method != .head {
+            if sessionsOnlyRead {
+                throw APIError(GatewayError(.forbidden, "A console session may only read here."))
+            }
+            try ConsoleSessions.checkCSRF(request, resolved)
+        }
+        return resolved.key
     }
 }

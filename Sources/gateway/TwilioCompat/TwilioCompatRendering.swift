@@ -137,11 +137,12 @@ extension TwilioCompatController {
 }
 
 extension Route {
-    /// `{"providers": [...]}` or `{"experiment": NAME}`.
+    /// `{"providers": [...]}`, `{"experiment": NAME}` or `{"adaptive": [...]}` (the bandit's providers).
     fileprivate var targetDescription: JSONValue {
         switch target {
         case .providers(let ids): .object(["providers": .array(ids.map(JSONValue.string))])
         case .experiment(let name): .object(["experiment": .string(name)])
+        case .adaptive(let policy): .object(["adaptive": .array(policy.providers.map(JSONValue.string))])
         }
     }
 }

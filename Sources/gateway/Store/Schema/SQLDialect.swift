@@ -11,16 +11,23 @@ enum SQLDialect: Sendable, CaseIterable {
     /// holds the whole file.
     static let skipLockedRows = "{skip locked rows}"
 
+    /// Where a template takes the floor of a non-negative number before casting it to an integer:
+    /// `floor` in PostgreSQL (whose cast rounds), nothing in SQLite (whose cast truncates, and which may lack
+    /// the math functions).
+    static let floorOfNonNegative = "{floor}"
+
     /// The text of `template` in this dialect: `$n` becomes `?n` for SQLite (numbered, so a parameter may be
     /// used twice and in any order), and ``skipLockedRows`` becomes the dialect's clause.
     func render(_ template: String) -> String {
         switch self {
         case .postgres:
             return template.replacingOccurrences(of: Self.skipLockedRows, with: "FOR UPDATE SKIP LOCKED")
+                .replacingOccurrences(of: Self.floorOfNonNegative, with: "floor")
         case .sqlite:
             var text = ""
             var rest = template.replacingOccurrences(of: " " + Self.skipLockedRows, with: "")
-                .replacingOccurrences(of: Self.skipLockedRows, with: "")[...]
+                .replacingOccurrences(of: Self.skipLockedRows, with: "")
+                .replacingOccurrences(of: Self.floorOfNonNegative, with: "")[...]
             while let dollar = rest.firstIndex(of: "$") {
                 text += rest[..<dollar]
                 let digits = rest[rest.index(after: dollar)...].prefix { $0.isASCII && $0.isNumber }

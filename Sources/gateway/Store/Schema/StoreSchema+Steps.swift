@@ -179,5 +179,18 @@ extension StoreSchema {
                     SchemaIndex(
                         "verifications_destination", on: "verifications", ["destination_value", "created_at"])),
             ]),
+        // Operator console sessions: a cookie secret's hash, the key it was opened with (by hash), its expiry.
+        SchemaStep(
+            "operator console sessions",
+            [
+                .create(
+                    SchemaTable(
+                        "console_sessions",
+                        [
+                            .key("id", .text), .required("key_hash", .text), .required("created_at", .real),
+                            .required("expires_at", .real),
+                        ])),
+                .index(SchemaIndex("console_sessions_expires_at", on: "console_sessions", ["expires_at"])),
+            ]),
     ]
 }

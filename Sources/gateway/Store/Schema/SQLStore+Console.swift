@@ -1,0 +1,58 @@
+import Foundation
+import GatewayCore
+
+/// `console_sessions` rows (``ConsoleSessionStore``) and the counts behind the console's overview
+/// (``VerificationStatsStore``), shared by every instance on the store.
+extension SQLStore {
+    func insertConsoleSession(_ session: ConsoleSession) async throws(GatewayError) {
+        try await change(
+            "insert console session", ConsoleRows.insert,
+            [.text(session.id), .text(session.keyHash), .date(session.createdAt), .date(session.expiresAt)])
+    }
+
+    func consoleSession(id: String, at: Date) async throws(GatewayError) -> ConsoleSession? {
+        try await rows("console session", ConsoleRows.byID, [.text(id), .date(at)]) { row throws(StoreError) in
+            ConsoleSession(
+                id: row.text(0) ?? "", keyHash: row.text(1) ?? "", createdAt: try row.date(2, "session created_at"),
+                expiresAt: try row.date(3, "session expires_at"))
+        }.first
+    }
+
+    func deleteConsoleSession(id: String) async throws(GatewayError) -> Bool {
+        try await change("delete console session", ConsoleRows.delete, [.text(id)])
+    }
+
+    @discardableResult
+    func deleteExpiredConsoleSessions(before: Date) async throws(GatewayError) -> Int {
+        try await run("prune console sessions", ConsoleRows.prune, [.date(before)]) { $0.changed }
+    }
+
+    func verificationStats(since: Date, bucketSeconds: Int) async throws(GatewayError) -> [VerificationStatsRow] {
+        try await rows("verification stats", ConsoleRows.stats, [.date(since), .real(Double(bucketSeconds))]) {
+            row throws(StoreError) in
+            VerificationStatsRow(
+                providerID: row.text(0) ?? "", status: row.text(1) ?? "", reason: row.text(2),
+                failovers: try StoreJSON.decode([String].self, row.text(3), what: "verification failovers"),
+                bucket: row.int(4) ?? 0, count: row.int(5) ?? 0)
+        }
+    }
+}
+
+/// The statements of `console_sessions` and of the overview's counts.
+enum ConsoleRows {
+    static let insert = StoreStatement(
+        "INSERT INTO console_sessions (id, key_hash, created_at, expires_at) VALUES ($1, $2, $3, $4)")
+    static let byID = StoreStatement(
+        "SELECT id, key_hash, created_at, expires_at FROM console_sessions WHERE id = $1 AND expires_at > $2")
+    static let delete = StoreStatement("DELETE FROM console_sessions WHERE id = $1")
+    static let prune = StoreStatement("DELETE FROM console_sessions WHERE expires_at <= $1")
+    /// Verifications made since `$1` (test numbers left out), counted by vendor, status, reason, the vendors
+    /// failed over before it, and the `$2`-second bucket they were made in (0 is the oldest).
+    static let stats = StoreStatement(
+        """
+        SELECT provider_id, status, status_reason, failovers,
+            CAST(\(SQLDialect.floorOfNonNegative)((created_at - $1) / $2) AS BIGINT) AS bucket, count(*)
+        FROM verifications WHERE created_at >= $1 AND test_number = 0
+        GROUP BY provider_id, status, status_reason, failovers, bucket
+        """)
+}

@@ -1,0 +1,152 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import Logging
+import Testing
+
+@testable import gateway
+
+/// Console sessions and the overview's counts in both stores of the one schema: what one instance writes,
+/// another on the same database reads.
+@Suite("Console store")
+struct ConsoleStoreTests {
+    static let epoch = Date(timeIntervalSince1970: 1_900_000_000)
+
+    /// Two stores on one database: a SQLite file opened twice, or two PostgreSQL stores on one schema.
+    static func sqlitePair() throws -> (any SQLStore, any SQLStore) {
+        let path = ScratchDirectories.make("console-store").appendingPathComponent("store.sqlite").path
+        return (
+            try SQLiteVerificationStore(path: path, logger: consoleQuietLogger),
+            try SQLiteVerificationStore(path: path, logger: consoleQuietLogger)
+        )
+    }
+
+    static func postgresPair() async throws -> (any SQLStore, any SQLStore) {
+        let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let first = try await PostgresStoreTests.store(schema: schema)
+        let second = try await PostgresStoreTests.store(schema: schema)
+        return (first, second)
+    }
+
+    @Test("SQLite: a session made by one store is read, ended and pruned through another")
+    func sqliteSessions() async throws {
+        let (a, b) = try Self.sqlitePair()
+        defer { Self.close(a, b) }
+        try await Self.checkSessions(a, b)
+    }
+
+    @Test(
+        "PostgreSQL: a session made by one instance is read, ended and pruned through another",
+        .enabled(if: PostgresTestServer.isAvailable))
+    func postgresSessions() async throws {
+        let (a, b) = try await Self.postgresPair()
+        defer { Self.close(a, b) }
+        try await Self.checkSessions(a, b)
+    }
+
+    @Test("SQLite: the overview's counts by vendor, outcome, failover and bucket")
+    func sqliteStats() async throws {
+        let (a, b) = try Self.sqlitePair()
+        defer { Self.close(a, b) }
+        try await Self.checkStats(a, b)
+    }
+
+    @Test(
+        "PostgreSQL: the overview's counts by vendor, outcome, failover and bucket",
+        .enabled(if: PostgresTestServer.isAvailable))
+    func postgresStats() async throws {
+        let (a, b) = try await Self.postgresPair()
+        defer { Self.close(a, b) }
+        try await Self.checkStats(a, b)
+    }
+
+    static func close(_ stores: any SQLStore...) {
+        for store in stores {
+            (store as? SQLiteVerificationStore)?.close()
+            (store as? PostgresVerificationStore)?.close()
+        }
+    }
+
+    static func checkSessions(_ a: any SQLStore, _ b: any SQLStore) async throws {
+        let live = ConsoleSession(
+            id: String(repeating: "a", count: 64), keyHash: String(repeating: "1", count: 64), createdAt: epoch,
+            expiresAt: epoch.addingTimeInterval(3600))
+        let old = ConsoleSession(
+            id: String(repeating: "b", count: 64), keyHash: live.keyHash, createdAt: epoch.addingTimeInterval(-7200),
+            expiresAt: epoch.addingTimeInterval(-3600))
+        try await a.insertConsoleSession(live)
+        try await a.insertConsoleSession(old)
+        #expect(try await b.consoleSession(id: live.id, at: epoch) == live)
+        // Expired: never answered, whether or not pruned yet.
+        #expect(try await b.consoleSession(id: old.id, at: epoch) == nil)
+        #expect(try await b.consoleSession(id: live.id, at: epoch.addingTimeInterval(3600)) == nil)
+        #expect(try await b.deleteExpiredConsoleSessions(before: epoch) == 1)
+        #expect(try await a.deleteExpiredConsoleSessions(before: epoch) == 0)
+        #expect(try await b.deleteConsoleSession(id: live.id))
+        #expect(try await a.deleteConsoleSession(id: live.id) == false)
+        #expect(try await a.consoleSession(id: live.id, at: epoch) == nil)
+    }
+
+    static func record(
+        _ id: String, provider: String, status: VerificationStatus, at offset: TimeInterval, reason: String? = nil,
+        failovers: [String] = [], testNumber: Bool = false
+    ) throws -> VerificationRecord {
+        var record = try StoreConformance.phoneRecord(id: id)
+        record.providerID = provider
+        record.providerReference = "ref-" + id
+        record.status = status
+        record.statusReason = reason
+        record.failovers = failovers
+        record.isTestNumber = testNumber
+        record.createdAt = epoch.addingTimeInterval(offset)
+        record.updatedAt = record.createdAt
+        return record
+    }
+
+    static func checkStats(_ a: any SQLStore, _ b: any SQLStore) async throws {
+        let since = epoch.addingTimeInterval(-3600)
+        let records = [
+            // Before the window: not counted.
+            try record("VEold", provider: "twilio", status: .approved, at: -3601),
+            // The first instant of the window is bucket 0; 299.9 s in is still bucket 0 (a floor, not a rounding).
+            try record("VE1", provider: "twilio", status: .approved, at: -3600),
+            try record("VE2", provider: "twilio", status: .pending, at: -3600 + 299.9),
+            try record("VE3", provider: "twilio", status: .approved, at: -3600 + 300),
+            try record(
+                "VE4", provider: "sinch", status: .approved, at: -10, failovers: ["twilio:provider_unavailable"]),
+            try record("VE5", provider: "sinch", status: .approved, at: -9, failovers: ["twilio:provider_unavailable"]),
+            try record("VE6", provider: "sinch", status: .failed, at: -8, reason: "delivery_failed"),
+            // Test numbers never reach a vendor: not counted.
+            try record("VEtest", provider: "twilio", status: .approved, at: -5, testNumber: true),
+        ]
+        for record in records { try await a.insert(record) }
+        let rows = try await b.verificationStats(since: since, bucketSeconds: 300)
+        func count(_ provider: String, _ status: String, bucket: Int) -> Int {
+            rows.filter { $0.providerID == provider && $0.status == status && $0.bucket == bucket }.map(\.count)
+                .reduce(0, +)
+        }
+        #expect(rows.map(\.count).reduce(0, +) == 6)
+        #expect(count("twilio", "approved", bucket: 0) == 1)
+        #expect(count("twilio", "pending", bucket: 0) == 1)
+        #expect(count("twilio", "approved", bucket: 1) == 1)
+        #expect(count("sinch", "approved", bucket: 11) == 2)
+        #expect(
+            rows.first { $0.providerID == "sinch" && $0.status == "approved" }?.failovers
+                == ["twilio:provider_unavailable"])
+        #expect(rows.first { $0.status == "failed" }?.reason == "delivery_failed")
+
+        let stats = VerificationStats.build(
+            rows: rows, providers: ["twilio", "sinch", "vonage"], window: .hour, until: epoch)
+        #expect(stats.order == ["twilio", "sinch", "vonage"])
+        #expect(stats.vendors["twilio"]?.starts == 3)
+        #expect(stats.vendors["twilio"]?.approvals == 2)
+        #expect(stats.vendors["twilio"]?.errors == ["provider_unavailable": 2])
+        #expect(stats.vendors["twilio"]?.errorSeries[11] == 2)
+        #expect(stats.vendors["twilio"]?.startSeries.prefix(2) == [2, 1])
+        #expect(stats.vendors["sinch"]?.starts == 3)
+        #expect(stats.vendors["sinch"]?.errors == ["delivery_failed": 1])
+        #expect(stats.vendors["vonage"]?.starts == 0)
+    }
+}
+
+private let consoleQuietLogger = Logger(label: "test.console") { _ in SwiftLogNoOpLogHandler() }
