@@ -9,8 +9,11 @@ import Testing
 /// client and not the server: the two share type names (`NextAction`, `Channel`…), as an app and the server do.
 /// Runs `body` with the gateway's base URL and the sandbox API key.
 func withClientTestGateway(_ body: @Sendable (URL, String) async throws -> Void) async throws {
-    let harness = GatewayHarness(clock: ManualClock(Date()))
+    let harness = GatewayHarness()
     var options = harness.options()
+    // Wall-clock time, as a deployed gateway runs: the simulated phone signs its Verify Push requests with the
+    // real time (`nbf`), which a frozen clock refused once setup on a busy machine took longer than the skew.
+    options.clock = SystemClock()
     options.sandboxTransport = .http
     options.port = try LiveServerTests.freePort()
     let (app, _) = try await buildApplication(options)
