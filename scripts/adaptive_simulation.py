@@ -94,13 +94,13 @@ def simulate_user(base, index):
     return {"index": index, "country": country, "provider": started.get("provider"), "approved": approved}
 
 
-def set_rates(base, degraded=False):
+def set_rates(base, seed, degraded=False):
     for vendor in VENDORS:
         rates = dict(RATES[vendor])
         if degraded and vendor == DEGRADED[0]:
             rates[DEGRADED[1]] = DEGRADED[2]
         status, body = call(base, "PUT", f"/sandbox/faults/{vendor}",
-                            {"delivery_rate_by_country": rates, "delivery_seed": 35}, key=None)
+                            {"delivery_rate_by_country": rates, "delivery_seed": seed}, key=None)
         if status != 200 or body.get("delivery_rate_by_country") != rates:
             raise SystemExit(f"cannot set {vendor}'s delivery rates: {status} {body}")
 
@@ -174,24 +174,27 @@ def main():
     parser.add_argument("--oracle-target", type=float, default=0.95,
                         help="the share of the oracle's conversions the run must reach (the issue's: 0.95)")
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=35,
+                        help="the emulators' delivery seed (which messages arrive); the bandit's draws are seeded "
+                             "by the gateway from the system, so every run differs in those too")
     parser.add_argument("--no-build", action="store_true", help="use the gateway already built")
     args = parser.parse_args()
 
     directory = tempfile.mkdtemp(prefix="gateway-adaptive-")
     process, base = start_gateway(args, directory)
     try:
-        set_rates(base)
+        set_rates(base, args.seed)
         half = args.users // 2
         began = time.monotonic()
         users = run_phase(base, range(half), args.rate, args.concurrency)
-        set_rates(base, degraded=True)
+        set_rates(base, args.seed, degraded=True)
         users += run_phase(base, range(half, args.users), args.rate, args.concurrency)
         elapsed = time.monotonic() - began
         errors = [u["error"] for u in users if u["provider"] is None]
         if errors:
             raise SystemExit(f"{len(errors)} starts failed: {sorted(set(errors))}")
         print(f"{args.users} simulated users in {elapsed:.1f} s ({args.users / elapsed:.1f} per second, asked for "
-              f"{args.rate}); window {args.window} s, min_share {MIN_SHARE}")
+              f"{args.rate}); window {args.window} s, min_share {MIN_SHARE}, delivery seed {args.seed}")
         failures = []
 
         # 1. After the first 1,000 users, the best vendor of each country has >= 80% of its starts.

@@ -33,17 +33,43 @@ struct AdaptiveModelTests {
                 route: "r", context: "GB/sms", providerID: "a", bucketStart: start, bucketSeconds: 10, starts: starts,
                 approvals: approvals, failures: failures)
         }
-        // A bucket whose middle is one window (100 s) old weighs one half.
+        // A bucket whose middle is one window (100 s) old weighs one half (no outcome remembered in full).
         let old = AdaptiveModel.posterior(
-            [cell(1_000_000 - 105, starts: 10, approvals: 8, failures: 1)], now: now, window: 100, codeValidity: 600)
+            [cell(1_000_000 - 105, starts: 10, approvals: 8, failures: 1)], now: now, window: 100, codeValidity: 600,
+            memory: 0)
         #expect(abs(old.alpha - (1 + 4)) < 1e-9)
-        #expect(abs(old.beta - (1 + 0.5)) < 1e-9, "within the code's validity only the failures seen count")
-        #expect(old.pending == 1)
+        // Within the code's validity the failures seen count, and the one pending verification counts as the
+        // share of a failure its age (100 s) is of the validity (600 s).
+        let oldBeta: Double = 1 + 0.5 + 0.5 / 6
+        #expect(abs(old.beta - oldBeta) < 1e-9)
+        #expect(old.pending == 1 && old.failures == 1)
+        #expect(abs(old.recentStarts - 5) < 1e-9)
         // The same bucket once its codes can no longer be approved: 10 − 8 failures.
         let settled = AdaptiveModel.posterior(
-            [cell(1_000_000 - 105, starts: 10, approvals: 8, failures: 1)], now: now, window: 100, codeValidity: 60)
+            [cell(1_000_000 - 105, starts: 10, approvals: 8, failures: 1)], now: now, window: 100, codeValidity: 60,
+            memory: 0)
         #expect(abs(settled.beta - (1 + 1)) < 1e-9)
         #expect(settled.failures == 2 && settled.pending == 0)
+        // A pending verification as old as the validity leans fully to failure before its bucket settles.
+        let leaning = AdaptiveModel.posterior(
+            [cell(1_000_000 - 10, starts: 4, approvals: 0, failures: 0)], now: now, window: 100, codeValidity: 5,
+            memory: 0)
+        #expect(leaning.pending == 4)
+        let leaningBeta: Double = 1 + 4 * pow(0.5, 0.05)
+        #expect(abs(leaning.beta - leaningBeta) < 1e-9)
+        // The newest outcomes are remembered in full: the old bucket's 10 count whole with a memory of 20, and
+        // of two buckets only the newer is whole once it holds the memory's worth.
+        let remembered = AdaptiveModel.posterior(
+            [cell(1_000_000 - 105, starts: 10, approvals: 8, failures: 2)], now: now, window: 100, codeValidity: 60,
+            memory: 20)
+        #expect(abs(remembered.alpha - (1 + 8)) < 1e-9 && abs(remembered.beta - (1 + 2)) < 1e-9)
+        let two = AdaptiveModel.posterior(
+            [
+                cell(1_000_000 - 205, starts: 10, approvals: 0, failures: 10),
+                cell(1_000_000 - 105, starts: 30, approvals: 30, failures: 0),
+            ], now: now, window: 100, codeValidity: 60, memory: 20)
+        #expect(abs(two.alpha - (1 + 30)) < 1e-9)
+        #expect(abs(two.beta - (1 + 10 * 0.25)) < 1e-9)
         let empty = AdaptiveModel.posterior([], now: now, window: 100, codeValidity: 60)
         #expect(empty.mean == 0.5)
         let interval = AdaptivePosterior(alpha: 81, beta: 21).interval95
@@ -51,28 +77,39 @@ struct AdaptiveModelTests {
             interval.low > 0.70 && interval.low < 0.72 && interval.high > 0.86 && interval.high < 0.87, "\(interval)")
     }
 
-    @Test("Thompson sampling favours the better provider; the floor keeps each at min_share")
+    @Test("Thompson sampling favours the better provider; the floor tops up one below min_share")
     func choiceAndFloor() {
         let random = AdaptiveRandom(seed: 42)
-        let posteriors = [
-            "a": AdaptivePosterior(alpha: 901, beta: 101), "b": AdaptivePosterior(alpha: 601, beta: 401),
-            "c": AdaptivePosterior(alpha: 301, beta: 701),
+        // Recent starts: a 900, b 60, c 60 (each above 5% of 1,020): Thompson sampling alone decides.
+        var posteriors = [
+            "a": AdaptivePosterior(alpha: 901, beta: 101, recentStarts: 900),
+            "b": AdaptivePosterior(alpha: 601, beta: 401, recentStarts: 60),
+            "c": AdaptivePosterior(alpha: 301, beta: 701, recentStarts: 60),
         ]
         var counts: [String: Int] = [:]
-        let rounds = 20_000
+        let rounds = 2_000
         for _ in 0..<rounds {
             let choice = AdaptiveModel.choose(
                 eligible: ["a", "b", "c"], posteriors: posteriors, prices: [:], objective: .conversions,
                 minShare: 0.05, random: random)
             counts[choice.providerID, default: 0] += 1
             #expect(choice.order.count == 3 && choice.order[0] == choice.providerID)
+            #expect(choice.reason == .sampled)
         }
-        // Expected: b and c 5% each from the floor, a the rest (85% + its 5%).
-        #expect(Double(counts["a"]!) / Double(rounds) > 0.88)
-        for id in ["b", "c"] {
-            let share = Double(counts[id]!) / Double(rounds)
-            #expect(share > 0.04 && share < 0.065, "\(id) keeps its floor: \(share)")
-        }
+        #expect(counts["a"] == rounds)
+        // c falls to 40 of 1,000 recent starts (4%): the floor sends it the next start, whatever the draw.
+        posteriors["c"]?.recentStarts = 40
+        let topped = AdaptiveModel.choose(
+            eligible: ["a", "b", "c"], posteriors: posteriors, prices: [:], objective: .conversions, minShare: 0.05,
+            random: random)
+        #expect(topped.providerID == "c" && topped.reason == .floor)
+        #expect(topped.explanation.hasPrefix("exploration floor (min_share 0.05) raised c"))
+        #expect(topped.order.first == "c" && topped.order.count == 3)
+        // Without recent starts (a new context) nothing is below the floor.
+        let fresh = AdaptiveModel.choose(
+            eligible: ["a", "b"], posteriors: [:], prices: [:], objective: .conversions, minShare: 0.05,
+            random: random)
+        #expect(fresh.reason == .sampled)
         let shares = AdaptiveModel.shares(
             eligible: ["a", "b", "c"], posteriors: posteriors, prices: [:], objective: .conversions, minShare: 0.05,
             random: random)

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Issue 35: the CPU an adaptive routing decision costs with 1,000,000 verifications stored (BENCHMARKS.md,
-# "Adaptive routing: the cost of a decision"). Seeds a SQLite store in a temporary directory, then times, in
-# one process, 20,000 decisions (the open-verification lookup on the verifications table, the cached evidence,
-# the Thompson draw), the draw alone, and the evidence write a start or an outcome adds.
+# "Adaptive routing: the cost of a decision"). Builds the gateway in release mode and runs its hidden
+# `bench-adaptive` command: it seeds a SQLite store in a temporary directory, then times, in one process,
+# 20,000 decisions (the open-verification lookup on the verifications table, the context's evidence, the
+# Thompson draw), the draw alone, and the evidence write a start or an outcome adds.
 #
-#   scripts/bench/adaptive_decision.sh              # debug build (an upper bound), 1M stored
-#   scripts/bench/adaptive_decision.sh release      # release build (-Xswiftc -enable-testing)
-#   GATEWAY_BENCH_STORED=100000 scripts/bench/adaptive_decision.sh
+#   scripts/bench/adaptive_decision.sh                     # release build, 1M stored
+#   scripts/bench/adaptive_decision.sh --stored 100000     # options go to `gateway bench-adaptive`
+#   GATEWAY_BENCH_NO_BUILD=1 scripts/bench/adaptive_decision.sh   # use .build/release/gateway as it is
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-configuration=(-c debug)
-if [ "${1:-}" = release ]; then configuration=(-c release -Xswiftc -enable-testing); fi
-GATEWAY_BENCH_ADAPTIVE=1 swift test "${configuration[@]}" --filter AdaptiveDecisionBenchmark 2>&1 | grep -E "^RESULT|passed|failed|error"
+if [ -z "${GATEWAY_BENCH_NO_BUILD:-}" ]; then swift build -c release --product gateway >&2; fi
+.build/release/gateway bench-adaptive "$@"

@@ -48,9 +48,13 @@ public struct AdaptivePosterior: Sendable, Equatable {
     public var approvals: Int
     public var failures: Int
     public var pending: Int
+    /// The decayed starts (each weighted as its cell's outcomes are): what the exploration floor compares
+    /// between providers to find one below `min_share` of the context's recent starts.
+    public var recentStarts: Double
 
     public init(
-        alpha: Double = 1, beta: Double = 1, starts: Int = 0, approvals: Int = 0, failures: Int = 0, pending: Int = 0
+        alpha: Double = 1, beta: Double = 1, starts: Int = 0, approvals: Int = 0, failures: Int = 0, pending: Int = 0,
+        recentStarts: Double = 0
     ) {
         self.alpha = alpha
         self.beta = beta
@@ -58,6 +62,7 @@ public struct AdaptivePosterior: Sendable, Equatable {
         self.approvals = approvals
         self.failures = failures
         self.pending = pending
+        self.recentStarts = recentStarts
     }
 
     public var mean: Double { alpha / (alpha + beta) }
@@ -73,7 +78,7 @@ public struct AdaptiveChoice: Sendable, Equatable {
     public enum Reason: String, Sendable, Equatable {
         /// The highest Thompson sample (divided by the price for `conversions_per_cost`).
         case sampled
-        /// The exploration floor (`min_share`) drew a provider at random.
+        /// The exploration floor (`min_share`) sent the start to a provider under its share of recent starts.
         case floor
         /// An open verification to the same destination went to this provider.
         case sticky
@@ -97,27 +102,45 @@ public enum AdaptiveModel {
     /// The posterior of one provider from its cells at `now`.
     ///
     /// A cell weighs `0.5^(age / window)`, its age taken from the middle of its bucket. Its approvals are
-    /// successes. Its failures are the verifications seen ending otherwise while some of its verifications
-    /// may still be pending; once the bucket's last start is older than `codeValidity` (the code's validity,
-    /// or the route's shorter `settle_after`), every start not approved is a failure (`starts − approvals`):
-    /// that is how an expiry nobody read is counted, without a sweeper. A late approval moves one back.
-    public static func posterior(_ cells: [AdaptiveCell], now: Date, window: TimeInterval, codeValidity: TimeInterval)
-        -> AdaptivePosterior
-    {
+    /// successes. Once the bucket's last start is older than `codeValidity` (the code's validity, or the
+    /// route's shorter `settle_after`), every start not approved is a failure (`starts − approvals`): that is
+    /// how an expiry nobody read is counted, without a sweeper; a late approval moves one back. Before that,
+    /// the failures seen ending count, and so does each verification still pending, as the fraction of a
+    /// failure that its age is of `codeValidity`: an approval counts the moment it happens, so leaving the
+    /// pending ones out until they settle would flatter a provider whose failures end late (a vendor that
+    /// refuses an early cancel), and counting them as failures at once would punish every provider for the
+    /// codes still being typed.
+    ///
+    /// The `memory` newest outcomes of the provider count in full whatever their age (within the horizon):
+    /// the decay is there so that a change is noticed, and a provider that gets few starts (the floor's
+    /// share) would otherwise forget everything it showed and look as uncertain as a new one, drawing starts
+    /// it has already shown it does not deserve. Its newest outcomes are also the first to show a change.
+    public static func posterior(
+        _ cells: [AdaptiveCell], now: Date, window: TimeInterval, codeValidity: TimeInterval,
+        memory: Int = AdaptivePolicy.memory
+    ) -> AdaptivePosterior {
         var posterior = AdaptivePosterior()
         let nowSeconds = now.timeIntervalSince1970
-        for cell in cells {
+        var remembered = 0.0
+        for cell in cells.sorted(by: { $0.bucketStart > $1.bucketStart }) {
             let middle = Double(cell.bucketStart) + Double(cell.bucketSeconds) / 2
-            let weight = pow(0.5, max(0, nowSeconds - middle) / window)
+            let age = max(0, nowSeconds - middle)
+            let decay = pow(0.5, age / window)
             let settled = Double(cell.bucketStart + cell.bucketSeconds) + codeValidity <= nowSeconds
             let approvals = max(0, cell.approvals)
             let failures = settled ? max(0, cell.starts - approvals) : max(0, cell.failures)
+            let pending = max(0, cell.starts - approvals - failures)
+            let leaning = codeValidity > 0 ? min(1, age / codeValidity) : 1
+            let outcomes = Double(approvals + failures) + Double(pending) * leaning
+            let weight = remembered < Double(memory) ? 1 : decay
+            remembered += outcomes
             posterior.alpha += weight * Double(approvals)
-            posterior.beta += weight * Double(failures)
+            posterior.beta += weight * (Double(failures) + Double(pending) * leaning)
+            posterior.recentStarts += decay * Double(max(0, cell.starts))
             posterior.starts += cell.starts
             posterior.approvals += approvals
             posterior.failures += failures
-            posterior.pending += max(0, cell.starts - approvals - failures)
+            posterior.pending += pending
         }
         return posterior
     }
@@ -135,8 +158,9 @@ public enum AdaptiveModel {
         return Dictionary(uniqueKeysWithValues: eligible.map { ($0, prices[$0] ?? highest) })
     }
 
-    /// Chooses among `eligible` (at least one): with probability `minShare × count` a provider drawn
-    /// uniformly (the floor), else the one with the highest Thompson score. `prices` are the providers'
+    /// Chooses among `eligible` (at least one): the provider below `minShare` of the context's recent starts
+    /// if there is one (the floor, ``belowFloor(eligible:posteriors:minShare:)``), else the one with the
+    /// highest Thompson score. `prices` are the providers'
     /// prices for the destination's country, used by `conversions_per_cost`.
     public static func choose(
         eligible: [String], posteriors: [String: AdaptivePosterior], prices: [String: Double],
@@ -161,11 +185,10 @@ public enum AdaptiveModel {
         let ranked = eligible.enumerated().sorted {
             (scores[$0.element]!, -$0.offset) > (scores[$1.element]!, -$1.offset)
         }.map(\.element)
-        let floorShare = minShare * Double(eligible.count)
         var chosen = ranked[0]
         var reason = AdaptiveChoice.Reason.sampled
-        if floorShare > 0, random.unit() < floorShare {
-            chosen = eligible[min(eligible.count - 1, Int(random.unit() * Double(eligible.count)))]
+        if let short = belowFloor(eligible: eligible, posteriors: posteriors, minShare: minShare) {
+            chosen = short
             reason = .floor
         }
         let order = [chosen] + ranked.filter { $0 != chosen }
@@ -178,13 +201,26 @@ public enum AdaptiveModel {
         let sampled = "sampled \(describe(chosen)) vs \(others)"
         let explanation =
             reason == .floor
-            ? "exploration floor (min_share \(String(format: "%g", minShare))) drew \(chosen); \(sampled)" : sampled
+            ? "exploration floor (min_share \(String(format: "%g", minShare))) raised \(chosen), under it in recent "
+                + "starts; \(sampled)" : sampled
         return AdaptiveChoice(
             providerID: chosen, reason: reason, order: order, samples: samples, explanation: explanation)
     }
 
-    /// Each eligible provider's expected share of starts under ``choose``: the floor plus its chance of the
-    /// highest score, estimated from `draws` Thompson draws.
+    /// The floor, applied only as needed: the eligible provider with the smallest share of the context's
+    /// recent (decayed) starts, when that share is below `minShare`. Thompson sampling already sends an
+    /// uncertain provider its share; the floor tops up only a provider the evidence has pushed below it.
+    static func belowFloor(eligible: [String], posteriors: [String: AdaptivePosterior], minShare: Double) -> String? {
+        guard minShare > 0, eligible.count > 1 else { return nil }
+        let recent = eligible.map { ($0, posteriors[$0]?.recentStarts ?? 0) }
+        let total = recent.reduce(0) { $0 + $1.1 }
+        guard total > 0, let lowest = recent.min(by: { $0.1 < $1.1 }), lowest.1 < minShare * total else { return nil }
+        return lowest.0
+    }
+
+    /// Each eligible provider's expected share of starts under ``choose``: its chance of the highest score,
+    /// estimated from `draws` Thompson draws, raised to `minShare` when below it (the floor), the others'
+    /// chances scaled down to make room.
     public static func shares(
         eligible: [String], posteriors: [String: AdaptivePosterior], prices: [String: Double],
         objective: AdaptivePolicy.Objective, minShare: Double, draws: Int = 2000, random: AdaptiveRandom
@@ -201,8 +237,23 @@ public enum AdaptiveModel {
             }
             wins[best!.id, default: 0] += 1
         }
-        let floor = minShare * Double(eligible.count)
-        return wins.mapValues { minShare + (1 - floor) * Double($0) / Double(draws) }
+        // The floor tops up the providers that Thompson sampling would send less than `minShare`; the others
+        // share the rest in proportion to their chances.
+        var shares = wins.mapValues { Double($0) / Double(draws) }
+        var fixed: Set<String> = []
+        while true {
+            let short = shares.filter { !fixed.contains($0.key) && $0.value < minShare }.map(\.key)
+            if short.isEmpty { break }
+            fixed.formUnion(short)
+            let rest = shares.filter { !fixed.contains($0.key) }
+            let restTotal = rest.values.reduce(0, +)
+            let left = 1 - minShare * Double(fixed.count)
+            for id in fixed { shares[id] = minShare }
+            for (id, value) in rest {
+                shares[id] = restTotal > 0 ? value / restTotal * left : left / Double(rest.count)
+            }
+        }
+        return shares
     }
 
     // MARK: - The Beta distribution

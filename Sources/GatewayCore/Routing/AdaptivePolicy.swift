@@ -59,6 +59,9 @@ public struct AdaptivePolicy: Sendable, Equatable {
     /// of the window, so that the decay between a bucket's first and last start is under 9%.
     public var bucketSeconds: Int { max(1, Int(window / 8)) }
 
+    /// A provider's newest outcomes that count in full whatever their age (``AdaptiveModel/posterior``).
+    public static let memory = 20
+
     /// Buckets older than this many windows are neither read nor kept: they weigh under 1/64.
     public static let horizonWindows = 6.0
 

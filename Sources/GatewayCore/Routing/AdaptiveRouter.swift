@@ -270,7 +270,7 @@ public struct AdaptiveProviderReport: Sendable {
     public var pending: Int
     public var posteriorMean: Double
     public var interval95: (low: Double, high: Double)
-    /// The expected share of starts: the floor plus the chance of the highest Thompson score (breakers aside).
+    /// The expected share of starts: the chance of the highest Thompson score, raised to the floor (breakers aside).
     public var share: Double
     public var price: Double?
     public var costPerApproval: Double?

@@ -6,6 +6,8 @@ struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
         abstract: "A multi-provider phone verification gateway.",
-        subcommands: [Serve.self, CheckConfig.self, Experiments.self, Keys.self, Migrate.self, TokenKey.self],
+        subcommands: [
+            Serve.self, CheckConfig.self, Experiments.self, Keys.self, Migrate.self, TokenKey.self, BenchAdaptive.self,
+        ],
         defaultSubcommand: Serve.self)
 }
