@@ -65,7 +65,7 @@ let package = Package(
         .target(
             name: "GatewayKitCrypto",
             dependencies: [
-                "GatewayCore",
+                "GatewayCore", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -84,10 +84,10 @@ let package = Package(
         .target(
             name: "GatewayFirebase",
             dependencies: [
-                "GatewayCore",
-                // The emulator signs sandbox ID tokens (JWT, RS256 as Firebase does) with a sandbox key.
+                // The emulator signs sandbox ID tokens (JWT, RS256 as Firebase does) with the kit's sandbox key.
+                "GatewayCore", "GatewayKitCrypto",
+                // SHA-256 of session handles (logs) and of the emulated users' passwords.
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Sources/Plugins/Firebase",
             swiftSettings: strict
@@ -95,11 +95,11 @@ let package = Package(
         .target(
             name: "GatewayIDaaS",
             dependencies: [
-                "GatewayCore",
                 // The provider verifies IDaaS ID tokens (JWT, RS256, keys from the tenant's JWKS); the emulator
-                // signs its sandbox tokens with a sandbox key.
+                // signs its sandbox tokens with the kit's sandbox key.
+                "GatewayCore", "GatewayKitCrypto",
+                // SHA-256 of the device identifier.
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Sources/Plugins/IDaaS",
             swiftSettings: strict

@@ -24,6 +24,15 @@ extension JWSAlgorithm {
             })
     }
 
+    /// RS256 that only checks, with the RSA key a JWK gives (a vendor's key set); `nil` when its modulus and
+    /// exponent make no key.
+    public static func rs256(verifyingWith key: JWK) -> JWSAlgorithm? {
+        guard key.kty == "RSA", let n = key.n.flatMap(Base64URL.decode), let e = key.e.flatMap(Base64URL.decode),
+            let publicKey = try? _RSA.Signing.PublicKey(n: n, e: e)
+        else { return nil }
+        return rs256(verifyingWith: publicKey)
+    }
+
     /// HS256, HMAC-SHA256 keyed with `secret`.
     public static func hs256(secret: Data) -> JWSAlgorithm {
         // The secret, not a `SymmetricKey` (not `Sendable`), travels in the closures.

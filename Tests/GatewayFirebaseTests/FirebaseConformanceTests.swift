@@ -6,17 +6,11 @@ import Testing
 @testable import GatewayFirebase
 
 /// The Firebase harness as the conformance suite drives it.
-struct FirebaseConformanceRig: ProviderConformanceRig {
+struct FirebaseConformanceRig: HarnessConformanceRig {
     let harness: FirebaseHarness
 
     var provider: any VerificationProvider { harness.provider }
-    var clock: ManualClock { harness.clock }
-    var outbox: SandboxOutbox { harness.outbox }
     var errors: EmulatorErrorSwitch { harness.emulator.errors }
-
-    func tick() async {}
-
-    func callbacks() async -> [VendorCallback] { [] }
 }
 
 /// Firebase phone sign-in through the provider conformance suite. Every row, in both vocabularies (server
@@ -33,7 +27,7 @@ struct FirebaseConformanceTests {
                     harness: try FirebaseHarness(settings: ["resend_after_seconds": "0"], persistence: persistence))
             },
             // UK mobiles +44 7400 000000 onwards: none is one of the sandbox's test numbers.
-            destination: { .phone(try PhoneNumber(parsing: "+447400" + String(format: "%06d", $0))) },
+            destination: ProviderConformance.phones("+447400", digits: 6),
             rows: FirebaseErrorMapping.rows, calls: [:], expiresAfter: FirebaseEmulator.defaultCodeLifetime,
             stateTable: FirebaseEmulatorState.table)
         subject.appVerification = .recaptcha

@@ -18,7 +18,7 @@ extension StubTransport {
 
 /// An emulator on a manual clock, a provider built through the plugin's public entry point with the
 /// sandbox settings, and a recording transport between them.
-struct FirebaseHarness {
+struct FirebaseHarness: EmulatorHarness {
     static let number = "+16505553434"
     /// ``FirebaseSandbox/testNumbers``' number and code.
     static let testNumber = "+16505550100"

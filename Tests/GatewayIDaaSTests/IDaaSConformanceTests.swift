@@ -6,17 +6,11 @@ import Testing
 @testable import GatewayIDaaS
 
 /// The IDaaS harness as the conformance suite drives it: the app solves each slider with the sandbox's answer.
-struct IDaaSConformanceRig: ProviderConformanceRig {
+struct IDaaSConformanceRig: HarnessConformanceRig {
     let harness: IDaaSProviderHarness
 
     var provider: any VerificationProvider { harness.provider }
-    var clock: ManualClock { harness.clock }
-    var outbox: SandboxOutbox { harness.outbox }
     var errors: EmulatorErrorSwitch { harness.emulator.errors }
-
-    func tick() async {}
-
-    func callbacks() async -> [VendorCallback] { [] }
 
     /// A start or a resend answers a slider: the app solves it, and the answer sends the code.
     func completed(_ result: ProviderStartResult, of verification: ProviderVerification) async throws
@@ -39,7 +33,7 @@ struct IDaaSConformanceTests {
                     harness: try IDaaSProviderHarness(base: IDaaSEmulatorHarness(persistence: persistence)))
             },
             // Mainland mobiles +86 138 0000 0000 onwards (clear of the sandbox's special +86 139 numbers).
-            destination: { .phone(try PhoneNumber(parsing: "+8613800" + String(format: "%06d", $0))) },
+            destination: ProviderConformance.phones("+8613800", digits: 6),
             rows: IDaaSErrorMapping.table.rows,
             calls: [:], expiresAfter: IDaaSEmulator.defaultCodeLifetime, stateTable: IDaaSEmulatorState.table)
         subject.startsWithReference = false

@@ -8,7 +8,7 @@ import Testing
 @testable import GatewayIDaaS
 
 /// The provider built through the plugin with the sandbox settings, against the emulator in process.
-struct IDaaSProviderHarness {
+struct IDaaSProviderHarness: EmulatorHarness {
     static let mount = "/sandbox/idaas"
     static let number = "+8613800138000"
     static let context = ClientContext(

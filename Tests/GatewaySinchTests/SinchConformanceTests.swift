@@ -7,15 +7,11 @@ import Testing
 
 /// The Sinch harness as the conformance suite drives it: callbacks reach the provider through the harness's
 /// stand-in for the gateway (which answers Sinch's request events), and are kept as the provider got them.
-struct SinchConformanceRig: ProviderConformanceRig {
+struct SinchConformanceRig: HarnessConformanceRig {
     let harness: SinchHarness
 
     var provider: any VerificationProvider { harness.provider }
-    var clock: ManualClock { harness.clock }
-    var outbox: SandboxOutbox { harness.outbox }
     var errors: EmulatorErrorSwitch { harness.emulator.errors }
-
-    func tick() async {}
 
     func callbacks() async -> [VendorCallback] { harness.gateway.callbacks }
 }
@@ -27,7 +23,7 @@ struct SinchConformanceTests {
         name: "sinch",
         makeRig: { SinchConformanceRig(harness: try SinchHarness(persistence: $0)) },
         // Swedish mobiles +46 702 000000 onwards: valid numbers, none of the sandbox's error or fraud numbers.
-        destination: { .phone(try PhoneNumber(parsing: "+46702" + String(format: "%06d", $0))) },
+        destination: ProviderConformance.phones("+46702", digits: 6),
         rows: SinchErrorMapping.table.rows(in: ""), calls: [:], expiresAfter: SinchEmulator.defaultValidity,
         stateTable: SinchEmulatorState.table)
 

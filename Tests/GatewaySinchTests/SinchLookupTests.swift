@@ -25,10 +25,7 @@ struct SinchLookupTests {
         let harness = try SinchHarness()
         let (_, started, message) = try await harness.start(.sms, id: "vf_0123456789abcdef")
         let answer = try await harness.provider.lookUpStart(try Self.lookup(harness, id: "vf_0123456789abcdef"))
-        guard case .found(let result) = answer else {
-            Issue.record("expected found, got \(answer)")
-            return
-        }
+        let result = try #require(answer.foundStart, "expected found, got \(answer)")
         let sent = try #require(harness.recorder.requests.last)
         #expect(sent.method == .get)
         #expect(

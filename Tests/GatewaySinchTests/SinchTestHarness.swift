@@ -2,7 +2,6 @@ import Foundation
 import GatewayCore
 import GatewayTestSupport
 import HTTPTypes
-import Logging
 import Synchronization
 import Testing
 
@@ -61,7 +60,7 @@ final class GatewayStandIn: HTTPTransport {
 
 /// A Sinch provider wired to a ``SinchEmulator`` in process, sharing one manual clock and outbox; the
 /// emulator's callbacks reach the provider through a ``GatewayStandIn``.
-struct SinchHarness {
+struct SinchHarness: EmulatorHarness {
     static let baseURL = "http://localhost:8080" + SinchSandbox.mountPath
     static let callbackURL = "http://localhost:8080/callbacks/sinch"
     static let phone = "+46701234567"
@@ -82,12 +81,9 @@ struct SinchHarness {
             context: EmulatorContext(
                 clock: clock, outbox: outbox, logger: .quiet, callbacks: sender, persistence: persistence))
         recorder = RecordingTransport(InProcessTransport(emulator: emulator, pathPrefix: SinchSandbox.mountPath))
-        var settings = SinchPlugin.plugin.sandboxSettings(try #require(URL(string: Self.baseURL)))
-        settings.merge(extra) { _, new in new }
         provider = try SinchProvider(
-            context: ProviderContext(
-                providerID: "sinch", settings: settings, transport: recorder, clock: clock, logger: .quiet,
-                requestTimeout: timeout))
+            context: SinchPlugin.plugin.testContext(
+                baseURL: Self.baseURL, settings: extra, transport: recorder, clock: clock, requestTimeout: timeout))
         gateway.bind(provider)
     }
 
@@ -118,10 +114,6 @@ struct SinchHarness {
     }
 
     static func wrong(_ code: String) -> String { code == "0000" ? "1111" : "0000" }
-}
-
-extension Logger {
-    static let quiet = Logger(label: "gateway.sinch.tests") { _ in SwiftLogNoOpLogHandler() }
 }
 
 func json(_ data: Data) -> [String: Any] {

@@ -17,7 +17,7 @@ struct TelnyxConformanceTests {
                     harness: try TelnyxHarness(settings: ["verify_by": verifyBy], persistence: persistence))
             },
             // UK mobiles +44 7400 000000 onwards: valid numbers the emulator accepts, one per index.
-            destination: { .phone(try PhoneNumber(parsing: "+447400" + String(format: "%06d", $0))) },
+            destination: ProviderConformance.phones("+447400", digits: 6),
             rows: TelnyxErrorMapping.table.rows,
             calls: ["trigger": .start, "verify": .check, "retrieve": .status],
             expiresAfter: TimeInterval(TelnyxEmulator.defaultTimeout), stateTable: TelnyxEmulatorState.table)

@@ -31,7 +31,7 @@ struct TelnyxProviderTests {
             let sent = try #require(harness.recorder.requests.last)
             #expect(sent.method == .post && sent.url.path == "/sandbox/telnyx/v2/verifications/\(type)")
             #expect(sent.headerFields[.authorization] == "Bearer " + TelnyxSandbox.apiKey)
-            let body = try TelnyxWire.decoder.decode(TelnyxWire.Trigger.self, from: sent.body)
+            let body = try SnakeCaseJSON.decoder.decode(TelnyxWire.Trigger.self, from: sent.body)
             #expect(body.phoneNumber == Self.phone && body.verifyProfileId == TelnyxSandbox.verifyProfileID)
             #expect(body.timeoutSecs == 120)
             #expect(harness.outbox.last(to: Self.phone)?.channel == channel.rawValue)

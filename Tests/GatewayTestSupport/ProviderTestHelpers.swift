@@ -94,3 +94,11 @@ package func expectGatewayError<Value>(
         return nil
     }
 }
+
+extension StartLookupResult {
+    /// What the start returned, when the lookup found it; `nil` otherwise (`try #require(answer.foundStart)`).
+    package var foundStart: ProviderStartResult? {
+        guard case .found(let result) = self else { return nil }
+        return result
+    }
+}

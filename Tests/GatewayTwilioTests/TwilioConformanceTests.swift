@@ -20,17 +20,13 @@ final class TwilioConformanceRig: ProviderConformanceRig {
 
     init(persistence: any EmulatorPersistence) throws {
         emulator = TwilioEmulator(
-            context: EmulatorContext(
-                clock: clock, outbox: outbox, logger: .quiet,
-                callbacks: CallbackSender(
-                    baseURL: URL(string: "http://gateway.test/callbacks/twilio"), transport: sink),
+            context: .testing(
+                clock: clock, outbox: outbox, callbacks: sink, route: "http://gateway.test/callbacks/twilio",
                 persistence: persistence))
-        let settings = TwilioPlugin.plugin.sandboxSettings(try #require(URL(string: TwilioHarness.baseURL)))
         provider = try TwilioProvider(
-            context: ProviderContext(
-                providerID: "twilio", settings: settings,
-                transport: InProcessTransport(emulator: emulator, pathPrefix: TwilioHarness.mount), clock: clock,
-                logger: .quiet))
+            context: TwilioPlugin.plugin.testContext(
+                baseURL: TwilioHarness.baseURL,
+                transport: InProcessTransport(emulator: emulator, pathPrefix: TwilioHarness.mount), clock: clock))
     }
 
     func tick() async {}
@@ -71,7 +67,7 @@ struct TwilioConformanceTests {
             name: "twilio",
             makeRig: { try TwilioConformanceRig(persistence: $0) },
             // +1 415 555 0000 onwards: valid numbers the emulator accepts, one per index.
-            destination: { .phone(try PhoneNumber(parsing: "+1415555" + String(format: "%04d", $0))) },
+            destination: ProviderConformance.phones("+1415555", digits: 4),
             rows: wireRows, calls: ["check": .check], expiresAfter: TwilioWire.validity,
             stateTable: TwilioEmulatorState.table)
         subject.destinationFor = {

@@ -26,10 +26,7 @@ struct TwilioLookupTests {
         let started = try await harness.provider.start(request)
         let code = try #require(harness.outbox.last(to: TwilioHarness.phone)?.code)
         let answer = try await harness.provider.lookUpStart(try Self.lookup(harness))
-        guard case .found(let result) = answer else {
-            Issue.record("expected found, got \(answer)")
-            return
-        }
+        let result = try #require(answer.foundStart, "expected found, got \(answer)")
         let sent = try #require(harness.recorder.requests.last)
         #expect(sent.method == .get)
         #expect(

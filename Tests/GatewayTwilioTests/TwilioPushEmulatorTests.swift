@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import HTTPTypes
 import Synchronization
 import Testing

@@ -2,7 +2,6 @@ import Foundation
 import GatewayCore
 import GatewayTestSupport
 import HTTPTypes
-import Logging
 import Testing
 
 @testable import GatewayTwilio
@@ -22,11 +21,9 @@ struct TwilioHarness {
     init(authToken: String = TwilioSandbox.authToken, timeout: Duration = .seconds(5)) throws {
         emulator = TwilioEmulator(context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet))
         recorder = RecordingTransport(InProcessTransport(emulator: emulator, pathPrefix: Self.mount))
-        var settings = TwilioPlugin.plugin.sandboxSettings(try #require(URL(string: Self.baseURL)))
-        settings["auth_token"] = authToken
         provider = try TwilioProvider(
-            context: ProviderContext(
-                providerID: "twilio", settings: settings, transport: recorder, clock: clock, logger: .quiet,
+            context: TwilioPlugin.plugin.testContext(
+                baseURL: Self.baseURL, settings: ["auth_token": authToken], transport: recorder, clock: clock,
                 requestTimeout: timeout))
     }
 
@@ -34,10 +31,8 @@ struct TwilioHarness {
     static func provider(over transport: any HTTPTransport, clock: any WallClock = ManualClock()) throws
         -> TwilioProvider
     {
-        let settings = TwilioPlugin.plugin.sandboxSettings(try #require(URL(string: baseURL)))
-        return try TwilioProvider(
-            context: ProviderContext(
-                providerID: "twilio", settings: settings, transport: transport, clock: clock, logger: .quiet))
+        try TwilioProvider(
+            context: TwilioPlugin.plugin.testContext(baseURL: baseURL, transport: transport, clock: clock))
     }
 
     static func smsStart(to phone: String = phone, locales: [String] = []) throws -> StartVerification {
@@ -66,9 +61,4 @@ struct TwilioHarness {
 /// A form body as a dictionary.
 func formFields(_ body: Data) -> [String: String] {
     FormEncoding.decode(String(decoding: body, as: UTF8.self))
-}
-
-extension Logger {
-    /// A logger that drops everything, so test output stays readable.
-    static let quiet = Logger(label: "gateway.twilio.tests") { _ in SwiftLogNoOpLogHandler() }
 }

@@ -6,12 +6,10 @@ import Testing
 @testable import GatewayVonage
 
 /// The Vonage harness as the conformance suite drives it.
-struct VonageConformanceRig: ProviderConformanceRig {
+struct VonageConformanceRig: HarnessConformanceRig {
     let harness: VonageHarness
 
     var provider: any VerificationProvider { harness.provider }
-    var clock: ManualClock { harness.clock }
-    var outbox: SandboxOutbox { harness.outbox }
     var errors: EmulatorErrorSwitch { harness.emulator.errors }
 
     func tick() async { await harness.emulator.tick() }
@@ -40,7 +38,7 @@ struct VonageConformanceTests {
                         settings: api == "v1" ? ["api": "v1", "signature_secret": ""] : [:], persistence: persistence))
             },
             // UK mobiles +44 7400 000000 onwards: valid numbers the emulator accepts, one per index.
-            destination: { .phone(try PhoneNumber(parsing: "+447400" + String(format: "%06d", $0))) },
+            destination: ProviderConformance.phones("+447400", digits: 6),
             rows: VonageErrorMapping.table.rows(in: api),
             calls: ["start": .start, "check": .check, "cancel": .cancel, "next_workflow": .resend, "search": .status],
             expiresAfter: 60, stateTable: VonageEmulatorState.table)

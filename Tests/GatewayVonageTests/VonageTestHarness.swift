@@ -2,7 +2,6 @@ import Foundation
 import GatewayCore
 import GatewayTestSupport
 import HTTPTypes
-import Logging
 import Synchronization
 import Testing
 
@@ -10,7 +9,7 @@ import Testing
 
 /// A Vonage provider wired to a ``VonageEmulator`` in process, sharing one manual clock and outbox; the
 /// emulator's callbacks go to the provider's `handleCallback`, and the updates they make are kept.
-final class VonageHarness: Sendable {
+final class VonageHarness: EmulatorHarness {
     static let mount = "/sandbox/vonage"
     static let baseURL = "http://localhost:8080" + mount
     static let phone = "+14155550100"
@@ -30,19 +29,14 @@ final class VonageHarness: Sendable {
         let sink = CallbackSink()
         callbacks = sink
         emulator = VonageEmulator(
-            context: EmulatorContext(
-                clock: clock, outbox: outbox, logger: .quiet,
-                callbacks: CallbackSender(
-                    baseURL: URL(string: "http://localhost:8080/callbacks/vonage"), transport: sink),
+            context: .testing(
+                clock: clock, outbox: outbox, callbacks: sink, route: "http://localhost:8080/callbacks/vonage",
                 persistence: persistence),
             settings: emulatorSettings)
         recorder = RecordingTransport(InProcessTransport(emulator: emulator, pathPrefix: Self.mount))
-        var settings = VonagePlugin.plugin.sandboxSettings(try #require(URL(string: Self.baseURL)))
-        for (key, value) in extra { settings[key] = value }
         provider = try VonageProvider(
-            context: ProviderContext(
-                providerID: "vonage", settings: settings, transport: recorder, clock: clock, logger: .quiet,
-                requestTimeout: timeout))
+            context: VonagePlugin.plugin.testContext(
+                baseURL: Self.baseURL, settings: extra, transport: recorder, clock: clock, requestTimeout: timeout))
     }
 
     static func request(
@@ -69,8 +63,4 @@ final class VonageHarness: Sendable {
     func code(to phone: String = phone) -> String? { outbox.last(to: phone)?.code }
 
     static func wrong(_ code: String?) -> String { code == "0000" ? "1111" : "0000" }
-}
-
-extension Logger {
-    static let quiet = Logger(label: "gateway.vonage.tests") { _ in SwiftLogNoOpLogHandler() }
 }

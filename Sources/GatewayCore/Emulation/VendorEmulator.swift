@@ -107,6 +107,21 @@ public struct CallbackSender: Sendable {
         return try await transport.send(delivered(request), timeout: timeout)
     }
 
+    /// Posts a JSON callback to ``url(_:)``, as a vendor fires its webhooks: an answer outside 2xx or a failure is
+    /// logged (`<name> refused`, `<name> failed`), never retried.
+    public func postJSON(_ body: Data, headers extra: HTTPFields, to url: URL, logger: Logger, name: String) async {
+        var headers = extra
+        headers[.contentType] = "application/json"
+        do {
+            let response = try await send(TransportRequest(method: .post, url: url, headerFields: headers, body: body))
+            if !(200..<300).contains(response.status.code) {
+                logger.notice("\(name) refused", metadata: ["http.status": "\(response.status.code)"])
+            }
+        } catch {
+            logger.notice("\(name) failed", metadata: ["error": "\(error)"])
+        }
+    }
+
     /// `request` with its URL moved from under ``baseURL`` to under the delivery address, if there is one.
     func delivered(_ request: TransportRequest) -> TransportRequest {
         guard let baseURL, let deliveryURL else { return request }

@@ -168,3 +168,15 @@ public struct VendorHTTPClient: Sendable {
         metrics.vendorCall(provider: providerID, operation: operation.name, outcome: outcome, nanoseconds: nanoseconds)
     }
 }
+
+/// A provider made from its context that reaches its vendor through a ``VendorHTTPClient``: its id, clock and
+/// logger are the client's (the context's), so the provider keeps the client and its configuration only.
+public protocol VendorHTTPProvider: ContextProvider {
+    var client: VendorHTTPClient { get }
+}
+
+extension VendorHTTPProvider {
+    public var id: String { client.providerID }
+    public var clock: any WallClock { client.clock }
+    public var logger: Logger { client.logger }
+}

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GatewayCore
 import HTTPTypes
+import Logging
 
 /// Phone second factors (Identity Toolkit v2) and the email and password first factor that leads to them.
 ///
@@ -480,15 +481,19 @@ extension FirebaseEmulator {
         return (idToken, Self.randomString(length: Self.refreshTokenLength))
     }
 
-    /// Records a second factor's code in the outbox, in the language the request asked for.
-    func deliver(_ code: String, to number: PhoneNumber, request: EmulatorRequest, now: Date) {
+    /// Records a code in the outbox, in the language the request asked for (a sign-in's code, or by default a
+    /// second factor's).
+    func deliver(
+        _ code: String, to number: PhoneNumber, request: EmulatorRequest, now: Date,
+        log: Logger.Message = "firebase sandbox sent a second factor code"
+    ) {
         let language = FirebaseWire.localeHeader.flatMap { request.headerFields[$0] }
         let sms = Self.smsText(code: code, language: language, projectID: projectID)
         outbox.record(
             SandboxOutbox.Message(
                 provider: "firebase", channel: "sms", to: number.e164, code: code, text: sms.text,
                 language: sms.language, sentAt: now))
-        logger.info("firebase sandbox sent a second factor code", metadata: ["to": "\(number.masked)"])
+        logger.info(log, metadata: ["to": "\(number.masked)"])
     }
 
     /// A number the emulator sends to: E.164, valid in its numbering plan unless it is a test number.

@@ -57,13 +57,7 @@ extension FirebaseEmulator {
             return Self.refusal(
                 "QUOTA_EXCEEDED", detail: "Exceeded per phone number quota for sending verification codes.")
         }
-        let language = FirebaseWire.localeHeader.flatMap { request.headerFields[$0] }
-        let sms = Self.smsText(code: code, language: language, projectID: projectID)
-        outbox.record(
-            SandboxOutbox.Message(
-                provider: "firebase", channel: "sms", to: number.e164, code: code, text: sms.text,
-                language: sms.language, sentAt: now))
-        logger.info("firebase sandbox sent a code", metadata: ["to": "\(number.masked)"])
+        deliver(code, to: number, request: request, now: now, log: "firebase sandbox sent a code")
         return Self.json(FirebaseWire.SendResponse(sessionInfo: sessionInfo))
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import GatewayCore
+import GatewayKitCrypto
 import HTTPTypes
 import Logging
-import Synchronization
 
 /// Firebase phone sign-in (Identity Toolkit v1), emulated on the wire, for the sandbox and for tests.
 ///
@@ -29,7 +29,7 @@ import Synchronization
 /// first use (never saved: a restarted sandbox has a new key). Test numbers send nothing
 /// and need no proof. Errors use Google's envelope. Every code "sent" is recorded in the ``SandboxOutbox``.
 /// The fault switch applies to the Identity Toolkit paths, not to the inspection endpoints.
-public final class FirebaseEmulator: VendorEmulator {
+public final class FirebaseEmulator: ContextEmulator {
     /// How long a code stays valid unless told otherwise: 5 minutes. Firebase does not publish the
     /// lifetime (docs/vendors/firebase.md §5, uncertain); this is the sandbox's choice.
     public static let defaultCodeLifetime: TimeInterval = 300
@@ -53,14 +53,13 @@ public final class FirebaseEmulator: VendorEmulator {
     let maxWrongCodes: Int
     let maxSendsPerNumberPerHour: Int?
     let pendingCredentialLifetime: TimeInterval
-    let clock: any WallClock
-    let outbox: SandboxOutbox
-    let logger: Logger
+    /// The clock, outbox, logger and callback sender the emulator was built with.
+    public let context: EmulatorContext
     /// Sessions, users and send times, as rows read and written per call (``FirebaseEmulatorState``).
     let state: any EmulatorTable
     /// The ID-token key, made on first use (a sign-in or a key-set request): an RSA key takes a noticeable
     /// moment to make, and most sandboxes and tests never need one.
-    private let signingKey = Mutex<FirebaseIDTokenSigner?>(nil)
+    private let signingKey: LazyRS256SigningKey
 
     /// Builds an emulator of one Firebase project.
     ///
@@ -94,9 +93,9 @@ public final class FirebaseEmulator: VendorEmulator {
         self.codeLifetime = codeLifetime
         self.maxWrongCodes = max(1, maxWrongCodes)
         self.maxSendsPerNumberPerHour = maxSendsPerNumberPerHour
-        self.clock = context.clock
-        self.outbox = context.outbox
-        self.logger = context.logger
+        self.context = context
+        signingKey = LazyRS256SigningKey(
+            keyIDBytes: 20, logger: context.logger, failure: "firebase sandbox could not make its token signing key")
         let table = context.persistence.table(FirebaseEmulatorState.table)
         self.state = table
         let now = context.clock.now
@@ -122,17 +121,7 @@ public final class FirebaseEmulator: VendorEmulator {
 
     /// The token signer, made the first time it is needed; `nil` only if the system could not make an RSA
     /// key (sign-ins then answer 500, and the next one tries again).
-    var signer: FirebaseIDTokenSigner? {
-        signingKey.withLock { signer in
-            if let signer { return signer }
-            do {
-                signer = try FirebaseIDTokenSigner()
-            } catch {
-                logger.error("firebase sandbox could not make its token signing key")
-            }
-            return signer
-        }
-    }
+    var signer: FirebaseIDTokenSigner? { signingKey.current.map(FirebaseIDTokenSigner.init(key:)) }
 
     /// Answers one request as Identity Toolkit (or the Auth Emulator's inspection API) would; what it
     /// changed is saved within the call's transaction.
@@ -163,11 +152,8 @@ public final class FirebaseEmulator: VendorEmulator {
             return await withFaults(serverError: Self.serverError) { .response(await multiFactor(method, request)) }
         case FirebaseWire.jwksPath:
             guard request.method == .get else { return .response(Self.notFound()) }
-            guard let signer else {
-                return .response(
-                    Self.error(500, message: "Internal error encountered.", status: "INTERNAL", reason: "backendError"))
-            }
-            return .response(Self.json(signer.keySet))
+            guard let signer else { return .response(Self.backendError()) }
+            return .response(Self.json(signer.key.keySet))
         default:
             let parts = path.split(separator: "/").map(String.init)
             if request.method == .get, parts.count == 5, parts[0] == "emulator", parts[1] == "v1",

@@ -1,14 +1,14 @@
-import Crypto
 import Foundation
 import GatewayCore
-import _CryptoExtras
+import GatewayKitCrypto
 
 /// Signs the emulator's Firebase ID tokens as Google does: JWTs with `alg: RS256` and a `kid`, verifiable
 /// with the key the emulator publishes in JWK form (docs/vendors/firebase.md §5, [ADMIN] `_token_gen.py`).
 ///
-/// The Auth Emulator itself issues unsigned tokens (docs/vendors/firebase.md §4); this sandbox signs them with a
-/// 2048-bit RSA key made on first use, so code that verifies real Firebase tokens can be pointed at it unchanged
-/// except for the key URL. The key lives only in memory: a restarted sandbox has a new one.
+/// The Auth Emulator itself issues unsigned tokens (docs/vendors/firebase.md §4); this sandbox signs them with the
+/// kit's ``RS256SigningKey`` (2048 bits, made on first use, a 40-digit `kid`), so code that verifies real Firebase
+/// tokens can be pointed at it unchanged except for the key URL. The key lives only in memory: a restarted sandbox
+/// has a new one.
 struct FirebaseIDTokenSigner: Sendable {
     /// The claims of an ID token: a phone sign-in's, or an email and password user's (with the second factor
     /// it passed, after a multi-factor sign-in or enrollment).
@@ -98,43 +98,15 @@ struct FirebaseIDTokenSigner: Sendable {
     /// Seconds an ID token is valid, as Firebase's (`expiresIn` "3600").
     static let lifetime = 3600
 
-    let privateKey: _RSA.Signing.PrivateKey
-    /// The first 20 bytes of the SHA-256 of the public key, in hex: stable for the key, 40 characters like
-    /// Google's key ids.
-    let keyID: String
-    let keySet: JWKSet
-
-    /// Makes a new 2048-bit key.
-    init() throws {
-        privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let digest = SHA256.hash(data: privateKey.publicKey.derRepresentation)
-        keyID = Hex.lowercase(digest.prefix(20))
-        let primitives = try privateKey.publicKey.getKeyPrimitives()
-        keySet = JWKSet(keys: [.rs256(modulus: primitives.modulus, exponent: primitives.publicExponent, kid: keyID)])
-    }
+    let key: RS256SigningKey
 
     /// A compact JWS: base64url(header).base64url(claims).base64url(RSASSA-PKCS1-v1_5 SHA-256 signature).
-    func sign(_ claims: Claims) throws -> String {
-        try JWS.sign(claims, header: ["kid": .string(keyID)], with: rs256)
-    }
-
-    /// RS256: PKCS#1 v1.5 padding over SHA-256 (RFC 7518 §3.3); swift-crypto names it "insecure" only to steer
-    /// encryption users away from it.
-    var rs256: JWSAlgorithm {
-        let key = privateKey
-        return JWSAlgorithm(
-            name: "RS256", sign: { try key.signature(for: $0, padding: .insecurePKCS1v1_5).rawRepresentation },
-            verify: { signature, input in
-                key.publicKey.isValidSignature(
-                    _RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5)
-            })
-    }
+    func sign(_ claims: Claims) throws -> String { try key.sign(claims) }
 
     /// The claims of a token this key signed for `projectID`, if it is valid at `now`: an RS256 JWS whose `kid`
     /// is this key's and whose signature verifies, with the project's issuer and audience, not expired.
     func verify(_ token: String, projectID: String, now: Date) throws(Refusal) -> Claims {
-        guard let jws = JWS.parse(token), jws.header["kid"]?.stringValue == keyID, jws.isSigned(by: rs256),
-            let claims = jws.claims(Claims.self), claims.aud == projectID,
+        guard let claims = key.verified(token)?.claims(Claims.self), claims.aud == projectID,
             claims.iss == "https://securetoken.google.com/\(projectID)", !claims.sub.isEmpty
         else { throw .invalid }
         guard Double(claims.exp) > now.timeIntervalSince1970 else { throw .expired }

@@ -9,9 +9,7 @@ public enum FirebasePlugin {
         id: "firebase",
         displayName: "Firebase Authentication (phone)",
         settings: FirebaseConfiguration.settings,
-        makeProvider: { (context: ProviderContext) throws(ConfigurationError) -> any VerificationProvider in
-            try FirebaseProvider(context: context)
-        },
+        provider: FirebaseProvider.self,
         makeEmulator: { context in FirebaseEmulator(context: context) },
         sandboxSettings: { baseURL in
             [

@@ -11,26 +11,20 @@ import Logging
 /// session). A check calls `accounts:signInWithPhoneNumber`; approval carries Firebase's tokens.
 /// A start with a ``GatewayCore/MultiFactor`` step is a phone second factor instead (Identity Toolkit v2,
 /// `FirebaseProvider+MultiFactor.swift`). Firebase has no cancel or status call.
-struct FirebaseProvider: VerificationProvider {
+struct FirebaseProvider: VendorHTTPProvider {
     static let capabilities = ProviderCapabilities(
         channels: [.sms], appVerificationKinds: [.recaptcha, .recaptchaEnterprise, .iosReceipt, .playIntegrity],
         requiresAppVerification: true, multiFactorKinds: [.signIn, .enroll], issuesTokens: true,
         resendKeepsCode: false, supportsResend: true, supportsCancel: false, supportsStatus: false)
 
-    let id: String
     let configuration: FirebaseConfiguration
     let client: VendorHTTPClient
-    let clock: any WallClock
-    let logger: Logger
 
     var capabilities: ProviderCapabilities { Self.capabilities }
 
     init(context: ProviderContext) throws(ConfigurationError) {
-        id = context.providerID
         configuration = try FirebaseConfiguration(settings: context.settings, providerID: context.providerID)
         client = VendorHTTPClient(vendor: "Firebase", context: context, baseURL: configuration.baseURL)
-        clock = context.clock
-        logger = context.logger
     }
 
     /// A test number needs no proof: Firebase's own checks do not apply to them ([TESTNUM]).

@@ -1,8 +1,8 @@
 import Foundation
 import GatewayCore
+import GatewayKitCrypto
 import HTTPTypes
 import Logging
-import Synchronization
 
 /// BambooCloud IDaaS's SDK login family, emulated on the wire for the sandbox and for tests (docs/vendors/idaas.md §2).
 ///
@@ -23,7 +23,7 @@ import Synchronization
 /// live ``defaultCodeLifetime``; ``defaultMaxWrongCodes`` wrong codes in a row lock the user for
 /// ``defaultLockDuration`` (the lockout of docs/vendors/idaas.md §3.2, our numbers). The fault switch applies to the
 /// `/api/` paths.
-public final class IDaaSEmulator: VendorEmulator {
+public final class IDaaSEmulator: ContextEmulator {
     public static let defaultTolerance = 5
     public static let defaultCaptchaLifetime: TimeInterval = 120
     public static let defaultCodeLifetime: TimeInterval = 300
@@ -45,12 +45,12 @@ public final class IDaaSEmulator: VendorEmulator {
     let codeLifetime: TimeInterval
     let maxWrongCodes: Int
     let lockDuration: TimeInterval
-    let clock: any WallClock
-    let outbox: SandboxOutbox
-    let logger: Logger
+    /// The clock, outbox, logger and callback sender the emulator was built with.
+    public let context: EmulatorContext
     /// Captchas, grants, codes, users and sessions, as rows read and written per call (``IDaaSEmulatorState``).
     let state: any EmulatorTable
-    private let signingKey = Mutex<IDaaSTokenSigner?>(nil)
+    /// The ID-token key (a 32-digit `kid`), made on first use.
+    private let signingKey: LazyRS256SigningKey
 
     /// - Parameters:
     ///   - statuses: E.164 numbers whose right code answers another login `status` (``IDaaSSandbox/statuses``).
@@ -72,9 +72,9 @@ public final class IDaaSEmulator: VendorEmulator {
         self.codeLifetime = codeLifetime
         self.maxWrongCodes = max(1, maxWrongCodes)
         self.lockDuration = lockDuration
-        self.clock = context.clock
-        self.outbox = context.outbox
-        self.logger = context.logger
+        self.context = context
+        signingKey = LazyRS256SigningKey(
+            keyIDBytes: 16, logger: context.logger, failure: "idaas sandbox could not make its token signing key")
         let table = context.persistence.table(IDaaSEmulatorState.table)
         self.state = table
         let now = context.clock.now
@@ -91,14 +91,7 @@ public final class IDaaSEmulator: VendorEmulator {
         await state.attempt("idaas sandbox state", logger: logger, now: now, body)
     }
 
-    var signer: IDaaSTokenSigner? {
-        signingKey.withLock { signer in
-            if let signer { return signer }
-            signer = try? IDaaSTokenSigner()
-            if signer == nil { logger.error("idaas sandbox could not make its token signing key") }
-            return signer
-        }
-    }
+    var signer: RS256SigningKey? { signingKey.current }
 
     /// Answers one request as the IDaaS server would; what it changed is saved within the call's
     /// transaction.

@@ -8,9 +8,7 @@ public enum IDaaSPlugin {
         id: "idaas",
         displayName: "BambooCloud IDaaS (SMS login)",
         settings: IDaaSConfiguration.settings,
-        makeProvider: { (context: ProviderContext) throws(ConfigurationError) -> any VerificationProvider in
-            try IDaaSProvider(context: context)
-        },
+        provider: IDaaSProvider.self,
         makeEmulator: { context in IDaaSEmulator(context: context) },
         sandboxSettings: { baseURL in
             // The area codes are read at startup (``IDaaSProvider/warmUp()``), awaited before the gateway

@@ -1,7 +1,6 @@
-import Crypto
 import Foundation
 import GatewayCore
-import _CryptoExtras
+import GatewayKitCrypto
 
 extension IDaaSProvider {
     /// Why an ID token did not verify, as a bounded reason for errors and logs, with the result code the
@@ -27,11 +26,10 @@ extension IDaaSProvider {
         if keys.rsaSigningKey(kid: kid) == nil { keys = try await signingKeys(refresh: true) }
         let key = keys.rsaSigningKey(kid: kid)
         if keys.keys.isEmpty { return .failure(TokenProblem(reason: "the tenant publishes no key", sdkCode: "102")) }
-        guard let key, let n = key.n.flatMap(Base64URL.decode),
-            let e = key.e.flatMap(Base64URL.decode),
-            let publicKey = try? _RSA.Signing.PublicKey(n: n, e: e)
-        else { return .failure(TokenProblem(reason: "no tenant key matches the token")) }
-        guard jws.isSigned(by: IDaaSTokenSigner.rs256(verifyingWith: publicKey)) else {
+        guard let key, let algorithm = JWSAlgorithm.rs256(verifyingWith: key) else {
+            return .failure(TokenProblem(reason: "no tenant key matches the token"))
+        }
+        guard jws.isSigned(by: algorithm) else {
             return .failure(TokenProblem(reason: "signature does not verify"))
         }
         let now = clock.now.timeIntervalSince1970

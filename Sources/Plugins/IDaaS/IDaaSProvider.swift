@@ -10,14 +10,11 @@ import Logging
 /// approve once the ID token verifies against the tenant's JWKS; `MFA_AUTH`, `PASSWORD_EXPIRED` and `ACCESS_DENIED`
 /// end the verification as `denied`. Every call carries the client id and the device headers of ``IDaaSDevice``,
 /// kept in the verification's state so a check sends what the start sent.
-struct IDaaSProvider: VerificationProvider {
+struct IDaaSProvider: VendorHTTPProvider {
     static let challengeKind = "slider_captcha"
 
-    let id: String
     let configuration: IDaaSConfiguration
     let client: VendorHTTPClient
-    let clock: any WallClock
-    let logger: Logger
     let cache = IDaaSTenantCache()
 
     var capabilities: ProviderCapabilities {
@@ -40,11 +37,8 @@ struct IDaaSProvider: VerificationProvider {
     }
 
     init(context: ProviderContext) throws(ConfigurationError) {
-        id = context.providerID
         configuration = try IDaaSConfiguration(settings: context.settings, providerID: context.providerID)
         client = VendorHTTPClient(vendor: "IDaaS", context: context, baseURL: configuration.baseURL)
-        clock = context.clock
-        logger = context.logger
     }
 
     /// Reads the area codes at startup (unless `area_codes_preload: false`), so routing and `/v1/countries`

@@ -22,7 +22,7 @@ import _CryptoExtras
 /// ``VonageSandbox/signatureSecret``) to the gateway's callback route. Vonage's rules: one live
 /// verification per number (409 / status 10 with its `request_id`), 3 wrong codes (410 / status 17), no
 /// cancel in the first 30 s or after the second step, and every message in the outbox with its channel.
-public final class VonageEmulator: VendorEmulator {
+public final class VonageEmulator: ContextEmulator {
     public struct Settings: Sendable {
         /// Seconds each workflow step lasts; `nil` honours the request's `channel_timeout` (v2, default 180)
         /// or 300 (v1 `next_event_wait`).
@@ -54,10 +54,8 @@ public final class VonageEmulator: VendorEmulator {
     /// Rows of ``VonageErrorMapping/table`` armed to answer the next call of their operation (tests only).
     package let errors = EmulatorErrorSwitch()
 
-    let clock: any WallClock
-    let outbox: SandboxOutbox
-    let logger: Logger
-    let callbacks: CallbackSender
+    /// The clock, outbox, logger and callback sender the emulator was built with.
+    public let context: EmulatorContext
     let settings: Settings
     /// The requests, as rows read and written per call (``VonageEmulatorState``).
     let state: any EmulatorTable
@@ -67,10 +65,7 @@ public final class VonageEmulator: VendorEmulator {
     let applicationKey: _RSA.Signing.PublicKey?
 
     public init(context: EmulatorContext = EmulatorContext(), settings: Settings = Settings()) {
-        clock = context.clock
-        outbox = context.outbox
-        logger = context.logger
-        callbacks = context.callbacks
+        self.context = context
         self.settings = settings
         let table = context.persistence.table(VonageEmulatorState.table)
         state = table
@@ -354,20 +349,10 @@ public final class VonageEmulator: VendorEmulator {
         guard !bodies.isEmpty, let url = callbacks.url() else { return }
         for body in bodies {
             var headers = HTTPFields()
-            headers[.contentType] = "application/json"
             headers[.authorization] = try? VonageJWT.signCallback(
                 body: body, secret: VonageSandbox.signatureSecret, apiKey: VonageSandbox.apiKey,
                 applicationID: VonageSandbox.applicationID, now: clock.now)
-            do {
-                let response = try await callbacks.send(
-                    TransportRequest(method: .post, url: url, headerFields: headers, body: body))
-                if !(200..<300).contains(response.status.code) {
-                    logger.notice(
-                        "vonage sandbox callback refused", metadata: ["http.status": "\(response.status.code)"])
-                }
-            } catch {
-                logger.notice("vonage sandbox callback failed", metadata: ["error": "\(error)"])
-            }
+            await callbacks.postJSON(body, headers: headers, to: url, logger: logger, name: "vonage sandbox callback")
         }
     }
 

@@ -5,7 +5,7 @@ import Logging
 /// Vonage (formerly Nexmo) Verify: v2 workflows by default, the legacy v1 API with `api: v1`. A v2 start sends the
 /// channel and its fallbacks as one workflow; Vonage moves on by itself after its channel timeout and says so in
 /// signed status callbacks. The gateway's resend is Vonage's "next workflow".
-struct VonageProvider: ContextProvider {
+struct VonageProvider: VendorHTTPProvider {
     /// What the plugin keeps: the workflow's channels in order (v1 repeats channels: workflow 1 is sms, voice,
     /// voice), and for v1 the index of the event in progress.
     struct State: Codable, Sendable, Equatable {
@@ -16,7 +16,6 @@ struct VonageProvider: ContextProvider {
         var channels: [Channel] { workflow.compactMap(Channel.init(rawValue:)) }
     }
 
-    var id: String { client.providerID }
     let configuration: VonageConfiguration
     /// A 5xx may hide an accepted send (Vonage does not say).
     let client: VendorHTTPClient

@@ -65,16 +65,7 @@ extension SinchEmulator {
             verification.status = "DENIED"
             verification.reason = "Fraud"
             let denied = verification
-            guard
-                await withState(
-                    now: now,
-                    { state -> Bool in
-                        try state.put(denied)
-                        return true
-                    }) != nil
-            else {
-                return Self.serverError(500)
-            }
+            guard await withState(now: now, { try $0.put(denied) }) != nil else { return Self.serverError(500) }
             await sendResult(denied)
             return Self.json(200, startResponse(denied, body: body), headers: languageHeader(denied))
         }
@@ -92,16 +83,7 @@ extension SinchEmulator {
                 verification.status = "DENIED"
                 verification.reason = action == "deny" ? "Denied by callback" : "Invalid callback"
                 let denied = verification
-                guard
-                    await withState(
-                        now: now,
-                        { state -> Bool in
-                            try state.put(denied)
-                            return true
-                        }) != nil
-                else {
-                    return Self.serverError(500)
-                }
+                guard await withState(now: now, { try $0.put(denied) }) != nil else { return Self.serverError(500) }
                 return action == "deny"
                     ? Self.error(403, code: 40300, message: "Verification denied by callback.")
                     : Self.error(422, code: 42202, message: "Invalid callback response.")

@@ -19,15 +19,13 @@ import Synchronization
 /// (`GET /seamless/{id}/{token}`, unsigned: the device opens it). With a gateway to call, it asks it with a
 /// signed `VerificationRequestEvent` before sending and reports outcomes with a `VerificationResultEvent`.
 /// Test numbers: ``SinchSandbox/fraudNumber`` and ``SinchSandbox/errorNumber(_:)``.
-public final class SinchEmulator: VendorEmulator {
+public final class SinchEmulator: ContextEmulator {
     public let faults = FaultSwitch()
     /// Rows of ``SinchErrorMapping/table`` armed to answer the next call with Sinch's error body.
     package let errors = EmulatorErrorSwitch()
 
-    let clock: any WallClock
-    let outbox: SandboxOutbox
-    let logger: Logger
-    let callbacks: CallbackSender
+    /// The clock, outbox, logger and callback sender the emulator was built with.
+    public let context: EmulatorContext
     /// Verifications, references and start windows, as rows read and written per call
     /// (``SinchEmulatorState``).
     let state: any EmulatorTable
@@ -39,10 +37,7 @@ public final class SinchEmulator: VendorEmulator {
     static let timestampTolerance: TimeInterval = 600
 
     public init(context: EmulatorContext = EmulatorContext(), publicBaseURL: URL? = nil) {
-        self.clock = context.clock
-        self.outbox = context.outbox
-        self.logger = context.logger
-        self.callbacks = context.callbacks
+        self.context = context
         let table = context.persistence.table(SinchEmulatorState.table)
         self.state = table
         let now = context.clock.now

@@ -6,8 +6,7 @@ import Logging
 /// and the caller's languages as `Accept-Language` (Sinch's choice comes back in `Content-Language`). A flash call
 /// answers `intercept_call` and is checked with the intercepted number; seamless opens a URL over cellular and
 /// completes without a code. Sinch has no resend: a resend starts again (Sinch aborts the old one).
-struct SinchProvider: ContextProvider {
-    var id: String { client.providerID }
+struct SinchProvider: VendorHTTPProvider {
     let configuration: SinchConfiguration
     let client: VendorHTTPClient
 

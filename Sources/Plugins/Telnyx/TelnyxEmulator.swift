@@ -17,15 +17,13 @@ import Synchronization
 /// check of a verification that is not pending (accepted, expired, unknown) answers 404 `10005`, and webhooks
 /// signed with the sandbox's Ed25519 key: `verify.sent` when a code goes out, `verification.complete` with
 /// `status: accepted` when it is accepted.
-public final class TelnyxEmulator: VendorEmulator {
+public final class TelnyxEmulator: ContextEmulator {
     public let faults = FaultSwitch()
     /// Rows of ``TelnyxErrorMapping/table`` armed to answer the next call of their operation (tests only).
     package let errors = EmulatorErrorSwitch()
 
-    let clock: any WallClock
-    let outbox: SandboxOutbox
-    let logger: Logger
-    let callbacks: CallbackSender
+    /// The clock, outbox, logger and callback sender the emulator was built with.
+    public let context: EmulatorContext
     let state: any EmulatorTable
     /// Webhooks of answered requests on their way to the gateway.
     private let deliveries = Mutex<[Task<Void, Never>]>([])
@@ -42,10 +40,7 @@ public final class TelnyxEmulator: VendorEmulator {
     static let defaultTimeout = 300
 
     public init(context: EmulatorContext = EmulatorContext()) {
-        clock = context.clock
-        outbox = context.outbox
-        logger = context.logger
-        callbacks = context.callbacks
+        self.context = context
         state = context.persistence.table(TelnyxEmulatorState.table)
     }
 
@@ -114,7 +109,7 @@ public final class TelnyxEmulator: VendorEmulator {
                 return (Self.json(200, ListAnswer(data: found, meta: meta)), [])
             }
             guard rest.count == 5, isVerify else { return (notFound, []) }
-            guard let body = try? TelnyxWire.decoder.decode(TelnyxWire.VerifyCode.self, from: request.body),
+            guard let body = try? SnakeCaseJSON.decoder.decode(TelnyxWire.VerifyCode.self, from: request.body),
                 let profile = body.verifyProfileId
             else { return (Self.error(400, "10004", "Missing required parameter"), []) }
             guard
@@ -128,7 +123,7 @@ public final class TelnyxEmulator: VendorEmulator {
             return try trigger(type: rest[1], body: request.body, state: state)
         }
         if rest.count == 4, isVerify {
-            guard let body = try? TelnyxWire.decoder.decode(TelnyxWire.VerifyCode.self, from: request.body) else {
+            guard let body = try? SnakeCaseJSON.decoder.decode(TelnyxWire.VerifyCode.self, from: request.body) else {
                 return (Self.error(400, "10004", "Missing required parameter"), [])
             }
             guard let record = try state.record(rest[1]), record.status == "pending" else { return (notFound, []) }
@@ -142,7 +137,7 @@ public final class TelnyxEmulator: VendorEmulator {
     }
 
     private func trigger(type: String, body: Data, state: TelnyxEmulatorState) throws -> (TransportResponse, [Data]) {
-        guard let trigger = try? TelnyxWire.decoder.decode(TelnyxWire.Trigger.self, from: body) else {
+        guard let trigger = try? SnakeCaseJSON.decoder.decode(TelnyxWire.Trigger.self, from: body) else {
             return (Self.error(400, "10004", "Missing required parameter"), [])
         }
         guard trigger.phoneNumber.hasPrefix("+"), (try? PhoneNumber(parsing: trigger.phoneNumber))?.isValid == true
@@ -221,20 +216,8 @@ public final class TelnyxEmulator: VendorEmulator {
         let key = Self.signingKey
         for body in bodies {
             let (signature, timestamp) = Self.sign(body, key: key, now: clock.now)
-            var headers = HTTPFields()
-            headers[.contentType] = "application/json"
-            headers[TelnyxWire.signatureHeader] = signature
-            headers[TelnyxWire.timestampHeader] = timestamp
-            do {
-                let response = try await callbacks.send(
-                    TransportRequest(method: .post, url: url, headerFields: headers, body: body))
-                if !(200..<300).contains(response.status.code) {
-                    logger.notice(
-                        "telnyx sandbox webhook refused", metadata: ["http.status": "\(response.status.code)"])
-                }
-            } catch {
-                logger.notice("telnyx sandbox webhook failed", metadata: ["error": "\(error)"])
-            }
+            let headers: HTTPFields = [TelnyxWire.signatureHeader: signature, TelnyxWire.timestampHeader: timestamp]
+            await callbacks.postJSON(body, headers: headers, to: url, logger: logger, name: "telnyx sandbox webhook")
         }
     }
 
@@ -271,7 +254,7 @@ public final class TelnyxEmulator: VendorEmulator {
     }
 
     static func encode(_ value: some Encodable) -> Data {
-        (try? TelnyxWire.encoder.encode(value)) ?? Data("{}".utf8)
+        (try? SnakeCaseJSON.encoder.encode(value)) ?? Data("{}".utf8)
     }
 
     static func json(_ status: Int, _ value: some Encodable) -> TransportResponse {

@@ -9,9 +9,7 @@ public enum TelnyxPlugin {
         id: "telnyx",
         displayName: "Telnyx Verify",
         settings: TelnyxConfiguration.settings,
-        makeProvider: { (context: ProviderContext) throws(ConfigurationError) -> any VerificationProvider in
-            try TelnyxProvider(context: context)
-        },
+        provider: TelnyxProvider.self,
         makeEmulator: { context in TelnyxEmulator(context: context) },
         sandboxSettings: { baseURL in
             [

@@ -15,26 +15,20 @@ extension VendorOperation {
 /// with `verify_by: phone_number`, by number and profile. Telnyx has no cancel and no resend: a resend is a new
 /// verification, whose id replaces the old one. Signed webhooks keep the status current. Every failure leaves
 /// as a ``GatewayError`` chosen by ``TelnyxErrorMapping``.
-struct TelnyxProvider: VerificationProvider {
+struct TelnyxProvider: VendorHTTPProvider {
     /// What the plugin keeps with a verification: its Telnyx type and profile (a check by number names it).
     struct State: Codable, Sendable, Equatable {
         var type: String
         var profile: String
     }
 
-    let id: String
     let configuration: TelnyxConfiguration
     /// The kit's pipeline; an error answer, 5xx included, never claims a send (Telnyx answers before it acts).
     let client: VendorHTTPClient
-    let clock: any WallClock
-    let logger: Logger
 
     init(context: ProviderContext) throws(ConfigurationError) {
-        id = context.providerID
         configuration = try TelnyxConfiguration(settings: context.settings, providerID: context.providerID)
         client = VendorHTTPClient(vendor: "Telnyx", context: context, baseURL: configuration.baseURL)
-        clock = context.clock
-        logger = context.logger
     }
 
     /// Telnyx documents no wrong-code limit (docs/vendors/telnyx.md §6): the gateway's own limit applies.
@@ -110,7 +104,7 @@ struct TelnyxProvider: VerificationProvider {
             logger.warning("telnyx webhook refused", metadata: ["provider.id": "\(id)", "reason": "\(problem)"])
             throw GatewayError(.unauthorized, "The webhook does not carry a valid Telnyx signature.")
         }
-        guard let event = (try? TelnyxWire.decoder.decode(TelnyxWire.Webhook.self, from: callback.body))?.data,
+        guard let event = (try? SnakeCaseJSON.decoder.decode(TelnyxWire.Webhook.self, from: callback.body))?.data,
             event.eventType.hasPrefix("verify.") || event.eventType == "verification.complete"
         else { throw GatewayError.invalidRequest("The callback body is not a Telnyx Verify webhook.") }
         let target = ProviderUpdate.Target.reference(event.payload.id)
@@ -154,10 +148,7 @@ struct TelnyxProvider: VerificationProvider {
         var body = Data()
         if let json {
             headers[.contentType] = "application/json"
-            guard let encoded = try? TelnyxWire.encoder.encode(json) else {
-                throw GatewayError.internal("The Telnyx request could not be encoded.")
-            }
-            body = encoded
+            body = try client.snakeCaseJSON(json)
         }
         return try await client.send(method, path, headers: headers, body: body, operation: operation) { answer in
             TelnyxErrorMapping.map(
@@ -170,10 +161,7 @@ struct TelnyxProvider: VerificationProvider {
     func decode<T: Codable & Sendable>(_ type: T.Type, from response: TransportResponse, operation: VendorOperation)
         throws(GatewayError) -> T
     {
-        guard let envelope = try? TelnyxWire.decoder.decode(TelnyxWire.DataEnvelope<T>.self, from: response.body) else {
-            throw client.malformed(operation, httpStatus: response.status.code)
-        }
-        return envelope.data
+        try client.decodeSnakeCase(TelnyxWire.DataEnvelope<T>.self, from: response, operation: operation).data
     }
 
     /// The stored verification id; anything but a uuid never reaches a URL path.

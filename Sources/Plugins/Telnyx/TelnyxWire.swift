@@ -3,25 +3,12 @@ import GatewayCore
 import HTTPTypes
 
 /// Telnyx Verify v2's JSON, as docs/vendors/telnyx.md §3, §7 and §8 describe it: answers under `data`, keys in
-/// snake_case, which ``encoder`` and ``decoder`` convert (so no type here lists its keys).
+/// snake_case, which the kit's ``SnakeCaseJSON`` converts (so no type here lists its keys).
 enum TelnyxWire {
     /// The Telnyx verification `type` of each gateway channel.
     static let channels: [Channel: String] = [
         .sms: "sms", .voice: "call", .flashcall: "flashcall", .whatsapp: "whatsapp",
     ]
-
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return encoder
-    }()
-
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return decoder
-    }()
 
     /// The body of `POST /verifications/{sms,call,flashcall,whatsapp}` (the plugin sends no `custom_code`).
     struct Trigger: Codable, Sendable {

@@ -250,40 +250,38 @@ extension TwilioEmulator {
             metadata = parsed
         }
         let (version, factorMetadata) = (form["Config.SdkVersion"], metadata)
-        guard
-            let outcome = await withPush(
-                now: now,
-                { state -> Result<TwilioPushState.Factor, TransportResponseBox> in
-                    let existing = try state.factors(of: identity)
-                    if existing.contains(where: { $0.publicKey == publicKey }) {
-                        return .failure(.init(Self.error(409, code: 60317, message: "Factor already exists")))
-                    }
-                    if existing.count >= Self.maxPushFactors {
-                        return .failure(.init(Self.error(400, code: 60315, message: "Max factors per entity reached")))
-                    }
-                    let recent = try state.factorCreations(identity)
-                    if recent.count >= Self.maxFactorCreationsPerMinute {
-                        return .failure(
-                            .init(
-                                Self.error(
-                                    429, code: 60326, message: "Too many requests to create factors for the entity")))
-                    }
-                    try state.setFactorCreations(identity, recent + [now])
-                    let known = try state.entity(identity)
-                    let entity =
-                        known
-                        ?? TwilioPushState.Entity(sid: "YE" + Self.randomHex(), identity: identity, createdAt: now)
-                    if known == nil { try state.putEntity(entity) }
-                    let factor = TwilioPushState.Factor(
-                        sid: "YF" + Self.randomHex(), identity: identity, entitySID: entity.sid, friendlyName: name,
-                        status: "unverified", publicKey: publicKey, credentialSID: "CR" + Self.randomHex(),
-                        appID: appID,
-                        notificationPlatform: platform, notificationToken: token, sdkVersion: version,
-                        metadata: factorMetadata, verificationAttempts: 0, createdAt: now, updatedAt: now)
-                    try state.putFactor(factor)
-                    return .success(factor)
-                })
-        else { return Self.serverError(500) }
+        let outcome = await pushOutcome(
+            now: now,
+            { state -> Result<TwilioPushState.Factor, TransportResponseBox> in
+                let existing = try state.factors(of: identity)
+                if existing.contains(where: { $0.publicKey == publicKey }) {
+                    return .failure(.init(Self.error(409, code: 60317, message: "Factor already exists")))
+                }
+                if existing.count >= Self.maxPushFactors {
+                    return .failure(.init(Self.error(400, code: 60315, message: "Max factors per entity reached")))
+                }
+                let recent = try state.factorCreations(identity)
+                if recent.count >= Self.maxFactorCreationsPerMinute {
+                    return .failure(
+                        .init(
+                            Self.error(
+                                429, code: 60326, message: "Too many requests to create factors for the entity")))
+                }
+                try state.setFactorCreations(identity, recent + [now])
+                let known = try state.entity(identity)
+                let entity =
+                    known
+                    ?? TwilioPushState.Entity(sid: "YE" + Self.randomHex(), identity: identity, createdAt: now)
+                if known == nil { try state.putEntity(entity) }
+                let factor = TwilioPushState.Factor(
+                    sid: "YF" + Self.randomHex(), identity: identity, entitySID: entity.sid, friendlyName: name,
+                    status: "unverified", publicKey: publicKey, credentialSID: "CR" + Self.randomHex(),
+                    appID: appID,
+                    notificationPlatform: platform, notificationToken: token, sdkVersion: version,
+                    metadata: factorMetadata, verificationAttempts: 0, createdAt: now, updatedAt: now)
+                try state.putFactor(factor)
+                return .success(factor)
+            })
         switch outcome {
         case .failure(let box): return box.response
         case .success(let factor):
@@ -296,47 +294,45 @@ extension TwilioEmulator {
     private func updateFactor(identity: String, sid: String, form: [String: String], now: Date) async
         -> TransportResponse
     {
-        guard
-            let outcome = await withPush(
-                now: now,
-                { state -> Result<(TwilioPushState.Factor, Bool), TransportResponseBox> in
-                    guard var factor = try state.factor(sid), factor.identity == identity else {
-                        return .failure(.init(Self.notFound()))
+        let outcome = await pushOutcome(
+            now: now,
+            { state -> Result<(TwilioPushState.Factor, Bool), TransportResponseBox> in
+                guard var factor = try state.factor(sid), factor.identity == identity else {
+                    return .failure(.init(Self.notFound()))
+                }
+                var verifiedNow = false
+                if let proof = form["AuthPayload"], factor.status == "unverified" {
+                    guard factor.verificationAttempts < Self.maxFactorVerifications else {
+                        return .failure(
+                            .init(Self.error(429, code: 60310, message: "Factor verification attempts reached")))
                     }
-                    var verifiedNow = false
-                    if let proof = form["AuthPayload"], factor.status == "unverified" {
-                        guard factor.verificationAttempts < Self.maxFactorVerifications else {
-                            return .failure(
-                                .init(Self.error(429, code: 60310, message: "Factor verification attempts reached")))
-                        }
-                        guard let key = TwilioPushCrypto.publicKey(base64: factor.publicKey),
-                            TwilioPushCrypto.verifiesFactor(proof: proof, sid: sid, key: key)
-                        else {
-                            factor.verificationAttempts += 1
-                            try state.putFactor(factor)
-                            return .failure(.init(Self.error(403, code: 60311, message: "Factor verification failed")))
-                        }
-                        factor.status = "verified"
-                        verifiedNow = true
+                    guard let key = TwilioPushCrypto.publicKey(base64: factor.publicKey),
+                        TwilioPushCrypto.verifiesFactor(proof: proof, sid: sid, key: key)
+                    else {
+                        factor.verificationAttempts += 1
+                        try state.putFactor(factor)
+                        return .failure(.init(Self.error(403, code: 60311, message: "Factor verification failed")))
                     }
-                    if let name = form["FriendlyName"] {
-                        guard !name.isEmpty, name.count <= 64 else {
-                            return .failure(.init(Self.pushInvalid("FriendlyName")))
-                        }
-                        factor.friendlyName = name
+                    factor.status = "verified"
+                    verifiedNow = true
+                }
+                if let name = form["FriendlyName"] {
+                    guard !name.isEmpty, name.count <= 64 else {
+                        return .failure(.init(Self.pushInvalid("FriendlyName")))
                     }
-                    if let token = form["Config.NotificationToken"] {
-                        guard (32...255).contains(token.count) else {
-                            return .failure(.init(Self.pushInvalid("Config.NotificationToken")))
-                        }
-                        factor.notificationToken = token
+                    factor.friendlyName = name
+                }
+                if let token = form["Config.NotificationToken"] {
+                    guard (32...255).contains(token.count) else {
+                        return .failure(.init(Self.pushInvalid("Config.NotificationToken")))
                     }
-                    if let version = form["Config.SdkVersion"] { factor.sdkVersion = version }
-                    factor.updatedAt = now
-                    try state.putFactor(factor)
-                    return .success((factor, verifiedNow))
-                })
-        else { return Self.serverError(500) }
+                    factor.notificationToken = token
+                }
+                if let version = form["Config.SdkVersion"] { factor.sdkVersion = version }
+                factor.updatedAt = now
+                try state.putFactor(factor)
+                return .success((factor, verifiedNow))
+            })
         switch outcome {
         case .failure(let box): return box.response
         case .success(let (factor, verifiedNow)):
@@ -394,39 +390,32 @@ extension TwilioEmulator {
             expiresAt = date
         }
         let (challengeFields, hiddenDetails, expiration) = (fields, hidden, expiresAt)
-        guard
-            let outcome = await withPush(
-                now: now,
-                { state -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> in
-                    guard let factor = try state.factor(factorSID), factor.identity == identity else {
-                        return .failure(.init(Self.notFound()))
-                    }
-                    guard factor.status == "verified" else {
-                        return .failure(.init(Self.error(403, code: 60318, message: "Factor is unverified")))
-                    }
-                    let pending = try state.challenges(of: identity).filter {
-                        $0.factorSID == factorSID && $0.status == "pending"
-                    }
-                    guard pending.count < Self.maxPendingChallenges else {
-                        return .failure(
-                            .init(Self.error(429, code: 60312, message: "Challenge creation limit reached")))
-                    }
-                    let challenge = TwilioPushState.Challenge(
-                        sid: "YC" + Self.randomHex(), identity: identity, entitySID: factor.entitySID,
-                        factorSID: factorSID,
-                        status: "pending", message: message, fields: challengeFields, hiddenDetails: hiddenDetails,
-                        metadata: nil, notifications: 0, createdAt: now, updatedAt: now, respondedAt: nil,
-                        expiresAt: expiration)
-                    try state.putChallenge(challenge)
-                    return .success((challenge, factor))
-                })
-        else { return Self.serverError(500) }
-        switch outcome {
-        case .failure(let box): return box.response
-        case .success(let (challenge, factor)):
-            deliverPush(challenge, factor: factor, now: now)
-            return Self.json(201, Self.challengeJSON(challenge))
-        }
+        let outcome = await pushOutcome(
+            now: now,
+            { state -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> in
+                guard let factor = try state.factor(factorSID), factor.identity == identity else {
+                    return .failure(.init(Self.notFound()))
+                }
+                guard factor.status == "verified" else {
+                    return .failure(.init(Self.error(403, code: 60318, message: "Factor is unverified")))
+                }
+                let pending = try state.challenges(of: identity).filter {
+                    $0.factorSID == factorSID && $0.status == "pending"
+                }
+                guard pending.count < Self.maxPendingChallenges else {
+                    return .failure(
+                        .init(Self.error(429, code: 60312, message: "Challenge creation limit reached")))
+                }
+                let challenge = TwilioPushState.Challenge(
+                    sid: "YC" + Self.randomHex(), identity: identity, entitySID: factor.entitySID,
+                    factorSID: factorSID,
+                    status: "pending", message: message, fields: challengeFields, hiddenDetails: hiddenDetails,
+                    metadata: nil, notifications: 0, createdAt: now, updatedAt: now, respondedAt: nil,
+                    expiresAt: expiration)
+                try state.putChallenge(challenge)
+                return .success((challenge, factor))
+            })
+        return pushed(outcome, now: now, answer: Self.challengeJSON)
     }
 
     /// `POST …/Challenges/{sid}`: the device approves or denies with a JWT signed by the factor's key.
@@ -442,43 +431,59 @@ extension TwilioEmulator {
             metadata = parsed
         }
         let answer = metadata
-        guard
-            let outcome = await withPush(
-                now: now,
-                { state -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> in
-                    guard var challenge = try state.challenge(sid), challenge.identity == identity,
-                        let factor = try state.factor(challenge.factorSID)
-                    else { return .failure(.init(Self.notFound())) }
-                    if challenge.status == "expired" {
-                        return .failure(.init(Self.error(403, code: 60323, message: "Challenge expired")))
-                    }
-                    guard challenge.status == "pending" else {
-                        return .failure(.init(Self.error(403, code: 60322, message: "Challenge already responded")))
-                    }
-                    let failed = Self.error(403, code: 60324, message: "Challenge verification failed")
-                    guard let jwt = TwilioPushCrypto.parseJWT(payload),
-                        let key = TwilioPushCrypto.publicKey(base64: factor.publicKey),
-                        jwt.isSigned(by: key), let status = jwt.claims["status"]?.stringValue,
-                        status == "approved" || status == "denied"
-                    else { return .failure(.init(failed)) }
-                    let current = Self.challengeJSON(challenge)
-                    for field in Self.signatureFields where jwt.claims[field] != current[field] {
-                        return .failure(.init(failed))
-                    }
-                    challenge.status = status
-                    challenge.respondedAt = now
-                    challenge.updatedAt = now
-                    if let answer { challenge.metadata = answer }
-                    try state.putChallenge(challenge)
-                    return .success((challenge, factor))
-                })
-        else { return Self.serverError(500) }
+        let outcome = await pushOutcome(
+            now: now,
+            { state -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> in
+                let pending = try Self.pendingChallenge(sid, of: identity, in: state)
+                guard case .success((var challenge, let factor)) = pending else { return pending }
+                let failed = Self.error(403, code: 60324, message: "Challenge verification failed")
+                guard let jwt = TwilioPushCrypto.parseJWT(payload),
+                    let key = TwilioPushCrypto.publicKey(base64: factor.publicKey),
+                    jwt.isSigned(by: key), let status = jwt.claims["status"]?.stringValue,
+                    status == "approved" || status == "denied"
+                else { return .failure(.init(failed)) }
+                let current = Self.challengeJSON(challenge)
+                for field in Self.signatureFields where jwt.claims[field] != current[field] {
+                    return .failure(.init(failed))
+                }
+                challenge.status = status
+                challenge.respondedAt = now
+                challenge.updatedAt = now
+                if let answer { challenge.metadata = answer }
+                try state.putChallenge(challenge)
+                return .success((challenge, factor))
+            })
         switch outcome {
         case .failure(let box): return box.response
         case .success(let (challenge, factor)):
             await sendWebhook(type: "challenge." + challenge.status, factor: factor, challenge: challenge)
             return Self.json(200, Self.challengeJSON(challenge))
         }
+    }
+
+    /// Runs `body` on the push state in one transaction: its success, or the answer to give instead (the Twilio
+    /// error it chose, or a 500 when the sandbox's file failed).
+    func pushOutcome<T: Sendable>(
+        now: Date, _ body: @escaping @Sendable (TwilioPushState) throws -> Result<T, TransportResponseBox>
+    ) async -> Result<T, TransportResponseBox> {
+        await withPush(now: now, body) ?? .failure(.init(Self.serverError(500)))
+    }
+
+    /// The identity's challenge `sid` and its factor while it is pending, or Twilio's answer why not: 404, 60323
+    /// (expired) or 60322 (already responded).
+    static func pendingChallenge(
+        _ sid: String, of identity: String, in state: TwilioPushState
+    ) throws -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> {
+        guard let challenge = try state.challenge(sid), challenge.identity == identity,
+            let factor = try state.factor(challenge.factorSID)
+        else { return .failure(.init(Self.notFound())) }
+        if challenge.status == "expired" {
+            return .failure(.init(Self.error(403, code: 60323, message: "Challenge expired")))
+        }
+        guard challenge.status == "pending" else {
+            return .failure(.init(Self.error(403, code: 60322, message: "Challenge already responded")))
+        }
+        return .success((challenge, factor))
     }
 
     /// `POST …/Challenges/{sid}/Notifications`: sends the push again (at most three times).
@@ -488,46 +493,46 @@ extension TwilioEmulator {
             guard let value = Int(text), (0...300).contains(value) else { return Self.pushInvalid("Ttl") }
             ttl = value
         }
-        guard
-            let outcome = await withPush(
-                now: now,
-                { state -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> in
-                    guard var challenge = try state.challenge(sid), challenge.identity == identity,
-                        let factor = try state.factor(challenge.factorSID)
-                    else { return .failure(.init(Self.notFound())) }
-                    if challenge.status == "expired" {
-                        return .failure(.init(Self.error(403, code: 60323, message: "Challenge expired")))
-                    }
-                    guard challenge.status == "pending" else {
-                        return .failure(.init(Self.error(403, code: 60322, message: "Challenge already responded")))
-                    }
-                    guard factor.notificationPlatform != "none" else {
-                        return .failure(
-                            .init(Self.error(400, code: 60307, message: "Cannot resend push to 'none' platform")))
-                    }
-                    guard challenge.notifications < Self.maxNotifications else {
-                        return .failure(
-                            .init(
-                                Self.error(
-                                    429, code: 60309, message: "Push notifications limit for a challenge reached")))
-                    }
-                    challenge.notifications += 1
-                    try state.putChallenge(challenge)
-                    return .success((challenge, factor))
-                })
-        else { return Self.serverError(500) }
+        let outcome = await pushOutcome(
+            now: now,
+            { state -> Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox> in
+                let pending = try Self.pendingChallenge(sid, of: identity, in: state)
+                guard case .success((var challenge, let factor)) = pending else { return pending }
+                guard factor.notificationPlatform != "none" else {
+                    return .failure(
+                        .init(Self.error(400, code: 60307, message: "Cannot resend push to 'none' platform")))
+                }
+                guard challenge.notifications < Self.maxNotifications else {
+                    return .failure(
+                        .init(
+                            Self.error(
+                                429, code: 60309, message: "Push notifications limit for a challenge reached")))
+                }
+                challenge.notifications += 1
+                try state.putChallenge(challenge)
+                return .success((challenge, factor))
+            })
+        return pushed(outcome, now: now) { challenge in
+            [
+                "sid": .string("NT" + Self.randomHex()), "account_sid": .string(TwilioSandbox.accountSID),
+                "service_sid": .string(TwilioSandbox.serviceSID), "entity_sid": .string(challenge.entitySID),
+                "identity": .string(identity), "challenge_sid": .string(challenge.sid), "priority": "high",
+                "ttl": .number(Double(ttl)), "date_created": .string(TwilioWire.format(now)),
+            ]
+        }
+    }
+
+    /// Sends the push of the challenge `outcome` stored and answers 201 with `answer` of it, or the answer the
+    /// transaction chose instead.
+    private func pushed(
+        _ outcome: Result<(TwilioPushState.Challenge, TwilioPushState.Factor), TransportResponseBox>, now: Date,
+        answer: (TwilioPushState.Challenge) -> JSONValue
+    ) -> TransportResponse {
         switch outcome {
         case .failure(let box): return box.response
         case .success(let (challenge, factor)):
             deliverPush(challenge, factor: factor, now: now)
-            return Self.json(
-                201,
-                JSONValue.object([
-                    "sid": .string("NT" + Self.randomHex()), "account_sid": .string(TwilioSandbox.accountSID),
-                    "service_sid": .string(TwilioSandbox.serviceSID), "entity_sid": .string(challenge.entitySID),
-                    "identity": .string(identity), "challenge_sid": .string(challenge.sid), "priority": "high",
-                    "ttl": .number(Double(ttl)), "date_created": .string(TwilioWire.format(now)),
-                ]))
+            return Self.json(201, answer(challenge))
         }
     }
 

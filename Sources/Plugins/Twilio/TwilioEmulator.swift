@@ -13,30 +13,24 @@ import Synchronization
 /// spec's snake_case JSON and Twilio's error envelope, keeps Twilio's limits (5 sends and 5 checks per
 /// verification, 10 minutes of validity, soft delete after approval or expiry) and records every
 /// code it "sends" in the ``SandboxOutbox``. Time comes from the context's clock.
-public final class TwilioEmulator: VendorEmulator {
+public final class TwilioEmulator: ContextEmulator {
     /// The fault switch tests and the sandbox use to make this emulated Twilio misbehave.
     public let faults = FaultSwitch()
     /// Rows of ``TwilioErrorMapping/table`` armed to answer the next call with Twilio's error envelope.
     package let errors = EmulatorErrorSwitch()
 
-    let clock: any WallClock
-    let outbox: SandboxOutbox
-    let logger: Logger
+    /// The clock, outbox, logger and callback sender the emulator was built with.
+    public let context: EmulatorContext
     /// The verifications, as rows read and written per call (``TwilioEmulatorState``).
     let verifications: any EmulatorTable
     /// Verify Push: entities, factors, challenges and access tokens, as rows read and written per call
     /// (``TwilioPushState``).
     let push: any EmulatorTable
-    /// Where Verify Push webhooks go: the gateway's callback route.
-    let callbacks: CallbackSender
 
     /// Builds an emulator that reads time from `context.clock`, records sends in `context.outbox` and keeps
     /// its verifications as rows of `context.persistence`'s table ``TwilioEmulatorState/table``.
     public init(context: EmulatorContext = EmulatorContext()) {
-        self.clock = context.clock
-        self.outbox = context.outbox
-        self.logger = context.logger
-        self.callbacks = context.callbacks
+        self.context = context
         self.verifications = context.persistence.table(TwilioEmulatorState.table)
         // Rows an earlier version saved one entity per SID (all read back at startup) move into the tables
         // once; soft-deleted and long-expired verifications are dropped.

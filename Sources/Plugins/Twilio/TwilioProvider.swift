@@ -4,8 +4,7 @@ import Logging
 
 /// Twilio Verify v2 (OTP over SMS, voice, WhatsApp and email; Verify Push in `TwilioProvider+Push.swift`):
 /// form-encoded PascalCase parameters, Basic auth, snake_case JSON answers.
-struct TwilioProvider: ContextProvider {
-    var id: String { client.providerID }
+struct TwilioProvider: VendorHTTPProvider {
     let configuration: TwilioConfiguration
     let client: VendorHTTPClient
 
