@@ -9,9 +9,12 @@ services, one routed to Sinch and one to Vonage, and a recording proxy in front 
 port). The Twilio client's Verify base URL is `<proxy>/twilio`, as an integration would set it to
 `<gateway>/twilio`. With the client it: reads each service, creates a verification on each (the native API
 confirms Sinch and Vonage sent them), fetches it, checks a wrong code (pending) then the right one (approved)
-with `verification_checks.create`, cancels another verification, and expects Twilio's exceptions with Twilio's
-codes for an unknown verification SID and an unknown service SID (20404, 404), a bad auth token (20003, 401)
-and too many checks (60202, 429).
+with `verification_checks.create`; on another number, creates twice (the second reuses the pending
+verification: same sid, two sends), fetches it by number and checks it by `To` alone
+(`verification_checks.create(to=..., code=...)`), wrong then right; cancels another verification; and
+expects Twilio's exceptions with Twilio's codes for an unknown verification SID and an unknown service SID
+(20404, 404), a check by `To` with nothing pending (20404, 404), a bad auth token (20003, 401) and too many
+checks (60202, 429).
 
 Every request and answer the proxy recorded is then validated against Twilio's own document,
 `twilio_verify_v2.yaml` in `--specs` (read from there, never copied), with scripts/wire_check.py's validator
@@ -133,7 +136,29 @@ def drive(base, proxy_base):
         print(f"{provider}: service read, {verification.sid} created and fetched, wrong code -> pending, "
               f"right code -> approved")
 
+    # By `To` alone, as Twilio serves it: a second create reuses the pending verification (same sid, one more
+    # send); a fetch with the number in the SID's place and a check with `to=` find it; once approved, a
+    # check by `To` finds nothing pending (20404).
     service = client.verify.v2.services(SINCH_SERVICE)
+    number = "+46701234005"
+    first = service.verifications.create(to=number, channel="sms")
+    repeated = service.verifications.create(to=number, channel="sms")
+    assert repeated.sid == first.sid, (first.sid, repeated.sid)
+    assert len(repeated.send_code_attempts) == 2, repeated.send_code_attempts
+    by_to = service.verifications(number).fetch()
+    assert by_to.sid == first.sid and by_to.status == "pending", (by_to.sid, by_to.status)
+    code = sandbox_gateway.code_for(base, number)
+    assert code, f"no sandbox code for {number}"
+    wrong = "0000" if code != "0000" else "1111"
+    check = service.verification_checks.create(to=number, code=wrong)
+    assert check.sid == first.sid and check.status == "pending" and check.valid is False, (check.sid, check.status)
+    check = service.verification_checks.create(to=number, code=code)
+    assert check.sid == first.sid and check.status == "approved" and check.valid is True, (check.sid, check.status)
+    expect_error("a check by To with nothing pending",
+                 lambda: service.verification_checks.create(to=number, code=code), 20404, 404)
+    print(f"by To: a second create reused {first.sid} (2 sends), fetched by number, wrong code -> pending, "
+          f"right code -> approved")
+
     other = service.verifications.create(to="+46701234002", channel="sms")
     canceled = service.verifications(other.sid).update(status="canceled")
     assert canceled.status == "canceled", canceled.status

@@ -107,7 +107,24 @@ extension StartRequest {
             locales: locales.isEmpty ? nil : locales, appVerification: try appVerification?.generated(),
             codeLength: codeLength, clientRef: clientRef,
             metadata: metadata.isEmpty ? nil : .init(additionalProperties: metadata), provider: provider,
-            clientContext: clientContext?.generated(), channelOptions: options, multiFactor: nil)
+            clientContext: clientContext?.generated(), channelOptions: options, multiFactor: multiFactor?.generated())
+    }
+}
+
+extension MultiFactor {
+    /// The document's `oneOf`: each case an object whose `type` is a constant.
+    func generated() -> Components.Schemas.MultiFactor {
+        switch self {
+        case .signIn(let credential, let enrollmentID):
+            .case1(
+                .init(
+                    _type: OpenAPIValueContainer(stringLiteral: "sign_in"), pendingCredential: credential,
+                    enrollmentId: enrollmentID))
+        case .enroll(let idToken, let displayName):
+            .case2(
+                .init(
+                    _type: OpenAPIValueContainer(stringLiteral: "enroll"), idToken: idToken, displayName: displayName))
+        }
     }
 }
 

@@ -127,12 +127,15 @@ public struct StartRequest: Sendable, Hashable {
     /// Push: the factor to challenge and the prompt it shows.
     public var pushPrompt: PushPrompt?
     public var pushFactorID: String?
+    /// The multi-factor step the verification is (Firebase): a second-factor sign-in or an enrollment.
+    public var multiFactor: MultiFactor?
 
     public init(
         to: String, region: String? = nil, channel: Channel? = nil, fallbackChannels: [Channel] = [],
         locales: [String] = [], appVerification: AppVerification? = nil, codeLength: Int? = nil,
         clientRef: String? = nil, metadata: [String: String] = [:], provider: String? = nil,
-        clientContext: ClientContext? = nil, pushPrompt: PushPrompt? = nil, pushFactorID: String? = nil
+        clientContext: ClientContext? = nil, pushPrompt: PushPrompt? = nil, pushFactorID: String? = nil,
+        multiFactor: MultiFactor? = nil
     ) {
         self.to = to
         self.region = region
@@ -147,7 +150,19 @@ public struct StartRequest: Sendable, Hashable {
         self.clientContext = clientContext
         self.pushPrompt = pushPrompt
         self.pushFactorID = pushFactorID
+        self.multiFactor = multiFactor
     }
+}
+
+/// A multi-factor step (the start's `multi_factor`; routing considers only providers that run it, Firebase in
+/// the seeds). The approval's `providerTokens` are the user's new `idToken` and `refreshToken`. The values stay
+/// in the gateway until the vendor finalizes the step and are never shown again.
+public enum MultiFactor: Sendable, Hashable {
+    /// The phone second factor of a sign-in whose first factor answered `mfaPendingCredential`;
+    /// `enrollmentID` is the factor's `mfaEnrollmentId`, and the start's `to` must be its number.
+    case signIn(pendingCredential: String, enrollmentID: String)
+    /// Enrolling the start's `to` as a second factor of the signed-in user whose Firebase ID token this is.
+    case enroll(idToken: String, displayName: String? = nil)
 }
 
 /// A proof that the request comes from the customer's app (Firebase's reCAPTCHA, App Attest receipt…).

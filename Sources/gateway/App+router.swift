@@ -36,9 +36,9 @@ func buildRouter(
         keys: APIKeyMiddleware(keyring: keyring, scope: .admin, store: keyStore)
     ).addRoutes(to: router)
 
+    let trustedProxyHeader = configuration.trustedProxyHeader.flatMap { HTTPField.Name($0) }
     let native = VerificationsController(
-        service: service, signer: signer, clientSecrets: clientSecrets,
-        trustedProxyHeader: configuration.trustedProxyHeader.flatMap { HTTPField.Name($0) })
+        service: service, signer: signer, clientSecrets: clientSecrets, trustedProxyHeader: trustedProxyHeader)
     if let twilioCompat = configuration.twilioCompat {
         TwilioCompatRoutes.add(
             to: router, settings: twilioCompat, native: native, keyring: keyring, keyStore: keyStore, routes: routes,
@@ -49,8 +49,8 @@ func buildRouter(
     // session, to read.
     let v1 = router.group("v1").add(
         middleware: APIKeyMiddleware(
-            keyring: keyring, scope: .verify, store: keyStore, verifications: service, sessions: sessions,
-            sessionsOnlyRead: true)
+            keyring: keyring, scope: .verify, store: keyStore, verifications: service,
+            trustedProxyHeader: trustedProxyHeader, sessions: sessions, sessionsOnlyRead: true)
     )
     .add(middleware: JSONBodyMiddleware())
     native.addRoutes(to: v1)

@@ -72,6 +72,13 @@ final class SpyVerificationStore: VerificationStore {
         try await inner.hit(key, limit: limit, window: window, at: at)
     }
 
+    func openVerifications(destination: String, at: Date, limit: Int) async throws(GatewayError)
+        -> [VerificationRecord]
+    {
+        counters.withLock { $0.reads += 1 }
+        return try await inner.openVerifications(destination: destination, at: at, limit: limit)
+    }
+
     func record(providerID: String, reference: String) async throws(GatewayError) -> VerificationRecord? {
         counters.withLock { $0.reads += 1 }
         return try await inner.record(providerID: providerID, reference: reference)

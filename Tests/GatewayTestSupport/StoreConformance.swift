@@ -53,6 +53,7 @@ public struct StoreConformance: Sendable {
         case instanceHeartbeatsAreWrittenListedAndRemoved
         case adaptiveEvidenceAddsPerBucketUnderConcurrency
         case openVerificationsAreFoundByDestinationAndRoute
+        case openVerificationsOfADestinationAreListedNewestFirst
 
         public var testDescription: String {
             switch self {
@@ -103,6 +104,8 @@ public struct StoreConformance: Sendable {
                 "Adaptive evidence adds up per bucket under concurrency, reads per context and is pruned"
             case .openVerificationsAreFoundByDestinationAndRoute:
                 "The open verification of a destination on a route is found, the newest first"
+            case .openVerificationsOfADestinationAreListedNewestFirst:
+                "The open verifications of a destination are listed newest first, without final or expired ones"
             }
         }
     }
@@ -150,6 +153,8 @@ public struct StoreConformance: Sendable {
         case .instanceHeartbeatsAreWrittenListedAndRemoved: try await instanceHeartbeatsAreWrittenListedAndRemoved()
         case .adaptiveEvidenceAddsPerBucketUnderConcurrency: try await adaptiveEvidenceAddsPerBucketUnderConcurrency()
         case .openVerificationsAreFoundByDestinationAndRoute: try await openVerificationsAreFoundByDestinationAndRoute()
+        case .openVerificationsOfADestinationAreListedNewestFirst:
+            try await openVerificationsOfADestinationAreListedNewestFirst()
         }
     }
 
@@ -216,6 +221,42 @@ public struct StoreConformance: Sendable {
         #expect(
             try await store.openProvider(
                 destination: "+447400123456", route: "adaptive", at: Self.epoch.addingTimeInterval(611)) == nil)
+    }
+
+    /// The pending, unexpired verifications of one destination, on any route, newest first and at most
+    /// `limit`; a final one, an expired one or another destination's is not listed, and each comes back whole.
+    public func openVerificationsOfADestinationAreListedNewestFirst() async throws {
+        let store = try await makeStore()
+        func record(
+            _ id: String, to: String = "+447400123456", created: Double, status: VerificationStatus = .pending,
+            route: String? = nil
+        ) throws -> VerificationRecord {
+            VerificationRecord(
+                id: id, destination: .phone(try PhoneNumber(parsing: to)), channel: .sms, providerID: "p",
+                providerReference: nil, status: status, maxAttempts: 5,
+                createdAt: Self.epoch.addingTimeInterval(created), updatedAt: Self.epoch.addingTimeInterval(created),
+                expiresAt: Self.epoch.addingTimeInterval(created + 600), route: route,
+                metadata: ["twilio_service_sid": id])
+        }
+        let at = Self.epoch.addingTimeInterval(100)
+        #expect(try await store.openVerifications(destination: "+447400123456", at: at, limit: 10).isEmpty)
+        try await store.insert(try record("VEdest1", created: 0))
+        try await store.insert(try record("VEdest2", created: 20, route: "twilio:VA1"))
+        try await store.insert(try record("VEdest3", created: 10))
+        try await store.insert(try record("VEdest4", created: 30, status: .approved))
+        try await store.insert(try record("VEdest5", to: "+447400123457", created: 40))
+        let open = try await store.openVerifications(destination: "+447400123456", at: at, limit: 10)
+        #expect(open.map(\.id) == ["VEdest2", "VEdest3", "VEdest1"])
+        #expect(open.first?.metadata == ["twilio_service_sid": "VEdest2"] && open.first?.route == "twilio:VA1")
+        #expect(
+            try await store.openVerifications(destination: "+447400123456", at: at, limit: 2).map(\.id) == [
+                "VEdest2", "VEdest3",
+            ])
+        #expect(
+            try await store.openVerifications(
+                destination: "+447400123456", at: Self.epoch.addingTimeInterval(615), limit: 10
+            ).map(\.id) == ["VEdest2"])
+        #expect(try await store.openVerifications(destination: "+447400123458", at: at, limit: 10).isEmpty)
     }
 
     /// `add` returns each count once under concurrency; `count` reads without adding; a new window starts

@@ -171,6 +171,64 @@ struct ClientSecretTests {
         }
     }
 
+    @Test("client-secret requests count against their IP's limit: the one past it is 429 with Retry-After")
+    func perIPLimit() async throws {
+        let harness = GatewayHarness()
+        let config = """
+            sandbox: true
+            rate_limits:
+              client_secret_requests_per_ip: {limit: 4, window_seconds: 60}
+              trusted_proxy_header: X-Forwarded-For
+            """
+        let (app, runtime) = try await buildApplication(try harness.options(config: config))
+        try await app.test(.router) { client in
+            let phone: HTTPFields = [.init("X-Forwarded-For")!: "203.0.113.7"]
+            let other: HTTPFields = [.init("X-Forwarded-For")!: "203.0.113.8"]
+            // The back end's starts and reads with its API key never count.
+            let (id, secret) = try await Self.start(client, to: "+14155550140")
+            let (otherID, otherSecret) = try await Self.start(client, to: "+14155550141")
+            let code = try sandboxCode(runtime, to: "+14155550140")
+            // Four requests from the phone's address with a secret: a read, a wrong check, a resend, and a
+            // refused one (another verification's secret) — refused ones count too.
+            #expect(try await client.call(.get, "/v1/verifications/\(id)", key: secret, headers: phone).status == .ok)
+            let wrong = try await client.call(
+                .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(Self.wrong(code))"}"#, key: secret,
+                headers: phone)
+            #expect(wrong.body.errorCode == "incorrect_code")
+            let resend = try await client.call(
+                .post, "/v1/verifications/\(id)/resend", json: "{}", key: secret, headers: phone)
+            #expect(resend.status == .ok)
+            let foreign = try await client.call(.get, "/v1/verifications/\(id)", key: otherSecret, headers: phone)
+            #expect(foreign.status == .forbidden)
+            for _ in 0..<3 {
+                #expect(try await client.call(.get, "/v1/verifications/\(id)", headers: phone).status == .ok)
+            }
+
+            // The fifth: 429 in the one error shape, for every app-side step, and nothing is spent.
+            let newCode = try sandboxCode(runtime, to: "+14155550140")
+            for (method, path, json) in Self.appSideSteps(id, code: newCode) {
+                let refused = try await client.call(method, path, json: json, key: secret, headers: phone)
+                #expect(refused.status == .tooManyRequests, "\(method) \(path)")
+                #expect(refused.body.errorCode == "rate_limited", "\(method) \(path)")
+                #expect(refused.body.error?["retryable"] as? Bool == true)
+                let retryAfter = try #require(refused.headers[.retryAfter].flatMap { Int($0) })
+                #expect((1...60).contains(retryAfter) && refused.body.error?["retry_after"] as? Int == retryAfter)
+            }
+            let byKey = try await client.call(.get, "/v1/verifications/\(id)")
+            #expect(byKey.body["status"] as? String == "pending" && byKey.body["attempts_remaining"] as? Int == 4)
+            #expect(byKey.body["sends"] as? Int == 2)
+
+            // Another address has its own count; the phone's next window starts again.
+            let elsewhere = try await client.call(
+                .get, "/v1/verifications/\(otherID)", key: otherSecret, headers: other)
+            #expect(elsewhere.status == .ok)
+            harness.clock.advance(by: 60)
+            let approved = try await client.call(
+                .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(newCode)"}"#, key: secret, headers: phone)
+            #expect(approved.status == .ok && approved.body["status"] as? String == "approved")
+        }
+    }
+
     @Test("the app cancels its own verification with the secret, then the secret is spent")
     func cancelBySecret() async throws {
         try await GatewayHarness().run { client, _ in

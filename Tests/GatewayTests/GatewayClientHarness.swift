@@ -1,6 +1,7 @@
 import Foundation
 import GatewayClient
 import GatewayCore
+import GatewayFirebase
 import Testing
 
 @testable import gateway
@@ -20,6 +21,10 @@ func withClientTestGateway(_ body: @Sendable (URL, String) async throws -> Void)
     let base = try #require(URL(string: "http://127.0.0.1:\(options.port)"))
     try await withLiveServer(app, port: options.port) { _ in try await body(base, GatewayHarness.apiKey) }
 }
+
+/// The sandbox Firebase project's web API key, for GatewayClientTests' first-factor sign-ins (the app's own
+/// calls to Firebase, which the client does not make).
+let clientTestFirebaseKey = FirebaseSandbox.apiKey
 
 @Suite("GatewayClient's error taxonomy")
 struct GatewayClientTaxonomyTests {

@@ -313,6 +313,68 @@ struct GatewayClientTests {
         }
     }
 
+    /// A JSON call to the sandbox's Firebase Auth emulator, as the app's own Firebase SDK would make it.
+    static func firebase(_ base: URL, _ method: String, _ body: [String: Any], owner: Bool = false) async throws
+        -> [String: Any]
+    {
+        let path = "sandbox/firebase/identitytoolkit.googleapis.com/v1/\(method)"
+        var components = try #require(URLComponents(url: base.appending(path: path), resolvingAgainstBaseURL: false))
+        if !owner { components.queryItems = [URLQueryItem(name: "key", value: clientTestFirebaseKey)] }
+        var request = URLRequest(url: try #require(components.url))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if owner { request.setValue("Bearer owner", forHTTPHeaderField: "Authorization") }
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(String(decoding: data, as: UTF8.self))")
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test("multi_factor through the client: enroll a phone factor with the ID token, then sign in with it")
+    func multiFactor() async throws {
+        try await withClientTestGateway { base, key in
+            let client = VerificationClient(baseURL: base, credential: .apiKey(key))
+            let (email, password, to) = ("carol@example.com", "correct horse battery", "+447400123481")
+            _ = try await Self.firebase(
+                base, "accounts:signUp", ["email": email, "password": password, "emailVerified": true], owner: true)
+            let signIn = ["email": email, "password": password, "returnSecureToken": true] as [String: Any]
+            let idToken = try #require(try await Self.firebase(base, "accounts:signInWithPassword", signIn)["idToken"])
+            let proof = AppVerification(kind: .recaptcha, token: "sandbox-recaptcha-token")
+
+            let enroll = try await client.start(
+                StartRequest(
+                    to: to, appVerification: proof, provider: "firebase",
+                    multiFactor: .enroll(idToken: try #require(idToken as? String), displayName: "Work phone")))
+            #expect(enroll.provider == "firebase" && enroll.status == .pending && enroll.sends == 1)
+            let enrolled = try await client.check(enroll.id, code: try await Self.code(client, to: to))
+            #expect(enrolled.status == .approved && Set(enrolled.providerTokens.keys) == ["idToken", "refreshToken"])
+
+            // The first factor now answers a pending credential and the factor's enrollment id.
+            let first = try await Self.firebase(base, "accounts:signInWithPassword", signIn)
+            let credential = try #require(first["mfaPendingCredential"] as? String)
+            let factor = try #require((first["mfaInfo"] as? [[String: Any]])?.first?["mfaEnrollmentId"] as? String)
+            let second = try await client.start(
+                StartRequest(
+                    to: to, appVerification: proof, provider: "firebase",
+                    multiFactor: .signIn(pendingCredential: credential, enrollmentID: factor)))
+            #expect(second.provider == "firebase" && second.id != enroll.id)
+            let signedIn = try await client.check(second.id, code: try await Self.code(client, to: to))
+            #expect(signedIn.status == .approved && Set(signedIn.providerTokens.keys) == ["idToken", "refreshToken"])
+
+            // A step the gateway refuses is typed: a sign-in whose enrollment id is not the user's factor.
+            let refused = await #expect(throws: GatewayAPIError.self) {
+                let again = try await Self.firebase(base, "accounts:signInWithPassword", signIn)
+                _ = try await client.start(
+                    StartRequest(
+                        to: to, appVerification: proof, provider: "firebase",
+                        multiFactor: .signIn(
+                            pendingCredential: try #require(again["mfaPendingCredential"] as? String),
+                            enrollmentID: "not-the-factor")))
+            }
+            #expect(refused?.code == .notEnrolled && refused?.vendor?.code == "MFA_ENROLLMENT_NOT_FOUND")
+        }
+    }
+
     @Test("the demo's inflater reads fixed and dynamic Huffman blocks, not only the sandbox's stored ones")
     func inflater() throws {
         let text = Data(

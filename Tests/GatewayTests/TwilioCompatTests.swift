@@ -208,12 +208,15 @@ struct TwilioCompatTests {
             #expect(json.status == .badRequest && json.body["code"] as? Int == 60200)
             #expect(runtime.sandbox?.outbox.last(to: "+46701230005") == nil, "no refused request sent anything")
 
-            // Checks: no target (60221), `To` alone (60200), too many (60202), after approval (20404).
+            // Checks: no target (60221), `To` alone with nothing pending (20404) or not a number (60200), too
+            // many (60202), after approval (20404).
             let check = Self.path(Self.sinchService, "/VerificationCheck")
             let noTarget = try await client.twilio(.post, check, form: form([("Code", "1234")]))
             #expect(noTarget.body["code"] as? Int == 60221)
             let toOnly = try await client.twilio(.post, check, form: form([("To", "+46701230007"), ("Code", "1234")]))
-            #expect(toOnly.body["code"] as? Int == 60200)
+            #expect(toOnly.status == .notFound && toOnly.body["code"] as? Int == 20404)
+            let badTo = try await client.twilio(.post, check, form: form([("To", "not a number"), ("Code", "1234")]))
+            #expect(badTo.status == .badRequest && badTo.body["code"] as? Int == 60200)
             let created = try await client.twilio(
                 .post, verifications, form: form([("To", "+46701230007"), ("Channel", "sms")]))
             let sid = try #require(created.body["sid"] as? String)
@@ -278,6 +281,83 @@ struct TwilioCompatTests {
                 let read = try await client.twilio(.get, Self.path(Self.sinchService, "/Verifications/\(sid)"))
                 #expect(read.body["status"] as? String == "approved")
             }
+        }
+    }
+
+    @Test(
+        "by To: a repeated create resends the pending verification, a fetch and a check find it by number, only in its service and for its key"
+    )
+    func byDestination() async throws {
+        try await Self.run { client, runtime in
+            let to = "+46701230201"
+            let verifications = Self.path(Self.sinchService, "/Verifications")
+            let first = try await client.twilio(.post, verifications, form: form([("To", to), ("Channel", "sms")]))
+            let sid = try #require(first.body["sid"] as? String)
+            let firstCode = try sandboxCode(runtime, to: to)
+            // The same number and channel again: the same verification, sent twice.
+            let repeated = try await client.twilio(.post, verifications, form: form([("To", to), ("Channel", "sms")]))
+            #expect(repeated.status == .created && repeated.body["sid"] as? String == sid, "\(repeated.body)")
+            #expect((repeated.body["send_code_attempts"] as? [[String: Any]])?.count == 2)
+            #expect(runtime.sandbox?.outbox.messages(to: to).count == 2, "the vendor sent it again")
+            let id = "vf_" + sid.dropFirst(2)
+            let native = try await client.call(.get, "/v1/verifications/\(id)", key: Self.secret)
+            #expect(native.body["sends"] as? Int == 2)
+
+            // A fetch with the number in the SID's place, `+` as is or encoded, finds it.
+            let fetched = try await client.twilio(.get, Self.path(Self.sinchService, "/Verifications/\(to)"))
+            #expect(fetched.status == .ok && fetched.body["sid"] as? String == sid, "\(fetched.body)")
+            let encoded = try await client.twilio(.get, Self.path(Self.sinchService, "/Verifications/%2B46701230201"))
+            #expect(encoded.body["sid"] as? String == sid)
+
+            // A check by `To` alone: a wrong code is `pending`, the newest code approves.
+            let check = Self.path(Self.sinchService, "/VerificationCheck")
+            let code = try sandboxCode(runtime, to: to)
+            let wrong = try #require(["0000", "1111", "2222"].first { $0 != code && $0 != firstCode })
+            let miss = try await client.twilio(.post, check, form: form([("To", to), ("Code", wrong)]))
+            #expect(miss.status == .ok && miss.body["sid"] as? String == sid, "\(miss.body)")
+            #expect(miss.body["valid"] as? Bool == false)
+            let hit = try await client.twilio(.post, check, form: form([("To", to), ("Code", code)]))
+            #expect(hit.status == .ok && hit.body["sid"] as? String == sid, "\(hit.body)")
+            #expect(hit.body["status"] as? String == "approved" && hit.body["valid"] as? Bool == true)
+            // Nothing is pending any more: a check or a fetch by `To` is 20404.
+            let none = try await client.twilio(.post, check, form: form([("To", to), ("Code", code)]))
+            #expect(none.status == .notFound && none.body["code"] as? Int == 20404)
+            let gone = try await client.twilio(.get, Self.path(Self.sinchService, "/Verifications/\(to)"))
+            #expect(gone.status == .notFound && gone.body["code"] as? Int == 20404)
+            // A `To` that disagrees with the `VerificationSid` is 20404.
+            let disagree = try await client.twilio(
+                .post, check, form: form([("To", "+46701230299"), ("VerificationSid", sid), ("Code", code)]))
+            #expect(disagree.status == .notFound)
+
+            // Another channel, another service or another key starts a verification of its own; by `To`, each
+            // key sees only its own, in its service, the newest first.
+            let other = "+46701230202"
+            let bySMS = try await client.twilio(.post, verifications, form: form([("To", other), ("Channel", "sms")]))
+            let smsSID = try #require(bySMS.body["sid"] as? String)
+            let byCall = try await client.twilio(
+                .post, verifications, form: form([("To", other), ("Channel", "call")]))
+            let callSID = try #require(byCall.body["sid"] as? String)
+            #expect(byCall.status == .created && callSID != smsSID, "\(byCall.body)")
+            let onVonage = try await client.twilio(
+                .post, Self.path(Self.vonageService, "/Verifications"), form: form([("To", other), ("Channel", "sms")]))
+            #expect(onVonage.status == .created && onVonage.body["sid"] as? String != smsSID)
+            let otherKey = try await client.twilio(
+                .post, verifications, form: form([("To", other), ("Channel", "sms")]),
+                authorization: Self.basic(Self.account, Self.otherSecret))
+            let otherKeySID = try #require(otherKey.body["sid"] as? String)
+            #expect(otherKey.status == .created && otherKeySID != smsSID)
+            let newest = try await client.twilio(.get, Self.path(Self.sinchService, "/Verifications/\(other)"))
+            #expect(newest.body["sid"] as? String == callSID, "\(newest.body)")
+            let canceled = try await client.twilio(
+                .post, Self.path(Self.sinchService, "/Verifications/\(other)"), form: form([("Status", "canceled")]))
+            #expect(canceled.status == .ok && canceled.body["sid"] as? String == callSID)
+            #expect(canceled.body["status"] as? String == "canceled")
+            let next = try await client.twilio(.get, Self.path(Self.sinchService, "/Verifications/\(other)"))
+            #expect(next.body["sid"] as? String == smsSID, "\(next.body)")
+            let theirs = try await client.twilio(
+                .get, Self.path(Self.sinchService, "/Verifications/\(other)"),
+                authorization: Self.basic(Self.account, Self.otherSecret))
+            #expect(theirs.body["sid"] as? String == otherKeySID)
         }
     }
 

@@ -28,11 +28,14 @@ public struct RateLimits: Sendable, Equatable {
     public var prefixDigits: Int
     /// Checks per API key (checks per verification are bounded by the attempt limit).
     public var checksPerAPIKey: RateLimit?
+    /// Requests made with a client secret (an app's steps of one verification: read, check, challenge,
+    /// resend, cancel) per client IP, on top of the verification's own attempt and send limits.
+    public var clientSecretRequestsPerIP: RateLimit?
 
     public init(
         startsPerDestination: RateLimit? = nil, startsPerAPIKey: RateLimit? = nil, startsPerIP: RateLimit? = nil,
         startsPerCountry: RateLimit? = nil, startsPerPrefix: RateLimit? = nil, prefixDigits: Int = 6,
-        checksPerAPIKey: RateLimit? = nil
+        checksPerAPIKey: RateLimit? = nil, clientSecretRequestsPerIP: RateLimit? = nil
     ) {
         self.startsPerDestination = startsPerDestination
         self.startsPerAPIKey = startsPerAPIKey
@@ -41,6 +44,7 @@ public struct RateLimits: Sendable, Equatable {
         self.startsPerPrefix = startsPerPrefix
         self.prefixDigits = prefixDigits
         self.checksPerAPIKey = checksPerAPIKey
+        self.clientSecretRequestsPerIP = clientSecretRequestsPerIP
     }
 }
 
@@ -89,6 +93,13 @@ extension VerificationService {
     func countCheck(apiKeyID: String?) async throws(GatewayError) {
         guard let limit = policy.rateLimits.checksPerAPIKey, let apiKeyID else { return }
         try await count("check:key:" + apiKeyID, limit: limit, name: "API key", operation: "checks")
+    }
+
+    /// Counts a request made with a client secret against the per-IP limit of such requests.
+    public func countClientSecretRequest(clientIP: String?) async throws(GatewayError) {
+        guard let limit = policy.rateLimits.clientSecretRequestsPerIP, let clientIP else { return }
+        try await count(
+            "secret:ip:" + clientIP, limit: limit, name: "IP address", operation: "client-secret requests")
     }
 
     private func count(_ key: String, limit: RateLimit, name: String, operation: String) async throws(GatewayError) {

@@ -82,6 +82,19 @@ package final class InMemoryVerificationStore: VerificationStore {
         }
     }
 
+    package func openVerifications(destination: String, at: Date, limit: Int) async throws(GatewayError)
+        -> [VerificationRecord]
+    {
+        state.withLock { state in
+            Array(
+                state.records.values.filter {
+                    $0.destination.value == destination && $0.status == .pending && $0.expiresAt > at
+                }
+                .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+                .prefix(max(0, limit)))
+        }
+    }
+
     package func record(providerID: String, reference: String) async throws(GatewayError) -> VerificationRecord? {
         state.withLock { state in
             state.records.values.filter { $0.providerID == providerID && $0.providerReference == reference }

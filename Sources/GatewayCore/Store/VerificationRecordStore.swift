@@ -12,6 +12,13 @@ public protocol VerificationRecordStore: Sendable {
     /// When a reference was reused, the newest record has it.
     func record(providerID: String, reference: String) async throws(GatewayError) -> VerificationRecord?
 
+    /// The verifications to `destination` (its ``Destination/value``) still open at `at` (pending, code still
+    /// valid), newest first, at most `limit`: how a caller that knows only the destination finds its pending
+    /// verification (the Twilio front door's check by `To`). Served by the `(destination_value, created_at)`
+    /// index.
+    func openVerifications(destination: String, at: Date, limit: Int) async throws(GatewayError)
+        -> [VerificationRecord]
+
     /// Replaces the record if its stored version is `record.version - 1`; returns `false` (and
     /// changes nothing) when another writer got there first.
     func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool

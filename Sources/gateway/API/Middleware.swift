@@ -126,6 +126,9 @@ struct APIKeyMiddleware: RouterMiddleware {
     var store: (any APIKeyStore)? = nil
     /// Where a client secret's verification is read; `nil`: client secrets are refused (`403`).
     var verifications: VerificationService? = nil
+    /// The header the client's address is read from behind a trusted proxy (`rate_limits.trusted_proxy_header`),
+    /// for the per-IP limit of client-secret requests.
+    var trustedProxyHeader: HTTPField.Name? = nil
     /// Console sessions this group accepts when no `Authorization` header is sent.
     var sessions: ConsoleSessions? = nil
     /// Whether a console session may only read (`GET`, `HEAD`) in this group.
@@ -149,6 +152,10 @@ struct APIKeyMiddleware: RouterMiddleware {
         }
         let secret = String(parts[1])
         if secret.hasPrefix(ClientSecrets.prefix) {
+            // Every request that presents a client secret counts against its IP's limit, refused ones too.
+            try await verifications?.countClientSecretRequest(
+                clientIP: VerificationsController.clientIP(
+                    request, context: context, trustedProxyHeader: trustedProxyHeader))
             let grant = try await ClientSecrets.authorize(
                 secret, request: request, scope: scope, service: verifications)
             var context = context

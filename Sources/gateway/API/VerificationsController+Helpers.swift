@@ -22,6 +22,14 @@ extension VerificationsController {
     /// The client's address: the trusted proxy's header (its first, left-most entry) when one is
     /// configured, else the connection's peer.
     func clientIP(_ request: Request, context: GatewayRequestContext) -> String? {
+        Self.clientIP(request, context: context, trustedProxyHeader: trustedProxyHeader)
+    }
+
+    /// The client's address, as ``clientIP(_:context:)`` reads it, for code outside the controller (the
+    /// client-secret limit in ``APIKeyMiddleware``).
+    static func clientIP(_ request: Request, context: GatewayRequestContext, trustedProxyHeader: HTTPField.Name?)
+        -> String?
+    {
         if let trustedProxyHeader {
             let forwarded = request.headers[trustedProxyHeader]?.split(separator: ",").first
                 .map { $0.trimmingCharacters(in: .whitespaces) }

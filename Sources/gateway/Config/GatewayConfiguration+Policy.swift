@@ -60,7 +60,7 @@ extension GatewayConfiguration {
     private mutating func readRateLimits(_ section: ConfigMap) {
         let names = [
             "starts_per_destination", "starts_per_api_key", "starts_per_ip", "starts_per_country",
-            "starts_per_prefix", "checks_per_api_key",
+            "starts_per_prefix", "checks_per_api_key", "client_secret_requests_per_ip",
         ]
         section.rejectUnknown(Set(names + ["trusted_proxy_header"]))
         func limit(_ name: String) -> RateLimit? {
@@ -79,7 +79,8 @@ extension GatewayConfiguration {
         var limits = RateLimits(
             startsPerDestination: limit("starts_per_destination"), startsPerAPIKey: limit("starts_per_api_key"),
             startsPerIP: limit("starts_per_ip"), startsPerCountry: limit("starts_per_country"),
-            startsPerPrefix: limit("starts_per_prefix"), checksPerAPIKey: limit("checks_per_api_key"))
+            startsPerPrefix: limit("starts_per_prefix"), checksPerAPIKey: limit("checks_per_api_key"),
+            clientSecretRequestsPerIP: limit("client_secret_requests_per_ip"))
         if let digits = section.value("starts_per_prefix")?.node.member("digits") {
             let value = ConfigValue(node: digits.value, name: "rate_limits.starts_per_prefix.digits", log: section.log)
             if let count = value.int(in: 2...12) { limits.prefixDigits = count }

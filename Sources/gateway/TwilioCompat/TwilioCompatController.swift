@@ -45,6 +45,19 @@ struct TwilioCompatController: Sendable {
         let verifyService = try verifyService(context)
         let form = try await form(&request, context: context, allowing: Self.createParameters)
         let start = try Self.parseCreate(form, service: verifyService)
+        // As Twilio: a create to a number that has a pending verification of this service on the same channel
+        // sends that one again (same `sid`, one more `send_code_attempts`) rather than starting another.
+        if let open = try await openVerification(
+            to: start.destination.value, service: verifyService, context: context, channel: start.channel),
+            resendable(open)
+        {
+            let record = try await service.resend(
+                id: open.id, request: ResendRequest(clientContext: start.clientContext),
+                owner: VerificationsController.owner(context))
+            return JSONResponse.response(
+                render(record, service: verifyService, base: base(request), sendTimes: try await sendTimes(record)),
+                status: .created)
+        }
         let record = try await service.start(
             start, apiKeyID: context.apiKey?.id, apiKeyName: context.apiKey?.name,
             clientIP: native.clientIP(request, context: context), keyCountries: context.apiKey?.countries,
@@ -103,19 +116,24 @@ struct TwilioCompatController: Sendable {
         guard (4...10).contains(code.count), code.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
             throw TwilioCompatError.invalidParameter("Code", "it must be the 4 to 10 characters the user received")
         }
-        guard let sid = form["VerificationSid"] else {
-            if form["To"] != nil {
-                throw TwilioCompatError.invalidParameter(
-                    "VerificationSid",
-                    "this gateway checks a verification by its SID; send the `sid` its create answered")
+        let checkPath = "/v2/Services/\(verifyService.sid)/VerificationCheck"
+        let record: VerificationRecord
+        if let sid = form["VerificationSid"] {
+            record = try await verification(sid: sid, context: context, service: verifyService)
+            if let to = form["To"], try Self.destinationValue(to) != record.destination.value {
+                throw TwilioCompatError.notFound(checkPath)
             }
+        } else if let to = form["To"] {
+            // As Twilio: the service's pending verification to that number or address, the newest one.
+            guard
+                let open = try await openVerification(
+                    to: try Self.destinationValue(to), service: verifyService, context: context)
+            else { throw TwilioCompatError.notFound(checkPath) }
+            record = open
+        } else {
             throw TwilioCompatError(
                 status: 400, code: 60221, message: "No target verification specified",
-                error: GatewayError(.invalidRequest, "Send `VerificationSid` (and the `Code`)."))
-        }
-        let record = try await verification(sid: sid, context: context, service: verifyService)
-        if let to = form["To"], to != record.destination.value {
-            throw TwilioCompatError.notFound("/v2/Services/\(verifyService.sid)/VerificationCheck")
+                error: GatewayError(.invalidRequest, "Send `VerificationSid` or `To` (and the `Code`)."))
         }
         let outcome: CheckOutcome
         do {
@@ -162,7 +180,14 @@ struct TwilioCompatController: Sendable {
         async throws -> VerificationRecord
     {
         let path = "/v2/Services/\(verifyService.sid)/Verifications/\(sid)"
-        guard let id = Self.verificationID(sid: sid) else { throw TwilioCompatError.notFound(path) }
+        guard let id = Self.verificationID(sid: sid) else {
+            // Twilio also takes the `To` in the SID's place: the service's pending verification to it.
+            let to = sid.contains("%") ? sid.removingPercentEncoding ?? sid : sid
+            guard !to.hasPrefix("VE"), let value = try? Self.destinationValue(to),
+                let open = try await openVerification(to: value, service: verifyService, context: context)
+            else { throw TwilioCompatError.notFound(path) }
+            return open
+        }
         let record: VerificationRecord
         do {
             record = try await service.get(id: id, owner: VerificationsController.owner(context))
@@ -174,6 +199,41 @@ struct TwilioCompatController: Sendable {
             throw TwilioCompatError.notFound(path)
         }
         return record
+    }
+
+    /// How many of a destination's open verifications are read to find one of a service (other services' and
+    /// other keys' are skipped).
+    static let openVerificationsRead = 20
+
+    /// The newest verification to `destination` (its E.164 number or address) that this service started, that
+    /// is still pending and that the caller may see; on `channel` when one is given.
+    func openVerification(
+        to destination: String, service verifyService: TwilioCompatSettings.Service,
+        context: GatewayRequestContext, channel: Channel? = nil
+    ) async throws -> VerificationRecord? {
+        let owner = VerificationsController.owner(context)
+        let open = try await service.store.openVerifications(
+            destination: destination, at: service.clock.now, limit: Self.openVerificationsRead)
+        return open.first {
+            $0.metadata[Self.serviceMetadataKey] == verifyService.sid && (owner == nil || $0.apiKeyID == owner)
+                && (channel == nil || $0.channel == channel)
+        }
+    }
+
+    /// Whether a create may send `record` again: its vendor resends, and no challenge stands before the send.
+    func resendable(_ record: VerificationRecord) -> Bool {
+        if case .solveChallenge = record.nextAction { return false }
+        return service.registry.provider(record.providerID)?.capabilities.supportsResend == true
+    }
+
+    /// A `To` as the gateway keeps it: an email address as given, a phone number in E.164; not one is `60200`.
+    static func destinationValue(_ to: String) throws(TwilioCompatError) -> String {
+        guard to.utf8.count <= 254 else { throw TwilioCompatError.invalidParameter("To", "it is too long") }
+        do {
+            return try Destination.parse(to, for: to.contains("@") ? .email : .sms).value
+        } catch {
+            throw TwilioCompatError.invalidParameter("To", error.message)
+        }
     }
 
     /// The gateway id behind a `VE…` SID: the same 32 hex digits after `vf_` (both ways, so a SID needs no

@@ -30,6 +30,15 @@ extension SQLStore {
         }
     }
 
+    /// Served by the `(destination_value, created_at)` index, newest first.
+    func openVerifications(destination: String, at: Date, limit: Int) async throws(GatewayError)
+        -> [VerificationRecord]
+    {
+        try await rows(
+            "open verifications", RecordRows.selectOpenByDestination, [.text(destination), .date(at), .int(limit)],
+            RecordRows.record(from:))
+    }
+
     func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool {
         try await update(record, events: [], durability: .answered)
     }
@@ -115,6 +124,12 @@ extension RecordRows {
         """
         SELECT \(columns) FROM verifications
         WHERE provider_id = $1 AND provider_reference = $2 ORDER BY created_at DESC, id DESC LIMIT 1
+        """)
+    static let selectOpenByDestination = StoreStatement(
+        """
+        SELECT \(columns) FROM verifications
+        WHERE destination_value = $1 AND status = 'pending' AND expires_at > $2
+        ORDER BY created_at DESC, id DESC LIMIT $3
         """)
     static let selectByExperiment = StoreStatement(
         """
