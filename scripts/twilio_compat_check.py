@@ -11,7 +11,9 @@ port). The Twilio client's Verify base URL is `<proxy>/twilio`, as an integratio
 confirms Sinch and Vonage sent them), fetches it, checks a wrong code (pending) then the right one (approved)
 with `verification_checks.create`; on another number, creates twice (the second reuses the pending
 verification: same sid, two sends), fetches it by number and checks it by `To` alone
-(`verification_checks.create(to=..., code=...)`), wrong then right; cancels another verification; and
+(`verification_checks.create(to=..., code=...)`), wrong then right; creates for one number from eight threads
+at once (the Sinch emulator slowed to 1 s) and expects one verification, sent once, the same sid in every
+answer; cancels another verification; and
 expects Twilio's exceptions with Twilio's codes for an unknown verification SID and an unknown service SID
 (20404, 404), a check by `To` with nothing pending (20404, 404), a bad auth token (20003, 401) and too many
 checks (60202, 429).
@@ -158,6 +160,40 @@ def drive(base, proxy_base):
                  lambda: service.verification_checks.create(to=number, code=code), 20404, 404)
     print(f"by To: a second create reused {first.sid} (2 sends), fetched by number, wrong code -> pending, "
           f"right code -> approved")
+
+    # Creates at the same instant (a double-tapped submit, two app servers retrying): eight threads, each with
+    # its own client, create for one number at once while the Sinch emulator takes 1 s, so that each arrives
+    # while the first create holds the number's claim (on a busy machine 300 ms was once too short: a create
+    # that arrives after the first answered is a repeat, and resends). One verification, one send, one sid.
+    status, _ = sandbox_gateway.call(base, "PUT", "/sandbox/faults/sinch", {"latency_ms": 1000}, key=None)
+    assert status == 200, status
+    number, taps = "+46701234006", 8
+    barrier, answers, errors = threading.Barrier(taps), [], []
+
+    def tap():
+        tapper = Client(ACCOUNT_SID, SECRET)
+        tapper.verify.base_url = proxy_base + PREFIX
+        barrier.wait(timeout=60)
+        try:
+            answers.append(tapper.verify.v2.services(SINCH_SERVICE).verifications.create(to=number, channel="sms"))
+        except Exception as error:  # each thread's failure is reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=tap) for _ in range(taps)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    status, _ = sandbox_gateway.call(base, "DELETE", "/sandbox/faults/sinch", key=None)
+    assert status == 200, status
+    assert not errors and len(answers) == taps, (errors, len(answers))
+    sids = {answer.sid for answer in answers}
+    assert len(sids) == 1, sids
+    assert all(len(answer.send_code_attempts) == 1 for answer in answers), [a.send_code_attempts for a in answers]
+    (sid,) = sids
+    status, native = sandbox_gateway.call(base, "GET", "/v1/verifications/vf_" + sid[2:], key=SECRET)
+    assert status == 200 and native["sends"] == 1, (status, native)
+    print(f"{taps} creates at once for one number: one verification {sid}, sent once")
 
     other = service.verifications.create(to="+46701234002", channel="sms")
     canceled = service.verifications(other.sid).update(status="canceled")

@@ -45,25 +45,12 @@ struct TwilioCompatController: Sendable {
         let verifyService = try verifyService(context)
         let form = try await form(&request, context: context, allowing: Self.createParameters)
         let start = try Self.parseCreate(form, service: verifyService)
-        // As Twilio: a create to a number that has a pending verification of this service on the same channel
-        // sends that one again (same `sid`, one more `send_code_attempts`) rather than starting another.
-        if let open = try await openVerification(
-            to: start.destination.value, service: verifyService, context: context, channel: start.channel),
-            resendable(open)
-        {
-            let record = try await service.resend(
-                id: open.id, request: ResendRequest(clientContext: start.clientContext),
-                owner: VerificationsController.owner(context))
-            return JSONResponse.response(
-                render(record, service: verifyService, base: base(request), sendTimes: try await sendTimes(record)),
-                status: .created)
-        }
-        let record = try await service.start(
-            start, apiKeyID: context.apiKey?.id, apiKeyName: context.apiKey?.name,
-            clientIP: native.clientIP(request, context: context), keyCountries: context.apiKey?.countries,
-            keyLimit: context.apiKey?.startsPerHour.map { RateLimit(limit: $0, window: 3600) })
+        // One create at a time per key, service, `To` and channel, across instances: a repeated create resends
+        // the pending verification, creates at the same instant start one and send once (+CreateClaim).
+        let record = try await createOnce(
+            start, service: verifyService, context: context, clientIP: native.clientIP(request, context: context))
         return JSONResponse.response(
-            render(record, service: verifyService, base: base(request), sendTimes: [record.createdAt]),
+            render(record, service: verifyService, base: base(request), sendTimes: try await sendTimes(record)),
             status: .created)
     }
 

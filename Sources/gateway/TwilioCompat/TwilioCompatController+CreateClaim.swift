@@ -1,0 +1,155 @@
+import Foundation
+import GatewayCore
+
+/// A create runs under a claim on its (API key, service, `To`, channel), so that creates of one user at the
+/// same instant (a double-tapped submit, two app servers retrying), on one instance or on several sharing the
+/// store, start one verification and send once (docs/twilio-compat.md, "Creates at the same instant").
+///
+/// The claim is a row of the store's idempotency claims (``IdempotencyStore``), under a scope no
+/// `Idempotency-Key` has: the store's insert-or-read makes one create its holder (SQLite in its write
+/// transaction, PostgreSQL by the key's unique constraint). The holder does what a create does alone (resends
+/// the pending verification, or starts one) and then ends the claim's lease, keeping the verification's id
+/// in it. A create that found the claim held waits for it and then answers that verification, as it stands,
+/// without sending again: one tap, one send. A create that comes after the claim ended does what a sequential
+/// repeat does (a resend), and a holder that failed releases the claim, so a waiting create or a retry tries
+/// on its own. A holder that died leaves its lease to lapse (at once when its instance is known dead).
+extension TwilioCompatController {
+    /// One fingerprint for every create of a claim: a repeated create may differ in its other parameters.
+    static let createClaimFingerprint = "twilio_compat.create"
+
+    /// The claim of creates by `apiKeyID` in `serviceSID` to `destination` (E.164 or an address) on `channel`.
+    /// Its scope cannot be an API key id, so no `Idempotency-Key` of the native API meets it.
+    static func createClaimKey(serviceSID: String, channel: Channel, destination: String, apiKeyID: String?)
+        -> IdempotencyKey
+    {
+        IdempotencyKey(
+            scope: "twilio_compat.create:" + (apiKeyID ?? "-"), key: "\(serviceSID) \(channel.rawValue) \(destination)")
+    }
+
+    /// A create, one at a time per claim key: resends the pending verification, starts one, or (having
+    /// waited for a create that held the claim) answers the verification that one left.
+    func createOnce(
+        _ start: StartVerification, service verifyService: TwilioCompatSettings.Service,
+        context: GatewayRequestContext, clientIP: String?
+    ) async throws -> VerificationRecord {
+        let key = Self.createClaimKey(
+            serviceSID: verifyService.sid, channel: start.channel, destination: start.destination.value,
+            apiKeyID: context.apiKey?.id)
+        let claim = IdempotentStart(key: key)
+        let instance = service.leaseOwners?.instanceID
+        let lease = service.policy.idempotencyLease
+        let waitLimit = ContinuousClock.now.advanced(by: .milliseconds(Int64(lease * 1000)))
+        var pause = Duration.milliseconds(2)
+        var waited = false
+        // The instance of a claim found held, once it is known dead: the next claim takes it over at once.
+        var deadOwner: String?
+        while true {
+            switch try await service.store.claimIdempotencyKey(
+                key, fingerprint: Self.createClaimFingerprint, token: claim.token, owner: instance,
+                at: service.clock.now, lease: lease, deadOwner: deadOwner)
+            {
+            case .claimed:
+                return try await createClaimed(
+                    claim, start, service: verifyService, context: context, clientIP: clientIP)
+            case .takenOver(let progress):
+                if waited, let id = progress.verificationID,
+                    let shared = try await sharedVerification(
+                        id, channel: start.channel, service: verifyService, context: context)
+                {
+                    // The create this one waited for left a pending verification: that is the answer. (Should
+                    // this write fail, the claim lapses with its lease, the verification's id still in it.)
+                    try? await endClaim(claim, verificationID: shared.id)
+                    return shared
+                }
+                return try await createClaimed(
+                    claim, start, service: verifyService, context: context, clientIP: clientIP)
+            case .inProgress(let owner):
+                waited = true
+                if deadOwner == nil, let owner, owner != instance, let leaseOwners = service.leaseOwners,
+                    await leaseOwners.isDead(owner)
+                {
+                    // Its instance died during the create: the claim is this one's now, not when the lease lapses.
+                    deadOwner = owner
+                    continue
+                }
+                guard ContinuousClock.now < waitLimit else {
+                    throw GatewayError(
+                        .concurrentVerification,
+                        "Another request is starting a verification to this destination; try again.")
+                }
+                try await Task.sleep(for: pause)
+                pause = min(pause * 2, .milliseconds(25))
+            case .replay, .mismatch:
+                // Only creates take this claim, and they never complete it or use another fingerprint.
+                throw GatewayError(.internal, "The create claim of this destination is not a create's.")
+            }
+        }
+    }
+
+    /// The create itself, by the claim's holder: as a create alone does it. The claim ends keeping the
+    /// verification for creates that waited; a failure releases it, so the next create tries on its own.
+    private func createClaimed(
+        _ claim: IdempotentStart, _ start: StartVerification, service verifyService: TwilioCompatSettings.Service,
+        context: GatewayRequestContext, clientIP: String?
+    ) async throws -> VerificationRecord {
+        let record: VerificationRecord
+        do {
+            // As Twilio: a create to a number that has a pending verification of this service on the same
+            // channel sends that one again (same `sid`, one more `send_code_attempts`) rather than starting
+            // another.
+            if let open = try await openVerification(
+                to: start.destination.value, service: verifyService, context: context, channel: start.channel),
+                resendable(open)
+            {
+                record = try await service.resend(
+                    id: open.id, request: ResendRequest(clientContext: start.clientContext),
+                    owner: VerificationsController.owner(context))
+            } else {
+                // Under the claim: before each vendor call the start renews it, and stops (sending nothing) if
+                // another create took it over meanwhile.
+                record = try await service.start(
+                    start, apiKeyID: context.apiKey?.id, apiKeyName: context.apiKey?.name, clientIP: clientIP,
+                    keyCountries: context.apiKey?.countries,
+                    keyLimit: context.apiKey?.startsPerHour.map { RateLimit(limit: $0, window: 3600) },
+                    idempotency: claim)
+            }
+        } catch {
+            try? await service.store.releaseIdempotencyKey(claim.key, token: claim.token)
+            if let refusal = error as? GatewayError, refusal.code == .idempotencyConflict {
+                // The start's claim was taken over before its vendor call (this instance stalled past the
+                // lease): another create is answering for this destination, and this one sent nothing.
+                throw GatewayError(
+                    .concurrentVerification,
+                    "Another request took over starting a verification to this destination; this one sent nothing.")
+            }
+            throw error
+        }
+        // Answered even if this write fails: the claim then lapses with its lease, the verification's id in it.
+        try? await endClaim(claim, verificationID: record.id)
+        return record
+    }
+
+    /// Ends the claim's lease now, keeping `verificationID` for the creates that waited on it (one write).
+    private func endClaim(_ claim: IdempotentStart, verificationID: String) async throws(GatewayError) {
+        _ = try await service.store.recordIdempotencyProgress(
+            claim.key, token: claim.token,
+            progress: IdempotencyProgress(stage: .claimed, verificationID: verificationID),
+            until: service.clock.now)
+    }
+
+    /// The verification a claim's last holder left, when it is still pending, of this service, channel and
+    /// caller: what a create that waited for that holder answers.
+    private func sharedVerification(
+        _ id: String, channel: Channel, service verifyService: TwilioCompatSettings.Service,
+        context: GatewayRequestContext
+    ) async throws(GatewayError) -> VerificationRecord? {
+        guard VerificationService.isWellFormedID(id), let record = try await service.store.record(id: id) else {
+            return nil
+        }
+        let owner = VerificationsController.owner(context)
+        guard record.metadata[Self.serviceMetadataKey] == verifyService.sid, record.channel == channel,
+            owner == nil || record.apiKeyID == owner, record.effectiveStatus(at: service.clock.now) == .pending
+        else { return nil }
+        return record
+    }
+}
