@@ -15,7 +15,8 @@ everything (they fail over to Sinch and Twilio's US breaker opens). Then, in the
   - the experiment's page shows the same p-value as `gateway experiments report` and a verdict;
   - a forged DELETE of the block without the CSRF token is refused (403) and the block stays; the Lift button
     (which sends the token) lifts it;
-  - a verification is looked up by id: its timeline is shown and its number only masked;
+  - the countries page colours conversion per vendor and country;
+  - a verification is looked up by id, and by number: its timeline is shown and its number only masked;
   - the webhooks page shows the failing deliveries;
   - signing out ends the session: the admin API then answers 401 to the page.
 
@@ -148,11 +149,12 @@ def seed(data_dir, count):
         created = now - rng.random() * 86_000
         rows.append((f"vf_seed{n:012d}", "phone", f"+4479{n:08d}", "sms", vendor, f"seed-{n}", "{}", status, 1, 5, 1,
                      created, created, created + 600, "[]", "{}", "[]" if n % 50 else f'["twilio:provider_unavailable"]',
-                     "delivery_failed" if status == "failed" else None))
+                     "delivery_failed" if status == "failed" else None, "GB"))
     database.executemany(
         "INSERT INTO verifications (id, destination_kind, destination_value, channel, provider_id, provider_reference,"
         " provider_state, status, attempts, max_attempts, sends, created_at, updated_at, expires_at, locales,"
-        " metadata, failovers, status_reason, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+        " metadata, failovers, status_reason, country, version)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
         rows)
     database.commit()
     database.close()
@@ -228,6 +230,8 @@ def run_browser(args, base, binary, config, data_dir, env, prefix, looked_up):
         sinch = page.get_attribute("#vendors tr[data-vendor=sinch]", "data-state")
         check(flagged == "failing" and sinch == "ok",
               f"the overview flags twilio ({flagged}: {' '.join(twilio.inner_text().split())}); sinch is {sinch}")
+        latency = page.text_content("#vendors tr[data-vendor=sinch] td.latency").strip()
+        check(latency.endswith(" ms"), f"the overview shows sinch's latency p50 / p95: {latency}")
         shot(page, "overview")
 
         # First paint and the overview drawn, on a fresh load (signed in).
@@ -242,6 +246,16 @@ def run_browser(args, base, binary, config, data_dir, env, prefix, looked_up):
             # recorded in BENCHMARKS.md; CI's machine may be busy).
             check(paint is not None and paint < 15000,
                   f"first paint within 15 s with {args.seed_verifications} verifications stored ({paint:.0f} ms)")
+
+        # Countries: conversion per vendor and country, coloured by conversion.
+        page.click("nav a[data-view=countries]")
+        page.wait_for_selector("#view[data-loaded=countries]")
+        gb = page.wait_for_selector("#countries tr[data-country=GB]")
+        heated = page.eval_on_selector_all(
+            "#countries tr[data-country=GB] td.heat", "cells => cells.map(c => [c.dataset.vendor, c.className])")
+        check(len(heated) >= 2 and all(re.search(r"heat-\d", c) for _, c in heated),
+              f"the countries page colours GB per vendor: {heated}; {' '.join(gb.inner_text().split())}")
+        shot(page, "countries")
 
         # The experiment: the same p-value as the command line, and a verdict.
         page.click("nav a[data-view=experiments]")
@@ -282,6 +296,20 @@ def run_browser(args, base, binary, config, data_dir, env, prefix, looked_up):
         check(len(kinds) >= 2 and looked_up["to"] not in text and masked,
               f"lookup {looked_up['id']}: timeline {kinds}; number masked")
         shot(page, "lookup")
+
+        # A verification by number: the number's verifications listed, masked; one opened.
+        page.fill("#lookup-id", looked_up["to"])
+        page.click("#lookup-form button[type=submit]")
+        page.wait_for_selector("#by-number tbody tr")
+        ids = page.eval_on_selector_all("#by-number tbody tr", "rows => rows.map(r => r.dataset.id)")
+        text = page.inner_text("#view")
+        check(looked_up["id"] in ids and looked_up["to"] not in text and looked_up["to"][:5] + "*" in text,
+              f"lookup by number {looked_up['to'][:5]}…: {ids}; number masked")
+        shot(page, "lookup-number")
+        page.click(f"#by-number tr[data-id='{looked_up['id']}'] button.open")
+        page.wait_for_selector(f"#lookup-result h3:has-text('{looked_up['id']}')")
+        page.wait_for_selector("#timeline tbody tr")
+        check(looked_up["to"] not in page.inner_text("#view"), "the verification opened from the list, number masked")
 
         # Webhooks: the deliveries to the endpoint nobody listens on fail, are parked after their second
         # attempt, and one is replayed with the button (a POST with the CSRF token).
@@ -362,13 +390,14 @@ def main():
         began = time.monotonic()
         prefix, looked_up = play_traffic(base, args.users)
         print(f"traffic played in {time.monotonic() - began:.1f} s", flush=True)
-        for window in ("1h", "24h"):
-            took = []
-            for _ in range(5):
-                began = time.monotonic()
-                status, _ = call(base, "GET", f"/v1/admin/stats?window={window}")
-                took.append((time.monotonic() - began) * 1000)
-            check(status == 200, f"GET /v1/admin/stats?window={window}: median {sorted(took)[2]:.0f} ms of 5")
+        for path in ("/v1/admin/stats", "/v1/admin/stats/countries"):
+            for window in ("1h", "24h"):
+                took = []
+                for _ in range(5):
+                    began = time.monotonic()
+                    status, _ = call(base, "GET", f"{path}?window={window}")
+                    took.append((time.monotonic() - began) * 1000)
+                check(status == 200, f"GET {path}?window={window}: median {sorted(took)[2]:.0f} ms of 5")
         if prefix and looked_up:
             run_browser(args, base, binary, config, data_dir, env, prefix, looked_up)
     finally:

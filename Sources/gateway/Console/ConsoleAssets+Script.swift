@@ -6,11 +6,12 @@ extension ConsoleAssets {
         "use strict";
         (function () {
           const SVG = "http://www.w3.org/2000/svg";
-          const views = { overview, experiments, abuse, lookup, webhooks };
+          const views = { overview, countries, experiments, abuse, lookup, webhooks };
           let session = null;
           let refreshTimer = null;
           let generation = 0;
           let overviewWindow = "1h";
+          let countriesWindow = "24h";
 
           function el(tag, attrs, ...children) {
             const node = document.createElement(tag);
@@ -146,6 +147,8 @@ extension ConsoleAssets {
                 el("td", { class: "num", text: percent(vendor.conversion) }),
                 el("td", { class: "num", text: vendor.error_count }),
                 el("td", { text: errors || "–" }),
+                el("td", { class: "num latency", text: vendor.latency_ms
+                  ? vendor.latency_ms.p50 + " / " + vendor.latency_ms.p95 + " ms" : "–" }),
                 el("td", {}, breakerCell),
                 el("td", {}, sparkline(vendor.series)));
             });
@@ -165,12 +168,66 @@ extension ConsoleAssets {
                   el("div", { class: "big", text: percent(totalStarts ? totalApprovals / totalStarts : null) })),
                 el("div", { class: "card" }, el("div", { class: "muted", text: "Failing vendors" }),
                   el("div", { class: "big" + (failing ? " error" : ""), text: failing }))),
-              table(["Vendor", "Starts", "Approved", "Conversion", "Errors", "Error classes", "Breakers",
+              table(["Vendor", "Starts", "Approved", "Conversion", "Errors", "Error classes", "Latency p50 / p95",
+                     "Breakers",
                      "Starts / errors (" + stats.window + ")"], rows, { id: "vendors" }),
               el("p", { class: "muted", text: "A vendor is flagged when a circuit breaker is not closed in some " +
                 "country, or at least 5 errors are a fifth or more of its attempts. Errors are the vendor's failures " +
-                "that the gateway failed over, and verifications that failed at the vendor. Breakers are this " +
-                "instance's." }));
+                "that the gateway failed over, and verifications that failed at the vendor. Latency is over the " +
+                "vendor calls of the window's verifications. Breakers are this instance's." }));
+          }
+
+          // Conversion as a heat class, heat-0 (under 10%) to heat-9 (90% or more): colours live in the style
+          // sheet, since the page's CSP allows no inline style.
+          function heat(conversion) {
+            return "heat-" + Math.max(0, Math.min(9, Math.floor(conversion * 10)));
+          }
+
+          function money(value) {
+            return value === null || value === undefined ? "–" : value.toFixed(3);
+          }
+
+          async function countries(view) {
+            const report = await api("GET", "/v1/admin/stats/countries?window=" + countriesWindow);
+            const vendors = [], byCountry = new Map();
+            for (const cell of report.cells) {
+              if (!vendors.includes(cell.provider)) vendors.push(cell.provider);
+              const country = cell.country || "unknown";
+              if (!byCountry.has(country)) byCountry.set(country, { starts: 0, cells: {} });
+              byCountry.get(country).starts += cell.starts;
+              byCountry.get(country).cells[cell.provider] = cell;
+            }
+            const order = [...byCountry.keys()].sort((a, b) =>
+              (a === "unknown") - (b === "unknown") || byCountry.get(b).starts - byCountry.get(a).starts ||
+              a.localeCompare(b));
+            const rows = order.map((country) => el("tr", { "data-country": country },
+              el("th", { text: country }),
+              el("td", { class: "num", text: byCountry.get(country).starts }),
+              vendors.map((vendor) => {
+                const cell = byCountry.get(country).cells[vendor];
+                if (!cell || cell.starts === 0) return el("td", { class: "heat-none", text: "–" });
+                return el("td", { class: "heat " + heat(cell.conversion), "data-vendor": vendor,
+                                  "data-conversion": cell.conversion,
+                                  title: cell.approvals + " of " + cell.starts + " approved" },
+                  el("div", { class: "rate", text: percent(cell.conversion) }),
+                  el("div", { class: "sub", text: "n " + cell.starts + " · " + money(cell.cost_per_approval) + " / ok" }));
+              })));
+            view.replaceChildren(
+              el("h2", { text: "Countries" }),
+              el("div", { class: "toolbar" },
+                el("span", { class: "muted", text: "Window:" }),
+                ["1h", "24h"].map((w) => el("button", { type: "button", class: w === countriesWindow ? "primary" : null,
+                  "data-window": w, text: w, onclick: () => { countriesWindow = w; show("countries"); } })),
+                el("span", { class: "muted", text: when(report.until) })),
+              report.cells.length === 0 ? el("p", { class: "muted", text: "No verification in the window." })
+                : table(["Country", "Starts"].concat(vendors.map((v) => v === "-" ? "none (blocked)" : v)), rows,
+                        { id: "countries", class: "heatmap" }),
+              el("div", { class: "legend" }, el("span", { class: "muted", text: "Conversion " }),
+                [0, 2, 4, 6, 8, 9].map((n) => el("span", { class: "heat heat-" + n, text: (n * 10) + "%" }))),
+              el("p", { class: "muted", text: "Each cell: conversion, starts and cost per approval (the routing " +
+                "configuration's prices for every start that did not fail, over the approvals). \"unknown\" " +
+                "counts verifications stored before the gateway kept their country; \"none (blocked)\" the starts " +
+                "the SMS-pumping guard refused as it set a block." }));
           }
 
           async function experiments(view) {
@@ -268,35 +325,59 @@ extension ConsoleAssets {
 
           async function lookup(view) {
             const form = el("form", { id: "lookup-form", autocomplete: "off" },
-              el("label", {}, "Verification id ", el("input", { id: "lookup-id", required: true, placeholder: "vf_…" })),
+              el("label", {}, "Verification id or number ",
+                el("input", { id: "lookup-id", required: true, placeholder: "vf_… or +44…" })),
               el("button", { type: "submit", class: "primary", text: "Look up" }));
             const result = el("div", { id: "lookup-result" });
+            async function byID(id) {
+              result.replaceChildren(el("p", { class: "muted", text: "Looking up…" }));
+              const v = await api("GET", "/v1/verifications/" + encodeURIComponent(id) + "?include=timeline");
+              const facts = [["Status", v.status], ["Reason", v.status_reason], ["To", maskNumber(v.to)],
+                ["Channel", v.channel], ["Vendor", v.provider], ["Route", v.route],
+                ["Experiment", v.experiment ? v.experiment + " / " + v.experiment_arm : null],
+                ["Sends", v.sends], ["Created", when(v.created_at)], ["Expires", when(v.expires_at)]];
+              const timeline = v.timeline.map((event) => el("tr", { "data-kind": event.kind },
+                el("td", { text: when(event.at) }),
+                el("td", {}, el("code", { text: event.kind })),
+                el("td", { text: Object.entries(event.detail).map(([k, val]) => k + "=" + maskNumber(val)).join("  ") })));
+              result.replaceChildren(
+                el("h3", { text: v.id }),
+                table(null, facts.map(([k, val]) => el("tr", {}, el("th", { text: k }),
+                  el("td", { text: val === null || val === undefined ? "–" : String(val) }))), { id: "facts" }),
+                el("h3", { text: "Timeline" }),
+                table(["At", "Event", "Detail"], timeline, { id: "timeline" }));
+            }
+            async function byNumber(number) {
+              result.replaceChildren(el("p", { class: "muted", text: "Looking up…" }));
+              const found = await api("GET", "/v1/admin/verifications?to=" + encodeURIComponent(number));
+              const rows = found.verifications.map((v) => el("tr", { "data-id": v.id },
+                el("td", {}, el("button", { type: "button", class: "open", text: v.id,
+                  onclick: () => byID(v.id).catch((error) =>
+                    result.replaceChildren(el("p", { class: "error", text: error.message }))) })),
+                el("td", { text: v.to }),
+                el("td", { text: v.country || "–" }),
+                el("td", {}, el("span", { class: "badge " + v.status, text: v.status })),
+                el("td", { text: v.provider }),
+                el("td", { text: v.route || "–" }),
+                el("td", { text: when(v.created_at) })));
+              result.replaceChildren(
+                el("h3", { text: "Verifications to " + found.to }),
+                rows.length === 0 ? el("p", { class: "muted", id: "no-verifications", text: "None stored." })
+                  : table(["Id", "To", "Country", "Status", "Vendor", "Route", "Created"], rows, { id: "by-number" }),
+                el("p", { class: "muted", text: "The newest 20, newest first. Press an id for its timeline." }));
+            }
             form.addEventListener("submit", async (event) => {
               event.preventDefault();
-              const id = document.getElementById("lookup-id").value.trim();
-              result.replaceChildren(el("p", { class: "muted", text: "Looking up…" }));
+              const text = document.getElementById("lookup-id").value.trim();
               try {
-                const v = await api("GET", "/v1/verifications/" + encodeURIComponent(id) + "?include=timeline");
-                const facts = [["Status", v.status], ["Reason", v.status_reason], ["To", maskNumber(v.to)],
-                  ["Channel", v.channel], ["Vendor", v.provider], ["Route", v.route],
-                  ["Experiment", v.experiment ? v.experiment + " / " + v.experiment_arm : null],
-                  ["Sends", v.sends], ["Created", when(v.created_at)], ["Expires", when(v.expires_at)]];
-                const timeline = v.timeline.map((event) => el("tr", { "data-kind": event.kind },
-                  el("td", { text: when(event.at) }),
-                  el("td", {}, el("code", { text: event.kind })),
-                  el("td", { text: Object.entries(event.detail).map(([k, val]) => k + "=" + maskNumber(val)).join("  ") })));
-                result.replaceChildren(
-                  el("h3", { text: v.id }),
-                  table(null, facts.map(([k, val]) => el("tr", {}, el("th", { text: k }),
-                    el("td", { text: val === null || val === undefined ? "–" : String(val) }))), { id: "facts" }),
-                  el("h3", { text: "Timeline" }),
-                  table(["At", "Event", "Detail"], timeline, { id: "timeline" }));
+                // An id starts with letters; a number with + or a digit.
+                if (/^[+0-9(]/.test(text)) await byNumber(text); else await byID(text);
               } catch (error) {
                 result.replaceChildren(el("p", { class: "error", text: error.message }));
               }
             });
             view.replaceChildren(el("h2", { text: "Lookup" }), form, result,
-              el("p", { class: "muted", text: "The number is shown with its middle hidden; codes are never shown." }));
+              el("p", { class: "muted", text: "Numbers are shown with their middle hidden; codes are never shown." }));
           }
 
           async function webhooks(view) {

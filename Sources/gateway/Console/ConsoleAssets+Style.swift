@@ -49,5 +49,18 @@ extension ConsoleAssets {
         .card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; min-width: 150px; }
         .card .big { font-size: 22px; font-weight: 600; }
         code { font-size: 12px; }
+        table.heatmap td { text-align: center; min-width: 110px; }
+        td.heat .rate, .legend .heat { font-weight: 600; }
+        td.heat .sub { font-size: 11px; opacity: .8; }
+        .heat-none { color: var(--muted); }
+        .legend { display: flex; gap: 2px; align-items: center; margin-bottom: 10px; }
+        .legend .heat { padding: 2px 8px; font-size: 12px; }
+        .heat-0 { background: #b91c1c; color: #fff; } .heat-1 { background: #dc2626; color: #fff; }
+        .heat-2 { background: #ef4444; color: #fff; } .heat-3 { background: #f97316; color: #fff; }
+        .heat-4 { background: #fb923c; } .heat-5 { background: #fbbf24; } .heat-6 { background: #facc15; }
+        .heat-7 { background: #a3e635; } .heat-8 { background: #4ade80; } .heat-9 { background: #16a34a; color: #fff; }
+        button.open { font-family: ui-monospace, monospace; font-size: 12px; padding: 2px 8px; }
+        .badge.approved { background: #dcfce7; color: var(--good); }
+        .badge.failed, .badge.denied { background: #fee2e2; color: var(--bad); }
         """#
 }

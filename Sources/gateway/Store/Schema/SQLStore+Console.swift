@@ -36,6 +36,26 @@ extension SQLStore {
                 bucket: row.int(4) ?? 0, count: row.int(5) ?? 0)
         }
     }
+
+    func countryStats(since: Date) async throws(GatewayError) -> [CountryStatsRow] {
+        try await rows("country stats", ConsoleRows.countries, [.date(since)]) { row in
+            CountryStatsRow(
+                providerID: row.text(0) ?? "", country: row.text(1), status: row.text(2) ?? "",
+                count: row.int(3) ?? 0)
+        }
+    }
+
+    func vendorLatencies(since: Date) async throws(GatewayError) -> [LatencyRow] {
+        try await rows("vendor latencies", ConsoleRows.latencies, [.date(since)]) { row in
+            LatencyRow(providerID: row.text(0) ?? "", milliseconds: row.int(1) ?? 0, count: row.int(2) ?? 0)
+        }
+    }
+
+    func verifications(destination: String, limit: Int) async throws(GatewayError) -> [VerificationRecord] {
+        try await rows(
+            "verifications by number", ConsoleRows.byDestination, [.text(destination), .int(limit)],
+            RecordRows.record(from:))
+    }
 }
 
 /// The statements of `console_sessions` and of the overview's counts.
@@ -54,5 +74,27 @@ enum ConsoleRows {
             CAST(\(SQLDialect.floorOfNonNegative)((created_at - $1) / $2) AS BIGINT) AS bucket, count(*)
         FROM verifications WHERE created_at >= $1 AND test_number = 0
         GROUP BY provider_id, status, status_reason, failovers, bucket
+        """)
+    /// Verifications made since `$1` (test numbers left out) by vendor, country and status.
+    static let countries = StoreStatement(
+        """
+        SELECT provider_id, country, status, count(*) FROM verifications
+        WHERE created_at >= $1 AND test_number = 0 GROUP BY provider_id, country, status
+        """)
+    /// The vendor calls of the verifications made since `$1`, counted by vendor and latency in milliseconds:
+    /// a histogram the percentiles are read from (the window's verifications by the `created_at` index, their
+    /// events by the `verification_id` one).
+    static let latencies = StoreStatement(
+        """
+        SELECT e.provider_id, e.latency_ms, count(*)
+        FROM verifications v JOIN verification_events e ON e.verification_id = v.id
+        WHERE v.created_at >= $1 AND v.test_number = 0 AND e.latency_ms IS NOT NULL AND e.provider_id IS NOT NULL
+        GROUP BY e.provider_id, e.latency_ms
+        """)
+    /// A number's newest verifications, by the `(destination_value, created_at)` index.
+    static let byDestination = StoreStatement(
+        """
+        SELECT \(RecordRows.columns) FROM verifications
+        WHERE destination_value = $1 ORDER BY created_at DESC, id DESC LIMIT $2
         """)
 }
