@@ -6,7 +6,8 @@
     .venv/bin/python scripts/console_check.py --screenshots docs/images/console --seed-verifications 100000
 
 It starts a sandbox gateway with a 50/50 experiment on GB SMS (Twilio as control, Firebase delivering fewer
-messages), the SMS-pumping guard, a webhook endpoint nobody listens on, and plays traffic: experiment users,
+messages), an adaptive route for DE SMS (Sinch and Vonage, Vonage delivering half), KP denied, the SMS-pumping
+guard, a webhook endpoint nobody listens on, and plays traffic: experiment users, German users, a start to KP,
 24 unanswered starts to one French prefix (the guard blocks it at the 20th), then US starts while Twilio answers 503 to
 everything (they fail over to Sinch and Twilio's US breaker opens). Then, in the browser:
 
@@ -16,6 +17,8 @@ everything (they fail over to Sinch and Twilio's US breaker opens). Then, in the
   - a forged DELETE of the block without the CSRF token is refused (403) and the block stays; the Lift button
     (which sends the token) lifts it;
   - the countries page colours conversion per vendor and country;
+  - the adaptive page shows the German route's shares, posterior intervals and shares over time;
+  - the abuse page counts the refusals per kind (the pumping guard's, a start to a denied country);
   - a verification is looked up by id, and by number: its timeline is shown and its number only masked;
   - the webhooks page shows the failing deliveries;
   - signing out ends the session: the admin API then answers 401 to the page.
@@ -49,6 +52,10 @@ routing:
     - name: gb-ab
       match: {{channels: [sms], countries: [GB]}}
       experiment: {experiment}
+    - name: de-adaptive
+      match: {{channels: [sms], countries: [DE]}}
+      adaptive: {{providers: [sinch, vonage], objective: conversions, min_share: 0.05, window: 1h}}
+countries: {{deny: [KP]}}
 experiments:
   - name: {experiment}
     salt: "console"
@@ -106,6 +113,27 @@ def play_traffic(base, users):
     with ThreadPoolExecutor(max_workers=6) as pool:
         errors = [e for e in pool.map(user, range(users)) if e]
     check(not errors, f"{users} experiment users started" + (f": {errors[:3]}" if errors else ""))
+
+    # The adaptive route: German users, Vonage delivering half its messages, so the bandit has a difference.
+    status, _ = call(base, "PUT", "/sandbox/faults/vonage", {"delivery_rate": 0.5, "delivery_seed": 5}, key=None)
+    check(status == 200, f"vonage delivers 50% of its messages ({status})")
+
+    def german(index):
+        to = f"+4915112{index:06d}"
+        status, started = call(base, "POST", "/v1/verifications", {"to": to})
+        if status != 201:
+            return f"{to}: {status} {started}"
+        verify(base, started, 0.9, random.Random(1000 + index))
+        return None
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        errors = [e for e in pool.map(german, range(40)) if e]
+    check(not errors, "40 users on the adaptive route" + (f": {errors[:3]}" if errors else ""))
+
+    # A country the configuration denies: refused before anything is sent, counted as geo:KP.
+    status, answer = call(base, "POST", "/v1/verifications", {"to": "+850212345678"})
+    check(status == 403 or answer.get("error", {}).get("code") == "destination_blocked",
+          f"a start to KP is refused ({status} {answer.get('error', {}).get('code')})")
 
     # SMS pumping: unanswered starts to one French prefix until the guard blocks it.
     answers = []
@@ -268,10 +296,25 @@ def run_browser(args, base, binary, config, data_dir, env, prefix, looked_up):
         check(bool(re.search(r"better, p = |not yet significant", verdict)), f"verdict: {verdict}")
         shot(page, "experiment")
 
+        # Adaptive routing: the route's providers with their shares and posterior intervals, and the history.
+        page.click("nav a[data-view=adaptive]")
+        page.wait_for_selector("#view[data-loaded=adaptive]")
+        context = ".context[data-route=de-adaptive][data-context='DE/sms']"
+        page.wait_for_selector(f"{context} tbody tr")
+        shares = page.eval_on_selector_all(
+            f"{context} tbody tr", "rows => rows.map(r => [r.dataset.provider, r.querySelector('td.share').textContent])")
+        bars = page.eval_on_selector_all(f"{context} svg.interval", "bars => bars.length")
+        columns = page.eval_on_selector_all(f"{context} svg.history rect", "rects => rects.length")
+        check(len(shares) == 2 and bars == 2 and columns >= 1,
+              f"the adaptive page: shares {shares}, {bars} posterior intervals, {columns} history columns")
+        shot(page, "adaptive")
+
         # The block: a forged request without the CSRF token is refused; the Lift button lifts it.
         page.click("nav a[data-view=abuse]")
         row = f"#blocks tr[data-prefix='{prefix}']"
         page.wait_for_selector(row)
+        refused = {k: page.text_content(f"#refusals tr[data-kind='{k}'] td.num") for k in ("pumping_guard", "geo:KP")}
+        check(all(v and int(v) >= 1 for v in refused.values()), f"the abuse page counts refusals per kind: {refused}")
         shot(page, "abuse")
         forged = expect_refusals(page, [403], lambda: page.evaluate(
             "async (path) => { const r = await fetch(path, {method: 'DELETE', credentials: 'same-origin'});"

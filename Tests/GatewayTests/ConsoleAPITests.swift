@@ -434,4 +434,47 @@ struct ConsoleAPITests {
             }
         }
     }
+
+    @Test("refusals for a rate limit, a country and a blocked prefix are counted in the store per kind")
+    func refusals() async throws {
+        let harness = GatewayHarness()
+        let config = """
+            sandbox: true
+            countries: {deny: [KP]}
+            pumping_guard: {prefix_digits: 6, min_starts: 20, conversion_floor: 0.2, cool_down_seconds: 3600}
+            rate_limits:
+              starts_per_destination: {limit: 1, window_seconds: 3600}
+            """
+        let (app, runtime) = try await buildApplication(try harness.options(config: config))
+        try await app.test(.router) { client in
+            let empty = try await client.call(.get, "/v1/admin/refusals")
+            #expect(empty.status == .ok)
+            #expect(empty.body["total"] as? Int == 0)
+            #expect((empty.body["kinds"] as? [Any])?.isEmpty == true)
+            let body = #"{"to": "+447400123456", "provider": "twilio"}"#
+            #expect(try await client.call(.post, "/v1/verifications", json: body).status == .created)
+            for _ in 0..<2 {
+                #expect(try await client.call(.post, "/v1/verifications", json: body).status == .tooManyRequests)
+            }
+            let geo = try await client.call(.post, "/v1/verifications", json: #"{"to": "+850212345678"}"#)
+            #expect(geo.body.errorCode == "destination_blocked", "\(geo.body)")
+            try await Self.block(runtime, "+447400", clock: harness.clock)
+            let blocked = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447400999999"}"#)
+            #expect(blocked.body.errorCode == "destination_blocked")
+
+            let answer = try await client.call(.get, "/v1/admin/refusals?window=24h")
+            #expect(answer.status == .ok)
+            #expect(answer.body["bucket_seconds"] as? Int == 3600)
+            #expect(answer.body["total"] as? Int == 4)
+            let kinds = try #require(answer.body["kinds"] as? [[String: Any]])
+            var counts: [String: Int] = [:]
+            for kind in kinds { counts[kind["kind"] as? String ?? ""] = kind["count"] as? Int }
+            #expect(
+                counts == ["rate_limit:starts per destination": 2, "geo:KP": 1, "pumping_guard": 1], "\(kinds)")
+            #expect((kinds.first?["series"] as? [Int])?.last == 2)
+            let bad = try await client.call(.get, "/v1/admin/refusals?window=1d")
+            #expect(bad.status == .badRequest)
+            #expect(bad.body.errorCode == "invalid_request")
+        }
+    }
 }

@@ -76,6 +76,22 @@ struct ConsoleStoreTests {
         try await Self.checkCountriesLatencyLookup(a, b)
     }
 
+    @Test("SQLite: refusals counted per kind and minute by two stores at once, read and pruned")
+    func sqliteRefusals() async throws {
+        let (a, b) = try Self.sqlitePair()
+        defer { Self.close(a, b) }
+        try await Self.checkRefusals(a, b)
+    }
+
+    @Test(
+        "PostgreSQL: refusals counted per kind and minute by two instances at once, read and pruned",
+        .enabled(if: PostgresTestServer.isAvailable))
+    func postgresRefusals() async throws {
+        let (a, b) = try await Self.postgresPair()
+        defer { Self.close(a, b) }
+        try await Self.checkRefusals(a, b)
+    }
+
     static func close(_ stores: any SQLStore...) {
         for store in stores {
             (store as? SQLiteVerificationStore)?.close()
@@ -242,6 +258,38 @@ extension ConsoleStoreTests {
         #expect(found.map(\.id) == ["VEc5", "VEc2", "VEc1", "VEc0"])
         #expect(try await b.verifications(destination: gb, limit: 2).map(\.id) == ["VEc5", "VEc2"])
         #expect(try await b.verifications(destination: "+447400999999", limit: 20).isEmpty)
+    }
+}
+
+extension ConsoleStoreTests {
+    static func checkRefusals(_ a: any SQLStore, _ b: any SQLStore) async throws {
+        let minute = RefusalStats.bucket(epoch)
+        #expect(minute % 60 == 0 && minute <= Int(epoch.timeIntervalSince1970))
+        #expect(
+            RefusalStats.bucket(epoch.addingTimeInterval(59.9)) == RefusalStats.bucket(epoch.addingTimeInterval(59)))
+        // Twenty refusals of one kind in one minute from two stores at once: one row, none lost.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<20 {
+                let store = index.isMultiple(of: 2) ? a : b
+                group.addTask { try await store.countRefusal(kind: "pumping_guard", bucketStart: minute) }
+            }
+            try await group.waitForAll()
+        }
+        try await a.countRefusal(kind: "geo:KP", bucketStart: minute - 3600)
+        try await a.countRefusal(kind: "rate_limit:starts per destination", bucketStart: minute - 7200)
+        let rows = try await b.refusalCounts(since: minute - 3600)
+        #expect(
+            rows == [
+                RefusalCountRow(kind: "geo:KP", bucketStart: minute - 3600, count: 1),
+                RefusalCountRow(kind: "pumping_guard", bucketStart: minute, count: 20),
+            ])
+        let report = RefusalStats.build(rows: rows, window: .hour, until: epoch.addingTimeInterval(1))
+        // The hour's first minute is where `until - 1h` falls: the geo refusal an hour back is its first bucket.
+        #expect(report.kinds.map(\.kind) == ["pumping_guard", "geo:KP"])
+        #expect(report.kinds.first?.series.last == 20)
+        #expect(report.kinds.last?.series.first == 1)
+        #expect(try await b.pruneRefusalCounts(before: minute - 3600) == 1)
+        #expect(try await a.refusalCounts(since: 0).count == 2)
     }
 }
 

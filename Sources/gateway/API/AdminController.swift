@@ -17,6 +17,7 @@ struct AdminController: Sendable {
             group.get("stats", use: statistics)
             group.get("stats/countries", use: countries)
             group.get("verifications", use: verificationsByNumber)
+            group.get("refusals", use: refusals)
         }
         group.get("blocks", use: blocks)
         group.delete("blocks/{prefix}", use: lift)
@@ -127,6 +128,16 @@ struct AdminController: Sendable {
             ]
         }
         return JSONResponse.response(["to": .string(number.masked), "verifications": .array(list)])
+    }
+
+    /// `GET /v1/admin/refusals?window=1h|24h`: refusals for rate limits, geo permissions and the SMS-pumping
+    /// guard, per kind, with a series per 5 minutes (1h) or hour (24h).
+    @Sendable func refusals(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        guard let stats else { throw GatewayError(.notFound, "This store keeps no statistics.") }
+        let window = try Self.window(request)
+        let now = service.clock.now
+        let rows = try await stats.refusalCounts(since: RefusalStats.firstBucket(window: window, until: now))
+        return JSONResponse.response(RefusalStats.build(rows: rows, window: window, until: now).json)
     }
 
     /// The `window` query parameter of the stats routes: `1h` (the default) or `24h`.

@@ -6,12 +6,13 @@ extension ConsoleAssets {
         "use strict";
         (function () {
           const SVG = "http://www.w3.org/2000/svg";
-          const views = { overview, countries, experiments, abuse, lookup, webhooks };
+          const views = { overview, countries, experiments, adaptive, abuse, lookup, webhooks };
           let session = null;
           let refreshTimer = null;
           let generation = 0;
           let overviewWindow = "1h";
           let countriesWindow = "24h";
+          let abuseWindow = "24h";
 
           function el(tag, attrs, ...children) {
             const node = document.createElement(tag);
@@ -295,8 +296,89 @@ extension ConsoleAssets {
                 " point difference (alpha 0.05, power 0.8); decide it before reading p-values." }));
           }
 
+          // A posterior's mean and central 95% interval on a 0–100% scale.
+          function posteriorBar(p) {
+            const w = 220, h = 22, x = (v) => v * w;
+            const [low, high] = p.interval_95;
+            return svg("svg", { class: "interval", width: w, height: h, role: "img",
+                                "aria-label": "posterior 95% interval " + percent(low) + " to " + percent(high) },
+              svg("rect", { class: "track", x: 0, y: 6, width: w, height: 10 }),
+              svg("rect", { class: "range", x: x(low), y: 6, width: Math.max(1, x(high) - x(low)), height: 10 }),
+              svg("rect", { class: "point", x: x(p.posterior_mean) - 1, y: 3, width: 2, height: 16 }));
+          }
+
+          // Each bucket's starts as a column of shares, one colour per provider (in the route's order).
+          function shareHistory(providers, history) {
+            const w = 480, h = 80, gap = 2;
+            const column = history.length ? Math.max(2, Math.floor(w / history.length) - gap) : 0;
+            const parts = [];
+            history.forEach((bucket, i) => {
+              const total = providers.reduce((sum, p) => sum + (bucket.starts[p] || 0), 0);
+              let y = h;
+              providers.forEach((provider, index) => {
+                const n = bucket.starts[provider] || 0;
+                if (!total || !n) return;
+                const height = (n / total) * h;
+                y -= height;
+                parts.push(svg("rect", { class: "share p" + (index % 6), x: i * (column + gap), y: y.toFixed(1),
+                  width: column, height: height.toFixed(1) },
+                  svg("title", { text: provider + " " + n + " of " + total + " · " + when(bucket.bucket_start) })));
+              });
+            });
+            return svg("svg", { class: "history", width: w, height: h, role: "img",
+                                "aria-label": "each provider's share of starts per bucket" }, parts);
+          }
+
+          async function adaptive(view) {
+            const { routes } = await api("GET", "/v1/routing/adaptive");
+            view.replaceChildren(el("h2", { text: "Adaptive routing" }));
+            if (routes.length === 0) {
+              view.append(el("p", { class: "muted", id: "no-adaptive", text: "No adaptive route is configured." }));
+              return;
+            }
+            for (const route of routes) {
+              view.append(el("h3", { text: route.route }),
+                el("p", { class: "muted", text: "objective " + route.objective + " · per " +
+                  (route.per.join(", ") || "nothing") + " · min share " + percent(route.min_share) +
+                  " · half-life " + Math.round(route.window_seconds / 60) + " min · buckets of " +
+                  Math.round(route.bucket_seconds / 60) + " min" }));
+              if (route.contexts.length === 0) {
+                view.append(el("p", { class: "muted", text: "No evidence yet." }));
+                continue;
+              }
+              for (const context of route.contexts) {
+                const rows = context.providers.map((p) => el("tr", { "data-provider": p.provider },
+                  el("td", {}, el("span", { class: "swatch p" + (route.providers.indexOf(p.provider) % 6) }),
+                    " ", el("strong", { text: p.provider })),
+                  el("td", { class: "num share", text: percent(p.share) }),
+                  el("td", { class: "num", text: p.starts }),
+                  el("td", { class: "num", text: p.approvals }),
+                  el("td", { class: "num", text: p.failures }),
+                  el("td", { class: "num", text: p.pending }),
+                  el("td", {}, posteriorBar(p), " ", el("span", { class: "muted posterior",
+                    text: percent(p.posterior_mean) + " (" + percent(p.interval_95[0]) + "–" +
+                      percent(p.interval_95[1]) + ")" })),
+                  el("td", { class: "num", text: money(p.cost_per_approval) })));
+                view.append(el("div", { class: "context", "data-route": route.route, "data-context": context.context },
+                  el("h4", { text: "Context " + context.context }),
+                  table(["Provider", "Share", "Starts", "Approved", "Failed", "Pending",
+                         "Posterior approval rate, 95% (0–100%)", "Cost / approval"], rows),
+                  el("div", { class: "muted", text: "Shares of starts per bucket, oldest first:" }),
+                  context.history.length === 0 ? el("p", { class: "muted", text: "No start in the horizon." })
+                    : shareHistory(route.providers, context.history)));
+              }
+            }
+            view.append(el("p", { class: "muted", text: "Share: each provider's chance of the next start (its " +
+              "chance of the highest Thompson draw, raised to the minimum share). The posterior is the Beta " +
+              "belief in its approval rate from decayed evidence. The columns are the starts each provider was " +
+              "given per bucket, from the store. docs/routing.md §3a." }));
+          }
+
           async function abuse(view) {
-            const { blocks } = await api("GET", "/v1/admin/blocks");
+            const [{ blocks }, refusals] = await Promise.all([
+              api("GET", "/v1/admin/blocks"),
+              api("GET", "/v1/admin/refusals?window=" + abuseWindow),
+            ]);
             const isAdmin = session.key.scopes.includes("admin");
             const rows = blocks.map((block) => el("tr", { "data-prefix": block.prefix },
               el("td", {}, el("code", { text: block.prefix })),
@@ -319,8 +401,22 @@ extension ConsoleAssets {
               el("h3", { text: "Prefix blocks (SMS-pumping guard)" }),
               blocks.length === 0 ? el("p", { class: "muted", id: "no-blocks", text: "No prefix is blocked." })
                 : table(["Prefix", "Starts", "Approved", "Blocked at", "Until", ""], rows, { id: "blocks" }),
-              el("p", { class: "muted", text: "Rate-limit and geo refusals are counted in /metrics " +
-                "(gateway_refusals_total), per instance; the console does not show them yet." }));
+              el("h3", { text: "Refusals" }),
+              el("div", { class: "toolbar" },
+                el("span", { class: "muted", text: "Window:" }),
+                ["1h", "24h"].map((w) => el("button", { type: "button", class: w === abuseWindow ? "primary" : null,
+                  "data-window": w, text: w, onclick: () => { abuseWindow = w; show("abuse"); } })),
+                el("span", { class: "muted", id: "refusal-total", text: refusals.total + " refused" })),
+              refusals.kinds.length === 0
+                ? el("p", { class: "muted", id: "no-refusals", text: "Nothing was refused in the window." })
+                : table(["Kind", "Refused", "Over the window (" + refusals.window + ")"], refusals.kinds.map((k) =>
+                    el("tr", { "data-kind": k.kind },
+                      el("td", {}, el("code", { text: k.kind })),
+                      el("td", { class: "num", text: k.count }),
+                      el("td", {}, sparkline({ errors: k.series })))), { id: "refusals" }),
+              el("p", { class: "muted", text: "Starts and requests refused for a rate limit (what per which " +
+                "limit), a country not allowed (geo) or a blocked prefix (pumping guard), counted by every " +
+                "instance in the store." }));
           }
 
           async function lookup(view) {

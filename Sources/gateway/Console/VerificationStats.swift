@@ -13,6 +13,15 @@ protocol VerificationStatsStore: Sendable {
     func vendorLatencies(since: Date) async throws(GatewayError) -> [LatencyRow]
     /// The newest `limit` verifications to `destination` (an E.164 number), newest first.
     func verifications(destination: String, limit: Int) async throws(GatewayError) -> [VerificationRecord]
+    /// Refusals counted per kind and minute, from the minute starting at `since` (Unix seconds) on.
+    func refusalCounts(since bucketStart: Int) async throws(GatewayError) -> [RefusalCountRow]
+}
+
+struct RefusalCountRow: Sendable, Equatable {
+    var kind: String
+    /// The minute's first second (Unix seconds).
+    var bucketStart: Int
+    var count: Int
 }
 
 struct CountryStatsRow: Sendable, Equatable {

@@ -56,6 +56,22 @@ extension SQLStore {
             "verifications by number", ConsoleRows.byDestination, [.text(destination), .int(limit)],
             RecordRows.record(from:))
     }
+
+    func countRefusal(kind: String, bucketStart: Int) async throws(GatewayError) {
+        try await change("count refusal", ConsoleRows.countRefusal, [.text(kind), .int(bucketStart)])
+    }
+
+    func refusalCounts(since bucketStart: Int) async throws(GatewayError) -> [RefusalCountRow] {
+        try await rows("refusal counts", ConsoleRows.refusals, [.int(bucketStart)]) { row in
+            RefusalCountRow(kind: row.text(0) ?? "", bucketStart: row.int(1) ?? 0, count: row.int(2) ?? 0)
+        }
+    }
+
+    /// Deletes the refusal counts of minutes before `before` (Unix seconds); how many rows went.
+    @discardableResult
+    func pruneRefusalCounts(before: Int) async throws(GatewayError) -> Int {
+        try await run("prune refusal counts", ConsoleRows.pruneRefusals, [.int(before)]) { $0.changed }
+    }
 }
 
 /// The statements of `console_sessions` and of the overview's counts.
@@ -97,4 +113,13 @@ enum ConsoleRows {
         SELECT \(RecordRows.columns) FROM verifications
         WHERE destination_value = $1 ORDER BY created_at DESC, id DESC LIMIT $2
         """)
+    /// One more refusal of kind `$1` in the minute starting at `$2` (Unix seconds), one atomic upsert.
+    static let countRefusal = StoreStatement(
+        """
+        INSERT INTO refusal_counts (kind, bucket_start, count) VALUES ($1, $2, 1)
+        ON CONFLICT (kind, bucket_start) DO UPDATE SET count = refusal_counts.count + 1
+        """)
+    static let refusals = StoreStatement(
+        "SELECT kind, bucket_start, count FROM refusal_counts WHERE bucket_start >= $1 ORDER BY bucket_start, kind")
+    static let pruneRefusals = StoreStatement("DELETE FROM refusal_counts WHERE bucket_start < $1")
 }
