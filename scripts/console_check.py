@@ -271,7 +271,7 @@ def run_browser(args, base, binary, config, data_dir, env, prefix, looked_up):
         print(f"first contentful paint {paint:.0f} ms; overview drawn by {drawn:.0f} ms", flush=True)
         if args.seed_verifications:
             # A bound against a page that never paints, not a speed figure (the figure is printed above and
-            # recorded in BENCHMARKS.md; CI's machine may be busy).
+            # recorded in docs/console.md; CI's machine may be busy).
             check(paint is not None and paint < 15000,
                   f"first paint within 15 s with {args.seed_verifications} verifications stored ({paint:.0f} ms)")
 
