@@ -6,7 +6,8 @@
     .venv/bin/python scripts/console_check.py --screenshots docs/images/console --seed-verifications 100000
 
 It starts a sandbox gateway with a 50/50 experiment on GB SMS (Twilio as control, Firebase delivering fewer
-messages), the SMS-pumping guard, a webhook endpoint nobody listens on, and plays traffic: experiment users,
+messages), an adaptive route for DE SMS (Sinch and Vonage, Vonage delivering half), KP denied, the SMS-pumping
+guard, a webhook endpoint nobody listens on, and plays traffic: experiment users, German users, a start to KP,
 24 unanswered starts to one French prefix (the guard blocks it at the 20th), then US starts while Twilio answers 503 to
 everything (they fail over to Sinch and Twilio's US breaker opens). Then, in the browser:
 
@@ -15,7 +16,10 @@ everything (they fail over to Sinch and Twilio's US breaker opens). Then, in the
   - the experiment's page shows the same p-value as `gateway experiments report` and a verdict;
   - a forged DELETE of the block without the CSRF token is refused (403) and the block stays; the Lift button
     (which sends the token) lifts it;
-  - a verification is looked up by id: its timeline is shown and its number only masked;
+  - the countries page colours conversion per vendor and country;
+  - the adaptive page shows the German route's shares, posterior intervals and shares over time;
+  - the abuse page counts the refusals per kind (the pumping guard's, a start to a denied country);
+  - a verification is looked up by id, and by number: its timeline is shown and its number only masked;
   - the webhooks page shows the failing deliveries;
   - signing out ends the session: the admin API then answers 401 to the page.
 
@@ -48,6 +52,10 @@ routing:
     - name: gb-ab
       match: {{channels: [sms], countries: [GB]}}
       experiment: {experiment}
+    - name: de-adaptive
+      match: {{channels: [sms], countries: [DE]}}
+      adaptive: {{providers: [sinch, vonage], objective: conversions, min_share: 0.05, window: 1h}}
+countries: {{deny: [KP]}}
 experiments:
   - name: {experiment}
     salt: "console"
@@ -106,6 +114,27 @@ def play_traffic(base, users):
         errors = [e for e in pool.map(user, range(users)) if e]
     check(not errors, f"{users} experiment users started" + (f": {errors[:3]}" if errors else ""))
 
+    # The adaptive route: German users, Vonage delivering half its messages, so the bandit has a difference.
+    status, _ = call(base, "PUT", "/sandbox/faults/vonage", {"delivery_rate": 0.5, "delivery_seed": 5}, key=None)
+    check(status == 200, f"vonage delivers 50% of its messages ({status})")
+
+    def german(index):
+        to = f"+4915112{index:06d}"
+        status, started = call(base, "POST", "/v1/verifications", {"to": to})
+        if status != 201:
+            return f"{to}: {status} {started}"
+        verify(base, started, 0.9, random.Random(1000 + index))
+        return None
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        errors = [e for e in pool.map(german, range(40)) if e]
+    check(not errors, "40 users on the adaptive route" + (f": {errors[:3]}" if errors else ""))
+
+    # A country the configuration denies: refused before anything is sent, counted as geo:KP.
+    status, answer = call(base, "POST", "/v1/verifications", {"to": "+850212345678"})
+    check(status == 403 or answer.get("error", {}).get("code") == "destination_blocked",
+          f"a start to KP is refused ({status} {answer.get('error', {}).get('code')})")
+
     # SMS pumping: unanswered starts to one French prefix until the guard blocks it.
     answers = []
     for n in range(24):
@@ -148,11 +177,12 @@ def seed(data_dir, count):
         created = now - rng.random() * 86_000
         rows.append((f"vf_seed{n:012d}", "phone", f"+4479{n:08d}", "sms", vendor, f"seed-{n}", "{}", status, 1, 5, 1,
                      created, created, created + 600, "[]", "{}", "[]" if n % 50 else f'["twilio:provider_unavailable"]',
-                     "delivery_failed" if status == "failed" else None))
+                     "delivery_failed" if status == "failed" else None, "GB"))
     database.executemany(
         "INSERT INTO verifications (id, destination_kind, destination_value, channel, provider_id, provider_reference,"
         " provider_state, status, attempts, max_attempts, sends, created_at, updated_at, expires_at, locales,"
-        " metadata, failovers, status_reason, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+        " metadata, failovers, status_reason, country, version)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
         rows)
     database.commit()
     database.close()
@@ -228,6 +258,8 @@ def run_browser(args, base, binary, config, data_dir, env, prefix, looked_up):
         sinch = page.get_attribute("#vendors tr[data-vendor=sinch]", "data-state")
         check(flagged == "failing" and sinch == "ok",
               f"the overview flags twilio ({flagged}: {' '.join(twilio.inner_text().split())}); sinch is {sinch}")
+        latency = page.text_content("#vendors tr[data-vendor=sinch] td.latency").strip()
+        check(latency.endswith(" ms"), f"the overview shows sinch's latency p50 / p95: {latency}")
         shot(page, "overview")
 
         # First paint and the overview drawn, on a fresh load (signed in).
@@ -239,9 +271,19 @@ def run_browser(args, base, binary, config, data_dir, env, prefix, looked_up):
         print(f"first contentful paint {paint:.0f} ms; overview drawn by {drawn:.0f} ms", flush=True)
         if args.seed_verifications:
             # A bound against a page that never paints, not a speed figure (the figure is printed above and
-            # recorded in BENCHMARKS.md; CI's machine may be busy).
+            # recorded in docs/console.md; CI's machine may be busy).
             check(paint is not None and paint < 15000,
                   f"first paint within 15 s with {args.seed_verifications} verifications stored ({paint:.0f} ms)")
+
+        # Countries: conversion per vendor and country, coloured by conversion.
+        page.click("nav a[data-view=countries]")
+        page.wait_for_selector("#view[data-loaded=countries]")
+        gb = page.wait_for_selector("#countries tr[data-country=GB]")
+        heated = page.eval_on_selector_all(
+            "#countries tr[data-country=GB] td.heat", "cells => cells.map(c => [c.dataset.vendor, c.className])")
+        check(len(heated) >= 2 and all(re.search(r"heat-\d", c) for _, c in heated),
+              f"the countries page colours GB per vendor: {heated}; {' '.join(gb.inner_text().split())}")
+        shot(page, "countries")
 
         # The experiment: the same p-value as the command line, and a verdict.
         page.click("nav a[data-view=experiments]")
@@ -254,10 +296,25 @@ def run_browser(args, base, binary, config, data_dir, env, prefix, looked_up):
         check(bool(re.search(r"better, p = |not yet significant", verdict)), f"verdict: {verdict}")
         shot(page, "experiment")
 
+        # Adaptive routing: the route's providers with their shares and posterior intervals, and the history.
+        page.click("nav a[data-view=adaptive]")
+        page.wait_for_selector("#view[data-loaded=adaptive]")
+        context = ".context[data-route=de-adaptive][data-context='DE/sms']"
+        page.wait_for_selector(f"{context} tbody tr")
+        shares = page.eval_on_selector_all(
+            f"{context} tbody tr", "rows => rows.map(r => [r.dataset.provider, r.querySelector('td.share').textContent])")
+        bars = page.eval_on_selector_all(f"{context} svg.interval", "bars => bars.length")
+        columns = page.eval_on_selector_all(f"{context} svg.history rect", "rects => rects.length")
+        check(len(shares) == 2 and bars == 2 and columns >= 1,
+              f"the adaptive page: shares {shares}, {bars} posterior intervals, {columns} history columns")
+        shot(page, "adaptive")
+
         # The block: a forged request without the CSRF token is refused; the Lift button lifts it.
         page.click("nav a[data-view=abuse]")
         row = f"#blocks tr[data-prefix='{prefix}']"
         page.wait_for_selector(row)
+        refused = {k: page.text_content(f"#refusals tr[data-kind='{k}'] td.num") for k in ("pumping_guard", "geo:KP")}
+        check(all(v and int(v) >= 1 for v in refused.values()), f"the abuse page counts refusals per kind: {refused}")
         shot(page, "abuse")
         forged = expect_refusals(page, [403], lambda: page.evaluate(
             "async (path) => { const r = await fetch(path, {method: 'DELETE', credentials: 'same-origin'});"
@@ -282,6 +339,20 @@ def run_browser(args, base, binary, config, data_dir, env, prefix, looked_up):
         check(len(kinds) >= 2 and looked_up["to"] not in text and masked,
               f"lookup {looked_up['id']}: timeline {kinds}; number masked")
         shot(page, "lookup")
+
+        # A verification by number: the number's verifications listed, masked; one opened.
+        page.fill("#lookup-id", looked_up["to"])
+        page.click("#lookup-form button[type=submit]")
+        page.wait_for_selector("#by-number tbody tr")
+        ids = page.eval_on_selector_all("#by-number tbody tr", "rows => rows.map(r => r.dataset.id)")
+        text = page.inner_text("#view")
+        check(looked_up["id"] in ids and looked_up["to"] not in text and looked_up["to"][:5] + "*" in text,
+              f"lookup by number {looked_up['to'][:5]}…: {ids}; number masked")
+        shot(page, "lookup-number")
+        page.click(f"#by-number tr[data-id='{looked_up['id']}'] button.open")
+        page.wait_for_selector(f"#lookup-result h3:has-text('{looked_up['id']}')")
+        page.wait_for_selector("#timeline tbody tr")
+        check(looked_up["to"] not in page.inner_text("#view"), "the verification opened from the list, number masked")
 
         # Webhooks: the deliveries to the endpoint nobody listens on fail, are parked after their second
         # attempt, and one is replayed with the button (a POST with the CSRF token).
@@ -362,13 +433,14 @@ def main():
         began = time.monotonic()
         prefix, looked_up = play_traffic(base, args.users)
         print(f"traffic played in {time.monotonic() - began:.1f} s", flush=True)
-        for window in ("1h", "24h"):
-            took = []
-            for _ in range(5):
-                began = time.monotonic()
-                status, _ = call(base, "GET", f"/v1/admin/stats?window={window}")
-                took.append((time.monotonic() - began) * 1000)
-            check(status == 200, f"GET /v1/admin/stats?window={window}: median {sorted(took)[2]:.0f} ms of 5")
+        for path in ("/v1/admin/stats", "/v1/admin/stats/countries"):
+            for window in ("1h", "24h"):
+                took = []
+                for _ in range(5):
+                    began = time.monotonic()
+                    status, _ = call(base, "GET", f"{path}?window={window}")
+                    took.append((time.monotonic() - began) * 1000)
+                check(status == 200, f"GET {path}?window={window}: median {sorted(took)[2]:.0f} ms of 5")
         if prefix and looked_up:
             run_browser(args, base, binary, config, data_dir, env, prefix, looked_up)
     finally:

@@ -53,7 +53,8 @@ expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "41
 
 [[operations]]
 include-operation-id = ["startVerification", "routingDryRun", "lookupPhoneNumber", "checkVerification",
-    "resendVerification", "cancelVerification", "answerChallenge", "providerAction", "getVerification"]
+    "resendVerification", "cancelVerification", "answerChallenge", "providerAction", "getVerification",
+    "verificationsByNumber"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "410", "422", "429"]
 TOML
 

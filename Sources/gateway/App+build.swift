@@ -99,6 +99,16 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         // Every start hands out a client secret derived from the signing key; the record keeps its hash.
         let clientSecrets = ClientSecrets(signingKey: signer.privateKey)
         service.clientSecretHash = { ClientSecrets.hash(clientSecrets.secret(for: $0)) }
+        // Refusals counted per kind and minute in the store, so every instance's console shows them all.
+        if let counts = store.store as? any SQLStore {
+            service.countRefusal = { [logger] kind, at in
+                do throws(GatewayError) {
+                    try await counts.countRefusal(kind: kind, bucketStart: RefusalStats.bucket(at))
+                } catch {
+                    logger.warning("refusal not counted", metadata: ["error.code": "\(error.code.rawValue)"])
+                }
+            }
+        }
         let receiver = publicBaseURL.map { CallbackReceiver(service: service, publicBaseURL: $0) }
         if let receiver { outbound.inProcess?.bind(receiver) }
         let routes = RouteTable()

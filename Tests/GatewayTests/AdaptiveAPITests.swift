@@ -91,6 +91,13 @@ struct AdaptiveAPITests {
                 #expect((sinch["share"] as? Double ?? 1) < 0.2)
                 #expect(sinch["price"] as? Double == 0.03)
                 #expect((sinch["interval_95"] as? [Double])?.count == 2)
+                // The shares over time: every start in one bucket (the clock stood still), by provider.
+                #expect(routes.first?["bucket_seconds"] as? Int == 450)
+                let history = try #require(gb["history"] as? [[String: Any]])
+                #expect(history.count == 1)
+                let starts = try #require(history.first?["starts"] as? [String: Int])
+                #expect(starts == providers, "\(starts) \(providers)")
+                #expect(history.first?["bucket_start"] is String)
             }
             let denied = try await client.call(.get, "/v1/routing/adaptive", key: RoutingAPITests.verifyOnlyKey)
             #expect(denied.status == .forbidden)

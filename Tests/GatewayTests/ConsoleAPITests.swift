@@ -333,4 +333,148 @@ struct ConsoleAPITests {
             #expect((list.body["experiments"] as? [Any])?.isEmpty == true)
         }
     }
+
+    static let pricedConfig = """
+        sandbox: true
+        routing:
+          default: [twilio, sinch]
+        prices:
+          twilio: {default: 0.05, GB: 0.04}
+        api_keys:
+          - {name: app, key_env: CONSOLE_VERIFY_KEY, scopes: [verify]}
+          - {name: support, key_env: CONSOLE_READ_KEY, scopes: [read]}
+        """
+
+    @Test("per vendor and country: starts, conversion, cost per approval; vendor latency; lookup by number")
+    func countriesLatencyAndLookup() async throws {
+        let harness = GatewayHarness()
+        let (app, runtime) = try await buildApplication(
+            harness.options(
+                config: Self.pricedConfig,
+                environment: [
+                    "CONSOLE_VERIFY_KEY": "sk_test_console_verify_01", "CONSOLE_READ_KEY": "sk_test_console_read_0001",
+                ]))
+        try await app.test(.router) { client in
+            var ids: [String] = []
+            for (to, provider) in [
+                ("+447400123450", "twilio"), ("+447400123450", "twilio"), ("+447400123451", "twilio"),
+                ("+33612345678", "twilio"), ("+33612345679", "sinch"),
+            ] {
+                let started = try await client.call(
+                    .post, "/v1/verifications", json: #"{"to": "\#(to)", "provider": "\#(provider)"}"#)
+                #expect(started.status == .created)
+                ids.append(try #require(started.body["id"] as? String))
+            }
+            // The second start to …450 and the one to …451 are approved: GB has 2 of 3.
+            for (index, to) in [(1, "+447400123450"), (2, "+447400123451")] {
+                let code = try sandboxCode(runtime, to: to)
+                let checked = try await client.call(
+                    .post, "/v1/verifications/\(ids[index])/check", json: #"{"code": "\#(code)"}"#)
+                #expect(checked.body["status"] as? String == "approved")
+            }
+
+            let countries = try await client.call(
+                .get, "/v1/admin/stats/countries?window=24h", key: "sk_test_console_read_0001")
+            #expect(countries.status == .ok)
+            #expect(countries.body["window"] as? String == "24h")
+            let cells = try #require(countries.body["cells"] as? [[String: Any]])
+            func cell(_ provider: String, _ country: String) -> [String: Any]? {
+                cells.first { $0["provider"] as? String == provider && $0["country"] as? String == country }
+            }
+            let gb = try #require(cell("twilio", "GB"))
+            #expect(gb["starts"] as? Int == 3)
+            #expect(gb["approvals"] as? Int == 2)
+            #expect(abs((gb["conversion"] as? Double ?? 0) - 2.0 / 3.0) < 1e-9)
+            // Three starts at GB's price, over two approvals.
+            #expect(abs((gb["cost_per_approval"] as? Double ?? 0) - 0.06) < 1e-9)
+            let fr = try #require(cell("twilio", "FR"))
+            #expect(fr["starts"] as? Int == 1)
+            #expect(fr["cost_per_approval"] is NSNull)
+            #expect(abs((fr["cost"] as? Double ?? 0) - 0.05) < 1e-9)
+            // Sinch has no price: no cost rather than a wrong one.
+            #expect(try #require(cell("sinch", "FR"))["cost"] is NSNull)
+            #expect(cells.first?["provider"] as? String == "twilio")
+            let bad = try await client.call(.get, "/v1/admin/stats/countries?window=2h")
+            #expect(bad.status == .badRequest)
+            #expect(bad.body.errorCode == "invalid_request")
+            let verifyOnly = try await client.call(
+                .get, "/v1/admin/stats/countries", key: "sk_test_console_verify_01")
+            #expect(verifyOnly.status == .forbidden)
+
+            // Every start and check called its vendor: the latency percentiles count those calls.
+            let stats = try await client.call(.get, "/v1/admin/stats")
+            let vendors = try #require(stats.body["providers"] as? [[String: Any]])
+            let twilio = try #require(
+                vendors.first { $0["id"] as? String == "twilio" }?["latency_ms"] as? [String: Int])
+            #expect(twilio["calls"] == 6)
+            #expect((twilio["p50"] ?? -1) >= 0 && (twilio["p50"] ?? -1) <= (twilio["p95"] ?? -1))
+            let sinch = try #require(vendors.first { $0["id"] as? String == "sinch" }?["latency_ms"] as? [String: Int])
+            #expect(sinch["calls"] == 1)
+
+            // By number, newest first, masked; a `+` sent unencoded reads as a space and is still understood.
+            for query in ["%2B447400123450", "+447400123450", "%2B44%207400%20123450"] {
+                let found = try await client.call(
+                    .get, "/v1/admin/verifications?to=\(query)", key: "sk_test_console_read_0001")
+                #expect(found.status == .ok, "\(query): \(found.body)")
+                let list = try #require(found.body["verifications"] as? [[String: Any]])
+                #expect(list.map { $0["id"] as? String } == [ids[1], ids[0]])
+                #expect(list.first?["to"] as? String == "+4474******50")
+                #expect(list.first?["status"] as? String == "approved")
+                #expect(list.first?["country"] as? String == "GB")
+                #expect(found.body["to"] as? String == "+4474******50")
+            }
+            let limited = try await client.call(.get, "/v1/admin/verifications?to=%2B447400123450&limit=1")
+            #expect((limited.body["verifications"] as? [Any])?.count == 1)
+            let none = try await client.call(.get, "/v1/admin/verifications?to=%2B447400999999")
+            #expect((none.body["verifications"] as? [Any])?.isEmpty == true)
+            for bad in ["", "?to=12", "?to=%2B447400123450&limit=0", "?to=%2B447400123450&limit=x"] {
+                let answer = try await client.call(.get, "/v1/admin/verifications\(bad)")
+                #expect(answer.status == .badRequest, "\(bad)")
+                #expect(["invalid_request", "invalid_phone_number"].contains(answer.body.errorCode ?? ""), "\(bad)")
+            }
+        }
+    }
+
+    @Test("refusals for a rate limit, a country and a blocked prefix are counted in the store per kind")
+    func refusals() async throws {
+        let harness = GatewayHarness()
+        let config = """
+            sandbox: true
+            countries: {deny: [KP]}
+            pumping_guard: {prefix_digits: 6, min_starts: 20, conversion_floor: 0.2, cool_down_seconds: 3600}
+            rate_limits:
+              starts_per_destination: {limit: 1, window_seconds: 3600}
+            """
+        let (app, runtime) = try await buildApplication(try harness.options(config: config))
+        try await app.test(.router) { client in
+            let empty = try await client.call(.get, "/v1/admin/refusals")
+            #expect(empty.status == .ok)
+            #expect(empty.body["total"] as? Int == 0)
+            #expect((empty.body["kinds"] as? [Any])?.isEmpty == true)
+            let body = #"{"to": "+447400123456", "provider": "twilio"}"#
+            #expect(try await client.call(.post, "/v1/verifications", json: body).status == .created)
+            for _ in 0..<2 {
+                #expect(try await client.call(.post, "/v1/verifications", json: body).status == .tooManyRequests)
+            }
+            let geo = try await client.call(.post, "/v1/verifications", json: #"{"to": "+850212345678"}"#)
+            #expect(geo.body.errorCode == "destination_blocked", "\(geo.body)")
+            try await Self.block(runtime, "+447400", clock: harness.clock)
+            let blocked = try await client.call(.post, "/v1/verifications", json: #"{"to": "+447400999999"}"#)
+            #expect(blocked.body.errorCode == "destination_blocked")
+
+            let answer = try await client.call(.get, "/v1/admin/refusals?window=24h")
+            #expect(answer.status == .ok)
+            #expect(answer.body["bucket_seconds"] as? Int == 3600)
+            #expect(answer.body["total"] as? Int == 4)
+            let kinds = try #require(answer.body["kinds"] as? [[String: Any]])
+            var counts: [String: Int] = [:]
+            for kind in kinds { counts[kind["kind"] as? String ?? ""] = kind["count"] as? Int }
+            #expect(
+                counts == ["rate_limit:starts per destination": 2, "geo:KP": 1, "pumping_guard": 1], "\(kinds)")
+            #expect((kinds.first?["series"] as? [Int])?.last == 2)
+            let bad = try await client.call(.get, "/v1/admin/refusals?window=1d")
+            #expect(bad.status == .badRequest)
+            #expect(bad.body.errorCode == "invalid_request")
+        }
+    }
 }

@@ -60,6 +60,38 @@ struct ConsoleStoreTests {
         try await Self.checkStats(a, b)
     }
 
+    @Test("SQLite: counts per vendor and country, the latency histogram, a number's verifications")
+    func sqliteCountriesLatencyLookup() async throws {
+        let (a, b) = try Self.sqlitePair()
+        defer { Self.close(a, b) }
+        try await Self.checkCountriesLatencyLookup(a, b)
+    }
+
+    @Test(
+        "PostgreSQL: counts per vendor and country, the latency histogram, a number's verifications",
+        .enabled(if: PostgresTestServer.isAvailable))
+    func postgresCountriesLatencyLookup() async throws {
+        let (a, b) = try await Self.postgresPair()
+        defer { Self.close(a, b) }
+        try await Self.checkCountriesLatencyLookup(a, b)
+    }
+
+    @Test("SQLite: refusals counted per kind and minute by two stores at once, read and pruned")
+    func sqliteRefusals() async throws {
+        let (a, b) = try Self.sqlitePair()
+        defer { Self.close(a, b) }
+        try await Self.checkRefusals(a, b)
+    }
+
+    @Test(
+        "PostgreSQL: refusals counted per kind and minute by two instances at once, read and pruned",
+        .enabled(if: PostgresTestServer.isAvailable))
+    func postgresRefusals() async throws {
+        let (a, b) = try await Self.postgresPair()
+        defer { Self.close(a, b) }
+        try await Self.checkRefusals(a, b)
+    }
+
     static func close(_ stores: any SQLStore...) {
         for store in stores {
             (store as? SQLiteVerificationStore)?.close()
@@ -146,6 +178,118 @@ struct ConsoleStoreTests {
         #expect(stats.vendors["sinch"]?.starts == 3)
         #expect(stats.vendors["sinch"]?.errors == ["delivery_failed": 1])
         #expect(stats.vendors["vonage"]?.starts == 0)
+    }
+}
+
+extension ConsoleStoreTests {
+    static func numbered(
+        _ id: String, _ number: String, provider: String, status: VerificationStatus, at offset: TimeInterval,
+        testNumber: Bool = false
+    ) throws -> VerificationRecord {
+        var record = try record(id, provider: provider, status: status, at: offset, testNumber: testNumber)
+        record.destination = .phone(try PhoneNumber(parsing: number))
+        return record
+    }
+
+    static func call(_ id: String, _ provider: String, ms: String?, at offset: TimeInterval) -> VerificationEvent {
+        var detail = ["provider": provider, "operation": "start", "outcome": "ok"]
+        detail["latency_ms"] = ms
+        return VerificationEvent(
+            verificationID: id, kind: .providerCall, at: epoch.addingTimeInterval(offset), detail: detail)
+    }
+
+    static func checkCountriesLatencyLookup(_ a: any SQLStore, _ b: any SQLStore) async throws {
+        let since = epoch.addingTimeInterval(-3600)
+        let gb = "+447400123456"
+        let records = [
+            try numbered("VEc0", gb, provider: "twilio", status: .approved, at: -3700),  // before the window
+            try numbered("VEc1", gb, provider: "twilio", status: .approved, at: -100),
+            try numbered("VEc2", gb, provider: "twilio", status: .failed, at: -90),
+            try numbered("VEc3", "+447400123457", provider: "twilio", status: .pending, at: -80),
+            try numbered("VEc4", "+33612345678", provider: "sinch", status: .approved, at: -70),
+            try numbered("VEc5", gb, provider: "twilio", status: .approved, at: -60, testNumber: true),
+        ]
+        // Vendor calls: twilio 10, 20, 30 and 400 ms (one without a latency, one of a test number, one before
+        // the window, none counted), sinch 7 ms; an event that is no vendor call is never counted.
+        let events: [String: [VerificationEvent]] = [
+            "VEc0": [call("VEc0", "twilio", ms: "999", at: -3700)],
+            "VEc1": [call("VEc1", "twilio", ms: "10", at: -100), call("VEc1", "twilio", ms: "30", at: -95)],
+            "VEc2": [call("VEc2", "twilio", ms: "400", at: -90), call("VEc2", "twilio", ms: nil, at: -89)],
+            "VEc3": [
+                call("VEc3", "twilio", ms: "20", at: -80),
+                VerificationEvent(
+                    verificationID: "VEc3", kind: .started, at: epoch.addingTimeInterval(-80),
+                    detail: ["provider": "twilio", "latency_ms": "5000"]),
+            ],
+            "VEc4": [call("VEc4", "sinch", ms: "7", at: -70)],
+            "VEc5": [call("VEc5", "twilio", ms: "888", at: -60)],
+        ]
+        for record in records { try await a.insert(record, events: events[record.id] ?? []) }
+
+        let countries = try await b.countryStats(since: since)
+        func count(_ provider: String, _ country: String?, _ status: String) -> Int {
+            countries.filter { $0.providerID == provider && $0.country == country && $0.status == status }
+                .map(\.count).reduce(0, +)
+        }
+        #expect(countries.map(\.count).reduce(0, +) == 4)
+        #expect(count("twilio", "GB", "approved") == 1)
+        #expect(count("twilio", "GB", "failed") == 1)
+        #expect(count("twilio", "GB", "pending") == 1)
+        #expect(count("sinch", "FR", "approved") == 1)
+        var prices = PriceTable()
+        prices.set(0.05, provider: "twilio", country: nil)
+        prices.set(0.04, provider: "twilio", country: "GB")
+        let report = CountryStats.build(
+            rows: countries, providers: ["sinch", "twilio"], prices: prices, window: .hour, until: epoch)
+        #expect(report.cells.map(\.providerID) == ["sinch", "twilio"])
+        let twilioGB = try #require(report.cells.last)
+        #expect(twilioGB.starts == 3 && twilioGB.approvals == 1 && twilioGB.failed == 1)
+        // The failed start is not paid: two at GB's price.
+        #expect(abs((report.cost(twilioGB) ?? 0) - 0.08) < 1e-9)
+        #expect(report.cost(report.cells[0]) == nil)
+
+        let latencies = try await b.vendorLatencies(since: since)
+        #expect(latencies.filter { $0.providerID == "twilio" }.map(\.count).reduce(0, +) == 4)
+        let percentiles = VerificationStats.latencies(latencies)
+        #expect(percentiles["twilio"] == VerificationStats.Latency(calls: 4, p50: 20, p95: 400))
+        #expect(percentiles["sinch"] == VerificationStats.Latency(calls: 1, p50: 7, p95: 7))
+
+        let found = try await b.verifications(destination: gb, limit: 20)
+        #expect(found.map(\.id) == ["VEc5", "VEc2", "VEc1", "VEc0"])
+        #expect(try await b.verifications(destination: gb, limit: 2).map(\.id) == ["VEc5", "VEc2"])
+        #expect(try await b.verifications(destination: "+447400999999", limit: 20).isEmpty)
+    }
+}
+
+extension ConsoleStoreTests {
+    static func checkRefusals(_ a: any SQLStore, _ b: any SQLStore) async throws {
+        let minute = RefusalStats.bucket(epoch)
+        #expect(minute % 60 == 0 && minute <= Int(epoch.timeIntervalSince1970))
+        #expect(
+            RefusalStats.bucket(epoch.addingTimeInterval(59.9)) == RefusalStats.bucket(epoch.addingTimeInterval(59)))
+        // Twenty refusals of one kind in one minute from two stores at once: one row, none lost.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<20 {
+                let store = index.isMultiple(of: 2) ? a : b
+                group.addTask { try await store.countRefusal(kind: "pumping_guard", bucketStart: minute) }
+            }
+            try await group.waitForAll()
+        }
+        try await a.countRefusal(kind: "geo:KP", bucketStart: minute - 3600)
+        try await a.countRefusal(kind: "rate_limit:starts per destination", bucketStart: minute - 7200)
+        let rows = try await b.refusalCounts(since: minute - 3600)
+        #expect(
+            rows == [
+                RefusalCountRow(kind: "geo:KP", bucketStart: minute - 3600, count: 1),
+                RefusalCountRow(kind: "pumping_guard", bucketStart: minute, count: 20),
+            ])
+        let report = RefusalStats.build(rows: rows, window: .hour, until: epoch.addingTimeInterval(1))
+        // The hour's first minute is where `until - 1h` falls: the geo refusal an hour back is its first bucket.
+        #expect(report.kinds.map(\.kind) == ["pumping_guard", "geo:KP"])
+        #expect(report.kinds.first?.series.last == 20)
+        #expect(report.kinds.last?.series.first == 1)
+        #expect(try await b.pruneRefusalCounts(before: minute - 3600) == 1)
+        #expect(try await a.refusalCounts(since: 0).count == 2)
     }
 }
 

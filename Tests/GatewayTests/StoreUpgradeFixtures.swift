@@ -27,6 +27,8 @@ enum StoreUpgradeFixtures {
             INSERT INTO idempotency_keys (scope, key, fingerprint, created_at, status, body)
             VALUES ($1, $2, $3, $4, $5, $6)
             """)
+        let insertEvent = StoreStatement(
+            "INSERT INTO verification_events (verification_id, kind, at, detail) VALUES ($1, $2, $3, $4)")
         let keyValues: (IdempotencyKey, StoreValue, StoreValue) -> [StoreValue] = { key, status, body in
             [.text(key.scope), .text(key.key), .text("fp"), .date(StoreConformance.epoch), status, body]
         }
@@ -40,7 +42,7 @@ enum StoreUpgradeFixtures {
                     .text(event.verificationID), .text(event.kind.rawValue), .date(event.at),
                     .text(try StoreJSON.text(event.detail)),
                 ]
-                return (EventRows.insert, values)
+                return (insertEvent, values)
             })
     }
 

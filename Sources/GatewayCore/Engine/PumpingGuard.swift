@@ -65,6 +65,7 @@ extension VerificationService {
         let now = clock.now
         if let block = try await store.activeBlock(prefix: prefix, at: now) {
             metrics.pumpingRefused(country: number.region ?? "unknown", tripped: false)
+            await countRefusal?("pumping_guard", now)
             throw Self.blockedError(block, now: now)
         }
         let starts = try await store.add("pump:starts:" + prefix, window: settings.window, at: now)
@@ -99,6 +100,7 @@ extension VerificationService {
                 "until": "\(block.until.timeIntervalSince1970)",
             ])
         metrics.pumpingRefused(country: number.region ?? "unknown", tripped: true)
+        await countRefusal?("pumping_guard", now)
         metrics.finished(record)
         throw Self.blockedError(block, now: now)
     }

@@ -109,6 +109,7 @@ extension VerificationService {
         case .refused(let retryAfter):
             logger.notice("rate limit reached", metadata: ["limit": "\(operation) per \(name)"])
             metrics.rateLimited(operation: operation, limit: name)
+            await countRefusal?("rate_limit:\(operation) per \(name)", clock.now)
             throw GatewayError(
                 .rateLimited, "Too many \(operation) for this \(name); retry after \(retryAfter) seconds.",
                 retryAfter: retryAfter)

@@ -100,6 +100,11 @@ public struct VerificationService: Sendable {
     /// The hash of the client secret a verification gets at its start, from its id (the HTTP layer mints
     /// secrets; the record keeps only this). `nil`: verifications get none.
     public var clientSecretHash: (@Sendable (_ verificationID: String) -> String)?
+    /// Counts a refusal where every instance sees it (the console's abuse page): `kind` is
+    /// `rate_limit:<what> per <limit>`, `geo:<region>` or `pumping_guard`. Awaited by the refused request, and
+    /// never throws: a count that cannot be written is the counter's to log. `nil`: refusals are only in the
+    /// metrics.
+    public var countRefusal: (@Sendable (_ kind: String, _ at: Date) async -> Void)?
 
     public init(
         registry: ProviderRegistry, routing: RoutingTable, store: any VerificationStore,
@@ -178,6 +183,7 @@ public struct VerificationService: Sendable {
             !policy.countries.permits(region) || keyCountries.map({ $0.contains(region) }) == false
         {
             // Before anything else is counted or paid: a geo permission is not the vendor's to decide.
+            await countRefusal?("geo:" + region, clock.now)
             throw GatewayError(.destinationBlocked, "Verifications to \(region) are not allowed for this API key.")
         }
         let decision = routing.decide(request, apiKey: apiKeyName, registry: registry)

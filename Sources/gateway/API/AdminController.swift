@@ -13,7 +13,12 @@ struct AdminController: Sendable {
         group.get("providers", use: providers)
         group.get("experiments", use: experiments)
         group.get("experiments/{name}", use: experiment)
-        if stats != nil { group.get("stats", use: statistics) }
+        if stats != nil {
+            group.get("stats", use: statistics)
+            group.get("stats/countries", use: countries)
+            group.get("verifications", use: verificationsByNumber)
+            group.get("refusals", use: refusals)
+        }
         group.get("blocks", use: blocks)
         group.delete("blocks/{prefix}", use: lift)
     }
@@ -65,18 +70,83 @@ struct AdminController: Sendable {
     /// per 5 minutes (1h, the default) or per hour (24h).
     @Sendable func statistics(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         guard let stats else { throw GatewayError(.notFound, "This store keeps no statistics.") }
-        let window: VerificationStats.Window
-        switch request.uri.queryParameters.get("window") ?? "1h" {
-        case "1h": window = .hour
-        case "24h": window = .day
+        let window = try Self.window(request)
+        let now = service.clock.now
+        let since = now.addingTimeInterval(-Double(window.seconds))
+        async let counted = stats.verificationStats(since: since, bucketSeconds: window.bucketSeconds)
+        async let latencies = stats.vendorLatencies(since: since)
+        var report = VerificationStats.build(
+            rows: try await counted, providers: service.registry.providerIDs, window: window, until: now)
+        report.latency = VerificationStats.latencies(try await latencies)
+        return JSONResponse.response(report.json)
+    }
+
+    /// `GET /v1/admin/stats/countries?window=1h|24h`: per vendor and country, starts, approvals, conversion
+    /// and cost per approval.
+    @Sendable func countries(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        guard let stats else { throw GatewayError(.notFound, "This store keeps no statistics.") }
+        let window = try Self.window(request)
+        let now = service.clock.now
+        let rows = try await stats.countryStats(since: now.addingTimeInterval(-Double(window.seconds)))
+        let report = CountryStats.build(
+            rows: rows, providers: service.registry.providerIDs, prices: prices, window: window, until: now)
+        return JSONResponse.response(report.json)
+    }
+
+    /// `GET /v1/admin/verifications?to=+44…`: the newest verifications (at most `limit`, 20 by default) to a
+    /// number, each with its number masked as in logs.
+    @Sendable func verificationsByNumber(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        guard let stats else { throw GatewayError(.notFound, "This store keeps no statistics.") }
+        let query = request.uri.queryParameters
+        guard var text = query.get("to").map({ String($0) }), !text.isEmpty else {
+            throw GatewayError.invalidRequest("`to` must be a phone number in E.164, such as +447400123456.")
+        }
+        // A `+` left unencoded in a query string reads as a space.
+        if text.hasPrefix(" ") { text = "+" + text.drop { $0 == " " } }
+        guard text.count <= 32 else { throw GatewayError.invalidRequest("`to` must be at most 32 characters.") }
+        let number = try PhoneNumber(parsing: text)
+        var limit = 20
+        if let raw = query.get("limit") {
+            guard let value = Int(String(raw)), (1...100).contains(value) else {
+                throw GatewayError.invalidRequest("`limit` must be a whole number from 1 to 100.")
+            }
+            limit = value
+        }
+        let records = try await stats.verifications(destination: number.e164, limit: limit)
+        let list = records.map { record -> JSONValue in
+            [
+                "id": .string(record.id), "to": .string(PhoneNumber.mask(record.destination.value)),
+                "country": (record.destination.phoneNumber?.policyRegion).map(JSONValue.string) ?? .null,
+                "channel": .string(record.channel.rawValue), "provider": .string(record.providerID),
+                "status": .string(record.status.rawValue),
+                "status_reason": record.statusReason.map(JSONValue.string) ?? .null,
+                "route": record.route.map(JSONValue.string) ?? .null,
+                "experiment": record.experiment.map(JSONValue.string) ?? .null,
+                "experiment_arm": record.experimentArm.map(JSONValue.string) ?? .null,
+                "created_at": .string(VerificationsController.timestamp(record.createdAt)),
+                "updated_at": .string(VerificationsController.timestamp(record.updatedAt)),
+            ]
+        }
+        return JSONResponse.response(["to": .string(number.masked), "verifications": .array(list)])
+    }
+
+    /// `GET /v1/admin/refusals?window=1h|24h`: refusals for rate limits, geo permissions and the SMS-pumping
+    /// guard, per kind, with a series per 5 minutes (1h) or hour (24h).
+    @Sendable func refusals(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        guard let stats else { throw GatewayError(.notFound, "This store keeps no statistics.") }
+        let window = try Self.window(request)
+        let now = service.clock.now
+        let rows = try await stats.refusalCounts(since: RefusalStats.firstBucket(window: window, until: now))
+        return JSONResponse.response(RefusalStats.build(rows: rows, window: window, until: now).json)
+    }
+
+    /// The `window` query parameter of the stats routes: `1h` (the default) or `24h`.
+    static func window(_ request: Request) throws(GatewayError) -> VerificationStats.Window {
+        switch request.uri.queryParameters.get("window").map({ String($0) }) ?? "1h" {
+        case "1h": return .hour
+        case "24h": return .day
         default: throw GatewayError.invalidRequest("`window` must be 1h or 24h.")
         }
-        let now = service.clock.now
-        let rows = try await stats.verificationStats(
-            since: now.addingTimeInterval(-Double(window.seconds)), bucketSeconds: window.bucketSeconds)
-        let report = VerificationStats.build(
-            rows: rows, providers: service.registry.providerIDs, window: window, until: now)
-        return JSONResponse.response(report.json)
     }
 
     @Sendable func providers(_ request: Request, context: GatewayRequestContext) async throws -> Response {

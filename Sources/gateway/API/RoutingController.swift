@@ -31,7 +31,15 @@ struct RoutingController: Sendable {
             throw GatewayError(.notFound, "No adaptive route is named `\(route)`.")
         }
         let routes = try await router.report(route: route, context: wanted)
-        return JSONResponse.response(["routes": .array(routes.map(\.json))])
+        var list: [JSONValue] = []
+        for report in routes {
+            // The starts each provider got per bucket, from the same evidence rows the report is made of (in the
+            // store, so every instance draws the same history).
+            let cells = try await service.store.adaptiveEvidence(
+                route: report.route, context: wanted, since: Self.horizon(report.policy, now: service.clock.now))
+            list.append(report.json(history: cells))
+        }
+        return JSONResponse.response(["routes": .array(list)])
     }
 
     @Sendable func dryRun(_ request: Request, context: GatewayRequestContext) async throws -> Response {
@@ -103,9 +111,24 @@ extension VerificationService.DryRun {
     }
 }
 
+extension RoutingController {
+    /// The first bucket the report reads: ``AdaptivePolicy/horizonWindows`` windows back, on a bucket boundary.
+    static func horizon(_ policy: AdaptivePolicy, now: Date) -> Int {
+        let width = policy.bucketSeconds
+        let earliest = Int((now.timeIntervalSince1970 - AdaptivePolicy.horizonWindows * policy.window).rounded(.down))
+        return earliest - ((earliest % width) + width) % width
+    }
+}
+
 extension AdaptiveRouteReport {
-    var json: JSONValue {
-        [
+    /// `history`: the evidence cells of the route, shown per context as each bucket's starts by provider.
+    func json(history: [AdaptiveCell]) -> JSONValue {
+        var byContext: [String: [Int: [String: Int]]] = [:]
+        for cell in history {
+            byContext[cell.context, default: [:]][cell.bucketStart, default: [:]][cell.providerID, default: 0] +=
+                cell.starts
+        }
+        return [
             "route": .string(route),
             "providers": .array(policy.providers.map(JSONValue.string)),
             "objective": .string(policy.objective.rawValue),
@@ -113,12 +136,23 @@ extension AdaptiveRouteReport {
                 AdaptivePolicy.Dimension.allCases.filter(policy.dimensions.contains).map { .string($0.rawValue) }),
             "min_share": .number(policy.minShare),
             "window_seconds": .number(policy.window),
+            "bucket_seconds": .number(Double(policy.bucketSeconds)),
             "contexts": .array(
-                contexts.map { context in
-                    [
+                contexts.map { context -> JSONValue in
+                    let buckets = (byContext[context.context] ?? [:]).sorted { $0.key < $1.key }
+                    return [
                         "context": .string(context.context),
                         "country": context.country.map(JSONValue.string) ?? .null,
                         "providers": .array(context.providers.map(\.json)),
+                        "history": .array(
+                            buckets.map { start, starts -> JSONValue in
+                                [
+                                    "bucket_start": .string(
+                                        VerificationsController.timestamp(
+                                            Date(timeIntervalSince1970: Double(start)))),
+                                    "starts": .object(starts.mapValues { .number(Double($0)) }),
+                                ]
+                            }),
                     ]
                 }),
         ]

@@ -6,11 +6,13 @@ extension ConsoleAssets {
         "use strict";
         (function () {
           const SVG = "http://www.w3.org/2000/svg";
-          const views = { overview, experiments, abuse, lookup, webhooks };
+          const views = { overview, countries, experiments, adaptive, abuse, lookup, webhooks };
           let session = null;
           let refreshTimer = null;
           let generation = 0;
           let overviewWindow = "1h";
+          let countriesWindow = "24h";
+          let abuseWindow = "24h";
 
           function el(tag, attrs, ...children) {
             const node = document.createElement(tag);
@@ -146,6 +148,8 @@ extension ConsoleAssets {
                 el("td", { class: "num", text: percent(vendor.conversion) }),
                 el("td", { class: "num", text: vendor.error_count }),
                 el("td", { text: errors || "–" }),
+                el("td", { class: "num latency", text: vendor.latency_ms
+                  ? vendor.latency_ms.p50 + " / " + vendor.latency_ms.p95 + " ms" : "–" }),
                 el("td", {}, breakerCell),
                 el("td", {}, sparkline(vendor.series)));
             });
@@ -165,12 +169,66 @@ extension ConsoleAssets {
                   el("div", { class: "big", text: percent(totalStarts ? totalApprovals / totalStarts : null) })),
                 el("div", { class: "card" }, el("div", { class: "muted", text: "Failing vendors" }),
                   el("div", { class: "big" + (failing ? " error" : ""), text: failing }))),
-              table(["Vendor", "Starts", "Approved", "Conversion", "Errors", "Error classes", "Breakers",
+              table(["Vendor", "Starts", "Approved", "Conversion", "Errors", "Error classes", "Latency p50 / p95",
+                     "Breakers",
                      "Starts / errors (" + stats.window + ")"], rows, { id: "vendors" }),
               el("p", { class: "muted", text: "A vendor is flagged when a circuit breaker is not closed in some " +
                 "country, or at least 5 errors are a fifth or more of its attempts. Errors are the vendor's failures " +
-                "that the gateway failed over, and verifications that failed at the vendor. Breakers are this " +
-                "instance's." }));
+                "that the gateway failed over, and verifications that failed at the vendor. Latency is over the " +
+                "vendor calls of the window's verifications. Breakers are this instance's." }));
+          }
+
+          // Conversion as a heat class, heat-0 (under 10%) to heat-9 (90% or more): colours live in the style
+          // sheet, since the page's CSP allows no inline style.
+          function heat(conversion) {
+            return "heat-" + Math.max(0, Math.min(9, Math.floor(conversion * 10)));
+          }
+
+          function money(value) {
+            return value === null || value === undefined ? "–" : value.toFixed(3);
+          }
+
+          async function countries(view) {
+            const report = await api("GET", "/v1/admin/stats/countries?window=" + countriesWindow);
+            const vendors = [], byCountry = new Map();
+            for (const cell of report.cells) {
+              if (!vendors.includes(cell.provider)) vendors.push(cell.provider);
+              const country = cell.country || "unknown";
+              if (!byCountry.has(country)) byCountry.set(country, { starts: 0, cells: {} });
+              byCountry.get(country).starts += cell.starts;
+              byCountry.get(country).cells[cell.provider] = cell;
+            }
+            const order = [...byCountry.keys()].sort((a, b) =>
+              (a === "unknown") - (b === "unknown") || byCountry.get(b).starts - byCountry.get(a).starts ||
+              a.localeCompare(b));
+            const rows = order.map((country) => el("tr", { "data-country": country },
+              el("th", { text: country }),
+              el("td", { class: "num", text: byCountry.get(country).starts }),
+              vendors.map((vendor) => {
+                const cell = byCountry.get(country).cells[vendor];
+                if (!cell || cell.starts === 0) return el("td", { class: "heat-none", text: "–" });
+                return el("td", { class: "heat " + heat(cell.conversion), "data-vendor": vendor,
+                                  "data-conversion": cell.conversion,
+                                  title: cell.approvals + " of " + cell.starts + " approved" },
+                  el("div", { class: "rate", text: percent(cell.conversion) }),
+                  el("div", { class: "sub", text: "n " + cell.starts + " · " + money(cell.cost_per_approval) + " / ok" }));
+              })));
+            view.replaceChildren(
+              el("h2", { text: "Countries" }),
+              el("div", { class: "toolbar" },
+                el("span", { class: "muted", text: "Window:" }),
+                ["1h", "24h"].map((w) => el("button", { type: "button", class: w === countriesWindow ? "primary" : null,
+                  "data-window": w, text: w, onclick: () => { countriesWindow = w; show("countries"); } })),
+                el("span", { class: "muted", text: when(report.until) })),
+              report.cells.length === 0 ? el("p", { class: "muted", text: "No verification in the window." })
+                : table(["Country", "Starts"].concat(vendors.map((v) => v === "-" ? "none (blocked)" : v)), rows,
+                        { id: "countries", class: "heatmap" }),
+              el("div", { class: "legend" }, el("span", { class: "muted", text: "Conversion " }),
+                [0, 2, 4, 6, 8, 9].map((n) => el("span", { class: "heat heat-" + n, text: (n * 10) + "%" }))),
+              el("p", { class: "muted", text: "Each cell: conversion, starts and cost per approval (the routing " +
+                "configuration's prices for every start that did not fail, over the approvals). \"unknown\" " +
+                "counts verifications stored before the gateway kept their country; \"none (blocked)\" the starts " +
+                "the SMS-pumping guard refused as it set a block." }));
           }
 
           async function experiments(view) {
@@ -238,8 +296,89 @@ extension ConsoleAssets {
                 " point difference (alpha 0.05, power 0.8); decide it before reading p-values." }));
           }
 
+          // A posterior's mean and central 95% interval on a 0–100% scale.
+          function posteriorBar(p) {
+            const w = 220, h = 22, x = (v) => v * w;
+            const [low, high] = p.interval_95;
+            return svg("svg", { class: "interval", width: w, height: h, role: "img",
+                                "aria-label": "posterior 95% interval " + percent(low) + " to " + percent(high) },
+              svg("rect", { class: "track", x: 0, y: 6, width: w, height: 10 }),
+              svg("rect", { class: "range", x: x(low), y: 6, width: Math.max(1, x(high) - x(low)), height: 10 }),
+              svg("rect", { class: "point", x: x(p.posterior_mean) - 1, y: 3, width: 2, height: 16 }));
+          }
+
+          // Each bucket's starts as a column of shares, one colour per provider (in the route's order).
+          function shareHistory(providers, history) {
+            const w = 480, h = 80, gap = 2;
+            const column = history.length ? Math.max(2, Math.floor(w / history.length) - gap) : 0;
+            const parts = [];
+            history.forEach((bucket, i) => {
+              const total = providers.reduce((sum, p) => sum + (bucket.starts[p] || 0), 0);
+              let y = h;
+              providers.forEach((provider, index) => {
+                const n = bucket.starts[provider] || 0;
+                if (!total || !n) return;
+                const height = (n / total) * h;
+                y -= height;
+                parts.push(svg("rect", { class: "share p" + (index % 6), x: i * (column + gap), y: y.toFixed(1),
+                  width: column, height: height.toFixed(1) },
+                  svg("title", { text: provider + " " + n + " of " + total + " · " + when(bucket.bucket_start) })));
+              });
+            });
+            return svg("svg", { class: "history", width: w, height: h, role: "img",
+                                "aria-label": "each provider's share of starts per bucket" }, parts);
+          }
+
+          async function adaptive(view) {
+            const { routes } = await api("GET", "/v1/routing/adaptive");
+            view.replaceChildren(el("h2", { text: "Adaptive routing" }));
+            if (routes.length === 0) {
+              view.append(el("p", { class: "muted", id: "no-adaptive", text: "No adaptive route is configured." }));
+              return;
+            }
+            for (const route of routes) {
+              view.append(el("h3", { text: route.route }),
+                el("p", { class: "muted", text: "objective " + route.objective + " · per " +
+                  (route.per.join(", ") || "nothing") + " · min share " + percent(route.min_share) +
+                  " · half-life " + Math.round(route.window_seconds / 60) + " min · buckets of " +
+                  Math.round(route.bucket_seconds / 60) + " min" }));
+              if (route.contexts.length === 0) {
+                view.append(el("p", { class: "muted", text: "No evidence yet." }));
+                continue;
+              }
+              for (const context of route.contexts) {
+                const rows = context.providers.map((p) => el("tr", { "data-provider": p.provider },
+                  el("td", {}, el("span", { class: "swatch p" + (route.providers.indexOf(p.provider) % 6) }),
+                    " ", el("strong", { text: p.provider })),
+                  el("td", { class: "num share", text: percent(p.share) }),
+                  el("td", { class: "num", text: p.starts }),
+                  el("td", { class: "num", text: p.approvals }),
+                  el("td", { class: "num", text: p.failures }),
+                  el("td", { class: "num", text: p.pending }),
+                  el("td", {}, posteriorBar(p), " ", el("span", { class: "muted posterior",
+                    text: percent(p.posterior_mean) + " (" + percent(p.interval_95[0]) + "–" +
+                      percent(p.interval_95[1]) + ")" })),
+                  el("td", { class: "num", text: money(p.cost_per_approval) })));
+                view.append(el("div", { class: "context", "data-route": route.route, "data-context": context.context },
+                  el("h4", { text: "Context " + context.context }),
+                  table(["Provider", "Share", "Starts", "Approved", "Failed", "Pending",
+                         "Posterior approval rate, 95% (0–100%)", "Cost / approval"], rows),
+                  el("div", { class: "muted", text: "Shares of starts per bucket, oldest first:" }),
+                  context.history.length === 0 ? el("p", { class: "muted", text: "No start in the horizon." })
+                    : shareHistory(route.providers, context.history)));
+              }
+            }
+            view.append(el("p", { class: "muted", text: "Share: each provider's chance of the next start (its " +
+              "chance of the highest Thompson draw, raised to the minimum share). The posterior is the Beta " +
+              "belief in its approval rate from decayed evidence. The columns are the starts each provider was " +
+              "given per bucket, from the store. docs/routing.md §3a." }));
+          }
+
           async function abuse(view) {
-            const { blocks } = await api("GET", "/v1/admin/blocks");
+            const [{ blocks }, refusals] = await Promise.all([
+              api("GET", "/v1/admin/blocks"),
+              api("GET", "/v1/admin/refusals?window=" + abuseWindow),
+            ]);
             const isAdmin = session.key.scopes.includes("admin");
             const rows = blocks.map((block) => el("tr", { "data-prefix": block.prefix },
               el("td", {}, el("code", { text: block.prefix })),
@@ -262,41 +401,79 @@ extension ConsoleAssets {
               el("h3", { text: "Prefix blocks (SMS-pumping guard)" }),
               blocks.length === 0 ? el("p", { class: "muted", id: "no-blocks", text: "No prefix is blocked." })
                 : table(["Prefix", "Starts", "Approved", "Blocked at", "Until", ""], rows, { id: "blocks" }),
-              el("p", { class: "muted", text: "Rate-limit and geo refusals are counted in /metrics " +
-                "(gateway_refusals_total), per instance; the console does not show them yet." }));
+              el("h3", { text: "Refusals" }),
+              el("div", { class: "toolbar" },
+                el("span", { class: "muted", text: "Window:" }),
+                ["1h", "24h"].map((w) => el("button", { type: "button", class: w === abuseWindow ? "primary" : null,
+                  "data-window": w, text: w, onclick: () => { abuseWindow = w; show("abuse"); } })),
+                el("span", { class: "muted", id: "refusal-total", text: refusals.total + " refused" })),
+              refusals.kinds.length === 0
+                ? el("p", { class: "muted", id: "no-refusals", text: "Nothing was refused in the window." })
+                : table(["Kind", "Refused", "Over the window (" + refusals.window + ")"], refusals.kinds.map((k) =>
+                    el("tr", { "data-kind": k.kind },
+                      el("td", {}, el("code", { text: k.kind })),
+                      el("td", { class: "num", text: k.count }),
+                      el("td", {}, sparkline({ errors: k.series })))), { id: "refusals" }),
+              el("p", { class: "muted", text: "Starts and requests refused for a rate limit (what per which " +
+                "limit), a country not allowed (geo) or a blocked prefix (pumping guard), counted by every " +
+                "instance in the store." }));
           }
 
           async function lookup(view) {
             const form = el("form", { id: "lookup-form", autocomplete: "off" },
-              el("label", {}, "Verification id ", el("input", { id: "lookup-id", required: true, placeholder: "vf_…" })),
+              el("label", {}, "Verification id or number ",
+                el("input", { id: "lookup-id", required: true, placeholder: "vf_… or +44…" })),
               el("button", { type: "submit", class: "primary", text: "Look up" }));
             const result = el("div", { id: "lookup-result" });
+            async function byID(id) {
+              result.replaceChildren(el("p", { class: "muted", text: "Looking up…" }));
+              const v = await api("GET", "/v1/verifications/" + encodeURIComponent(id) + "?include=timeline");
+              const facts = [["Status", v.status], ["Reason", v.status_reason], ["To", maskNumber(v.to)],
+                ["Channel", v.channel], ["Vendor", v.provider], ["Route", v.route],
+                ["Experiment", v.experiment ? v.experiment + " / " + v.experiment_arm : null],
+                ["Sends", v.sends], ["Created", when(v.created_at)], ["Expires", when(v.expires_at)]];
+              const timeline = v.timeline.map((event) => el("tr", { "data-kind": event.kind },
+                el("td", { text: when(event.at) }),
+                el("td", {}, el("code", { text: event.kind })),
+                el("td", { text: Object.entries(event.detail).map(([k, val]) => k + "=" + maskNumber(val)).join("  ") })));
+              result.replaceChildren(
+                el("h3", { text: v.id }),
+                table(null, facts.map(([k, val]) => el("tr", {}, el("th", { text: k }),
+                  el("td", { text: val === null || val === undefined ? "–" : String(val) }))), { id: "facts" }),
+                el("h3", { text: "Timeline" }),
+                table(["At", "Event", "Detail"], timeline, { id: "timeline" }));
+            }
+            async function byNumber(number) {
+              result.replaceChildren(el("p", { class: "muted", text: "Looking up…" }));
+              const found = await api("GET", "/v1/admin/verifications?to=" + encodeURIComponent(number));
+              const rows = found.verifications.map((v) => el("tr", { "data-id": v.id },
+                el("td", {}, el("button", { type: "button", class: "open", text: v.id,
+                  onclick: () => byID(v.id).catch((error) =>
+                    result.replaceChildren(el("p", { class: "error", text: error.message }))) })),
+                el("td", { text: v.to }),
+                el("td", { text: v.country || "–" }),
+                el("td", {}, el("span", { class: "badge " + v.status, text: v.status })),
+                el("td", { text: v.provider }),
+                el("td", { text: v.route || "–" }),
+                el("td", { text: when(v.created_at) })));
+              result.replaceChildren(
+                el("h3", { text: "Verifications to " + found.to }),
+                rows.length === 0 ? el("p", { class: "muted", id: "no-verifications", text: "None stored." })
+                  : table(["Id", "To", "Country", "Status", "Vendor", "Route", "Created"], rows, { id: "by-number" }),
+                el("p", { class: "muted", text: "The newest 20, newest first. Press an id for its timeline." }));
+            }
             form.addEventListener("submit", async (event) => {
               event.preventDefault();
-              const id = document.getElementById("lookup-id").value.trim();
-              result.replaceChildren(el("p", { class: "muted", text: "Looking up…" }));
+              const text = document.getElementById("lookup-id").value.trim();
               try {
-                const v = await api("GET", "/v1/verifications/" + encodeURIComponent(id) + "?include=timeline");
-                const facts = [["Status", v.status], ["Reason", v.status_reason], ["To", maskNumber(v.to)],
-                  ["Channel", v.channel], ["Vendor", v.provider], ["Route", v.route],
-                  ["Experiment", v.experiment ? v.experiment + " / " + v.experiment_arm : null],
-                  ["Sends", v.sends], ["Created", when(v.created_at)], ["Expires", when(v.expires_at)]];
-                const timeline = v.timeline.map((event) => el("tr", { "data-kind": event.kind },
-                  el("td", { text: when(event.at) }),
-                  el("td", {}, el("code", { text: event.kind })),
-                  el("td", { text: Object.entries(event.detail).map(([k, val]) => k + "=" + maskNumber(val)).join("  ") })));
-                result.replaceChildren(
-                  el("h3", { text: v.id }),
-                  table(null, facts.map(([k, val]) => el("tr", {}, el("th", { text: k }),
-                    el("td", { text: val === null || val === undefined ? "–" : String(val) }))), { id: "facts" }),
-                  el("h3", { text: "Timeline" }),
-                  table(["At", "Event", "Detail"], timeline, { id: "timeline" }));
+                // An id starts with letters; a number with + or a digit.
+                if (/^[+0-9(]/.test(text)) await byNumber(text); else await byID(text);
               } catch (error) {
                 result.replaceChildren(el("p", { class: "error", text: error.message }));
               }
             });
             view.replaceChildren(el("h2", { text: "Lookup" }), form, result,
-              el("p", { class: "muted", text: "The number is shown with its middle hidden; codes are never shown." }));
+              el("p", { class: "muted", text: "Numbers are shown with their middle hidden; codes are never shown." }));
           }
 
           async function webhooks(view) {

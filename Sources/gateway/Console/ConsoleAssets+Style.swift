@@ -49,5 +49,25 @@ extension ConsoleAssets {
         .card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; min-width: 150px; }
         .card .big { font-size: 22px; font-weight: 600; }
         code { font-size: 12px; }
+        table.heatmap td { text-align: center; min-width: 110px; }
+        td.heat .rate, .legend .heat { font-weight: 600; }
+        td.heat .sub { font-size: 11px; opacity: .8; }
+        .heat-none { color: var(--muted); }
+        .legend { display: flex; gap: 2px; align-items: center; margin-bottom: 10px; }
+        .legend .heat { padding: 2px 8px; font-size: 12px; }
+        .heat-0 { background: #b91c1c; color: #fff; } .heat-1 { background: #dc2626; color: #fff; }
+        .heat-2 { background: #ef4444; color: #fff; } .heat-3 { background: #f97316; color: #fff; }
+        .heat-4 { background: #fb923c; } .heat-5 { background: #fbbf24; } .heat-6 { background: #facc15; }
+        .heat-7 { background: #a3e635; } .heat-8 { background: #4ade80; } .heat-9 { background: #16a34a; color: #fff; }
+        h4 { font-size: 14px; margin: 14px 0 6px; }
+        .context { margin-bottom: 18px; }
+        svg.history { background: #fff; border: 1px solid var(--line); margin: 4px 0 8px; }
+        .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; }
+        .p0 { fill: #1d4ed8; background: #1d4ed8; } .p1 { fill: #f59e0b; background: #f59e0b; }
+        .p2 { fill: #10b981; background: #10b981; } .p3 { fill: #ef4444; background: #ef4444; }
+        .p4 { fill: #8b5cf6; background: #8b5cf6; } .p5 { fill: #6b7280; background: #6b7280; }
+        button.open { font-family: ui-monospace, monospace; font-size: 12px; padding: 2px 8px; }
+        .badge.approved { background: #dcfce7; color: var(--good); }
+        .badge.failed, .badge.denied { background: #fee2e2; color: var(--bad); }
         """#
 }

@@ -18,7 +18,9 @@ enum ConsoleAssets {
           <h1>Verification gateway</h1>
           <nav id="nav" hidden>
             <a href="#overview" data-view="overview">Overview</a>
+            <a href="#countries" data-view="countries">Countries</a>
             <a href="#experiments" data-view="experiments">Experiments</a>
+            <a href="#adaptive" data-view="adaptive">Adaptive</a>
             <a href="#abuse" data-view="abuse">Abuse</a>
             <a href="#lookup" data-view="lookup">Lookup</a>
             <a href="#webhooks" data-view="webhooks">Webhooks</a>

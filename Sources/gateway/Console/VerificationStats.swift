@@ -7,6 +7,35 @@ protocol VerificationStatsStore: Sendable {
     /// Verifications created since `since`, grouped by vendor, status, status reason, failovers and
     /// `bucketSeconds`-long bucket (0 starts at `since`).
     func verificationStats(since: Date, bucketSeconds: Int) async throws(GatewayError) -> [VerificationStatsRow]
+    /// Verifications created since `since` (test numbers left out) by vendor, country and status.
+    func countryStats(since: Date) async throws(GatewayError) -> [CountryStatsRow]
+    /// The vendor calls of the verifications created since `since`, counted by vendor and latency (ms).
+    func vendorLatencies(since: Date) async throws(GatewayError) -> [LatencyRow]
+    /// The newest `limit` verifications to `destination` (an E.164 number), newest first.
+    func verifications(destination: String, limit: Int) async throws(GatewayError) -> [VerificationRecord]
+    /// Refusals counted per kind and minute, from the minute starting at `since` (Unix seconds) on.
+    func refusalCounts(since bucketStart: Int) async throws(GatewayError) -> [RefusalCountRow]
+}
+
+struct RefusalCountRow: Sendable, Equatable {
+    var kind: String
+    /// The minute's first second (Unix seconds).
+    var bucketStart: Int
+    var count: Int
+}
+
+struct CountryStatsRow: Sendable, Equatable {
+    var providerID: String
+    /// Nil for verifications written before the store kept countries, and for destinations that are not numbers.
+    var country: String?
+    var status: String
+    var count: Int
+}
+
+struct LatencyRow: Sendable, Equatable {
+    var providerID: String
+    var milliseconds: Int
+    var count: Int
 }
 
 struct VerificationStatsRow: Sendable, Equatable {
@@ -53,6 +82,35 @@ struct VerificationStats: Sendable {
 
     var window: Window
     var since: Date
+    /// Vendor call latency per vendor, p50 and p95 in milliseconds, and the calls they are read from.
+    var latency: [String: Latency] = [:]
+
+    struct Latency: Sendable, Equatable {
+        var calls: Int
+        var p50: Int
+        var p95: Int
+    }
+
+    /// The nearest-rank percentiles of each vendor's latency histogram (`rows`).
+    static func latencies(_ rows: [LatencyRow]) -> [String: Latency] {
+        var result: [String: Latency] = [:]
+        for (vendor, list) in Dictionary(grouping: rows, by: \.providerID) {
+            let sorted = list.sorted { $0.milliseconds < $1.milliseconds }
+            let total = sorted.reduce(0) { $0 + $1.count }
+            guard total > 0 else { continue }
+            func rank(_ fraction: Double) -> Int {
+                let wanted = max(1, Int((fraction * Double(total)).rounded(.up)))
+                var seen = 0
+                for row in sorted {
+                    seen += row.count
+                    if seen >= wanted { return row.milliseconds }
+                }
+                return sorted.last?.milliseconds ?? 0
+            }
+            result[vendor] = Latency(calls: total, p50: rank(0.5), p95: rank(0.95))
+        }
+        return result
+    }
     var until: Date
     var vendors: [String: Vendor]
     var order: [String]
@@ -117,10 +175,96 @@ struct VerificationStats: Sendable {
                             ? .number(Double(vendor.approvals) / Double(vendor.starts)) : .null,
                         "statuses": counts(vendor.statuses), "errors": counts(vendor.errors),
                         "error_count": .number(Double(errorCount)),
+                        "latency_ms": latency[id].map { value -> JSONValue in
+                            [
+                                "calls": .number(Double(value.calls)), "p50": .number(Double(value.p50)),
+                                "p95": .number(Double(value.p95)),
+                            ]
+                        } ?? .null,
                         "series": [
                             "starts": series(vendor.startSeries), "approvals": series(vendor.approvalSeries),
                             "errors": series(vendor.errorSeries),
                         ],
+                    ]
+                }),
+        ]
+    }
+}
+
+/// `GET /v1/admin/stats/countries`: per vendor and country, over the last hour or day, verifications started
+/// and approved, the conversion, and the cost per approval from the routing configuration's `prices` (as
+/// `gateway experiments report` counts it: every start that did not fail is paid at the vendor's price for
+/// the country).
+struct CountryStats: Sendable {
+    struct Cell: Sendable, Equatable {
+        var providerID: String
+        var country: String?
+        var starts = 0
+        var approvals = 0
+        var failed = 0
+    }
+
+    var window: VerificationStats.Window
+    var since: Date
+    var until: Date
+    var cells: [Cell]
+    var prices: PriceTable
+
+    static func build(
+        rows: [CountryStatsRow], providers: [String], prices: PriceTable, window: VerificationStats.Window,
+        until: Date
+    ) -> CountryStats {
+        struct Key: Hashable {
+            var provider: String
+            var country: String?
+        }
+        var cells: [Key: Cell] = [:]
+        for row in rows {
+            let key = Key(provider: row.providerID, country: row.country)
+            var cell = cells[key] ?? Cell(providerID: row.providerID, country: row.country)
+            cell.starts += row.count
+            if row.status == VerificationStatus.approved.rawValue { cell.approvals += row.count }
+            if row.status == VerificationStatus.failed.rawValue { cell.failed += row.count }
+            cells[key] = cell
+        }
+        // Vendors in routing order, then any other; countries by starts, most first; unknown countries last.
+        let rank = Dictionary(providers.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
+        let ordered = cells.values.sorted { a, b in
+            let (ra, rb) = (rank[a.providerID] ?? Int.max, rank[b.providerID] ?? Int.max)
+            if ra != rb { return ra < rb }
+            if a.providerID != b.providerID { return a.providerID < b.providerID }
+            if (a.country == nil) != (b.country == nil) { return b.country == nil }
+            if a.starts != b.starts { return a.starts > b.starts }
+            return (a.country ?? "") < (b.country ?? "")
+        }
+        return CountryStats(
+            window: window, since: until.addingTimeInterval(-Double(window.seconds)), until: until, cells: ordered,
+            prices: prices)
+    }
+
+    /// What the cell's starts cost: nil when the vendor has no price for the country (nor a default), or
+    /// the country is unknown and the vendor has no default.
+    func cost(_ cell: Cell) -> Double? {
+        prices.price(provider: cell.providerID, country: cell.country).map { $0 * Double(cell.starts - cell.failed) }
+    }
+
+    var json: JSONValue {
+        func number(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
+        return [
+            "window": .string(window.name), "window_seconds": .number(Double(window.seconds)),
+            "since": .string(VerificationsController.timestamp(since)),
+            "until": .string(VerificationsController.timestamp(until)),
+            "cells": .array(
+                cells.map { cell -> JSONValue in
+                    let cost = cost(cell)
+                    return [
+                        "provider": .string(cell.providerID), "country": cell.country.map(JSONValue.string) ?? .null,
+                        "starts": .number(Double(cell.starts)), "approvals": .number(Double(cell.approvals)),
+                        "failed": .number(Double(cell.failed)),
+                        "conversion": number(cell.starts > 0 ? Double(cell.approvals) / Double(cell.starts) : nil),
+                        "cost": number(cost),
+                        "cost_per_approval": number(
+                            cell.approvals > 0 ? cost.map { $0 / Double(cell.approvals) } : nil),
                     ]
                 }),
         ]

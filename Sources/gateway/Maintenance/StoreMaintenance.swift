@@ -19,7 +19,21 @@ struct StoreMaintenance: Service {
     func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             await pruneIdempotencyKeys()
+            await pruneRefusalCounts()
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        }
+    }
+
+    /// Refusal counts (the console's, per kind and minute) are kept two days: the console reads one.
+    static let refusalRetention: TimeInterval = 2 * 86_400
+
+    func pruneRefusalCounts() async {
+        guard let counts = store as? any SQLStore else { return }
+        do {
+            try await counts.pruneRefusalCounts(
+                before: RefusalStats.bucket(clock.now.addingTimeInterval(-Self.refusalRetention)))
+        } catch {
+            logger.warning("refusal count pruning failed", metadata: ["error.code": "\(error.code.rawValue)"])
         }
     }
 

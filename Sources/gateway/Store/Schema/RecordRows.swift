@@ -10,7 +10,7 @@ enum RecordRows {
         "content_language", "locales", "experiment_arm", "client_reference", "metadata", "api_key_id", "version",
         "route", "experiment", "failovers", "test_number", "next_action", "fallback_channels", "challenge_attempts",
         "token_pending", "pending_tokens", "check_lease_until", "status_reason", "check_lease_owner",
-        "check_lease_attempt", "client_secret_hash", "adaptive_context",
+        "check_lease_attempt", "client_secret_hash", "adaptive_context", "country",
     ]
     static let columns = columnNames.joined(separator: ", ")
     /// `column = $n` for every column but the id: $1 is the id, $2 … $N follow ``columnNames``, so an
@@ -73,6 +73,8 @@ enum RecordRows {
             .flag(record.checkLeaseHoldsAttempt),
             .optionalText(record.clientSecretHash),
             .optionalText(record.adaptiveContext),
+            // Not read back: the record has its number. Kept so the console counts by country in SQL.
+            .optionalText(record.destination.phoneNumber?.policyRegion),
         ]
     }
 

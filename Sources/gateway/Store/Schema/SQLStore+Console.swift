@@ -36,6 +36,42 @@ extension SQLStore {
                 bucket: row.int(4) ?? 0, count: row.int(5) ?? 0)
         }
     }
+
+    func countryStats(since: Date) async throws(GatewayError) -> [CountryStatsRow] {
+        try await rows("country stats", ConsoleRows.countries, [.date(since)]) { row in
+            CountryStatsRow(
+                providerID: row.text(0) ?? "", country: row.text(1), status: row.text(2) ?? "",
+                count: row.int(3) ?? 0)
+        }
+    }
+
+    func vendorLatencies(since: Date) async throws(GatewayError) -> [LatencyRow] {
+        try await rows("vendor latencies", ConsoleRows.latencies, [.date(since)]) { row in
+            LatencyRow(providerID: row.text(0) ?? "", milliseconds: row.int(1) ?? 0, count: row.int(2) ?? 0)
+        }
+    }
+
+    func verifications(destination: String, limit: Int) async throws(GatewayError) -> [VerificationRecord] {
+        try await rows(
+            "verifications by number", ConsoleRows.byDestination, [.text(destination), .int(limit)],
+            RecordRows.record(from:))
+    }
+
+    func countRefusal(kind: String, bucketStart: Int) async throws(GatewayError) {
+        try await change("count refusal", ConsoleRows.countRefusal, [.text(kind), .int(bucketStart)])
+    }
+
+    func refusalCounts(since bucketStart: Int) async throws(GatewayError) -> [RefusalCountRow] {
+        try await rows("refusal counts", ConsoleRows.refusals, [.int(bucketStart)]) { row in
+            RefusalCountRow(kind: row.text(0) ?? "", bucketStart: row.int(1) ?? 0, count: row.int(2) ?? 0)
+        }
+    }
+
+    /// Deletes the refusal counts of minutes before `before` (Unix seconds); how many rows went.
+    @discardableResult
+    func pruneRefusalCounts(before: Int) async throws(GatewayError) -> Int {
+        try await run("prune refusal counts", ConsoleRows.pruneRefusals, [.int(before)]) { $0.changed }
+    }
 }
 
 /// The statements of `console_sessions` and of the overview's counts.
@@ -55,4 +91,35 @@ enum ConsoleRows {
         FROM verifications WHERE created_at >= $1 AND test_number = 0
         GROUP BY provider_id, status, status_reason, failovers, bucket
         """)
+    /// Verifications made since `$1` (test numbers left out) by vendor, country and status.
+    static let countries = StoreStatement(
+        """
+        SELECT provider_id, country, status, count(*) FROM verifications
+        WHERE created_at >= $1 AND test_number = 0 GROUP BY provider_id, country, status
+        """)
+    /// The vendor calls of the verifications made since `$1`, counted by vendor and latency in milliseconds:
+    /// a histogram the percentiles are read from (the window's verifications by the `created_at` index, their
+    /// events by the `verification_id` one).
+    static let latencies = StoreStatement(
+        """
+        SELECT e.provider_id, e.latency_ms, count(*)
+        FROM verifications v JOIN verification_events e ON e.verification_id = v.id
+        WHERE v.created_at >= $1 AND v.test_number = 0 AND e.latency_ms IS NOT NULL AND e.provider_id IS NOT NULL
+        GROUP BY e.provider_id, e.latency_ms
+        """)
+    /// A number's newest verifications, by the `(destination_value, created_at)` index.
+    static let byDestination = StoreStatement(
+        """
+        SELECT \(RecordRows.columns) FROM verifications
+        WHERE destination_value = $1 ORDER BY created_at DESC, id DESC LIMIT $2
+        """)
+    /// One more refusal of kind `$1` in the minute starting at `$2` (Unix seconds), one atomic upsert.
+    static let countRefusal = StoreStatement(
+        """
+        INSERT INTO refusal_counts (kind, bucket_start, count) VALUES ($1, $2, 1)
+        ON CONFLICT (kind, bucket_start) DO UPDATE SET count = refusal_counts.count + 1
+        """)
+    static let refusals = StoreStatement(
+        "SELECT kind, bucket_start, count FROM refusal_counts WHERE bucket_start >= $1 ORDER BY bucket_start, kind")
+    static let pruneRefusals = StoreStatement("DELETE FROM refusal_counts WHERE bucket_start < $1")
 }

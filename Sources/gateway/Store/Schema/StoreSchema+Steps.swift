@@ -192,5 +192,21 @@ extension StoreSchema {
                         ])),
                 .index(SchemaIndex("console_sessions_expires_at", on: "console_sessions", ["expires_at"])),
             ]),
+        // The console's figures: a verification's country (set from its number when written; rows from before
+        // this step keep NULL, they are not backfilled), the vendor and latency of a vendor call on its event
+        // row (older events keep NULL), and refusals counted per kind and minute.
+        SchemaStep(
+            "console figures: country, vendor call latency, refusal counts",
+            [
+                .add(.optional("country", .text), to: "verifications"),
+                .add(.optional("provider_id", .text), to: "verification_events"),
+                .add(.optional("latency_ms", .integer), to: "verification_events"),
+                .create(
+                    SchemaTable(
+                        "refusal_counts",
+                        [.required("kind", .text), .required("bucket_start", .integer), .required("count", .integer)],
+                        constraints: ["PRIMARY KEY (kind, bucket_start)"], withoutRowID: true)),
+                .index(SchemaIndex("refusal_counts_bucket_start", on: "refusal_counts", ["bucket_start"])),
+            ]),
     ]
 }
