@@ -11,6 +11,9 @@ Basic). Each round reads the gateway's user + system CPU from /proc before and a
 starts it answered (2xx); the figure is the median over the rounds of µs of gateway CPU per start, and the
 facade's overhead is the ratio of the medians. Every start goes through the same engine, store and emulator;
 only the front door differs. Prints one `RESULT {json}` line. The target (issue 34) is at most +10%.
+
+With --native-idempotency each native start carries an `Idempotency-Key`, so that both sides guard against a
+double submit (the facade always does: its creates to one number run one at a time under a claim in the store).
 """
 import argparse, base64, json, os, re, statistics, subprocess, sys, tempfile
 
@@ -42,6 +45,8 @@ def main():
     parser.add_argument("--gateway", default=os.path.join(bench.ROOT, ".build", "release", "gateway"))
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--native-idempotency", action="store_true",
+                        help="send an Idempotency-Key with every native start")
     args = parser.parse_args()
     if not 1 <= args.rounds <= 19:
         raise SystemExit("--rounds takes 1 to 19 (each round's numbers are its own block of the counter)")
@@ -61,7 +66,8 @@ def main():
     try:
         # UK mobile ranges (+44741…, +44742…) as the suite's start.lua uses: the thread's digit and a 6-digit
         # counter, each run starting where the one before stopped, so every start is to a new number.
-        native_env = {"BENCH_KEY": bench.KEY, "BENCH_PREFIX": "+44741"}
+        native_env = {"BENCH_KEY": bench.KEY, "BENCH_PREFIX": "+44741",
+                      "BENCH_IDEMPOTENCY": "1" if args.native_idempotency else "0"}
         facade_env = {"BENCH_BASIC": basic, "BENCH_SERVICE_SID": SERVICE, "BENCH_PREFIX": "+44742"}
         for index in range(args.rounds + 1):
             start = {"BENCH_COUNTER_START": str(index * 50000)}
@@ -80,8 +86,9 @@ def main():
     print("RESULT " + json.dumps({
         "native_us_per_start": round(native_us, 1), "facade_us_per_start": round(facade_us, 1),
         "overhead_percent": round((facade_us / native_us - 1) * 100, 1), "rounds": rounds,
-        "command": "python3 scripts/bench/facade_cpu.py --gateway %s --seconds %d --rounds %d"
-        % (os.path.relpath(args.gateway, bench.ROOT), args.seconds, args.rounds),
+        "command": "python3 scripts/bench/facade_cpu.py --gateway %s --seconds %d --rounds %d%s"
+        % (os.path.relpath(args.gateway, bench.ROOT), args.seconds, args.rounds,
+           " --native-idempotency" if args.native_idempotency else ""),
     }))
 
 
