@@ -63,11 +63,43 @@ struct InstanceRegistryTests {
         #expect(await registry.isDead("in_elsewhere") == false)
         #expect(await registry.isDead("in_exited"))
         #expect(await registry.isDead("in_unknown"))
-        clock.advance(by: 10.5)
+        // This instance beats every few seconds meanwhile; the other host's row stays 10.5 s old.
+        for _ in 0..<3 {
+            clock.advance(by: 3.5)
+            try await registry.beat()
+        }
         #expect(await registry.isDead("in_elsewhere"))
         #expect(await registry.isDead("in_me") == false)
-        try await registry.beat()
         #expect(try await store.instances().first { $0.id == "in_me" }?.heartbeatAt == clock.now)
+    }
+
+    @Test("after a store outage, an instance whose heartbeat is old only because nobody could beat keeps its lease")
+    func outageKillsNobody() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_900_000_000))
+        let store = InMemoryVerificationStore()
+        try await store.heartbeat(Self.row("in_elsewhere", host: "host-2", pid: 102, clock: clock))
+        let registry = Self.registry(store, clock: clock, alive: [100])
+        try await registry.register()
+        // Eleven seconds in which nothing reached the store: neither instance beat.
+        clock.advance(by: 11)
+        try await registry.beat()
+        #expect(await registry.isDead("in_elsewhere") == false, "its heartbeat is old because of the outage")
+        // The other instance beats again a second later, then stops; this one keeps beating every 2 s.
+        clock.advance(by: 1)
+        try await store.heartbeat(Self.row("in_elsewhere", host: "host-2", pid: 102, clock: clock))
+        for _ in 0..<5 {
+            clock.advance(by: 2)
+            try await registry.beat()
+            #expect(await registry.isDead("in_elsewhere") == false, "its row is at most 10 s old")
+        }
+        // Its row is older than 10 s now, and this one has beaten without a gap for longer than that: dead.
+        clock.advance(by: 0.5)
+        #expect(await registry.isDead("in_elsewhere"))
+        // A beat that comes late (more than 5 s after the one before) starts this instance's run again: until
+        // it has beaten for 10 s more, nobody is judged dead by the age of their heartbeat.
+        clock.advance(by: 6)
+        try await registry.beat()
+        #expect(await registry.isDead("in_elsewhere") == false)
     }
 
     @Test("a restarted gateway on its SQLite file approves the right code at once after a check died at the vendor")

@@ -16,7 +16,15 @@ import Synchronization
 /// dead: on this host, a process that is gone; anywhere, a heartbeat older than a day. Their leases are
 /// then taken over at the first touch. While it runs it renews its heartbeat every ``interval``; another
 /// instance is dead when its row is gone, its process is gone from this host, or its heartbeat is older
-/// than ``deadAfter``.
+/// than ``deadAfter`` while this instance's own heartbeats have been reaching the store for longer than that.
+///
+/// The last condition is what a store outage needs: while the store cannot be written, no instance can
+/// beat, so once it is back every heartbeat is old, the living ones' too. Judged by age alone, a live
+/// instance whose check was at the vendor during the outage would lose its lease, and the attempt that check
+/// reserved would be given back although the vendor counted the code and the check answers it as counted.
+/// So a stale heartbeat means death only once this instance has beaten without a gap (no failure, no two
+/// beats more than half of ``deadAfter`` apart) for longer than ``deadAfter``: long enough for every live
+/// instance to have beaten meanwhile.
 final class InstanceRegistry: LeaseOwners, Service {
     let instanceID: String
     let store: any VerificationStore
@@ -33,6 +41,9 @@ final class InstanceRegistry: LeaseOwners, Service {
     private let processIsAlive: @Sendable (Int) -> Bool
     /// What ``isDead(_:)`` last found per instance.
     private let verdicts = Mutex<[String: (at: ContinuousClock.Instant, dead: Bool)]>([:])
+    /// This instance's run of heartbeats that reached the store without a gap: when it began and the
+    /// latest; nil after a failed one.
+    private let streak = Mutex<(since: Date, last: Date)?>(nil)
 
     /// A heartbeat row older than this is deleted at startup, whatever host it names.
     static let forgetAfter: TimeInterval = 86_400
@@ -83,8 +94,31 @@ final class InstanceRegistry: LeaseOwners, Service {
     }
 
     func beat() async throws(GatewayError) {
-        try await store.heartbeat(
-            GatewayInstance(id: instanceID, host: host, pid: pid, startedAt: startedAt, heartbeatAt: clock.now))
+        do {
+            try await store.heartbeat(
+                GatewayInstance(id: instanceID, host: host, pid: pid, startedAt: startedAt, heartbeatAt: clock.now))
+        } catch {
+            streak.withLock { $0 = nil }
+            throw error
+        }
+        let now = clock.now
+        let gap = deadAfter / 2
+        streak.withLock { streak in
+            // A beat that took long (one that hung through an outage) or came late starts a new run.
+            if let run = streak, now.timeIntervalSince(run.last) <= gap {
+                streak = (run.since, now)
+            } else {
+                streak = (now, now)
+            }
+        }
+    }
+
+    /// Whether this instance's heartbeats have reached the store without a gap for longer than ``deadAfter``
+    /// until lately: only then does another instance's old heartbeat mean that it stopped beating.
+    func beatsLongEnough() -> Bool {
+        guard let run = streak.withLock({ $0 }) else { return false }
+        let now = clock.now
+        return now.timeIntervalSince(run.last) <= deadAfter / 2 && now.timeIntervalSince(run.since) > deadAfter
     }
 
     /// Renews the heartbeat until shutdown. The row stays after a graceful stop: a check of this instance
@@ -111,10 +145,10 @@ final class InstanceRegistry: LeaseOwners, Service {
         return dead
     }
 
-    /// Dead: its process is gone from this host, or its heartbeat stopped.
+    /// Dead: its process is gone from this host, or its heartbeat stopped while this instance's did not.
     func judge(_ instance: GatewayInstance) -> Bool {
         if instance.host == host && !processIsAlive(instance.pid) { return true }
-        return clock.now.timeIntervalSince(instance.heartbeatAt) > deadAfter
+        return beatsLongEnough() && clock.now.timeIntervalSince(instance.heartbeatAt) > deadAfter
     }
 }
 
