@@ -254,6 +254,70 @@ struct AdaptiveEngineTests {
 }
 
 /// True for the first caller only.
+@Suite("Adaptive routing: the router's kept evidence")
+struct AdaptiveRouterCacheTests {
+    @Test(
+        "posteriors kept between reads, with this instance's starts and outcomes added in place, equal the ones computed afresh from the store"
+    )
+    func keptEqualsFresh() async throws {
+        let policy = AdaptivePolicy(providers: ["a", "b", "c"], minShare: 0.05, window: 3600)
+        let table = RoutingTable(
+            defaultOrder: ["a"], rules: [Route(name: "r", channels: [.sms], target: .adaptive(policy))])
+        let store = InMemoryVerificationStore()
+        let clock = ManualClock()
+        let router = AdaptiveRouter(store: store, routing: table, clock: clock, refreshInterval: 60)
+        let now = Int(clock.now.timeIntervalSince1970)
+        let width = policy.bucketSeconds
+        let newest = now - now % width
+        for bucket in [1, 3, 4, 9] {
+            for (index, id) in ["a", "b"].enumerated() {
+                try await store.addAdaptiveEvidence(
+                    AdaptiveCell(
+                        route: "r", context: "GB/sms", providerID: id, bucketStart: newest - bucket * width,
+                        bucketSeconds: width, starts: 40, approvals: 30 - 10 * index, failures: 5))
+            }
+        }
+        func fresh() async throws -> [String: AdaptivePosterior] {
+            let cells = try await store.adaptiveEvidence(route: "r", context: "GB/sms", since: 0)
+            var found: [String: AdaptivePosterior] = [:]
+            for id in ["a", "b", "c"] {
+                found[id] = AdaptiveModel.posterior(
+                    cells.filter { $0.providerID == id }, now: clock.now, window: policy.window,
+                    codeValidity: 600)
+            }
+            return found
+        }
+        func kept() async -> [String: AdaptivePosterior] {
+            await router.posteriors(route: "r", policy: policy, context: "GB/sms", providers: ["a", "b", "c"])
+        }
+        #expect(await kept() == (try await fresh()))
+        // Starts in the current bucket (a new newest cell), and outcomes of verifications started in older
+        // buckets: ones that hold a cell already, one between two cells, one older than all: each lands in its
+        // bucket, in order.
+        let at = clock.now
+        await router.countStart(route: "r", policy: policy, context: "GB/sms", providerID: "a", at: at)
+        await router.countStart(route: "r", policy: policy, context: "GB/sms", providerID: "c", at: at)
+        for (id, bucket, status) in [
+            ("a", 3, VerificationStatus.approved), ("b", 2, .canceled), ("b", 12, .approved), ("a", 1, .expired),
+        ] {
+            var record = try StoreConformance.phoneRecord(id: "VEcache\(id)\(bucket)")
+            record.providerID = id
+            record.route = "r"
+            record.adaptiveContext = "GB/sms"
+            record.createdAt = Date(timeIntervalSince1970: TimeInterval(newest - bucket * width + 5))
+            record.status = status
+            await router.countOutcome(previous: .pending, record)
+        }
+        let afterAdditions = await kept()
+        #expect(afterAdditions == (try await fresh()))
+        #expect(afterAdditions["c"]?.starts == 1)
+        #expect(afterAdditions["a"]?.starts == 161)
+        // Within the refresh interval a posterior is as of its computation; after it, read and computed again.
+        clock.advance(by: 61)
+        #expect(await kept() == (try await fresh()))
+    }
+}
+
 private final class FirstCall: Sendable {
     private let first = Mutex(true)
 

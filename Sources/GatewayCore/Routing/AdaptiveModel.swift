@@ -119,10 +119,21 @@ public enum AdaptiveModel {
         _ cells: [AdaptiveCell], now: Date, window: TimeInterval, codeValidity: TimeInterval,
         memory: Int = AdaptivePolicy.memory
     ) -> AdaptivePosterior {
+        posterior(
+            newestFirst: cells.sorted(by: { $0.bucketStart > $1.bucketStart }), now: now, window: window,
+            codeValidity: codeValidity, memory: memory)
+    }
+
+    /// ``posterior(_:now:window:codeValidity:memory:)`` of cells already in order, newest bucket first (how
+    /// ``AdaptiveRouter`` keeps them), without sorting or copying them.
+    static func posterior(
+        newestFirst cells: [AdaptiveCell], now: Date, window: TimeInterval, codeValidity: TimeInterval,
+        memory: Int = AdaptivePolicy.memory
+    ) -> AdaptivePosterior {
         var posterior = AdaptivePosterior()
         let nowSeconds = now.timeIntervalSince1970
         var remembered = 0.0
-        for cell in cells.sorted(by: { $0.bucketStart > $1.bucketStart }) {
+        for cell in cells {
             let middle = Double(cell.bucketStart) + Double(cell.bucketSeconds) / 2
             let age = max(0, nowSeconds - middle)
             let decay = pow(0.5, age / window)
@@ -193,7 +204,7 @@ public enum AdaptiveModel {
         }
         let order = [chosen] + ranked.filter { $0 != chosen }
         func describe(_ id: String) -> String {
-            let sample = String(format: "%.2f", samples[id]!)
+            let sample = twoDecimals(samples[id]!)
             guard objective == .conversionsPerCost else { return "\(id) \(sample)" }
             return "\(id) \(sample)/\(String(format: "%.4g", priced[id]!))"
         }
@@ -205,6 +216,17 @@ public enum AdaptiveModel {
                 + "starts; \(sampled)" : sampled
         return AdaptiveChoice(
             providerID: chosen, reason: reason, order: order, samples: samples, explanation: explanation)
+    }
+
+    /// `value` (a sampled rate, 0…1) with two decimals, for the explanation: `%.2f`'s text except that a value
+    /// within a rounding error of a half hundredth (0.995) may round the other way. `String(format:)` cost
+    /// more than the rest of the explanation together.
+    static func twoDecimals(_ value: Double) -> String {
+        guard value.isFinite, abs(value) < 1e15 else { return String(format: "%.2f", value) }
+        let hundredths = Int((abs(value) * 100).rounded(.toNearestOrEven))
+        let sign = value < 0 && hundredths > 0 ? "-" : ""
+        let fraction = hundredths % 100
+        return "\(sign)\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 
     /// The floor, applied only as needed: the eligible provider with the smallest share of the context's

@@ -24,9 +24,38 @@ public final class AdaptiveRouter: Sendable {
         var context: String
     }
 
+    /// A context's evidence as last read, kept for ``refreshInterval``: each provider's cells, newest bucket
+    /// first (as ``AdaptiveModel/posterior(newestFirst:now:window:codeValidity:memory:)`` reads them), and
+    /// the posteriors computed from them. An addition changes its provider's cells and drops that provider's
+    /// posterior, computed again by the next decision; the others are kept until the next read. A posterior
+    /// is thus as of its computation, at most ``refreshInterval`` old, like the evidence it comes from.
     private struct Snapshot {
-        var cells: [AdaptiveCell]
+        var cells: [String: [AdaptiveCell]]
         var readAt: Date
+        var posteriors: [String: AdaptivePosterior] = [:]
+
+        init(_ cells: [AdaptiveCell], readAt: Date) {
+            var byProvider: [String: [AdaptiveCell]] = [:]
+            for cell in cells { byProvider[cell.providerID, default: []].append(cell) }
+            for id in byProvider.keys { byProvider[id]!.sort { $0.bucketStart > $1.bucketStart } }
+            self.cells = byProvider
+            self.readAt = readAt
+        }
+
+        /// Counts `cell` into its bucket's cell, or adds it in bucket order.
+        mutating func add(_ cell: AdaptiveCell) {
+            posteriors[cell.providerID] = nil
+            var list = cells[cell.providerID] ?? []
+            if let index = list.firstIndex(where: { $0.sameBucket(as: cell) }) {
+                list[index].starts += cell.starts
+                list[index].approvals += cell.approvals
+                list[index].failures += cell.failures
+            } else {
+                let index = list.firstIndex { $0.bucketStart < cell.bucketStart } ?? list.endIndex
+                list.insert(cell, at: index)
+            }
+            cells[cell.providerID] = list
+        }
     }
 
     private let cache = Mutex<[Key: Snapshot]>([:])
@@ -66,44 +95,49 @@ public final class AdaptiveRouter: Sendable {
         return earliest - ((earliest % width) + width) % width
     }
 
-    /// The cells of one context, from the cache while it is fresh. A store that cannot be read leaves the
-    /// bandit with what it had (or nothing): routing goes on, logged.
-    private func cells(route: String, policy: AdaptivePolicy, context: String) async -> [AdaptiveCell] {
-        let key = Key(route: route, context: context)
-        let now = clock.now
-        if let snapshot = cache.withLock({ $0[key] }), now.timeIntervalSince(snapshot.readAt) < refreshInterval,
-            now >= snapshot.readAt
-        {
-            return snapshot.cells
+    /// Makes sure the context's snapshot is fresh, reading it from the store when it is not. A store that
+    /// cannot be read leaves the bandit with what it had (or nothing): routing goes on, logged.
+    private func refresh(_ key: Key, policy: AdaptivePolicy, now: Date) async {
+        let fresh = cache.withLock { cache in
+            cache[key].map { now.timeIntervalSince($0.readAt) < refreshInterval && now >= $0.readAt } ?? false
         }
+        guard !fresh else { return }
         do {
             let cells = try await store.adaptiveEvidence(
-                route: route, context: context, since: Self.horizon(policy, now: now))
-            cache.withLock { $0[key] = Snapshot(cells: cells, readAt: now) }
-            return cells
+                route: key.route, context: key.context, since: Self.horizon(policy, now: now))
+            let snapshot = Snapshot(cells, readAt: now)
+            cache.withLock { $0[key] = snapshot }
         } catch {
             logger.warning(
-                "adaptive evidence not read", metadata: ["route": "\(route)", "error.code": "\(error.code.rawValue)"])
-            return cache.withLock { $0[key]?.cells } ?? []
+                "adaptive evidence not read",
+                metadata: ["route": "\(key.route)", "error.code": "\(error.code.rawValue)"])
         }
     }
 
-    /// The posterior of each of `providers` in a context, now.
+    /// The posterior of each of `providers` in a context: from the snapshot of its evidence, computed once
+    /// per snapshot and provider (see ``Snapshot``).
     public func posteriors(route: String, policy: AdaptivePolicy, context: String, providers: [String]) async
         -> [String: AdaptivePosterior]
     {
-        let cells = await cells(route: route, policy: policy, context: context)
+        let key = Key(route: route, context: context)
+        await refresh(key, policy: policy, now: clock.now)
         let now = clock.now
-        var byProvider: [String: [AdaptiveCell]] = [:]
-        for cell in cells { byProvider[cell.providerID, default: []].append(cell) }
-        return Dictionary(
-            uniqueKeysWithValues: providers.map { id in
-                (
-                    id,
-                    AdaptiveModel.posterior(
-                        byProvider[id] ?? [], now: now, window: policy.window, codeValidity: settle(policy))
-                )
-            })
+        let settle = settle(policy)
+        return cache.withLock { cache in
+            var found: [String: AdaptivePosterior] = [:]
+            found.reserveCapacity(providers.count)
+            for id in providers {
+                if let posterior = cache[key]?.posteriors[id] {
+                    found[id] = posterior
+                    continue
+                }
+                let posterior = AdaptiveModel.posterior(
+                    newestFirst: cache[key]?.cells[id] ?? [], now: now, window: policy.window, codeValidity: settle)
+                cache[key]?.posteriors[id] = posterior
+                found[id] = posterior
+            }
+            return found
+        }
     }
 
     /// The providers' prices for `country` (their default without one), for those that have one.
@@ -164,19 +198,18 @@ public final class AdaptiveRouter: Sendable {
             approvals: approvals, failures: failures)
     }
 
+    /// Counts a start into this instance's kept evidence only, without the store write of
+    /// ``countStart(route:policy:context:providerID:at:)``: for `gateway bench-adaptive`, which times
+    /// decisions as they follow each other's starts (each drops a posterior) and times the write apart.
+    package func countStartLocally(route: String, policy: AdaptivePolicy, context: String, providerID: String, at: Date)
+    {
+        let cell = cell(route: route, policy: policy, context: context, providerID: providerID, at: at, starts: 1)
+        cache.withLock { $0[Key(route: route, context: context)]?.add(cell) }
+    }
+
     private func add(_ cell: AdaptiveCell) async {
         let key = Key(route: cell.route, context: cell.context)
-        cache.withLock { cache in
-            guard var snapshot = cache[key] else { return }
-            if let index = snapshot.cells.firstIndex(where: { $0.sameBucket(as: cell) }) {
-                snapshot.cells[index].starts += cell.starts
-                snapshot.cells[index].approvals += cell.approvals
-                snapshot.cells[index].failures += cell.failures
-            } else {
-                snapshot.cells.append(cell)
-            }
-            cache[key] = snapshot
-        }
+        cache.withLock { $0[key]?.add(cell) }
         do {
             try await store.addAdaptiveEvidence(cell)
         } catch {

@@ -136,6 +136,9 @@ enum AdaptiveDecisionBench {
         let wall = Date()
         for index in 0..<decisions {
             let choice = try await decide(index)
+            // The start counted into the kept evidence, as a start does (its store write is timed below).
+            router.countStartLocally(
+                route: "adaptive-sms", policy: policy, context: "GB/sms", providerID: choice.providerID, at: clock.now)
             chosen[choice.providerID, default: 0] += 1
             if choice.reason == .sticky { sticky += 1 }
             // The evidence is read again once a second of the gateway's clock: here every 1,000 decisions.

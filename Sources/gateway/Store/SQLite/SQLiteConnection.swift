@@ -25,8 +25,30 @@ final class SQLiteConnection {
 
     /// Opens (creating if needed) the database at `path`, creating its directory, and sets the pragmas the
     /// store relies on: WAL, a busy timeout for other processes' writes, foreign keys, and `synchronous`.
-    init(path: String, synchronous: SQLiteSynchronous) throws(SQLiteError) {
+    ///
+    /// `reader`: a connection for ``SQLiteDatabase/read(_:)`` instead, to a database that exists and is in
+    /// WAL mode already: it refuses to write (`query_only`), and has no busy timeout, so that a read that
+    /// would have to wait fails at once with `SQLITE_BUSY` rather than blocking its thread.
+    init(path: String, synchronous: SQLiteSynchronous, reader: Bool = false) throws(SQLiteError) {
         self.synchronous = synchronous
+        if reader {
+            var opened: OpaquePointer?
+            let code = sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+            guard code == SQLITE_OK, let opened else {
+                let error = Self.error(code, opened)
+                sqlite3_close_v2(opened)
+                throw error
+            }
+            sqlite3_extended_result_codes(opened, 1)
+            handle = opened
+            do {
+                try execute("PRAGMA query_only=ON")
+            } catch {
+                close()
+                throw error
+            }
+            return
+        }
         if path != ":memory:" {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             do {

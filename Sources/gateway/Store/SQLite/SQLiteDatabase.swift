@@ -52,6 +52,8 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
 
     /// Runs the file's WAL checkpoints off ``queue``; `nil` for an in-memory database, which has no WAL.
     let checkpointer: SQLiteCheckpointer?
+    /// The connections of ``read(_:)``; `nil` for an in-memory database, which only its own connection sees.
+    private let readers: SQLiteReaders?
 
     /// `checkpoints` defaults to ``SQLiteCheckpointer/Thresholds/standard(for:)``.
     init(
@@ -61,7 +63,9 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
         queue = DispatchQueue(label: "gateway.store.sqlite")
         if path == ":memory:" || path.isEmpty {
             checkpointer = nil
+            readers = nil
         } else {
+            readers = SQLiteReaders(path: path)
             let checkpointer = SQLiteCheckpointer(
                 path: path, synchronous: synchronous, thresholds: checkpoints ?? .standard(for: synchronous))
             connection.checkpoint(with: checkpointer)
@@ -73,6 +77,9 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
 
     /// What ``checkpointer`` did so far (all zero for an in-memory database).
     var checkpointCounters: SQLiteCheckpointer.Counters { checkpointer?.snapshot ?? .init() }
+
+    /// Read-only connections open and idle (``read(_:)``).
+    var idleReaders: Int { readers?.idleCount ?? 0 }
 
     /// Calls queued and not yet taken into a group.
     var queuedCalls: Int { waiting.withLock { $0.calls.count } }
@@ -126,8 +133,35 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
         return try result.get()
     }
 
+    /// Runs `body`, a read of committed rows, on a read-only connection on the calling thread, without the
+    /// hop to ``queue`` and back: for a short indexed read on a hot path (the adaptive routes' sticky lookup,
+    /// docs/performance.md). In WAL mode a reader does not wait for the writer, and it never waits at all
+    /// here: when SQLite would make it wait (`SQLITE_BUSY`, rare: a WAL being reset) or no reader can be
+    /// opened, the read goes through ``perform(durability:_:)`` instead. It sees what is committed, not a write
+    /// still queued or in an uncommitted group. An in-memory database always reads through the queue.
+    func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T)
+        async throws(SQLiteError) -> T
+    {
+        if let readers, let reader = readers.take() {
+            let result = Result { () throws(SQLiteError) -> T in try body(reader.connection) }
+            switch result {
+            case .success(let value):
+                readers.give(back: reader)
+                return value
+            case .failure(let error) where error.code & 0xFF == SQLITE_BUSY:
+                readers.give(back: reader)
+            case .failure(let error):
+                // Whatever else went wrong, the writer's connection answers for the file; this one goes.
+                reader.connection.close()
+                if error.code == SQLITE_MISMATCH { throw error }  // the caller's own decoding failed
+            }
+        }
+        return try await perform(body)
+    }
+
     /// Closes the file after the work already queued; later calls fail with ``SQLiteError/closed``.
     func close() {
+        readers?.close()
         queue.sync {
             // The checkpointer's connection first: the last connection to close checkpoints the WAL and removes it.
             connection.checkpoint(with: nil)

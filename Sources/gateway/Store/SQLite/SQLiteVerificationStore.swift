@@ -53,6 +53,16 @@ final class SQLiteVerificationStore: SQLStore {
         }
     }
 
+    func read<Value: Sendable>(_ call: StoreCall<Value>) async throws(GatewayError) -> Value {
+        do {
+            return try await database.read { (connection) throws(SQLiteError) -> Value in
+                try Self.run(call, on: connection)
+            }
+        } catch {
+            throw Self.failure(error, operation: call.operation, logger: logger)
+        }
+    }
+
     /// Steps through `call` on the queue: each statement runs, and its answer is read, before the next one
     /// is prepared.
     private static func run<Value>(_ call: StoreCall<Value>, on connection: SQLiteConnection) throws(SQLiteError)

@@ -4,9 +4,11 @@ import GatewayCore
 /// The evidence of adaptive routes (``AdaptiveEvidenceStore``): one row per route, context, provider and time
 /// bucket, each change one upsert (atomic under the row's lock, so concurrent instances all count).
 extension SQLStore {
+    /// Provisional: nothing is answered from a count, so it is not synced by itself (SQLite); the next
+    /// answered commit's sync carries it, and a power loss before that loses a count or two of the statistics.
     func addAdaptiveEvidence(_ cell: AdaptiveCell) async throws(GatewayError) {
         try await change(
-            "adaptive evidence", AdaptiveRows.add,
+            "adaptive evidence", durability: .provisional, AdaptiveRows.add,
             [
                 .text(cell.route), .text(cell.context), .text(cell.providerID), .int(cell.bucketStart),
                 .int(cell.bucketSeconds), .int(cell.starts), .int(cell.approvals), .int(cell.failures),
@@ -27,11 +29,15 @@ extension SQLStore {
         try await run("adaptive prune", AdaptiveRows.prune, [.int(before)]) { $0.changed }
     }
 
-    /// Served by the `(destination_value, created_at)` index, newest first.
+    /// Served by the `(destination_value, created_at)` index, newest first; a read of committed rows
+    /// (``SQLStore/read(_:)``), since every adaptive start makes it.
     func openProvider(destination: String, route: String, at: Date) async throws(GatewayError) -> String? {
-        try await run("open provider", AdaptiveRows.openProvider, [.text(destination), .text(route), .date(at)]) {
-            try $0.first { $0.text(0) }.flatMap { $0 }
-        }
+        try await read(
+            StoreCall("open provider") {
+                .run(AdaptiveRows.openProvider, [.text(destination), .text(route), .date(at)]) {
+                    .done(try $0.first { $0.text(0) }.flatMap { $0 })
+                }
+            })
     }
 }
 

@@ -13,9 +13,17 @@ protocol SQLStore: VerificationStore, WebhookQueueStore, APIKeyStore, ConsoleSes
     /// Runs `call` and returns its value. Failures are logged and surface only as ``GatewayError``
     /// (`internal` "storage failure", `store_unavailable`, or the call's own ``StoreCall/duplicate``).
     func run<Value: Sendable>(_ call: StoreCall<Value>) async throws(GatewayError) -> Value
+
+    /// Runs `call`, which only reads, where that is cheapest: SQLite on a read-only connection on the calling
+    /// thread (``SQLiteDatabase/read(_:)``); otherwise as ``run(_:)``. It sees committed rows only.
+    func read<Value: Sendable>(_ call: StoreCall<Value>) async throws(GatewayError) -> Value
 }
 
 extension SQLStore {
+    func read<Value: Sendable>(_ call: StoreCall<Value>) async throws(GatewayError) -> Value {
+        try await run(call)
+    }
+
     /// One statement; `answer` makes the call's value of what it answered.
     func run<Value: Sendable>(
         _ operation: String, durability: StoreWriteDurability = .answered, _ statement: StoreStatement,
