@@ -31,12 +31,16 @@ extension SQLStore {
     }
 
     /// Served by the `(destination_value, created_at)` index, newest first.
+    /// A read of committed rows (``SQLStore/read(_:)``): the Twilio front door makes it on every create.
     func openVerifications(destination: String, at: Date, limit: Int) async throws(GatewayError)
         -> [VerificationRecord]
     {
-        try await rows(
-            "open verifications", RecordRows.selectOpenByDestination, [.text(destination), .date(at), .int(limit)],
-            RecordRows.record(from:))
+        try await read(
+            StoreCall("open verifications") {
+                .run(RecordRows.selectOpenByDestination, [.text(destination), .date(at), .int(limit)]) {
+                    .done(try $0.rows(RecordRows.record(from:)))
+                }
+            })
     }
 
     func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool {
