@@ -5,11 +5,21 @@ import Hummingbird
 
 /// `/v1/verifications/{id}`: check, challenge, resend, cancel, get and vendor actions.
 extension VerificationsController {
-    @Sendable func check(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+    /// The path's `{id}` and a reader of the JSON body, which may hold only `allowing` (and may be empty
+    /// unless `bodyRequired`).
+    private static func idAndBody(
+        _ request: Request, _ context: GatewayRequestContext, allowing fields: Set<String>, bodyRequired: Bool = false
+    ) async throws -> (String, JSONObjectReader) {
         var request = request
         let id = try context.parameters.require("id")
-        let reader = try JSONObjectReader(data: try await Self.body(of: &request, context: context), allowEmpty: true)
-        try reader.rejectUnknown(allowing: ["code", "client_context"])
+        let reader = try JSONObjectReader(
+            data: try await body(of: &request, context: context), allowEmpty: !bodyRequired)
+        try reader.rejectUnknown(allowing: fields)
+        return (id, reader)
+    }
+
+    @Sendable func check(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let (id, reader) = try await Self.idAndBody(request, context, allowing: ["code", "client_context"])
         let code = try reader.string("code", required: true, maxLength: 64) ?? ""
         if code.contains(where: { !$0.isASCII || $0.isWhitespace }) {
             throw GatewayError.invalidRequest("`code` must be the code the user received, without spaces.")
@@ -21,10 +31,8 @@ extension VerificationsController {
     }
 
     @Sendable func challenge(_ request: Request, context: GatewayRequestContext) async throws -> Response {
-        var request = request
-        let id = try context.parameters.require("id")
-        let reader = try JSONObjectReader(data: try await Self.body(of: &request, context: context))
-        try reader.rejectUnknown(allowing: ["answer", "client_context"])
+        let (id, reader) = try await Self.idAndBody(
+            request, context, allowing: ["answer", "client_context"], bodyRequired: true)
         guard let answer = try reader.object("answer") else {
             throw GatewayError.invalidRequest("`answer` is required: the app's answer to the challenge.")
         }
@@ -36,10 +44,8 @@ extension VerificationsController {
     }
 
     @Sendable func resend(_ request: Request, context: GatewayRequestContext) async throws -> Response {
-        var request = request
-        let id = try context.parameters.require("id")
-        let reader = try JSONObjectReader(data: try await Self.body(of: &request, context: context), allowEmpty: true)
-        try reader.rejectUnknown(allowing: ["channel", "app_verification", "client_context"])
+        let (id, reader) = try await Self.idAndBody(
+            request, context, allowing: ["channel", "app_verification", "client_context"])
         let proof = try Self.parseProof(reader)
         let channel = try reader.string("channel", maxLength: 32).map { (name) throws(GatewayError) in
             try Self.parseChannel(name, field: "channel")
@@ -53,10 +59,7 @@ extension VerificationsController {
     }
 
     @Sendable func cancel(_ request: Request, context: GatewayRequestContext) async throws -> Response {
-        var request = request
-        let id = try context.parameters.require("id")
-        let reader = try JSONObjectReader(data: try await Self.body(of: &request, context: context), allowEmpty: true)
-        try reader.rejectUnknown(allowing: [])
+        let (id, _) = try await Self.idAndBody(request, context, allowing: [])
         let record = try await service.cancel(id: id, owner: Self.owner(context))
         return JSONResponse.response(Self.render(record, now: service.clock.now))
     }

@@ -31,25 +31,7 @@ final class SQLiteConnection {
     /// would have to wait fails at once with `SQLITE_BUSY` rather than blocking its thread.
     init(path: String, synchronous: SQLiteSynchronous, reader: Bool = false) throws(SQLiteError) {
         self.synchronous = synchronous
-        if reader {
-            var opened: OpaquePointer?
-            let code = sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
-            guard code == SQLITE_OK, let opened else {
-                let error = Self.error(code, opened)
-                sqlite3_close_v2(opened)
-                throw error
-            }
-            sqlite3_extended_result_codes(opened, 1)
-            handle = opened
-            do {
-                try execute("PRAGMA query_only=ON")
-            } catch {
-                close()
-                throw error
-            }
-            return
-        }
-        if path != ":memory:" {
+        if !reader, path != ":memory:" {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -59,7 +41,8 @@ final class SQLiteConnection {
             }
         }
         var opened: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        // A reader is used by one thread at a time (taken from its pool), so it needs no mutex of its own.
+        let flags = SQLITE_OPEN_READWRITE | (reader ? SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX)
         let code = sqlite3_open_v2(path, &opened, flags, nil)
         guard code == SQLITE_OK, let opened else {
             let error = Self.error(code, opened)
@@ -69,11 +52,15 @@ final class SQLiteConnection {
         sqlite3_extended_result_codes(opened, 1)
         handle = opened
         do {
-            // busy_timeout first: switching to WAL takes a lock another process may hold.
-            try execute("PRAGMA busy_timeout=5000")
-            try execute("PRAGMA journal_mode=WAL")
-            try execute("PRAGMA foreign_keys=ON")
-            try execute(synchronous == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+            if reader {
+                try execute("PRAGMA query_only=ON")
+            } else {
+                // busy_timeout first: switching to WAL takes a lock another process may hold.
+                try execute("PRAGMA busy_timeout=5000")
+                try execute("PRAGMA journal_mode=WAL")
+                try execute("PRAGMA foreign_keys=ON")
+                try execute(synchronous == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+            }
         } catch {
             close()
             throw error
