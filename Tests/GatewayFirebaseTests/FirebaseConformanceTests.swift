@@ -11,6 +11,7 @@ struct FirebaseConformanceRig: HarnessConformanceRig {
 
     var provider: any VerificationProvider { harness.provider }
     var errors: EmulatorErrorSwitch { harness.emulator.errors }
+    var faults: FaultSwitch { harness.emulator.faults }
 }
 
 /// Firebase phone sign-in through the provider conformance suite. Every row, in both vocabularies (server
@@ -31,6 +32,7 @@ struct FirebaseConformanceTests {
             rows: FirebaseErrorMapping.rows, calls: [:], expiresAfter: FirebaseEmulator.defaultCodeLifetime,
             stateTable: FirebaseEmulatorState.table)
         subject.appVerification = .recaptcha
+        subject.makeRigWithTimeout = { FirebaseConformanceRig(harness: try FirebaseHarness(requestTimeout: $0)) }
         return subject
     }()
 

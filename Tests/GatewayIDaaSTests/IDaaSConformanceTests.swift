@@ -11,6 +11,7 @@ struct IDaaSConformanceRig: HarnessConformanceRig {
 
     var provider: any VerificationProvider { harness.provider }
     var errors: EmulatorErrorSwitch { harness.emulator.errors }
+    var faults: FaultSwitch { harness.emulator.faults }
 
     /// A start or a resend answers a slider: the app solves it, and the answer sends the code.
     func completed(_ result: ProviderStartResult, of verification: ProviderVerification) async throws
@@ -37,6 +38,9 @@ struct IDaaSConformanceTests {
             rows: IDaaSErrorMapping.table.rows,
             calls: [:], expiresAfter: IDaaSEmulator.defaultCodeLifetime, stateTable: IDaaSEmulatorState.table)
         subject.startsWithReference = false
+        // A start's first calls fetch the area codes and the slider: nothing is sent before the app's answer.
+        subject.startFailureMaySend = false
+        subject.makeRigWithTimeout = { IDaaSConformanceRig(harness: try IDaaSProviderHarness(requestTimeout: $0)) }
         return subject
     }()
 

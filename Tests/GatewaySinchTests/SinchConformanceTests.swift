@@ -12,6 +12,7 @@ struct SinchConformanceRig: HarnessConformanceRig {
 
     var provider: any VerificationProvider { harness.provider }
     var errors: EmulatorErrorSwitch { harness.emulator.errors }
+    var faults: FaultSwitch { harness.emulator.faults }
 
     func callbacks() async -> [VendorCallback] { harness.gateway.callbacks }
 }
@@ -32,6 +33,7 @@ struct SinchConformanceTests {
         var subject = Self.subject
         subject.signatureHeaders = [.authorization]
         subject.checkAfterApprovalIsApproved = true
+        subject.makeRigWithTimeout = { SinchConformanceRig(harness: try SinchHarness(timeout: $0)) }
         try await subject.run(check)
     }
 

@@ -22,6 +22,9 @@ struct TelnyxConformanceTests {
             calls: ["trigger": .start, "verify": .check, "retrieve": .status],
             expiresAfter: TimeInterval(TelnyxEmulator.defaultTimeout), stateTable: TelnyxEmulatorState.table)
         subject.signatureHeaders = [TelnyxWire.signatureHeader, TelnyxWire.timestampHeader]
+        subject.makeRigWithTimeout = { timeout in
+            TelnyxConformanceRig(harness: try TelnyxHarness(settings: ["verify_by": verifyBy], timeout: timeout))
+        }
         return subject
     }
 

@@ -18,8 +18,10 @@ final class TelnyxHarness: EmulatorHarness {
     let provider: TelnyxProvider
     let callbacks = CallbackSink()
 
-    init(settings extra: [String: String] = [:], persistence: any EmulatorPersistence = NoEmulatorPersistence()) throws
-    {
+    init(
+        settings extra: [String: String] = [:], timeout: Duration = .seconds(5),
+        persistence: any EmulatorPersistence = NoEmulatorPersistence()
+    ) throws {
         emulator = TelnyxEmulator(
             context: .testing(
                 clock: clock, outbox: outbox, callbacks: callbacks, route: "http://localhost:8080/callbacks/telnyx",
@@ -27,7 +29,7 @@ final class TelnyxHarness: EmulatorHarness {
         recorder = RecordingTransport(InProcessTransport(emulator: emulator, pathPrefix: Self.mount))
         provider = try TelnyxProvider(
             context: TelnyxPlugin.plugin.testContext(
-                baseURL: Self.baseURL, settings: extra, transport: recorder, clock: clock, requestTimeout: .seconds(5)))
+                baseURL: Self.baseURL, settings: extra, transport: recorder, clock: clock, requestTimeout: timeout))
     }
 }
 
@@ -37,6 +39,7 @@ struct TelnyxConformanceRig: HarnessConformanceRig {
 
     var provider: any VerificationProvider { harness.provider }
     var errors: EmulatorErrorSwitch { harness.emulator.errors }
+    var faults: FaultSwitch { harness.emulator.faults }
 
     func callbacks() async -> [VendorCallback] {
         await harness.emulator.deliverPending()

@@ -11,6 +11,9 @@ package protocol ProviderConformanceRig: Sendable {
     var outbox: SandboxOutbox { get }
     /// The emulator's switch for answering with a row of the plugin's error table.
     var errors: EmulatorErrorSwitch { get }
+    /// The emulator's fault switch (latency, resets, server errors, unreadable bodies), as the sandbox's
+    /// `PUT /sandbox/faults/{plugin}` sets it.
+    var faults: FaultSwitch { get }
     /// Lets the emulator do what time has made due (workflow steps, expiry) after the clock moved.
     func tick() async
     /// The callbacks the emulator has sent so far (those on their way delivered first).
@@ -50,9 +53,9 @@ extension ProviderConformanceRig {
 /// tests with one call (`@Test(arguments: ProviderConformance.Check.allCases)`), as every store runs
 /// ``StoreConformance``: start, check (wrong, right, already approved), the vendor's attempt limit, resend,
 /// cancel, refresh, callbacks (good and bad signature), expiry, every row of the error table reached through
-/// the emulator's error switch and mapped as it says, every declared channel, a double submit, and emulator
-/// state whose cost stays flat
-/// as it fills.
+/// the emulator's error switch and mapped as it says, every declared channel, a double submit, emulator
+/// state whose cost stays flat as it fills, and transport failures (no answer in time, a reset, a 5xx, an
+/// unreadable 2xx) through its fault switch.
 ///
 /// Each check builds a new rig, so checks are independent. Checks for a capability the provider does not
 /// declare (no resend, no callbacks) pass without calls: the declaration is what the router trusts.
@@ -97,6 +100,12 @@ package struct ProviderConformance: Sendable {
     package var appVerification: AppVerificationProof?
     /// Whether a start answers a vendor reference; `false` for a vendor whose handle is all in the state (IDaaS).
     package var startsWithReference = true
+    /// A new rig whose provider gives up on a vendor call after the request timeout given (the transport
+    /// failures check). Every plugin gives one: without it that check fails.
+    package var makeRigWithTimeout: (@Sendable (_ requestTimeout: Duration) throws -> any ProviderConformanceRig)?
+    /// Whether a start whose first vendor call got no answer (a timeout, a reset) may have sent: `false` for a
+    /// vendor whose start sends nothing by itself (IDaaS: the slider comes first).
+    package var startFailureMaySend = true
 
     package init(
         name: String, makeRig: @escaping @Sendable (any EmulatorPersistence) throws -> any ProviderConformanceRig,
@@ -126,6 +135,7 @@ package struct ProviderConformance: Sendable {
         case everyDeclaredChannelStarts
         case doubleSubmitApprovesOnce
         case emulatorStateCostStaysFlat
+        case transportFailuresMapToProviderErrors
 
         package var testDescription: String {
             switch self {
@@ -142,6 +152,8 @@ package struct ProviderConformance: Sendable {
             case .everyDeclaredChannelStarts: "Every declared channel starts"
             case .doubleSubmitApprovesOnce: "Two checks of the right code at once approve once"
             case .emulatorStateCostStaysFlat: "Emulator state costs as many rows per call at 2,000 requests as at 20"
+            case .transportFailuresMapToProviderErrors:
+                "No answer in time, a reset, a 5xx and an unreadable 2xx map to the kit's provider errors"
             }
         }
     }
@@ -162,6 +174,7 @@ package struct ProviderConformance: Sendable {
         case .everyDeclaredChannelStarts: try await everyDeclaredChannel()
         case .doubleSubmitApprovesOnce: try await doubleSubmit()
         case .emulatorStateCostStaysFlat: try await stateCostStaysFlat()
+        case .transportFailuresMapToProviderErrors: try await transportFailures()
         }
     }
 
@@ -516,5 +529,45 @@ package struct ProviderConformance: Sendable {
             persistence.rowCount(stateTable) >= 1_999, "\(name): the emulator does not keep its state in \(stateTable)")
         #expect(small > 0, "\(name): no rows touched: the emulator keeps its state elsewhere")
         #expect(large == small, "\(name): a start and a check touch \(small) rows at 20 requests, \(large) at 2,000")
+    }
+
+    /// A start whose vendor does not answer in time is `provider_timeout`, whose connection is reset
+    /// `provider_unavailable`, both marked as possibly sent (unless the start sends nothing by itself); a 500 or
+    /// 503 is `provider_unavailable`, a 2xx the provider cannot read `provider_error`; each names the provider.
+    func transportFailures() async throws {
+        guard let makeRigWithTimeout else {
+            Issue.record("\(name): no rig with a short request timeout (ProviderConformance.makeRigWithTimeout)")
+            return
+        }
+        let failures: [(what: String, faults: FaultSwitch.Faults, code: GatewayError.Code, timeout: Duration)] = [
+            // The emulator's answer comes 50 times later than the provider waits: a timeout on any machine.
+            (
+                "no answer within the request timeout", .init(latencyMilliseconds: 5_000), .providerTimeout,
+                .milliseconds(100)
+            ),
+            ("a reset connection", .init(connectionReset: true), .providerUnavailable, .seconds(10)),
+            ("a 500", .init(serverErrorStatus: 500), .providerUnavailable, .seconds(10)),
+            ("a 503", .init(serverErrorStatus: 503), .providerUnavailable, .seconds(10)),
+            ("a 2xx body that is not the vendor's", .init(malformedBody: true), .providerError, .seconds(10)),
+        ]
+        for failure in failures {
+            let rig = try makeRigWithTimeout(failure.timeout)
+            let destination = try self.destination(0)
+            let request = StartVerification(destination: destination, channel: .sms, appVerification: appVerification)
+            rig.faults.set(failure.faults)
+            do {
+                let result = try await rig.provider.start(request)
+                Issue.record("\(name): \(failure.what): the start answered \(result)")
+            } catch {
+                #expect(error.code == failure.code, "\(name): \(failure.what): \(error)")
+                #expect(error.vendor?.providerID == rig.provider.id, "\(name): \(failure.what): \(error)")
+                if failure.code == .providerTimeout || failure.faults.connectionReset {
+                    #expect(
+                        error.sendMayHaveHappened == startFailureMaySend,
+                        "\(name): \(failure.what): sendMayHaveHappened \(error.sendMayHaveHappened)")
+                }
+            }
+            rig.faults.clear()
+        }
     }
 }

@@ -17,8 +17,9 @@ final class TwilioConformanceRig: ProviderConformanceRig {
     private let devices = Mutex<[String: PushDevice]>([:])
 
     var errors: EmulatorErrorSwitch { emulator.errors }
+    var faults: FaultSwitch { emulator.faults }
 
-    init(persistence: any EmulatorPersistence) throws {
+    init(persistence: any EmulatorPersistence, requestTimeout: Duration = .seconds(10)) throws {
         emulator = TwilioEmulator(
             context: .testing(
                 clock: clock, outbox: outbox, callbacks: sink, route: "http://gateway.test/callbacks/twilio",
@@ -26,7 +27,8 @@ final class TwilioConformanceRig: ProviderConformanceRig {
         provider = try TwilioProvider(
             context: TwilioPlugin.plugin.testContext(
                 baseURL: TwilioHarness.baseURL,
-                transport: InProcessTransport(emulator: emulator, pathPrefix: TwilioHarness.mount), clock: clock))
+                transport: InProcessTransport(emulator: emulator, pathPrefix: TwilioHarness.mount), clock: clock,
+                requestTimeout: requestTimeout))
     }
 
     func tick() async {}
@@ -78,6 +80,9 @@ struct TwilioConformanceTests {
             }
         }
         subject.callbackChannel = .push
+        subject.makeRigWithTimeout = {
+            try TwilioConformanceRig(persistence: InMemoryEmulatorPersistence(), requestTimeout: $0)
+        }
         subject.statusAfterApproval = false
         subject.signatureHeaders = [TwilioPushCrypto.signatureHeader]
         return subject

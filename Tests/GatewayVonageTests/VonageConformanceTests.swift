@@ -11,6 +11,7 @@ struct VonageConformanceRig: HarnessConformanceRig {
 
     var provider: any VerificationProvider { harness.provider }
     var errors: EmulatorErrorSwitch { harness.emulator.errors }
+    var faults: FaultSwitch { harness.emulator.faults }
 
     func tick() async { await harness.emulator.tick() }
 
@@ -46,6 +47,11 @@ struct VonageConformanceTests {
         subject.resendFallbacks = [.voice]
         subject.cancelAfter = VonageWire.cancelWindow
         subject.signatureHeaders = [.authorization]
+        subject.makeRigWithTimeout = { timeout in
+            VonageConformanceRig(
+                harness: try VonageHarness(
+                    settings: api == "v1" ? ["api": "v1", "signature_secret": ""] : [:], timeout: timeout))
+        }
         return subject
     }
 
