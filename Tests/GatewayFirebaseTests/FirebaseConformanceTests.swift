@@ -10,8 +10,6 @@ struct FirebaseConformanceRig: HarnessConformanceRig {
     let harness: FirebaseHarness
 
     var provider: any VerificationProvider { harness.provider }
-    var errors: EmulatorErrorSwitch { harness.emulator.errors }
-    var faults: FaultSwitch { harness.emulator.faults }
 }
 
 /// Firebase phone sign-in through the provider conformance suite. Every row, in both vocabularies (server
@@ -41,3 +39,5 @@ struct FirebaseConformanceTests {
         try await Self.subject.run(check)
     }
 }
+
+extension FirebaseEmulator: SwitchedEmulator {}

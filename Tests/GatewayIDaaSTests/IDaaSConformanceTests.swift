@@ -10,8 +10,6 @@ struct IDaaSConformanceRig: HarnessConformanceRig {
     let harness: IDaaSProviderHarness
 
     var provider: any VerificationProvider { harness.provider }
-    var errors: EmulatorErrorSwitch { harness.emulator.errors }
-    var faults: FaultSwitch { harness.emulator.faults }
 
     /// A start or a resend answers a slider: the app solves it, and the answer sends the code.
     func completed(_ result: ProviderStartResult, of verification: ProviderVerification) async throws
@@ -49,3 +47,5 @@ struct IDaaSConformanceTests {
         try await Self.subject.run(check)
     }
 }
+
+extension IDaaSEmulator: SwitchedEmulator {}

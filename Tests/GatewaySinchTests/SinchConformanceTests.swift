@@ -11,8 +11,6 @@ struct SinchConformanceRig: HarnessConformanceRig {
     let harness: SinchHarness
 
     var provider: any VerificationProvider { harness.provider }
-    var errors: EmulatorErrorSwitch { harness.emulator.errors }
-    var faults: FaultSwitch { harness.emulator.faults }
 
     func callbacks() async -> [VendorCallback] { harness.gateway.callbacks }
 }
@@ -43,3 +41,5 @@ struct SinchConformanceTests {
         #expect(SinchErrorMapping.table.rows.count == SinchErrorMapping.rows.count + 14 + 6)
     }
 }
+
+extension SinchEmulator: SwitchedEmulator {}

@@ -38,11 +38,11 @@ struct TelnyxConformanceRig: HarnessConformanceRig {
     let harness: TelnyxHarness
 
     var provider: any VerificationProvider { harness.provider }
-    var errors: EmulatorErrorSwitch { harness.emulator.errors }
-    var faults: FaultSwitch { harness.emulator.faults }
 
     func callbacks() async -> [VendorCallback] {
         await harness.emulator.deliverPending()
         return harness.callbacks.vendorCallbacks
     }
 }
+
+extension TelnyxEmulator: SwitchedEmulator {}

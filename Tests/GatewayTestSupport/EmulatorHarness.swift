@@ -5,13 +5,21 @@ import Testing
 
 /// A plugin's in-process test harness: its provider wired to its own emulator on one manual clock and outbox.
 package protocol EmulatorHarness: Sendable {
+    associatedtype Emulator: SwitchedEmulator
     var clock: ManualClock { get }
     var outbox: SandboxOutbox { get }
+    var emulator: Emulator { get }
 }
 
-/// A conformance rig over a plugin's ``EmulatorHarness``: the clock and the outbox are the harness's, nothing runs
-/// on time and no callbacks are kept unless the rig says otherwise. A rig names the provider and the emulator's
-/// error switch, and whatever else its vendor needs (a tick, its callbacks, the app's part).
+/// An emulator with the switch that answers a row of its plugin's error table (every plugin's emulator has one;
+/// each test target declares its emulator's conformance).
+package protocol SwitchedEmulator: VendorEmulator {
+    var errors: EmulatorErrorSwitch { get }
+}
+
+/// A conformance rig over a plugin's ``EmulatorHarness``: the clock, the outbox and the emulator's error and fault
+/// switches are the harness's, nothing runs on time and no callbacks are kept unless the rig says otherwise. A rig
+/// names the provider, and whatever else its vendor needs (a tick, its callbacks, the app's part).
 package protocol HarnessConformanceRig: ProviderConformanceRig {
     associatedtype Harness: EmulatorHarness
     var harness: Harness { get }
@@ -20,6 +28,8 @@ package protocol HarnessConformanceRig: ProviderConformanceRig {
 extension HarnessConformanceRig {
     package var clock: ManualClock { harness.clock }
     package var outbox: SandboxOutbox { harness.outbox }
+    package var errors: EmulatorErrorSwitch { harness.emulator.errors }
+    package var faults: FaultSwitch { harness.emulator.faults }
 
     package func tick() async {}
 

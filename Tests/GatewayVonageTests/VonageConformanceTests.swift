@@ -10,8 +10,6 @@ struct VonageConformanceRig: HarnessConformanceRig {
     let harness: VonageHarness
 
     var provider: any VerificationProvider { harness.provider }
-    var errors: EmulatorErrorSwitch { harness.emulator.errors }
-    var faults: FaultSwitch { harness.emulator.faults }
 
     func tick() async { await harness.emulator.tick() }
 
@@ -71,3 +69,5 @@ struct VonageConformanceTests {
         #expect(reached + VonageErrorMapping.sdkRows == VonageErrorMapping.table.rows)
     }
 }
+
+extension VonageEmulator: SwitchedEmulator {}
