@@ -290,4 +290,91 @@ struct TwilioCompatCreateRaceTests {
             #expect(Self.sent([runtime], to: held) == 1)
         }
     }
+
+    @Test(
+        "a create killed during its vendor call: the next create answers the vendor's verification without a send; one the vendor never got is 60212 until the dead call cannot arrive, then starts anew once"
+    )
+    func killedAtTheVendor() async throws {
+        let harness = GatewayHarness()
+        try await withGateway(harness) { client, runtime in
+            try await IdempotencyRecoveryTests.registerKilledInstance(runtime)
+            let store = runtime.service.store
+            let lease = runtime.service.policy.idempotencyLease
+            /// The claim a create killed during its call to Sinch left, under the gateway id it sent as reference.
+            func killed(_ to: String, id: String) async throws {
+                let key = TwilioCompatController.createClaimKey(
+                    serviceSID: Self.service, channel: .sms, destination: to, apiKeyID: Self.backendKeyID)
+                let now = runtime.service.clock.now
+                #expect(
+                    try await store.claimIdempotencyKey(
+                        key, fingerprint: TwilioCompatController.createClaimFingerprint, token: "dead",
+                        owner: IdempotencyRecoveryTests.killed, at: now, lease: lease, deadOwner: nil) == .claimed)
+                #expect(
+                    try await store.recordIdempotencyProgress(
+                        key, token: "dead",
+                        progress: IdempotencyProgress(
+                            stage: .vendorCallBegun, verificationID: id, providerID: "sinch", callBegunAt: now),
+                        until: now.addingTimeInterval(lease)))
+            }
+            // Sinch got the dead create's start: the next create answers that verification, and sends nothing.
+            let reached = "+46701234109"
+            let id = VerificationService.newID()
+            try await IdempotencyRecoveryTests.vendorGotTheStart(runtime, provider: "sinch", to: reached, id: id)
+            try await killed(reached, id: id)
+            let recovered = try await Self.create(client, to: reached)
+            #expect(recovered.status == 201, "\(recovered)")
+            #expect(Self.sent([runtime], to: reached) == 1, "the dead create's code only")
+            #expect(try await Self.pending(runtime, to: reached).map(\.id) == [id])
+            let events = try await store.events(verificationID: id)
+            #expect(events.first?.detail["recovered"] == "vendor_lookup")
+
+            // Sinch never got it: refused while the dead call may still arrive, then started anew, once.
+            let missed = "+46701234110"
+            try await killed(missed, id: VerificationService.newID())
+            let early = try await Self.create(client, to: missed)
+            #expect(early.status == 429 && early.body.contains("60212"), "\(early)")
+            #expect(Self.sent([runtime], to: missed) == 0)
+            harness.clock.advance(by: 61)
+            let anew = try await Self.create(client, to: missed)
+            #expect(anew.status == 201 && anew.attempts == 1, "\(anew)")
+            #expect(Self.sent([runtime], to: missed) == 1)
+        }
+    }
+
+    @Test(
+        "a create killed at Vonage, which cannot be asked: 60212 within the dead call's lease, then a create sends"
+    )
+    func killedAtVonage() async throws {
+        let harness = GatewayHarness()
+        try await withGateway(harness) { client, runtime in
+            try await IdempotencyRecoveryTests.registerKilledInstance(runtime)
+            let store = runtime.service.store
+            let lease = runtime.service.policy.idempotencyLease
+            let to = "+447400123456"
+            let key = TwilioCompatController.createClaimKey(
+                serviceSID: TwilioCompatTests.vonageService, channel: .sms, destination: to, apiKeyID: Self.backendKeyID
+            )
+            let now = runtime.service.clock.now
+            #expect(
+                try await store.claimIdempotencyKey(
+                    key, fingerprint: TwilioCompatController.createClaimFingerprint, token: "dead",
+                    owner: IdempotencyRecoveryTests.killed, at: now, lease: lease, deadOwner: nil) == .claimed)
+            #expect(
+                try await store.recordIdempotencyProgress(
+                    key, token: "dead",
+                    progress: IdempotencyProgress(
+                        stage: .vendorCallBegun, verificationID: VerificationService.newID(), providerID: "vonage",
+                        callBegunAt: now),
+                    until: now.addingTimeInterval(lease)))
+            let path = TwilioCompatTests.path(TwilioCompatTests.vonageService, "/Verifications")
+            let body = FormEncoding.encode([("To", to), ("Channel", "sms")])
+            let early = try await client.twilio(.post, path, form: body, authorization: TwilioCompatTests.basic())
+            #expect(early.status.code == 429 && early.body["code"] as? Int == 60212, "\(early.body)")
+            #expect(Self.sent([runtime], to: to) == 0)
+            harness.clock.advance(by: lease + 1)
+            let later = try await client.twilio(.post, path, form: body, authorization: TwilioCompatTests.basic())
+            #expect(later.status.code == 201, "\(later.body)")
+            #expect(Self.sent([runtime], to: to) == 1)
+        }
+    }
 }

@@ -61,6 +61,13 @@ extension TwilioCompatController {
                     try? await endClaim(claim, verificationID: shared.id)
                     return shared
                 }
+                if progress.stage == .vendorCallBegun {
+                    // Its holder died during a vendor call: that vendor may have sent. Ask it, as a retried
+                    // `Idempotency-Key` does, rather than send again.
+                    return try await recoverCreate(
+                        claim, start, progress: progress, service: verifyService, context: context,
+                        clientIP: clientIP)
+                }
                 return try await createClaimed(
                     claim, start, service: verifyService, context: context, clientIP: clientIP)
             case .inProgress(let owner):
@@ -83,6 +90,57 @@ extension TwilioCompatController {
                 // Only creates take this claim, and they never complete it or use another fingerprint.
                 throw GatewayError(.internal, "The create claim of this destination is not a create's.")
             }
+        }
+    }
+
+    /// A create that took over the claim of a create that died during its vendor call
+    /// (``VerificationService/recoverStart(_:progress:apiKeyID:)``, docs/architecture.md §9.2): the verification
+    /// that vendor has (stored now, sending nothing), a start anew when the vendor has none and the dead call can
+    /// no longer reach it, and otherwise `60212` (too many concurrent requests) with the claim left for the next
+    /// create to take over at once and ask again: while the dead call may still arrive, and at a vendor that
+    /// cannot be asked until the dead call's lease has passed (then a create sends, as a repeat does).
+    private func recoverCreate(
+        _ claim: IdempotentStart, _ start: StartVerification, progress: IdempotencyProgress,
+        service verifyService: TwilioCompatSettings.Service, context: GatewayRequestContext, clientIP: String?
+    ) async throws -> VerificationRecord {
+        let recovery: VerificationService.StartRecovery
+        do {
+            recovery = try await service.recoverStart(start, progress: progress, apiKeyID: context.apiKey?.id)
+        } catch {
+            try? await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
+            throw error
+        }
+        switch recovery {
+        case .verification(let record):
+            try? await endClaim(claim, verificationID: record.id)
+            return record
+        case .startAnew(let id):
+            return try await createClaimed(
+                IdempotentStart(key: claim.key, token: claim.token, resumingID: id), start, service: verifyService,
+                context: context, clientIP: clientIP)
+        case .notYet:
+            try? await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
+            throw GatewayError(
+                .concurrentVerification,
+                "An earlier create to this destination stopped while its vendor call may still arrive; try again shortly."
+            )
+        case .unknown:
+            // A vendor that cannot be asked (or did not answer the question). Within the dead call's lease a
+            // create is refused: it is most likely the same tap retried. After it, a create is the user asking
+            // again, and sends, as a repeat create does at Twilio; refusing for good would lock the number out of
+            // this service until the claim is pruned.
+            let recent = progress.callBegunAt.map {
+                service.clock.now.timeIntervalSince($0) < service.policy.idempotencyLease
+            }
+            guard recent == true else {
+                return try await createClaimed(
+                    claim, start, service: verifyService, context: context, clientIP: clientIP)
+            }
+            try? await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
+            throw GatewayError(
+                .concurrentVerification,
+                "An earlier create to this destination stopped after asking a vendor that cannot tell whether it sent; "
+                    + "try again shortly.")
         }
     }
 
