@@ -162,10 +162,12 @@ def drive(base, proxy_base):
           f"right code -> approved")
 
     # Creates at the same instant (a double-tapped submit, two app servers retrying): eight threads, each with
-    # its own client, create for one number at once while the Sinch emulator takes 1 s, so that each arrives
-    # while the first create holds the number's claim (on a busy machine 300 ms was once too short: a create
-    # that arrives after the first answered is a repeat, and resends). One verification, one send, one sid.
-    status, _ = sandbox_gateway.call(base, "PUT", "/sandbox/faults/sinch", {"latency_ms": 1000}, key=None)
+    # its own client, create for one number at once while the Sinch emulator takes 3 s, so that each arrives
+    # while the first create holds the number's claim (a create that arrives after the first answered is a
+    # repeat, and resends: on a busy machine 300 ms was once too short, and 1 s once too, when the threads'
+    # first use of the client, which imports its Verify modules, came after the barrier; it comes before it
+    # now). One verification, one send, one sid.
+    status, _ = sandbox_gateway.call(base, "PUT", "/sandbox/faults/sinch", {"latency_ms": 3000}, key=None)
     assert status == 200, status
     number, taps = "+46701234006", 8
     barrier, answers, errors = threading.Barrier(taps), [], []
@@ -173,9 +175,10 @@ def drive(base, proxy_base):
     def tap():
         tapper = Client(ACCOUNT_SID, SECRET)
         tapper.verify.base_url = proxy_base + PREFIX
+        verifications = tapper.verify.v2.services(SINCH_SERVICE).verifications  # the lazy imports, before the barrier
         barrier.wait(timeout=60)
         try:
-            answers.append(tapper.verify.v2.services(SINCH_SERVICE).verifications.create(to=number, channel="sms"))
+            answers.append(verifications.create(to=number, channel="sms"))
         except Exception as error:  # each thread's failure is reported below
             errors.append(error)
 
