@@ -52,6 +52,18 @@ struct FormEncodingTests {
         }
     }
 
+    @Test("a body splits into its pairs by bytes: empty pairs skipped, a key alone is empty, the first `=` splits")
+    func pairs() {
+        let pairs = FormEncoding.decodePairs(
+            "To=%2B447700900123&&Channel=sms&Flag&Tags=a%3Db=c&Name=Jos%C3%A9+L&=x&Locale=")
+        #expect(pairs.map(\.key) == ["To", "Channel", "Flag", "Tags", "Name", "", "Locale"])
+        #expect(pairs.map(\.value) == ["+447700900123", "sms", "", "a=b=c", "José L", "x", ""])
+        // An `=` followed by a combining mark is one character but still the separator.
+        #expect(FormEncoding.decodePairs("a=\u{301}b").map(\.value) == ["\u{301}b"])
+        #expect(FormEncoding.decodePairs("Name=日本&x=😀").map(\.value) == ["日本", "😀"])
+        #expect(FormEncoding.decodePairs("").isEmpty && FormEncoding.decodePairs("&&").isEmpty)
+    }
+
     @Test("pairs are encoded in the order given")
     func order() {
         #expect(FormEncoding.encode([("b", "2"), ("a", "1"), ("c", "")]) == "b=2&a=1&c=")

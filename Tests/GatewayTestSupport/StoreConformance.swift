@@ -48,6 +48,7 @@ public struct StoreConformance: Sendable {
         case deadOwnersClaimIsTakenOverAtOnceWithItsProgress
         case concurrentTakeoversFromADeadOwnerHaveOneWinner
         case abandonedClaimIsTakenOverAtOnceWithItsProgress
+        case insertEndingAClaimStoresTheRecordAndEndsTheLeaseTogether
         case onlyTheHoldersTokenReleasesOrCompletesAClaim
         case expiredIdempotencyKeysArePrunedInBoundedBatches
         case instanceHeartbeatsAreWrittenListedAndRemoved
@@ -95,6 +96,8 @@ public struct StoreConformance: Sendable {
                 "Concurrent takeovers from a dead instance have one winner"
             case .abandonedClaimIsTakenOverAtOnceWithItsProgress:
                 "An abandoned claim is taken over at once, with its progress"
+            case .insertEndingAClaimStoresTheRecordAndEndsTheLeaseTogether:
+                "An insert that ends a claim stores the record and ends the holder's lease, keeping the id, together"
             case .onlyTheHoldersTokenReleasesOrCompletesAClaim:
                 "Only the holder's token records, releases or completes a claim"
             case .expiredIdempotencyKeysArePrunedInBoundedBatches:
@@ -147,6 +150,8 @@ public struct StoreConformance: Sendable {
             try await deadOwnersClaimIsTakenOverAtOnceWithItsProgress()
         case .concurrentTakeoversFromADeadOwnerHaveOneWinner: try await concurrentTakeoversFromADeadOwnerHaveOneWinner()
         case .abandonedClaimIsTakenOverAtOnceWithItsProgress: try await abandonedClaimIsTakenOverAtOnceWithItsProgress()
+        case .insertEndingAClaimStoresTheRecordAndEndsTheLeaseTogether:
+            try await insertEndingAClaimStoresTheRecordAndEndsTheLeaseTogether()
         case .onlyTheHoldersTokenReleasesOrCompletesAClaim: try await onlyTheHoldersTokenReleasesOrCompletesAClaim()
         case .expiredIdempotencyKeysArePrunedInBoundedBatches:
             try await expiredIdempotencyKeysArePrunedInBoundedBatches()
@@ -897,6 +902,36 @@ public struct StoreConformance: Sendable {
         #expect(try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 5) == .takenOver(progress))
         try await store.abandonIdempotencyKey(key, token: "token-2", at: Self.epoch + 6)
         #expect(try await Self.claim(store, key, "fp-1", token: "token-3", at: Self.epoch + 6) == .takenOver(progress))
+    }
+
+    /// The record and its events are stored and the claim's lease ends at the record's creation, keeping its id:
+    /// the next claim takes it over at once and finds the verification. Another token's claim keeps running
+    /// (the record is stored all the same); an insert that fails (a duplicate id) leaves the claim running.
+    public func insertEndingAClaimStoresTheRecordAndEndsTheLeaseTogether() async throws {
+        let store = try await makeStore()
+        let key = IdempotencyKey(scope: "twilio_compat.create:key_live_1", key: "VA1 sms +447700900123")
+        #expect(try await Self.claim(store, key, "fp-1") == .claimed)
+        let record = Self.emailRecord(id: "VEclaimend1")
+        let event = VerificationEvent(verificationID: record.id, kind: .started, at: Self.epoch)
+        try await store.insert(record, events: [event], endingClaim: key, token: Self.token)
+        #expect(try await store.record(id: record.id) == record)
+        #expect(try await store.events(verificationID: record.id).count == 1)
+        #expect(
+            try await Self.claim(store, key, "fp-1", token: "token-2", at: Self.epoch + 1)
+                == .takenOver(IdempotencyProgress(stage: .claimed, verificationID: record.id)))
+
+        let held = IdempotencyKey(scope: "twilio_compat.create:key_live_1", key: "VA1 sms +447700900124")
+        #expect(try await Self.claim(store, held, "fp-1") == .claimed)
+        let other = Self.emailRecord(id: "VEclaimend2")
+        try await store.insert(other, events: [], endingClaim: held, token: "someone-else")
+        #expect(try await store.record(id: other.id) == other)
+        #expect(
+            try await Self.claim(store, held, "fp-1", token: "token-2", at: Self.epoch + 1) == .inProgress(owner: nil))
+        await #expect(throws: GatewayError.self) {
+            try await store.insert(other, events: [], endingClaim: held, token: Self.token)
+        }
+        #expect(
+            try await Self.claim(store, held, "fp-1", token: "token-2", at: Self.epoch + 1) == .inProgress(owner: nil))
     }
 
     /// Another token's release, progress or completion changes nothing; a completed key is never released.

@@ -140,6 +140,19 @@ struct TwilioCompatTests {
         }
     }
 
+    @Test("Basic credentials: split at the first colon; no colon, an empty side or invalid UTF-8 is none")
+    func basicCredentials() {
+        func header(_ raw: [UInt8]) -> String { "Basic " + Data(raw).base64EncodedString() }
+        let parsed = TwilioCompatAuthMiddleware.credentials(header(Array("AC1:sk:with:colons".utf8)))
+        #expect(parsed?.user == "AC1" && parsed?.password == "sk:with:colons")
+        #expect(
+            TwilioCompatAuthMiddleware.credentials("basic  " + Data("AC1:é".utf8).base64EncodedString())?.password
+                == "é")
+        for raw in [Array("AC1".utf8), Array(":secret".utf8), Array("AC1:".utf8), [0x41, 0x3A, 0xFF]] {
+            #expect(TwilioCompatAuthMiddleware.credentials(header(raw)) == nil, "\(raw)")
+        }
+    }
+
     @Test("authentication: the account SID or an API key SID with a gateway key's secret; anything else is 20003")
     func authentication() async throws {
         try await Self.run { client, _ in

@@ -14,12 +14,21 @@ public final class IdempotentStart: Sendable {
     /// The verification id a start anew after a takeover keeps: the dead start's, which its vendor knows as
     /// the reference and found nothing under (``StartLookupResult/notFound``). `nil`: a new id.
     public let resumingID: String?
+    /// Whether the commit that stores the started verification also ends the claim's lease, keeping the
+    /// verification's id in it (``VerificationStore/insert(_:events:endingClaim:token:)``): for a claim that keeps
+    /// no response to replay, as the Twilio front door's create claim. `false`: the caller completes, releases
+    /// or abandons the claim itself, as the native API does with the response of an `Idempotency-Key`.
+    public let endsAtInsert: Bool
     private let maySend = Mutex(false)
 
-    public init(key: IdempotencyKey, token: String = IdempotentStart.newToken(), resumingID: String? = nil) {
+    public init(
+        key: IdempotencyKey, token: String = IdempotentStart.newToken(), resumingID: String? = nil,
+        endsAtInsert: Bool = false
+    ) {
         self.key = key
         self.token = token
         self.resumingID = resumingID
+        self.endsAtInsert = endsAtInsert
     }
 
     /// Whether a vendor call of this start may have sent something: set before each call, cleared after a

@@ -272,7 +272,8 @@ public struct VerificationService: Sendable {
                 calls.append(callEvent(id, provider.id, "start", outcome: "accepted", since: began))
                 return try await persistStart(
                     id: id, request: request, provider: provider, result: result, apiKeyID: apiKeyID,
-                    events: calls, skipped: skipped, decision: decision, failovers: failovers, adaptive: adaptiveChoice)
+                    events: calls, skipped: skipped, decision: decision, failovers: failovers, adaptive: adaptiveChoice,
+                    idempotency: idempotency)
             } catch {
                 calls.append(callEvent(id, provider.id, "start", outcome: error.code.rawValue, since: began))
                 sendMayHaveHappened = sendMayHaveHappened || error.sendMayHaveHappened
@@ -429,7 +430,7 @@ public struct VerificationService: Sendable {
             country: request.destination.phoneNumber?.region)
         return try await persistStart(
             id: id, request: request, provider: provider, result: result, apiKeyID: apiKeyID, events: [],
-            skipped: [], decision: decision, failovers: [], isTestNumber: true)
+            skipped: [], decision: decision, failovers: [], isTestNumber: true, idempotency: idempotency)
     }
 
     /// Refuses, before any vendor is paid, a number the numbering plan does not know (unless the policy
@@ -566,7 +567,8 @@ public struct VerificationService: Sendable {
     private func persistStart(
         id: String, request: StartVerification, provider: any VerificationProvider, result: ProviderStartResult,
         apiKeyID: String?, events: [VerificationEvent], skipped: [RoutingTable.Skip], decision: RoutingTable.Decision,
-        failovers: [String], isTestNumber: Bool = false, recovered: Bool = false, adaptive choice: AdaptiveChoice? = nil
+        failovers: [String], isTestNumber: Bool = false, recovered: Bool = false,
+        adaptive choice: AdaptiveChoice? = nil, idempotency: IdempotentStart? = nil
     ) async throws(GatewayError) -> VerificationRecord {
         let now = clock.now
         // Learned in its context when a provider of the adaptive route sent (not a fallback outside it).
@@ -614,8 +616,13 @@ public struct VerificationService: Sendable {
         if !skipped.isEmpty {
             detail["skipped"] = skipped.map { "\($0.providerID):\($0.reason)" }.joined(separator: ",")
         }
-        try await store.insert(
-            record, events: [VerificationEvent(verificationID: id, kind: .started, at: now, detail: detail)] + events)
+        let events = [VerificationEvent(verificationID: id, kind: .started, at: now, detail: detail)] + events
+        if let idempotency, idempotency.endsAtInsert {
+            // One commit for the record and the end of the claim's lease (``IdempotentStart/endsAtInsert``).
+            try await store.insert(record, events: events, endingClaim: idempotency.key, token: idempotency.token)
+        } else {
+            try await store.insert(record, events: events)
+        }
         if let learned, let adaptive {
             await adaptive.countStart(
                 route: decision.route, policy: learned.policy, context: learned.context, providerID: provider.id,

@@ -10,4 +10,28 @@ import Foundation
 /// conformance suite. Methods throw only ``GatewayError`` (code `internal` for storage faults).
 public protocol VerificationStore: VerificationRecordStore, RateCounterStore, IdempotencyStore, InstanceHeartbeatStore,
     AdaptiveEvidenceStore
-{}
+{
+    /// Stores a started verification and its first events and, in the same commit, ends the lease of the
+    /// idempotency claim `key` held under `token` at the record's creation time, keeping the verification's
+    /// id in it (stage ``IdempotencyProgress/Stage/claimed``): a request waiting on the claim then finds the
+    /// verification, and no crash between the two can leave the record stored and the claim running. A claim
+    /// no longer `token`'s is left as it is; the record is stored all the same.
+    ///
+    /// The default makes the two writes one after the other (the claim's lease then ends a moment later);
+    /// the SQL stores make them one transaction.
+    func insert(
+        _ record: VerificationRecord, events: [VerificationEvent], endingClaim key: IdempotencyKey, token: String
+    ) async throws(GatewayError)
+}
+
+extension VerificationStore {
+    public func insert(
+        _ record: VerificationRecord, events: [VerificationEvent], endingClaim key: IdempotencyKey, token: String
+    ) async throws(GatewayError) {
+        try await insert(record, events: events)
+        // Stored and sent: a failure to end the claim only leaves it to lapse with its lease, the id in it.
+        _ = try? await recordIdempotencyProgress(
+            key, token: token, progress: IdempotencyProgress(stage: .claimed, verificationID: record.id),
+            until: record.createdAt)
+    }
+}

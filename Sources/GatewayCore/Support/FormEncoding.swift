@@ -49,10 +49,16 @@ package enum FormEncoding {
 
     /// Decodes a form body or query string into its pairs, in order, repeated keys kept (for a reader that
     /// refuses them, or takes them as a list).
+    /// Split by bytes, not characters: `&` and `=` are ASCII, and a Twilio create decodes its form on every call.
     package static func decodePairs(_ body: String) -> [(key: String, value: String)] {
-        body.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return (unescape(String(parts[0])), parts.count > 1 ? unescape(String(parts[1])) : "")
+        body.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { pair in
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else {
+                return (unescape(String(decoding: pair, as: UTF8.self)), "")
+            }
+            return (
+                unescape(String(decoding: pair[..<equals], as: UTF8.self)),
+                unescape(String(decoding: pair[pair.index(after: equals)...], as: UTF8.self))
+            )
         }
     }
 

@@ -40,10 +40,10 @@ struct TwilioCompatAuthMiddleware: RouterMiddleware {
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "basic",
             let data = Data(base64Encoded: String(parts[1]).trimmingCharacters(in: .whitespaces)),
-            let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
+            let colon = data.firstIndex(of: UInt8(ascii: ":")),
+            let user = String(data: data[..<colon], encoding: .utf8),
+            let password = String(data: data[(colon + 1)...], encoding: .utf8)
         else { return nil }
-        let user = String(text[..<colon])
-        let password = String(text[text.index(after: colon)...])
         guard !user.isEmpty, !password.isEmpty else { return nil }
         return (user, password)
     }

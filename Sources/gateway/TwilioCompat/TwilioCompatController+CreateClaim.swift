@@ -35,7 +35,8 @@ extension TwilioCompatController {
         let key = Self.createClaimKey(
             serviceSID: verifyService.sid, channel: start.channel, destination: start.destination.value,
             apiKeyID: context.apiKey?.id)
-        let claim = IdempotentStart(key: key)
+        // The start's own commit ends the claim (one write fewer than ending it after).
+        let claim = IdempotentStart(key: key, endsAtInsert: true)
         let instance = service.leaseOwners?.instanceID
         let lease = service.policy.idempotencyLease
         let waitLimit = ContinuousClock.now.advanced(by: .milliseconds(Int64(lease * 1000)))
@@ -116,8 +117,8 @@ extension TwilioCompatController {
             return record
         case .startAnew(let id):
             return try await createClaimed(
-                IdempotentStart(key: claim.key, token: claim.token, resumingID: id), start, service: verifyService,
-                context: context, clientIP: clientIP)
+                IdempotentStart(key: claim.key, token: claim.token, resumingID: id, endsAtInsert: true), start,
+                service: verifyService, context: context, clientIP: clientIP)
         case .notYet:
             try? await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
             throw GatewayError(
@@ -145,7 +146,8 @@ extension TwilioCompatController {
     }
 
     /// The create itself, by the claim's holder: as a create alone does it. The claim ends keeping the
-    /// verification for creates that waited; a failure releases it, so the next create tries on its own.
+    /// verification for creates that waited (a start ends it in the commit that stores the verification,
+    /// ``IdempotentStart/endsAtInsert``); a failure releases it, so the next create tries on its own.
     private func createClaimed(
         _ claim: IdempotentStart, _ start: StartVerification, service verifyService: TwilioCompatSettings.Service,
         context: GatewayRequestContext, clientIP: String?
@@ -162,6 +164,8 @@ extension TwilioCompatController {
                 record = try await service.resend(
                     id: open.id, request: ResendRequest(clientContext: start.clientContext),
                     owner: VerificationsController.owner(context))
+                // Answered even if this write fails: the claim then lapses with its lease, the id in it.
+                try? await endClaim(claim, verificationID: record.id)
             } else {
                 // Under the claim: before each vendor call the start renews it, and stops (sending nothing) if
                 // another create took it over meanwhile.
@@ -182,8 +186,6 @@ extension TwilioCompatController {
             }
             throw error
         }
-        // Answered even if this write fails: the claim then lapses with its lease, the verification's id in it.
-        try? await endClaim(claim, verificationID: record.id)
         return record
     }
 

@@ -26,11 +26,7 @@ extension SQLStore {
     ) async throws(GatewayError) -> Bool {
         try await change(
             "record_idempotency_progress", ClaimRows.progress,
-            [
-                .int(progress.stage.rawValue), .optionalText(progress.verificationID), .date(until),
-                .text(key.scope), .text(key.key), .text(token), .optionalText(progress.providerID),
-                .optionalDate(progress.callBegunAt),
-            ])
+            ClaimRows.progressValues(key, token: token, progress: progress, until: until))
     }
 
     @discardableResult
@@ -105,6 +101,14 @@ enum ClaimRows {
         SET stage = $1, verification_id = $2, provider_id = $7, call_begun_at = $8, lease_until = $3
         WHERE scope = $4 AND key = $5 AND token = $6 AND status IS NULL
         """)
+    static func progressValues(
+        _ key: IdempotencyKey, token: String, progress: IdempotencyProgress, until: Date
+    ) -> [StoreValue] {
+        [
+            .int(progress.stage.rawValue), .optionalText(progress.verificationID), .date(until), .text(key.scope),
+            .text(key.key), .text(token), .optionalText(progress.providerID), .optionalDate(progress.callBegunAt),
+        ]
+    }
     static let complete = StoreStatement(
         """
         UPDATE idempotency_keys SET status = $1, body = $2, lease_until = NULL

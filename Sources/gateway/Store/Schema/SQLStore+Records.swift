@@ -19,6 +19,27 @@ extension SQLStore {
             })
     }
 
+    /// The record, its first events and the end of an idempotency claim's lease in one transaction: the
+    /// Twilio front door's create pays one commit for both. The claim's update comes first, so that
+    /// PostgreSQL takes the event log's lock last, as an insert alone does.
+    func insert(
+        _ record: VerificationRecord, events: [VerificationEvent], endingClaim key: IdempotencyKey, token: String
+    ) async throws(GatewayError) {
+        try await run(
+            StoreCall(
+                "insert ending claim", atomicity: .transaction, duplicate: .internal("Duplicate verification id.")
+            ) {
+                .run(
+                    ClaimRows.progress,
+                    ClaimRows.progressValues(
+                        key, token: token, progress: IdempotencyProgress(stage: .claimed, verificationID: record.id),
+                        until: record.createdAt),
+                    then: .run(
+                        RecordRows.insert, try RecordRows.values(of: record),
+                        then: try EventRows.inserts(events, then: .done(()))))
+            })
+    }
+
     func record(id: String) async throws(GatewayError) -> VerificationRecord? {
         try await run("record", RecordRows.selectByID, [.text(id)]) { try $0.first(RecordRows.record(from:)) }
     }
