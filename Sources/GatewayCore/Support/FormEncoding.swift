@@ -48,8 +48,8 @@ package enum FormEncoding {
     }
 
     /// Decodes a form body or query string into its pairs, in order, repeated keys kept (for a reader that
-    /// refuses them, or takes them as a list).
-    /// Split by bytes, not characters: `&` and `=` are ASCII, and a Twilio create decodes its form on every call.
+    /// refuses them, or takes them as a list). Split by bytes, not characters: `&` and `=` are ASCII, and a
+    /// Twilio create decodes its form on every call.
     package static func decodePairs(_ body: String) -> [(key: String, value: String)] {
         body.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { pair in
             guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else {
