@@ -9,6 +9,8 @@ final class SpyVerificationStore: VerificationStore {
         var writes = 0
         var highestAttempts = 0
         var provisional: [String] = []
+        var claims = 0
+        var progressWrites = 0
     }
 
     private let inner = InMemoryVerificationStore()
@@ -21,6 +23,10 @@ final class SpyVerificationStore: VerificationStore {
     /// The writes made with ``StoreWriteDurability/provisional``, in order: `lease` for an update that holds
     /// the check lease, `update` for another update, `events` for an append.
     var provisional: [String] { counters.withLock { $0.provisional } }
+    /// Calls of ``claimIdempotencyKey(_:fingerprint:token:owner:at:lease:deadOwner:progress:)``.
+    var claims: Int { counters.withLock { $0.claims } }
+    /// Calls of ``recordIdempotencyProgress(_:token:progress:until:)``.
+    var progressWrites: Int { counters.withLock { $0.progressWrites } }
     /// The largest `attempts` of any record ever stored.
     var highestAttempts: Int { counters.withLock { $0.highestAttempts } }
 
@@ -124,16 +130,19 @@ final class SpyVerificationStore: VerificationStore {
 
     func claimIdempotencyKey(
         _ key: IdempotencyKey, fingerprint: String, token: String, owner: String?, at: Date, lease: TimeInterval,
-        deadOwner: String?
+        deadOwner: String?, progress: IdempotencyProgress
     ) async throws(GatewayError) -> IdempotencyClaim {
-        try await inner.claimIdempotencyKey(
-            key, fingerprint: fingerprint, token: token, owner: owner, at: at, lease: lease, deadOwner: deadOwner)
+        counters.withLock { $0.claims += 1 }
+        return try await inner.claimIdempotencyKey(
+            key, fingerprint: fingerprint, token: token, owner: owner, at: at, lease: lease, deadOwner: deadOwner,
+            progress: progress)
     }
 
     func recordIdempotencyProgress(
         _ key: IdempotencyKey, token: String, progress: IdempotencyProgress, until: Date
     ) async throws(GatewayError) -> Bool {
-        try await inner.recordIdempotencyProgress(key, token: token, progress: progress, until: until)
+        counters.withLock { $0.progressWrites += 1 }
+        return try await inner.recordIdempotencyProgress(key, token: token, progress: progress, until: until)
     }
 
     @discardableResult

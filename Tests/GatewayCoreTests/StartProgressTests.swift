@@ -64,4 +64,49 @@ struct StartProgressTests {
         #expect(record.id == "vf_0000000000000000000000000000beef")
         #expect(alpha.calls(.start).first?.startRequest?.verificationID == record.id)
     }
+
+    @Test("a start that claims ahead takes a new key in the one write that records its first vendor call")
+    func claimAhead() async throws {
+        let alpha = ScriptedProvider(id: "alpha")
+        let spy = SpyVerificationStore()
+        let h = try ServiceHarness([alpha], store: spy)
+        let claim = IdempotentStart(key: Self.key, claimsAhead: "fp")
+        let claimedAt = h.clock.now
+        let record = try await h.service.start(try .sms(), idempotency: claim)
+        #expect(alpha.calls(.start).count == 1)
+        #expect(claim.tookClaimAhead && claim.claimFoundTaken == nil)
+        #expect(spy.claims == 1)
+        #expect(spy.progressWrites == 0)
+        h.clock.advance(by: h.service.policy.idempotencyLease + 1)
+        let taken = try await spy.claimIdempotencyKey(
+            Self.key, fingerprint: "fp", token: "taker", at: h.clock.now, lease: 45)
+        // The recorded call begins no earlier than the call did: a takeover waits at least as long for it.
+        #expect(
+            taken
+                == .takenOver(
+                    IdempotencyProgress(
+                        stage: .vendorCallBegun, verificationID: record.id, providerID: "alpha",
+                        callBegunAt: claimedAt.addingTimeInterval(1))))
+    }
+
+    @Test("a start that claims ahead a key another request holds stops before it counts or sends anything")
+    func claimAheadFindsItHeld() async throws {
+        let alpha = ScriptedProvider(id: "alpha")
+        var policy = VerificationPolicy()
+        policy.rateLimits.startsPerDestination = RateLimit(limit: 1, window: 3600)
+        let h = try ServiceHarness([alpha], policy: policy)
+        #expect(
+            try await h.store.claimIdempotencyKey(
+                Self.key, fingerprint: "fp", token: "holder", at: h.clock.now, lease: 45)
+                == .claimed)
+        let claim = IdempotentStart(key: Self.key, claimsAhead: "fp")
+        await #expect(throws: GatewayError.self) { try await h.service.start(try .sms(), idempotency: claim) }
+        #expect(claim.claimFoundTaken == .inProgress(owner: nil))
+        #expect(!claim.tookClaimAhead)
+        #expect(alpha.calls(.start).isEmpty)
+        // Not counted: the destination's one start an hour is still there.
+        try await h.store.releaseIdempotencyKey(Self.key, token: "holder")
+        _ = try await h.service.start(try .sms())
+        #expect(alpha.calls(.start).count == 1)
+    }
 }

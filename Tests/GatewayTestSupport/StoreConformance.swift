@@ -49,6 +49,7 @@ public struct StoreConformance: Sendable {
         case concurrentTakeoversFromADeadOwnerHaveOneWinner
         case abandonedClaimIsTakenOverAtOnceWithItsProgress
         case insertEndingAClaimStoresTheRecordAndEndsTheLeaseTogether
+        case newClaimCarriesItsFirstProgressAndATakeoverIsANewClaim
         case onlyTheHoldersTokenReleasesOrCompletesAClaim
         case expiredIdempotencyKeysArePrunedInBoundedBatches
         case instanceHeartbeatsAreWrittenListedAndRemoved
@@ -98,6 +99,8 @@ public struct StoreConformance: Sendable {
                 "An abandoned claim is taken over at once, with its progress"
             case .insertEndingAClaimStoresTheRecordAndEndsTheLeaseTogether:
                 "An insert that ends a claim stores the record and ends the holder's lease, keeping the id, together"
+            case .newClaimCarriesItsFirstProgressAndATakeoverIsANewClaim:
+                "A new claim records its first progress in its own write; a takeover is pruned as a new claim"
             case .onlyTheHoldersTokenReleasesOrCompletesAClaim:
                 "Only the holder's token records, releases or completes a claim"
             case .expiredIdempotencyKeysArePrunedInBoundedBatches:
@@ -152,6 +155,8 @@ public struct StoreConformance: Sendable {
         case .abandonedClaimIsTakenOverAtOnceWithItsProgress: try await abandonedClaimIsTakenOverAtOnceWithItsProgress()
         case .insertEndingAClaimStoresTheRecordAndEndsTheLeaseTogether:
             try await insertEndingAClaimStoresTheRecordAndEndsTheLeaseTogether()
+        case .newClaimCarriesItsFirstProgressAndATakeoverIsANewClaim:
+            try await newClaimCarriesItsFirstProgressAndATakeoverIsANewClaim()
         case .onlyTheHoldersTokenReleasesOrCompletesAClaim: try await onlyTheHoldersTokenReleasesOrCompletesAClaim()
         case .expiredIdempotencyKeysArePrunedInBoundedBatches:
             try await expiredIdempotencyKeysArePrunedInBoundedBatches()
@@ -932,6 +937,34 @@ public struct StoreConformance: Sendable {
         }
         #expect(
             try await Self.claim(store, held, "fp-1", token: "token-2", at: Self.epoch + 1) == .inProgress(owner: nil))
+    }
+
+    /// A new key keeps the progress its claim carried (a start that claims just before its vendor call), and a
+    /// takeover keeps it too, whatever progress the taker offered; a takeover counts as a claim at its own
+    /// time for pruning, so a claim taken over recently stays however old its key.
+    public func newClaimCarriesItsFirstProgressAndATakeoverIsANewClaim() async throws {
+        let store = try await makeStore()
+        let key = IdempotencyKey(scope: "twilio_compat.create:key_live_1", key: "VA1 sms +447700900125")
+        let first = IdempotencyProgress(
+            stage: .vendorCallBegun, verificationID: "vf_0000000000000000000000000000c1a1", providerID: "alpha",
+            callBegunAt: Self.epoch + 1)
+        #expect(
+            try await store.claimIdempotencyKey(
+                key, fingerprint: "fp", token: Self.token, owner: nil, at: Self.epoch, lease: 40, deadOwner: nil,
+                progress: first) == .claimed)
+        #expect(
+            try await Self.claim(store, key, "fp", token: "token-2", at: Self.epoch + 10) == .inProgress(owner: nil))
+        #expect(
+            try await store.claimIdempotencyKey(
+                key, fingerprint: "fp", token: "token-2", owner: nil, at: Self.epoch + 50, lease: 40, deadOwner: nil,
+                progress: IdempotencyProgress(stage: .claimed, verificationID: "vf_other")) == .takenOver(first))
+        #expect(try await Self.claim(store, key, "fp", token: "token-3", at: Self.epoch + 100) == .takenOver(first))
+        #expect(
+            try await store.recordIdempotencyProgress(
+                key, token: "token-3", progress: IdempotencyProgress(stage: .claimed), until: Self.epoch + 101))
+        #expect(try await store.pruneIdempotencyKeys(claimedBefore: Self.epoch + 99, limit: 10) == 0)
+        #expect(try await store.pruneIdempotencyKeys(claimedBefore: Self.epoch + 150, limit: 10) == 1)
+        #expect(try await Self.claim(store, key, "fp", token: "token-4", at: Self.epoch + 200) == .claimed)
     }
 
     /// Another token's release, progress or completion changes nothing; a completed key is never released.

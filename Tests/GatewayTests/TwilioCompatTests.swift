@@ -35,7 +35,7 @@ struct TwilioCompatTests {
         """
 
     static func run(
-        _ body: @Sendable (any TestClientProtocol, GatewayRuntime) async throws -> Void
+        config: String = config, _ body: @Sendable (any TestClientProtocol, GatewayRuntime) async throws -> Void
     ) async throws {
         let harness = GatewayHarness()
         let (app, runtime) = try await buildApplication(
@@ -150,6 +150,62 @@ struct TwilioCompatTests {
                 == "é")
         for raw in [Array("AC1".utf8), Array(":secret".utf8), Array("AC1:".utf8), [0x41, 0x3A, 0xFF]] {
             #expect(TwilioCompatAuthMiddleware.credentials(header(raw)) == nil, "\(raw)")
+        }
+        let token = Data("AC1:sk".utf8).base64EncodedString()
+        #expect(TwilioCompatAuthMiddleware.credentials("  BASIC   \(token) \t")?.password == "sk")
+        for other in [
+            "Bearer \(token)", "Basic\(token)", "Basic\t\(token)", "Basic", "Basic ", "Basic !!!!", "Basics \(token)",
+        ] {
+            #expect(TwilioCompatAuthMiddleware.credentials(other) == nil, "\(other)")
+        }
+    }
+
+    @Test("the resources written field by field are the bytes the generic JSON writer gives for them")
+    func canonicalJSON() async throws {
+        try await Self.run { client, runtime in
+            let to = "+46701230208"
+            func raw(_ method: HTTPRequest.Method, _ uri: String, _ form: String?) async throws -> Data {
+                var headers: HTTPFields = [.authorization: Self.basic()]
+                if form != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
+                return try await client.execute(
+                    uri: uri, method: method, headers: headers, body: form.map { ByteBuffer(string: $0) }
+                ) { Data($0.body.readableBytesView) }
+            }
+            let verifications = Self.path(Self.sinchService, "/Verifications")
+            let created = try await raw(.post, verifications, form([("To", to), ("Channel", "sms")]))
+            let resent = try await raw(.post, verifications, form([("To", to), ("Channel", "sms")]))
+            let fetched = try await raw(.get, Self.path(Self.sinchService, "/Verifications/\(to)"), nil)
+            let code = try sandboxCode(runtime, to: to)
+            let check = Self.path(Self.sinchService, "/VerificationCheck")
+            let missed = try await raw(.post, check, form([("To", to), ("Code", code == "0000" ? "1111" : "0000")]))
+            let approved = try await raw(.post, check, form([("To", to), ("Code", code)]))
+            for body in [created, resent, fetched, missed, approved] {
+                let text = String(decoding: body, as: UTF8.self)
+                let value = try #require(JSONValue.parse(body), "\(text)")
+                #expect(value.sortedJSON == text)
+            }
+            let approvedValue = try #require(JSONValue.parse(approved))
+            guard case .object(let fields) = approvedValue, case .object(let gateway)? = fields["gateway"] else {
+                Issue.record("no gateway field: \(approvedValue)")
+                return
+            }
+            #expect(gateway["token"] != nil && fields["valid"] == .bool(true))
+        }
+    }
+
+    @Test("the form's Content-Type: in any case, with parameters and spaces; nothing else")
+    func formContentType() {
+        for type in [
+            "application/x-www-form-urlencoded", "Application/X-WWW-Form-URLEncoded; charset=utf-8",
+            " application/x-www-form-urlencoded ;charset=UTF-8",
+        ] {
+            #expect(TwilioCompatForm.isForm(type), "\(type)")
+        }
+        for type in [
+            "application/json", "application/x-www-form-urlencodedx", "application/x\rwww-form-urlencoded",
+            "multipart/form-data", "",
+        ] {
+            #expect(!TwilioCompatForm.isForm(type), "\(type)")
         }
     }
 
@@ -371,6 +427,29 @@ struct TwilioCompatTests {
                 .get, Self.path(Self.sinchService, "/Verifications/\(other)"),
                 authorization: Self.basic(Self.account, Self.otherSecret))
             #expect(theirs.body["sid"] as? String == otherKeySID)
+        }
+    }
+
+    @Test("a repeat create refused a resend (60203) leaves the verification to resend: the next is refused too")
+    func refusedResendKeepsTheVerification() async throws {
+        try await Self.run(config: Self.config + "\npolicy: {max_sends: 2}\n") { client, runtime in
+            let to = "+46701230207"
+            let verifications = Self.path(Self.sinchService, "/Verifications")
+            let first = try await client.twilio(.post, verifications, form: form([("To", to), ("Channel", "sms")]))
+            let sid = try #require(first.body["sid"] as? String)
+            let again = try await client.twilio(.post, verifications, form: form([("To", to), ("Channel", "sms")]))
+            #expect(again.status == .created && again.body["sid"] as? String == sid, "\(again.body)")
+            for _ in 0..<2 {
+                // Each repeat resends the pending verification, which has had its two sends.
+                let refused = try await client.twilio(
+                    .post, verifications, form: form([("To", to), ("Channel", "sms")]))
+                #expect(
+                    refused.status == .tooManyRequests && refused.body["code"] as? Int == 60203,
+                    "\(refused.status) \(refused.body)")
+            }
+            #expect(runtime.sandbox?.outbox.messages(to: to).count == 2)
+            let fetched = try await client.twilio(.get, Self.path(Self.sinchService, "/Verifications/\(to)"))
+            #expect(fetched.body["sid"] as? String == sid)
         }
     }
 

@@ -189,6 +189,21 @@ public struct VerificationService: Sendable {
         let decision = routing.decide(request, apiKey: apiKeyName, registry: registry)
         var candidates = decision.candidates
         try checkDestination(request, candidates: candidates)
+        let id = idempotency?.resumingID ?? Self.newID()
+        var adaptiveChoice: AdaptiveChoice?
+        var choseAdaptive = false
+        if let idempotency, idempotency.needsClaim, !candidates.isEmpty {
+            // The claim, before anything is counted: a key already held stops the start here, as if it had not
+            // begun. Its write records the call to the first candidate (the bandit's choice, on an adaptive route).
+            adaptiveChoice = await chooseAdaptive(request, decision: decision, candidates: &candidates)
+            choseAdaptive = true
+            try await claimAhead(
+                idempotency,
+                IdempotencyProgress(
+                    stage: .vendorCallBegun, verificationID: id, providerID: candidates[0].id,
+                    callBegunAt: clock.now.addingTimeInterval(IdempotentStart.aheadCallWindow)),
+                providerID: candidates[0].id)
+        }
         try await countStart(request, apiKeyID: apiKeyID, clientIP: clientIP, keyLimit: keyLimit)
         try await guardPumping(request, apiKeyID: apiKeyID)
         guard !candidates.isEmpty else {
@@ -218,8 +233,9 @@ public struct VerificationService: Sendable {
             throw GatewayError(.noProviderAvailable, "No provider is available for this request.")
         }
         // An adaptive route's bandit puts its choice first (the others and the fallbacks after it, for failover).
-        let adaptiveChoice = await chooseAdaptive(request, decision: decision, candidates: &candidates)
-        let id = idempotency?.resumingID ?? Self.newID()
+        if !choseAdaptive {
+            adaptiveChoice = await chooseAdaptive(request, decision: decision, candidates: &candidates)
+        }
         var request = request
         request.verificationID = id
         var sendMayHaveHappened = false
@@ -247,7 +263,7 @@ public struct VerificationService: Sendable {
                 skipped.append(RoutingTable.Skip(providerID: provider.id, reason: "breaker_open"))
                 continue
             }
-            if let idempotency {
+            if let idempotency, !idempotency.aheadClaimCovers(callTo: provider.id) {
                 // Before each call: which provider a takeover may ask, unless an earlier call may have sent too.
                 try await recordProgress(
                     idempotency,
@@ -421,7 +437,12 @@ public struct VerificationService: Sendable {
         let id = Self.newID()
         // Nothing is sent, but the id lets a takeover find the verification if it was stored.
         if let idempotency {
-            try await recordProgress(idempotency, IdempotencyProgress(stage: .claimed, verificationID: id))
+            let progress = IdempotencyProgress(stage: .claimed, verificationID: id)
+            if idempotency.needsClaim {
+                try await claimAhead(idempotency, progress, providerID: nil)
+            } else {
+                try await recordProgress(idempotency, progress)
+            }
         }
         let provider = TestNumberProvider(codes: policy.testNumbers)
         let result = try await provider.start(request)
@@ -638,6 +659,22 @@ public struct VerificationService: Sendable {
     }
 
     // MARK: helpers
+
+    /// Takes the claim of a start that claims ahead (``IdempotentStart/claimsAhead``), recording `progress` in
+    /// the same write. A key that is not new stops the start (``IdempotentStart/claimFoundTaken`` says why).
+    private func claimAhead(_ idempotency: IdempotentStart, _ progress: IdempotencyProgress, providerID: String?)
+        async throws(GatewayError)
+    {
+        let answer = try await store.claimIdempotencyKey(
+            idempotency.key, fingerprint: idempotency.claimsAhead ?? "", token: idempotency.token,
+            owner: leaseOwners?.instanceID, at: clock.now, lease: policy.idempotencyLease, deadOwner: nil,
+            progress: progress)
+        idempotency.claimedAhead(answer, providerID: providerID)
+        guard case .claimed = answer else {
+            throw GatewayError(
+                .idempotencyConflict, "This start's claim is not new; nothing was counted or sent for it.")
+        }
+    }
 
     /// Records how far an idempotent start got and renews its claim; a claim taken over meanwhile ends the
     /// start before anything is sent.

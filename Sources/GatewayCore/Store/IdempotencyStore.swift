@@ -12,9 +12,13 @@ public protocol IdempotencyStore: Sendable {
     /// this call answered ``IdempotencyClaim/inProgress(owner:)`` with it): the caller then holds it under
     /// `token` and `owner`, and the answer says how far the dead start got (``IdempotencyClaim/takenOver(_:)``).
     /// Of concurrent claims of one key, at most one claims or takes it over; the others see it in progress.
+    ///
+    /// A new key starts with `progress` (a claim taken just before its holder's first vendor call records that
+    /// call in the same write); a key taken over keeps the dead start's until its new holder records its own.
+    /// A takeover counts as a new claim for ``pruneIdempotencyKeys(claimedBefore:limit:)``.
     func claimIdempotencyKey(
         _ key: IdempotencyKey, fingerprint: String, token: String, owner: String?, at: Date, lease: TimeInterval,
-        deadOwner: String?
+        deadOwner: String?, progress: IdempotencyProgress
     ) async throws(GatewayError) -> IdempotencyClaim
 
     /// Records how far the start holding `key` under `token` got (the verification id it will create and,
@@ -47,6 +51,17 @@ public protocol IdempotencyStore: Sendable {
 }
 
 extension IdempotencyStore {
+    /// ``claimIdempotencyKey(_:fingerprint:token:owner:at:lease:deadOwner:progress:)`` of a new key that no
+    /// vendor call has begun for yet (``IdempotencyProgress/Stage/claimed``).
+    public func claimIdempotencyKey(
+        _ key: IdempotencyKey, fingerprint: String, token: String, owner: String?, at: Date, lease: TimeInterval,
+        deadOwner: String?
+    ) async throws(GatewayError) -> IdempotencyClaim {
+        try await claimIdempotencyKey(
+            key, fingerprint: fingerprint, token: token, owner: owner, at: at, lease: lease, deadOwner: deadOwner,
+            progress: IdempotencyProgress(stage: .claimed))
+    }
+
     /// ``claimIdempotencyKey(_:fingerprint:token:owner:at:lease:deadOwner:)`` naming no owner: a claim then
     /// passes to another request only when its lease runs out.
     public func claimIdempotencyKey(

@@ -187,13 +187,15 @@ package final class InMemoryVerificationStore: VerificationStore {
 
     package func claimIdempotencyKey(
         _ key: IdempotencyKey, fingerprint: String, token: String, owner: String?, at: Date, lease: TimeInterval,
-        deadOwner: String?
+        deadOwner: String?, progress: IdempotencyProgress
     ) async throws(GatewayError) -> IdempotencyClaim {
         state.withLock { state in
             guard var existing = state.idempotency[key] else {
-                state.idempotency[key] = IdempotencyEntry(
+                var entry = IdempotencyEntry(
                     fingerprint: fingerprint, claimedAt: at, token: token, owner: owner,
                     leaseUntil: at.addingTimeInterval(lease))
+                entry.progress = progress
+                state.idempotency[key] = entry
                 return .claimed
             }
             guard existing.fingerprint == fingerprint else { return .mismatch }
@@ -202,6 +204,7 @@ package final class InMemoryVerificationStore: VerificationStore {
             guard existing.leaseUntil <= at || ownerDead else { return .inProgress(owner: existing.owner) }
             existing.token = token
             existing.owner = owner
+            existing.claimedAt = at
             existing.leaseUntil = at.addingTimeInterval(lease)
             state.idempotency[key] = existing
             return .takenOver(existing.progress)

@@ -71,6 +71,13 @@ enum JSONResponse {
         return (try? encoder.encode(value)) ?? Data("{}".utf8)
     }
 
+    /// JSON text written by hand (a resource answered on every call), sent as it is.
+    static func response(text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
     static func response(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"

@@ -34,12 +34,23 @@ struct TwilioCompatAuthMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// The user name and password of `Authorization: Basic …`, or nil when the header is not that.
+    /// The user name and password of `Authorization: Basic …`, or nil when the header is not that. Read by
+    /// bytes: the scheme in any case, then spaces, the token (spaces or tabs after it ignored) as `Data(base64Encoded:)`
+    /// takes it, split at its first colon, each side UTF-8 and not empty.
     static func credentials(_ header: String?) -> (user: String, password: String)? {
         guard let header, header.utf8.count <= 1024 else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "basic",
-            let data = Data(base64Encoded: String(parts[1]).trimmingCharacters(in: .whitespaces)),
+        let bytes = Array(header.utf8)
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var start = 0
+        while start < bytes.count, isBlank(bytes[start]) { start += 1 }
+        let scheme = Array("basic".utf8)
+        guard bytes.count > start + scheme.count, bytes[start + scheme.count] == UInt8(ascii: " ") else { return nil }
+        for (offset, letter) in scheme.enumerated() where bytes[start + offset] | 0x20 != letter { return nil }
+        start += scheme.count
+        var end = bytes.count
+        while start < end, bytes[start] == UInt8(ascii: " ") { start += 1 }
+        while end > start, isBlank(bytes[end - 1]) { end -= 1 }
+        guard let data = Data(base64Encoded: String(decoding: bytes[start..<end], as: UTF8.self)),
             let colon = data.firstIndex(of: UInt8(ascii: ":")),
             let user = String(data: data[..<colon], encoding: .utf8),
             let password = String(data: data[(colon + 1)...], encoding: .utf8)

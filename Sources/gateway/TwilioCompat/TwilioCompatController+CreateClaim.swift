@@ -11,8 +11,11 @@ import GatewayCore
 /// the pending verification, or starts one) and then ends the claim's lease, keeping the verification's id
 /// in it. A create that found the claim held waits for it and then answers that verification, as it stands,
 /// without sending again: one tap, one send. A create that comes after the claim ended does what a sequential
-/// repeat does (a resend), and a holder that failed releases the claim, so a waiting create or a retry tries
-/// on its own. A holder that died leaves its lease to lapse (at once when its instance is known dead).
+/// repeat does (a resend); a holder whose start failed releases the claim, so a waiting create or a retry
+/// tries on its own (one whose resend failed ends it, keeping the claim for the verification still pending).
+/// A holder that died leaves its lease to lapse (at once when its instance is known dead). The first create
+/// of a claim key takes the claim inside its start, in the write that records its vendor call, and reads
+/// nothing: a new claim means no verification of that key, service, `To` and channel can be pending.
 extension TwilioCompatController {
     /// One fingerprint for every create of a claim: a repeated create may differ in its other parameters.
     static let createClaimFingerprint = "twilio_compat.create"
@@ -35,8 +38,32 @@ extension TwilioCompatController {
         let key = Self.createClaimKey(
             serviceSID: verifyService.sid, channel: start.channel, destination: start.destination.value,
             apiKeyID: context.apiKey?.id)
-        // The start's own commit ends the claim (one write fewer than ending it after).
-        let claim = IdempotentStart(key: key, endsAtInsert: true)
+        if VerificationsController.owner(context) != nil {
+            // A key's first create in a day: the start takes the claim itself, in the write that records its
+            // vendor call, and no read looks for a pending verification (see ``firstCreate``).
+            let first = IdempotentStart(key: key, endsAtInsert: true, claimsAhead: Self.createClaimFingerprint)
+            do {
+                return try await firstCreate(first, start, context: context, clientIP: clientIP)
+            } catch {
+                guard let answer = first.claimFoundTaken else { throw error }
+                // Not the first: nothing was counted or sent. The claim, if taken over, is `first`'s now.
+                return try await createOnce(
+                    start, service: verifyService, context: context, clientIP: clientIP, claim: first, found: answer)
+            }
+        }
+        return try await createOnce(
+            start, service: verifyService, context: context, clientIP: clientIP,
+            claim: IdempotentStart(key: key, endsAtInsert: true), found: nil)
+    }
+
+    /// A create whose claim is not new (`found`, the answer of its first claim; `nil`: claim now): it waits
+    /// for a holder, takes over a lapsed claim, and resends a pending verification or starts one.
+    private func createOnce(
+        _ start: StartVerification, service verifyService: TwilioCompatSettings.Service,
+        context: GatewayRequestContext, clientIP: String?, claim: IdempotentStart, found: IdempotencyClaim?
+    ) async throws -> VerificationRecord {
+        let key = claim.key
+        var found = found
         let instance = service.leaseOwners?.instanceID
         let lease = service.policy.idempotencyLease
         let waitLimit = ContinuousClock.now.advanced(by: .milliseconds(Int64(lease * 1000)))
@@ -45,10 +72,16 @@ extension TwilioCompatController {
         // The instance of a claim found held, once it is known dead: the next claim takes it over at once.
         var deadOwner: String?
         while true {
-            switch try await service.store.claimIdempotencyKey(
-                key, fingerprint: Self.createClaimFingerprint, token: claim.token, owner: instance,
-                at: service.clock.now, lease: lease, deadOwner: deadOwner)
-            {
+            let answer: IdempotencyClaim
+            if let first = found {
+                answer = first
+                found = nil
+            } else {
+                answer = try await service.store.claimIdempotencyKey(
+                    key, fingerprint: Self.createClaimFingerprint, token: claim.token, owner: instance,
+                    at: service.clock.now, lease: lease, deadOwner: deadOwner)
+            }
+            switch answer {
             case .claimed:
                 return try await createClaimed(
                     claim, start, service: verifyService, context: context, clientIP: clientIP)
@@ -145,6 +178,45 @@ extension TwilioCompatController {
         }
     }
 
+    /// The first create of a key, service, `To` and channel since the store last pruned their claim (a day
+    /// after its last create): a start that takes the claim itself just before its vendor call, in the write
+    /// that records the call (``IdempotentStart/claimsAhead``). A new claim means no create left a verification
+    /// that could still be pending (every create's verification is kept in its claim, which outlives it), so
+    /// there is nothing to resend and no read looks. A claim that is not new stops the start before anything
+    /// is counted or sent, and the caller goes on as a repeat create (``IdempotentStart/claimFoundTaken``).
+    private func firstCreate(
+        _ claim: IdempotentStart, _ start: StartVerification, context: GatewayRequestContext, clientIP: String?
+    ) async throws -> VerificationRecord {
+        do {
+            return try await startUnder(claim, start, context: context, clientIP: clientIP)
+        } catch {
+            guard claim.claimFoundTaken == nil else { throw error }
+            if claim.tookClaimAhead {
+                try? await service.store.releaseIdempotencyKey(claim.key, token: claim.token)
+            }
+            throw Self.createFailure(error)
+        }
+    }
+
+    /// The engine's start, as the caller's API key may make it, under `claim`.
+    private func startUnder(
+        _ claim: IdempotentStart, _ start: StartVerification, context: GatewayRequestContext, clientIP: String?
+    ) async throws(GatewayError) -> VerificationRecord {
+        try await service.start(
+            start, apiKeyID: context.apiKey?.id, apiKeyName: context.apiKey?.name, clientIP: clientIP,
+            keyCountries: context.apiKey?.countries,
+            keyLimit: context.apiKey?.startsPerHour.map { RateLimit(limit: $0, window: 3600) }, idempotency: claim)
+    }
+
+    /// A start's error as a create answers it: a claim taken over before the vendor call means another create
+    /// is answering for this destination, and this one sent nothing.
+    static func createFailure(_ error: any Error) -> any Error {
+        guard let refusal = error as? GatewayError, refusal.code == .idempotencyConflict else { return error }
+        return GatewayError(
+            .concurrentVerification,
+            "Another request took over starting a verification to this destination; this one sent nothing.")
+    }
+
     /// The create itself, by the claim's holder: as a create alone does it. The claim ends keeping the
     /// verification for creates that waited (a start ends it in the commit that stores the verification,
     /// ``IdempotentStart/endsAtInsert``); a failure releases it, so the next create tries on its own.
@@ -152,45 +224,46 @@ extension TwilioCompatController {
         _ claim: IdempotentStart, _ start: StartVerification, service verifyService: TwilioCompatSettings.Service,
         context: GatewayRequestContext, clientIP: String?
     ) async throws -> VerificationRecord {
-        let record: VerificationRecord
+        let open: VerificationRecord?
         do {
             // As Twilio: a create to a number that has a pending verification of this service on the same
             // channel sends that one again (same `sid`, one more `send_code_attempts`) rather than starting
             // another.
-            if let open = try await openVerification(
-                to: start.destination.value, service: verifyService, context: context, channel: start.channel),
-                resendable(open)
-            {
+            open = try await openVerification(
+                to: start.destination.value, service: verifyService, context: context, channel: start.channel)
+        } catch {
+            try? await service.store.releaseIdempotencyKey(claim.key, token: claim.token)
+            throw error
+        }
+        if let open, resendable(open) {
+            let record: VerificationRecord
+            do {
                 record = try await service.resend(
                     id: open.id, request: ResendRequest(clientContext: start.clientContext),
                     owner: VerificationsController.owner(context))
-                // Answered even if this write fails: the claim then lapses with its lease, the id in it.
-                try? await endClaim(claim, verificationID: record.id)
-            } else {
-                // Under the claim: before each vendor call the start renews it, and stops (sending nothing) if
-                // another create took it over meanwhile.
-                record = try await service.start(
-                    start, apiKeyID: context.apiKey?.id, apiKeyName: context.apiKey?.name, clientIP: clientIP,
-                    keyCountries: context.apiKey?.countries,
-                    keyLimit: context.apiKey?.startsPerHour.map { RateLimit(limit: $0, window: 3600) },
-                    idempotency: claim)
+            } catch {
+                // The verification stays pending, so the claim stays too (ended, naming no verification, so a
+                // create that waited tries the resend itself): a released claim would be new again, and the
+                // next create would start a verification rather than resend this one.
+                try? await endClaim(claim, verificationID: nil)
+                throw error
             }
+            // Answered even if this write fails: the claim then lapses with its lease, the id in it.
+            try? await endClaim(claim, verificationID: record.id)
+            return record
+        }
+        do {
+            // Under the claim: before each vendor call the start renews it, and stops (sending nothing) if
+            // another create took it over meanwhile.
+            return try await startUnder(claim, start, context: context, clientIP: clientIP)
         } catch {
             try? await service.store.releaseIdempotencyKey(claim.key, token: claim.token)
-            if let refusal = error as? GatewayError, refusal.code == .idempotencyConflict {
-                // The start's claim was taken over before its vendor call (this instance stalled past the
-                // lease): another create is answering for this destination, and this one sent nothing.
-                throw GatewayError(
-                    .concurrentVerification,
-                    "Another request took over starting a verification to this destination; this one sent nothing.")
-            }
-            throw error
+            throw Self.createFailure(error)
         }
-        return record
     }
 
     /// Ends the claim's lease now, keeping `verificationID` for the creates that waited on it (one write).
-    private func endClaim(_ claim: IdempotentStart, verificationID: String) async throws(GatewayError) {
+    private func endClaim(_ claim: IdempotentStart, verificationID: String?) async throws(GatewayError) {
         _ = try await service.store.recordIdempotencyProgress(
             claim.key, token: claim.token,
             progress: IdempotencyProgress(stage: .claimed, verificationID: verificationID),

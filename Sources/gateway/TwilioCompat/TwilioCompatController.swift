@@ -50,7 +50,7 @@ struct TwilioCompatController: Sendable {
         let record = try await createOnce(
             start, service: verifyService, context: context, clientIP: native.clientIP(request, context: context))
         return JSONResponse.response(
-            render(record, service: verifyService, base: base(request), sendTimes: try await sendTimes(record)),
+            text: render(record, service: verifyService, base: base(request), sendTimes: try await sendTimes(record)),
             status: .created)
     }
 
@@ -58,7 +58,7 @@ struct TwilioCompatController: Sendable {
         let verifyService = try verifyService(context)
         let record = try await verification(context, service: verifyService)
         return JSONResponse.response(
-            render(record, service: verifyService, base: base(request), sendTimes: try await sendTimes(record)))
+            text: render(record, service: verifyService, base: base(request), sendTimes: try await sendTimes(record)))
     }
 
     @Sendable func update(_ request: Request, context: GatewayRequestContext) async throws -> Response {
@@ -86,7 +86,7 @@ struct TwilioCompatController: Sendable {
             throw TwilioCompatError.invalidParameter("Status", "it must be `canceled` or `approved`")
         }
         return JSONResponse.response(
-            render(record, service: verifyService, base: base(request), sendTimes: try await sendTimes(record)))
+            text: render(record, service: verifyService, base: base(request), sendTimes: try await sendTimes(record)))
     }
 
     @Sendable func check(_ request: Request, context: GatewayRequestContext) async throws -> Response {
@@ -131,13 +131,13 @@ struct TwilioCompatController: Sendable {
             guard error.code == .incorrectCode else { throw error }
             // Twilio answers a wrong code with the verification, still pending, and `valid: false`.
             let current = try await service.get(id: record.id, owner: VerificationsController.owner(context))
-            return JSONResponse.response(renderCheck(current, service: verifyService, token: nil))
+            return JSONResponse.response(text: renderCheck(current, service: verifyService, token: nil))
         }
         var token: String?
         if outcome.carriesToken, outcome.record.status == .approved {
             token = native.signer.sign(outcome.record, at: service.clock.now)
         }
-        return JSONResponse.response(renderCheck(outcome.record, service: verifyService, token: token))
+        return JSONResponse.response(text: renderCheck(outcome.record, service: verifyService, token: token))
     }
 
     // MARK: reading the request

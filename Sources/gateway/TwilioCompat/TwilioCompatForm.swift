@@ -47,7 +47,11 @@ struct TwilioCompatForm {
 
     /// `application/x-www-form-urlencoded`, any case, with or without parameters.
     static func isForm(_ contentType: String) -> Bool {
-        let type = contentType.split(separator: ";", maxSplits: 1).first ?? ""
-        return type.trimmingCharacters(in: .whitespaces).lowercased() == "application/x-www-form-urlencoded"
+        var type = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }[...]
+        while let first = type.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { type.removeFirst() }
+        while let last = type.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { type.removeLast() }
+        let expected = "application/x-www-form-urlencoded".utf8
+        func lowercased(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+        return type.count == expected.count && zip(type, expected).allSatisfy { lowercased($0) == $1 }
     }
 }

@@ -25,78 +25,88 @@ extension TwilioCompatController {
     /// A `VL…` attempt SID for a send: derived from the verification and the send's number, so it is the same
     /// on every read.
     static func attemptSID(_ id: String, index: Int) -> String {
-        let digest = SHA256.hash(data: Data("\(id)#\(index)".utf8))
-        return "VL" + Hex.lowercase(Data(digest.prefix(16)))
+        var hasher = SHA256()
+        hasher.update(data: Array(id.utf8))
+        hasher.update(data: Array("#\(index)".utf8))
+        return "VL" + Hex.lowercase(hasher.finalize().prefix(16))
     }
 
-    func gatewayField(_ record: VerificationRecord, token: String? = nil) -> JSONValue {
-        var fields: [String: JSONValue] = [
-            "verification_id": .string(record.id),
-            "provider": .string(record.providerID),
-            "route": record.route.map(JSONValue.string) ?? .null,
-            "experiment": record.experiment.map(JSONValue.string) ?? .null,
-            "experiment_arm": record.experimentArm.map(JSONValue.string) ?? .null,
-            "status": .string(record.effectiveStatus(at: service.clock.now).rawValue),
-            "attempts_remaining": .number(Double(record.attemptsRemaining)),
-            "expires_at": .string(VerificationsController.timestamp(record.expiresAt)),
-        ]
-        if let token { fields["token"] = .string(token) }
-        return .object(fields)
-    }
-
+    /// The Verification resource as JSON text, written field by field in the order `.sortedKeys` gives (the
+    /// bytes ``JSONResponse/encode(_:)`` writes for the same object, without building it first: a create
+    /// answers one on every call). The gateway's truth is in the documented extension field `gateway`.
     func render(
         _ record: VerificationRecord, service verifyService: TwilioCompatSettings.Service, base: String,
         sendTimes: [Date]
-    ) -> JSONValue {
+    ) -> String {
         let sid = Self.sid(verificationID: record.id)
         let status = record.effectiveStatus(at: service.clock.now)
         let channel = Self.twilioChannel(record.channel)
-        let attempts: [JSONValue] = (0..<max(record.sends, 1)).map { index in
+        var attempts = "["
+        for index in 0..<max(record.sends, 1) {
             let time = index < sendTimes.count ? sendTimes[index] : record.updatedAt
-            return .object([
-                "time": .string(VerificationsController.timestamp(time)), "channel": .string(channel),
-                "attempt_sid": .string(Self.attemptSID(record.id, index: index)),
-            ])
+            var attempt = JSONObjectText()
+            attempt.field("attempt_sid", Self.attemptSID(record.id, index: index))
+            attempt.field("channel", channel)
+            attempt.field("time", VerificationsController.timestamp(time))
+            attempts += (index > 0 ? "," : "") + attempt.done
         }
-        return .object([
-            "sid": .string(sid),
-            "service_sid": .string(verifyService.sid),
-            "account_sid": .string(settings.accountSID),
-            "to": .string(record.destination.value),
-            "channel": .string(channel),
-            "status": .string(Self.twilioStatus(status)),
-            "valid": .bool(status == .approved),
-            "lookup": .object([:]),
-            "amount": .null,
-            "payee": .null,
-            "send_code_attempts": .array(attempts),
-            "date_created": .string(VerificationsController.timestamp(record.createdAt)),
-            "date_updated": .string(VerificationsController.timestamp(record.updatedAt)),
-            "sna": .null,
-            "url": .string("\(base)/v2/Services/\(verifyService.sid)/Verifications/\(sid)"),
-            "gateway": gatewayField(record),
-        ])
+        var out = JSONObjectText()
+        out.field("account_sid", settings.accountSID)
+        out.field("amount", raw: "null")
+        out.field("channel", channel)
+        out.field("date_created", VerificationsController.timestamp(record.createdAt))
+        out.field("date_updated", VerificationsController.timestamp(record.updatedAt))
+        out.field("gateway", raw: gatewayJSON(record, status: status, token: nil))
+        out.field("lookup", raw: "{}")
+        out.field("payee", raw: "null")
+        out.field("send_code_attempts", raw: attempts + "]")
+        out.field("service_sid", verifyService.sid)
+        out.field("sid", sid)
+        out.field("sna", raw: "null")
+        out.field("status", Self.twilioStatus(status))
+        out.field("to", record.destination.value)
+        out.field("url", "\(base)/v2/Services/\(verifyService.sid)/Verifications/\(sid)")
+        out.field("valid", raw: status == .approved ? "true" : "false")
+        return out.done
     }
 
+    /// The extension field `gateway`: the verification as the gateway knows it (its id, the real provider,
+    /// route, experiment and arm, status, attempts left, expiry) and, after an approving check, its token.
+    private func gatewayJSON(_ record: VerificationRecord, status: VerificationStatus, token: String?) -> String {
+        var out = JSONObjectText()
+        out.field("attempts_remaining", raw: String(record.attemptsRemaining))
+        out.field("experiment", record.experiment)
+        out.field("experiment_arm", record.experimentArm)
+        out.field("expires_at", VerificationsController.timestamp(record.expiresAt))
+        out.field("provider", record.providerID)
+        out.field("route", record.route)
+        out.field("status", status.rawValue)
+        if let token { out.field("token", token) }
+        out.field("verification_id", record.id)
+        return out.done
+    }
+
+    /// The VerificationCheck resource as JSON text, as ``render(_:service:base:sendTimes:)`` writes its
+    /// Verification.
     func renderCheck(_ record: VerificationRecord, service verifyService: TwilioCompatSettings.Service, token: String?)
-        -> JSONValue
+        -> String
     {
         let status = record.effectiveStatus(at: service.clock.now)
-        return .object([
-            "sid": .string(Self.sid(verificationID: record.id)),
-            "service_sid": .string(verifyService.sid),
-            "account_sid": .string(settings.accountSID),
-            "to": .string(record.destination.value),
-            "channel": .string(Self.twilioChannel(record.channel)),
-            "status": .string(Self.twilioStatus(status)),
-            "valid": .bool(status == .approved),
-            "amount": .null,
-            "payee": .null,
-            "date_created": .string(VerificationsController.timestamp(record.createdAt)),
-            "date_updated": .string(VerificationsController.timestamp(record.updatedAt)),
-            "sna_attempts_error_codes": .null,
-            "gateway": gatewayField(record, token: token),
-        ])
+        var out = JSONObjectText()
+        out.field("account_sid", settings.accountSID)
+        out.field("amount", raw: "null")
+        out.field("channel", Self.twilioChannel(record.channel))
+        out.field("date_created", VerificationsController.timestamp(record.createdAt))
+        out.field("date_updated", VerificationsController.timestamp(record.updatedAt))
+        out.field("gateway", raw: gatewayJSON(record, status: status, token: token))
+        out.field("payee", raw: "null")
+        out.field("service_sid", verifyService.sid)
+        out.field("sid", Self.sid(verificationID: record.id))
+        out.field("sna_attempts_error_codes", raw: "null")
+        out.field("status", Self.twilioStatus(status))
+        out.field("to", record.destination.value)
+        out.field("valid", raw: status == .approved ? "true" : "false")
+        return out.done
     }
 
     func renderService(_ verifyService: TwilioCompatSettings.Service, base: String) -> JSONValue {
@@ -144,5 +154,29 @@ extension Route {
         case .experiment(let name): .object(["experiment": .string(name)])
         case .adaptive(let policy): .object(["adaptive": .array(policy.providers.map(JSONValue.string))])
         }
+    }
+}
+
+/// A JSON object written field by field; the caller gives the fields in the order `.sortedKeys` would.
+struct JSONObjectText {
+    private var text = "{"
+    private var empty = true
+
+    var done: String { text + "}" }
+
+    mutating func field(_ name: String, raw value: String) {
+        if !empty { text += "," }
+        empty = false
+        JSONTextWriter.writeString(name, into: &text)
+        text += ":" + value
+    }
+
+    mutating func field(_ name: String, _ value: String?) {
+        guard let value else { return field(name, raw: "null") }
+        if !empty { text += "," }
+        empty = false
+        JSONTextWriter.writeString(name, into: &text)
+        text += ":"
+        JSONTextWriter.writeString(value, into: &text)
     }
 }

@@ -10,11 +10,11 @@ extension SQLStore {
     /// one transaction (one commit); PostgreSQL needs none.
     func claimIdempotencyKey(
         _ key: IdempotencyKey, fingerprint: String, token: String, owner: String?, at: Date, lease: TimeInterval,
-        deadOwner: String?
+        deadOwner: String?, progress: IdempotencyProgress
     ) async throws(GatewayError) -> IdempotencyClaim {
         let claim = ClaimRows.Claim(
             key: key, fingerprint: fingerprint, token: token, owner: owner, at: at, until: at.addingTimeInterval(lease),
-            deadOwner: deadOwner)
+            deadOwner: deadOwner, progress: progress)
         return try await run(
             StoreCall("claim_idempotency_key", atomicity: .transactionWhereFree) {
                 ClaimRows.steps(of: claim, turns: 3)
@@ -82,13 +82,15 @@ extension SQLStore {
 enum ClaimRows {
     static let insert = StoreStatement(
         """
-        INSERT INTO idempotency_keys (scope, key, fingerprint, created_at, token, owner, lease_until, stage)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, 0)
+        INSERT INTO idempotency_keys
+            (scope, key, fingerprint, created_at, token, owner, lease_until, stage, verification_id, provider_id,
+            call_begun_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
         ON CONFLICT (scope, key) DO NOTHING
         """)
     static let takeOver = StoreStatement(
         """
-        UPDATE idempotency_keys SET token = $3, owner = $7, lease_until = $4
+        UPDATE idempotency_keys SET token = $3, owner = $7, lease_until = $4, created_at = $6
         WHERE scope = $1 AND key = $2 AND fingerprint = $5 AND status IS NULL
             AND (lease_until IS NULL OR lease_until <= $6 OR (CAST($8 AS TEXT) IS NOT NULL AND owner = $8))
         RETURNING stage, verification_id, provider_id, call_begun_at
@@ -138,6 +140,7 @@ enum ClaimRows {
         var at: Date
         var until: Date
         var deadOwner: String?
+        var progress: IdempotencyProgress
     }
 
     /// Insert, else take over a lapsed claim (or a dead owner's), else read what is there. A key released
@@ -147,7 +150,9 @@ enum ClaimRows {
         let (key, fingerprint) = (claim.key, claim.fingerprint)
         let insertValues: [StoreValue] = [
             .text(key.scope), .text(key.key), .text(fingerprint), .date(claim.at), .text(claim.token),
-            .optionalText(claim.owner), .date(claim.until),
+            .optionalText(claim.owner), .date(claim.until), .int(claim.progress.stage.rawValue),
+            .optionalText(claim.progress.verificationID), .optionalText(claim.progress.providerID),
+            .optionalDate(claim.progress.callBegunAt),
         ]
         let takeOverValues: [StoreValue] = [
             .text(key.scope), .text(key.key), .text(claim.token), .date(claim.until), .text(fingerprint),
