@@ -40,14 +40,16 @@ public final class IdempotentStart: Sendable {
     }
 
     /// How soon after a claim taken ahead its first vendor call must begin for the claim's write to stand for
-    /// that call (counting the start comes between); the recorded `callBegunAt` is this much after the claim,
-    /// no earlier than the call, so that a takeover waits at least as long for the call as it would have.
-    static let aheadCallWindow: TimeInterval = 1
+    /// that call (counting the start comes between; 1 s unless given); the recorded `callBegunAt` is this much
+    /// after the claim, no earlier than the call, so that a takeover waits at least as long for the call as it
+    /// would have.
+    public let aheadCallWindow: TimeInterval
 
     public init(
         key: IdempotencyKey, token: String = IdempotentStart.newToken(), resumingID: String? = nil,
-        endsAtInsert: Bool = false, claimsAhead fingerprint: String? = nil
+        endsAtInsert: Bool = false, claimsAhead fingerprint: String? = nil, aheadCallWindow: TimeInterval = 1
     ) {
+        self.aheadCallWindow = aheadCallWindow
         self.key = key
         self.token = token
         self.resumingID = resumingID
@@ -92,7 +94,7 @@ public final class IdempotentStart: Sendable {
         ahead.withLock { state in
             guard case .taken(let named, let at) = state else { return false }
             state = .held
-            return named == providerID && ContinuousClock.now < at.advanced(by: .seconds(Self.aheadCallWindow))
+            return named == providerID && ContinuousClock.now < at.advanced(by: .seconds(aheadCallWindow))
         }
     }
 

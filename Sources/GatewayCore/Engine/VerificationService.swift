@@ -201,7 +201,7 @@ public struct VerificationService: Sendable {
                 idempotency,
                 IdempotencyProgress(
                     stage: .vendorCallBegun, verificationID: id, providerID: candidates[0].id,
-                    callBegunAt: clock.now.addingTimeInterval(IdempotentStart.aheadCallWindow)),
+                    callBegunAt: clock.now.addingTimeInterval(idempotency.aheadCallWindow)),
                 providerID: candidates[0].id)
         }
         try await countStart(request, apiKeyID: apiKeyID, clientIP: clientIP, keyLimit: keyLimit)

@@ -165,18 +165,20 @@ struct JSONObjectText {
     var done: String { text + "}" }
 
     mutating func field(_ name: String, raw value: String) {
-        if !empty { text += "," }
-        empty = false
-        JSONTextWriter.writeString(name, into: &text)
-        text += ":" + value
+        open(name)
+        text += value
     }
 
     mutating func field(_ name: String, _ value: String?) {
         guard let value else { return field(name, raw: "null") }
+        open(name)
+        JSONTextWriter.writeString(value, into: &text)
+    }
+
+    private mutating func open(_ name: String) {
         if !empty { text += "," }
         empty = false
         JSONTextWriter.writeString(name, into: &text)
         text += ":"
-        JSONTextWriter.writeString(value, into: &text)
     }
 }
