@@ -265,7 +265,7 @@ struct AdaptiveRouterCacheTests {
             defaultOrder: ["a"], rules: [Route(name: "r", channels: [.sms], target: .adaptive(policy))])
         let store = InMemoryVerificationStore()
         let clock = ManualClock()
-        let router = AdaptiveRouter(store: store, routing: table, clock: clock, refreshInterval: 60)
+        let router = AdaptiveRouter(store: store, routing: table, clock: clock, refreshInterval: 60, logger: .quiet)
         let now = Int(clock.now.timeIntervalSince1970)
         let width = policy.bucketSeconds
         let newest = now - now % width

@@ -74,7 +74,9 @@ struct PluginKitSharedTests {
     func snakeCase() throws {
         let client = VendorHTTPClient(
             vendor: "Acme",
-            context: ProviderContext(providerID: "acme", settings: [:], transport: StubTransport.failing(.timeout)),
+            context: ProviderContext(
+                providerID: "acme", settings: [:], transport: StubTransport.failing(.timeout), clock: SystemClock(),
+                logger: .quiet),
             baseURL: "https://api.acme.test")
         let body = Body(captchaToken: "t", verifyCode: "123456", url: "https://a/b")
         let data = try client.snakeCaseJSON(body)

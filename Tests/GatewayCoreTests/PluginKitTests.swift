@@ -18,7 +18,7 @@ struct VendorHTTPClientTests {
         VendorHTTPClient(
             vendor: "Acme",
             context: ProviderContext(
-                providerID: "acme-eu", settings: [:], transport: transport, logger: logs.logger()),
+                providerID: "acme-eu", settings: [:], transport: transport, clock: SystemClock(), logger: logs.logger()),
             baseURL: "https://api.acme.test", serverErrorMaySend: serverErrorMaySend)
     }
 
@@ -314,7 +314,9 @@ struct VendorWireTests {
             id: "acme", displayName: "Acme", settings: Self.specs, provider: Made.self,
             makeEmulator: { _ in fatalError("not started") }, sandboxSettings: { _ in [:] })
         func context(_ ttl: String) -> ProviderContext {
-            ProviderContext(providerID: "acme-eu", settings: ["ttl": ttl], transport: StubTransport.failing(.timeout))
+            ProviderContext(
+                providerID: "acme-eu", settings: ["ttl": ttl], transport: StubTransport.failing(.timeout),
+                clock: SystemClock(), logger: .quiet)
         }
         #expect(try plugin.makeProvider(context("30")).id == "acme-eu")
         do {

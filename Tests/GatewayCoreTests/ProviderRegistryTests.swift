@@ -48,7 +48,8 @@ struct ProviderRegistryTests {
     ) throws(ConfigurationError) -> ProviderRegistry {
         try ProviderRegistry(plugins: plugins, configurations: configurations) { configuration in
             ProviderContext(
-                providerID: configuration.id, settings: configuration.settings, transport: NullTransport())
+                providerID: configuration.id, settings: configuration.settings, transport: NullTransport(),
+                clock: SystemClock(), logger: .quiet)
         }
     }
 
@@ -205,7 +206,11 @@ struct ProviderRegistryTests {
                         ProviderConfiguration(id: "one", plugin: "stubborn", settings: [:]),
                         ProviderConfiguration(id: "two", plugin: "stubborn", settings: [:]),
                     ]
-                ) { ProviderContext(providerID: $0.id, settings: $0.settings, transport: NullTransport()) }
+                ) {
+                    ProviderContext(
+                        providerID: $0.id, settings: $0.settings, transport: NullTransport(), clock: SystemClock(),
+                        logger: .quiet)
+                }
                 preconditionFailure("the registry accepted two providers under one id")
             } catch let error as ConfigurationError {
                 precondition(!error.problems.isEmpty)

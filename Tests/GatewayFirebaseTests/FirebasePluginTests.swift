@@ -11,7 +11,8 @@ struct FirebasePluginTests {
 
     static func context(_ settings: [String: String]) -> ProviderContext {
         ProviderContext(
-            providerID: "fb", settings: settings, transport: StubTransport.json("{}"), clock: ManualClock())
+            providerID: "fb", settings: settings, transport: StubTransport.json("{}"), clock: ManualClock(),
+            logger: .quiet)
     }
 
     static func problems(_ settings: [String: String]) -> [String] {

@@ -256,7 +256,7 @@ struct IDaaSProviderTests {
     @Test("an ID token signed by another key is never approved; verify_id_token refuses it")
     func badSignature() async throws {
         // The JWKS comes from another emulator, whose key did not sign the tokens.
-        let rogue = IDaaSEmulator()
+        let rogue = IDaaSEmulator(context: EmulatorContext(clock: SystemClock(), logger: .quiet))
         let h = try H { inner in
             JWKSFrom(inner: inner, keys: InProcessTransport(emulator: rogue, pathPrefix: H.mount))
         }

@@ -338,7 +338,8 @@ public func makeRegistry(_ providers: [any VerificationProvider]) throws -> Prov
     }
     return try ProviderRegistry(plugins: plugins, configurations: configurations) { configuration in
         ProviderContext(
-            providerID: configuration.id, settings: configuration.settings, transport: UnreachableTransport())
+            providerID: configuration.id, settings: configuration.settings, transport: UnreachableTransport(),
+            clock: SystemClock(), logger: .quiet)
     }
 }
 

@@ -22,7 +22,7 @@ struct AdaptivePostgresTests {
         let table = RoutingTable(
             defaultOrder: ["good"], rules: [Route(name: "adaptive-sms", channels: [.sms], target: .adaptive(policy))])
         let clock = ManualClock()
-        let quiet = Logger(label: "test.adaptive") { _ in SwiftLogNoOpLogHandler() }
+        let quiet = Logger.quiet
         let services = try stores.enumerated().map { index, store in
             VerificationService(
                 registry: try makeRegistry(providers), routing: table, store: store, clock: clock, logger: quiet,

@@ -16,8 +16,8 @@ struct ConsoleStoreTests {
     static func sqlitePair() throws -> (any SQLStore, any SQLStore) {
         let path = ScratchDirectories.make("console-store").appendingPathComponent("store.sqlite").path
         return (
-            try SQLiteVerificationStore(path: path, logger: consoleQuietLogger),
-            try SQLiteVerificationStore(path: path, logger: consoleQuietLogger)
+            try SQLiteVerificationStore(path: path, logger: Logger.quiet),
+            try SQLiteVerificationStore(path: path, logger: Logger.quiet)
         )
     }
 
@@ -292,5 +292,3 @@ extension ConsoleStoreTests {
         #expect(try await a.refusalCounts(since: 0).count == 2)
     }
 }
-
-private let consoleQuietLogger = Logger(label: "test.console") { _ in SwiftLogNoOpLogHandler() }

@@ -136,14 +136,13 @@ struct GatewayConfigurationTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let good = directory.appendingPathComponent("good.yaml")
         try "sandbox: true\nrouting: {default: [firebase, twilio]}\n".write(to: good, atomically: true, encoding: .utf8)
-        try await CheckConfig.parse([good.path]).run()
+        let passed = await CommandOutput.collecting { try await CheckConfig.parse([good.path]).run() }
+        #expect(passed.error == nil)
+        #expect(passed.lines.joined().hasSuffix(": OK (6 provider(s): twilio, firebase, idaas, sinch, vonage, telnyx)"))
         let bad = directory.appendingPathComponent("bad.yaml")
         try "sandbox: true\nrouting: {default: [nexmo]}\n".write(to: bad, atomically: true, encoding: .utf8)
-        do {
-            try await CheckConfig.parse([bad.path]).run()
-            Issue.record("a bad configuration passed")
-        } catch let exit as ExitCode {
-            #expect(exit.rawValue == 78)
-        }
+        let failed = await CommandOutput.collecting { try await CheckConfig.parse([bad.path]).run() }
+        #expect((failed.error as? ExitCode)?.rawValue == 78)
+        #expect(failed.lines.joined().contains("bad.yaml:2:21: routing.default: unknown provider `nexmo`"))
     }
 }

@@ -9,7 +9,7 @@ import Testing
 
 @Suite("Instance heartbeats and dead instances")
 struct InstanceRegistryTests {
-    static let quiet = Logger(label: "gateway.test.instances") { _ in SwiftLogNoOpLogHandler() }
+    static let quiet = Logger.quiet
 
     static let clock = ManualClock(Date(timeIntervalSince1970: 1_900_000_000))
 

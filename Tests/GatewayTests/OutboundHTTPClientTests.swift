@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -46,7 +47,7 @@ struct OutboundHTTPClientTests {
             }
             return Application(
                 router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-                logger: Logger(label: "test.slow-vendor") { _ in SwiftLogNoOpLogHandler() })
+                logger: .quiet)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import Logging
 import Testing
 
@@ -33,7 +34,7 @@ struct OutboxJournalTests {
 
     /// A journal of capacity 10 over `file`, as the tests reopen it.
     private static func journal(_ file: URL) -> OutboxJournal {
-        OutboxJournal(file: file, capacity: 10, logger: Logger(label: "test"))
+        OutboxJournal(file: file, capacity: 10, logger: .quiet)
     }
 
     private static func temporaryFile() -> URL {

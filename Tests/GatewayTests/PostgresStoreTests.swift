@@ -45,7 +45,7 @@ final class PostgresStoreTests: Sendable {
     static func store(schema: String = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))
         async throws -> PostgresVerificationStore
     {
-        try await PostgresVerificationStore(settings: try await settings(), searchPath: schema, logger: quietLogger)
+        try await PostgresVerificationStore(settings: try await settings(), searchPath: schema, logger: Logger.quiet)
     }
 
     // MARK: - Conformance
@@ -109,7 +109,7 @@ final class PostgresStoreTests: Sendable {
                 + baseline.statements.map { ($0, []) }
                 + [(StoreSchema.recordVersion.postgres, [.int(1), .text(baseline.name), .real(0)])]
                 + (try StoreUpgradeFixtures.oldRows().map { ($0.0.postgres, $0.1) })
-            for (sql, values) in statements { _ = try await connection.execute(sql, values, logger: quietLogger) }
+            for (sql, values) in statements { _ = try await connection.execute(sql, values, logger: Logger.quiet) }
         }
         first.close()
 
@@ -161,7 +161,7 @@ final class PostgresStoreTests: Sendable {
         let clock = ContinuousClock()
         let began = clock.now
         let error = await #expect(throws: GatewayError.self) {
-            _ = try await PostgresVerificationStore(settings: settings, logger: quietLogger)
+            _ = try await PostgresVerificationStore(settings: settings, logger: Logger.quiet)
         }
         #expect(error?.code == .storeUnavailable)
         #expect(error?.httpStatus == 503)
@@ -210,7 +210,7 @@ final class PostgresStoreTests: Sendable {
         var settings = try await Self.settings(timeout: .seconds(180))
         settings.port = forwarder.port
         let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let store = try await PostgresVerificationStore(settings: settings, searchPath: schema, logger: quietLogger)
+        let store = try await PostgresVerificationStore(settings: settings, searchPath: schema, logger: Logger.quiet)
         opened.add(store)
         #expect(try await store.record(id: "VEphone0001") == nil)
 
@@ -251,21 +251,26 @@ final class PostgresStoreTests: Sendable {
             try Keys.Create.parseAsRoot(
                 ["--name", name, "--scopes", "verify,read", "--store", url, "--config", timeoutOnly.path])
             as? Keys.Create
-        try await create?.run()
+        var said = await CommandOutput.collecting { try await create?.run() }
+        #expect(said.error == nil)
+        #expect(said.lines.first?.hasPrefix("created key_") == true)
+        #expect(said.lines.last?.hasPrefix("secret (shown once; only its SHA-256 is kept): sk_live_") == true)
         create = try Keys.Create.parseAsRoot(["--name", name + "-file", "--config", file.path]) as? Keys.Create
-        try await create?.run()
+        said = await CommandOutput.collecting { try await create?.run() }
+        #expect(said.error == nil && said.lines.count == 2)
         #expect(create != nil)
 
         var settings = try await Self.settings()
         settings.tls = .disable
-        let store = try await PostgresVerificationStore(settings: settings, logger: quietLogger)
+        let store = try await PostgresVerificationStore(settings: settings, logger: Logger.quiet)
         opened.add(store)
         let keys = try await store.apiKeys().filter { $0.key.name.hasPrefix(name) }
         #expect(keys.map(\.key.name).sorted() == [name, name + "-file"])
         #expect(keys.first { $0.key.name == name }?.key.scopes == [.verify, .read])
         let id = try #require(keys.first?.key.id)
         let revoke = try Keys.Revoke.parseAsRoot([id, "--store", url, "--config", timeoutOnly.path]) as? Keys.Revoke
-        try await revoke?.run()
+        said = await CommandOutput.collecting { try await revoke?.run() }
+        #expect(said.error == nil && said.lines == ["revoked \(id)"])
         #expect(try await store.apiKeys().first { $0.key.id == id }?.revokedAt != nil)
         #expect(throws: (any Error).self) { try Keys.Create.parseAsRoot(["--name", "x", "--store", "mysql://a@b/c"]) }
     }
@@ -350,5 +355,3 @@ struct PostgresRequiredTests {
         if PostgresTestServer.isRequired { #expect(PostgresTestServer.isAvailable) }
     }
 }
-
-private let quietLogger = Logger(label: "test.postgres") { _ in SwiftLogNoOpLogHandler() }

@@ -148,7 +148,7 @@ struct SQLiteCheckpointTests {
     @Test("/metrics counts the store's checkpoints by who ran them")
     func metrics() async throws {
         let store = try SQLiteVerificationStore(
-            path: directory.path("metrics.sqlite"), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+            path: directory.path("metrics.sqlite"), logger: .quiet)
         let metrics = MetricsRegistry()
         // A record and its indexes write several frames, one commit each: a few hundred pass the store's
         // 1,000-frame threshold.
@@ -158,14 +158,16 @@ struct SQLiteCheckpointTests {
             n += 1
         }
         try await waitUntil { store.database.checkpointCounters.background > 0 }
-        let text = String(decoding: metrics.scrape(breakers: CircuitBreakers(), store: store), as: UTF8.self)
+        let text = String(
+            decoding: metrics.scrape(breakers: CircuitBreakers(clock: SystemClock()), store: store), as: UTF8.self)
         let value = try #require(Self.sample(text, kind: "background"))
         #expect(value >= 1)
         for kind in ["tail", "inline", "skipped"] {
             #expect(Self.sample(text, kind: kind) != nil)
         }
         // A second scrape adds only what happened since the first: the counter equals the checkpointer's count.
-        let again = String(decoding: metrics.scrape(breakers: CircuitBreakers(), store: store), as: UTF8.self)
+        let again = String(
+            decoding: metrics.scrape(breakers: CircuitBreakers(clock: SystemClock()), store: store), as: UTF8.self)
         let total = try #require(Self.sample(again, kind: "background"))
         #expect(total >= value && total <= store.database.checkpointCounters.background)
         store.close()

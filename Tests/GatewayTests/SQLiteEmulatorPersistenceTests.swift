@@ -18,14 +18,14 @@ struct SQLiteEmulatorPersistenceTests {
     private var file: URL { directory.url.appendingPathComponent("emulators.sqlite") }
 
     private func persistence(_ plugin: String = "twilio") throws -> SQLiteEmulatorPersistence {
-        let database = try #require(SQLiteEmulatorPersistence.open(file, logger: quietLogger))
-        return SQLiteEmulatorPersistence(database: database, pluginID: plugin, logger: quietLogger)
+        let database = try #require(SQLiteEmulatorPersistence.open(file, logger: Logger.quiet))
+        return SQLiteEmulatorPersistence(database: database, pluginID: plugin, logger: Logger.quiet)
     }
 
     @Test("a save's rows are in the file when it returns; deletes too; plugins keep apart")
     func visibleOnceCompleted() async throws {
         let twilio = try persistence("twilio")
-        let sinch = SQLiteEmulatorPersistence(database: twilio.database, pluginID: "sinch", logger: quietLogger)
+        let sinch = SQLiteEmulatorPersistence(database: twilio.database, pluginID: "sinch", logger: Logger.quiet)
         twilio.save(["VE1": Data("one".utf8), "VE2": Data("two".utf8)])
         sinch.save(["VE1": Data("sinch".utf8)])
         let connection = try SQLiteConnection(path: file.path, synchronous: .normal)
@@ -43,7 +43,7 @@ struct SQLiteEmulatorPersistenceTests {
 
     @Test("the sandbox file's emulator tables keep the EmulatorTable contract")
     func tableConformance() async throws {
-        let database = try #require(SQLiteEmulatorPersistence.open(file, logger: quietLogger))
+        let database = try #require(SQLiteEmulatorPersistence.open(file, logger: Logger.quiet))
         let made = Mutex(0)
         try await EmulatorTableConformance(makeTable: {
             // A table of its own per check, in one file.
@@ -107,7 +107,8 @@ struct SQLiteEmulatorPersistenceTests {
     @Test("the Twilio emulator on the sandbox file: racing starts for one To share one verification and stop at five")
     func twilioEmulatorRacesOnTheFile() async throws {
         let emulator = TwilioEmulator(
-            context: EmulatorContext(logger: quietLogger, persistence: try persistence("twilio")))
+            context: EmulatorContext(clock: SystemClock(), logger: Logger.quiet, persistence: try persistence("twilio"))
+        )
         var headers = HTTPFields()
         headers[.authorization] =
             "Basic " + Data("\(TwilioSandbox.accountSID):\(TwilioSandbox.authToken)".utf8).base64EncodedString()
@@ -131,10 +132,9 @@ struct SQLiteEmulatorPersistenceTests {
         #expect(Set(answers.filter { $0.0 == 201 }.compactMap(\.1)).count == 1)
         // A second emulator on the same file (a restart) finds the verification without loading anything.
         let restarted = TwilioEmulator(
-            context: EmulatorContext(logger: quietLogger, persistence: try persistence("twilio")))
+            context: EmulatorContext(clock: SystemClock(), logger: Logger.quiet, persistence: try persistence("twilio"))
+        )
         guard case .response(let again) = await restarted.handle(request) else { return }
         #expect(again.status.code == 429, "the sixth send of the same verification")
     }
 }
-
-private let quietLogger = Logger(label: "test.sandbox.state") { _ in SwiftLogNoOpLogHandler() }

@@ -20,7 +20,7 @@ struct SQLiteGroupCommitTests {
     private func path() -> String { directory.path("store.sqlite") }
 
     private func store() throws -> SQLiteVerificationStore {
-        try SQLiteVerificationStore(path: path(), logger: groupLogger)
+        try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
     }
 
     /// Runs `calls` as one group of `store`'s queue, in the order given; their results in that order.
@@ -241,7 +241,7 @@ struct SQLiteGroupCommitTests {
             })
         let service = VerificationService(
             registry: try makeRegistry([provider]), routing: RoutingTable(routes: [:], defaultOrder: ["alpha"]),
-            store: store)
+            store: store, clock: SystemClock(), logger: .quiet)
         let start = StartVerification(destination: .phone(try PhoneNumber(parsing: "+16505553434")), channel: .sms)
         let started = try await service.start(start)
         let check = CheckVerification(verificationID: started.id, code: "000000")
@@ -275,5 +275,3 @@ struct SQLiteGroupCommitTests {
         #expect(store.database.groupCounters.calls - alone.calls == 2)
     }
 }
-
-private let groupLogger = Logger(label: "test.sqlite.group") { _ in SwiftLogNoOpLogHandler() }

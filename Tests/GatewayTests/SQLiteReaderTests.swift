@@ -16,7 +16,7 @@ struct SQLiteReaderTests {
 
     private func store() throws -> SQLiteVerificationStore {
         try SQLiteVerificationStore(
-            path: directory.path("store.sqlite"), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+            path: directory.path("store.sqlite"), logger: .quiet)
     }
 
     /// The stored status of `VEreader0001`, as `connection` sees it.
@@ -65,7 +65,7 @@ struct SQLiteReaderTests {
     @Test("An in-memory database reads through its queue, and a closed one fails the read")
     func inMemoryAndClosed() async throws {
         let store = try SQLiteVerificationStore(
-            path: ":memory:", logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+            path: ":memory:", logger: .quiet)
         try await store.insert(try StoreConformance.phoneRecord(id: "VEreader0001"))
         #expect(try await store.database.read(Self.status) == "pending")
         store.close()

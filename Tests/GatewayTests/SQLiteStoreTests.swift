@@ -19,7 +19,7 @@ final class SQLiteStoreTests: Sendable {
         self.directory = directory
         conformance = StoreConformance {
             try SQLiteVerificationStore(
-                path: directory.appendingPathComponent("\(UUID().uuidString).sqlite").path, logger: quietLogger)
+                path: directory.appendingPathComponent("\(UUID().uuidString).sqlite").path, logger: Logger.quiet)
         }
     }
 
@@ -34,11 +34,11 @@ final class SQLiteStoreTests: Sendable {
     @Test("Rate counters survive closing and reopening the file")
     func rateCountersSurviveRestart() async throws {
         let at = Date(timeIntervalSince1970: 1_800_000_000)
-        let first = try SQLiteVerificationStore(path: path("limits.sqlite"), logger: quietLogger)
+        let first = try SQLiteVerificationStore(path: path("limits.sqlite"), logger: Logger.quiet)
         #expect(try await first.hit("start:to:+447400123456", limit: 2, window: 3600, at: at) == .allowed)
         #expect(try await first.hit("start:to:+447400123456", limit: 2, window: 3600, at: at) == .allowed)
         first.close()
-        let second = try SQLiteVerificationStore(path: path("limits.sqlite"), logger: quietLogger)
+        let second = try SQLiteVerificationStore(path: path("limits.sqlite"), logger: Logger.quiet)
         #expect(
             try await second.hit("start:to:+447400123456", limit: 2, window: 3600, at: at.addingTimeInterval(10))
                 == .refused(retryAfter: 3590))
@@ -55,7 +55,7 @@ final class SQLiteStoreTests: Sendable {
         let directory = directory
         return WebhookQueueConformance {
             try SQLiteVerificationStore(
-                path: directory.appendingPathComponent("\(UUID().uuidString).sqlite").path, logger: quietLogger)
+                path: directory.appendingPathComponent("\(UUID().uuidString).sqlite").path, logger: Logger.quiet)
         }
     }
 
@@ -75,14 +75,14 @@ final class SQLiteStoreTests: Sendable {
         let key = IdempotencyKey(scope: "key_live_1", key: "restart")
         let response = StoredResponse(status: 201, body: Data("done".utf8))
 
-        let first = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let first = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
         try await first.insert(record)
         for event in events { try await first.append(event) }
         #expect(try await StoreConformance.claim(first, key, "fp") == .claimed)
         try await first.completeIdempotencyKey(key, token: StoreConformance.token, response: response)
         first.close()
 
-        let second = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let second = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
         #expect(try await second.record(id: record.id) == record)
         #expect(try await second.events(verificationID: record.id) == events)
         #expect(
@@ -92,7 +92,7 @@ final class SQLiteStoreTests: Sendable {
         #expect(try await second.update(next) == false)
         second.close()
 
-        let third = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let third = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
         #expect(try await third.record(id: record.id) == next)
     }
 
@@ -100,7 +100,7 @@ final class SQLiteStoreTests: Sendable {
     func provisionalWrites() async throws {
         let record = try StoreConformance.phoneRecord()
         let event = VerificationEvent(verificationID: record.id, kind: .providerCall, at: StoreConformance.epoch)
-        let first = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let first = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
         let mode = { @Sendable () async throws -> Int64? in
             try await first.database.perform { (connection) throws(SQLiteError) in
                 try connection.query("PRAGMA synchronous") { (row) throws(SQLiteError) in row.int64(0) }.first ?? nil
@@ -119,13 +119,13 @@ final class SQLiteStoreTests: Sendable {
         #expect(try await first.record(id: record.id) == next)
         first.close()
 
-        let second = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let second = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
         #expect(try await second.record(id: record.id) == next)
         #expect(try await second.events(verificationID: record.id) == [event])
         second.close()
 
         // A store opened with sqlite_sync: normal stays NORMAL.
-        let normal = try SQLiteVerificationStore(path: path(), synchronous: .normal, logger: quietLogger)
+        let normal = try SQLiteVerificationStore(path: path(), synchronous: .normal, logger: Logger.quiet)
         let after = StoreConformance.nextVersion(of: next, status: .approved)
         #expect(try await normal.update(after, durability: .provisional))
         let normalMode = try await normal.database.perform { (connection) throws(SQLiteError) in
@@ -139,16 +139,16 @@ final class SQLiteStoreTests: Sendable {
     func deinitCloses() async throws {
         let record = StoreConformance.emailRecord()
         do {
-            let store = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+            let store = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
             try await store.insert(record)
         }
-        let reopened = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let reopened = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
         #expect(try await reopened.record(id: record.id) == record)
     }
 
     @Test("A closed store fails with internal instead of crashing")
     func closedStore() async throws {
-        let store = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let store = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
         store.close()
         store.close()
         let error = await #expect(throws: GatewayError.self) { try await store.record(id: "VEphone0001") }
@@ -160,11 +160,11 @@ final class SQLiteStoreTests: Sendable {
     @Test("Opening a file twice applies each migration once")
     func migrationsAreIdempotent() async throws {
         let record = StoreConformance.identityRecord()
-        let first = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let first = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
         try await first.insert(record)
         first.close()
-        let second = try SQLiteVerificationStore(path: path(), logger: quietLogger)
-        let alongside = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let second = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
+        let alongside = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
         #expect(try await second.record(id: record.id) == record)
         #expect(try await alongside.record(id: record.id) == record)
 
@@ -193,7 +193,7 @@ final class SQLiteStoreTests: Sendable {
         for (statement, values) in try StoreUpgradeFixtures.oldRows() { try connection.run(statement.sqlite, values) }
         connection.close()
 
-        let store = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let store = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
         try await StoreUpgradeFixtures.expectUpgraded(store)
         let reader = try SQLiteConnection(path: path(), synchronous: .full)
         let versions = try reader.query("SELECT version FROM schema_migrations ORDER BY version") {
@@ -204,7 +204,7 @@ final class SQLiteStoreTests: Sendable {
 
     @Test("The file is in WAL mode with foreign keys on")
     func pragmas() throws {
-        _ = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        _ = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
         let connection = try SQLiteConnection(path: path(), synchronous: .full)
         let mode = try connection.query("PRAGMA journal_mode") { (row) throws(SQLiteError) in row.text(0) }
         #expect(mode == ["wal"])
@@ -220,8 +220,9 @@ final class SQLiteStoreTests: Sendable {
             }
         }
         // SQLite reports FULL as 2 and NORMAL as 1.
-        #expect(try mode(of: SQLiteVerificationStore(path: path("full.sqlite"), logger: quietLogger)) == [2])
-        let normal = try SQLiteVerificationStore(path: path("normal.sqlite"), synchronous: .normal, logger: quietLogger)
+        #expect(try mode(of: SQLiteVerificationStore(path: path("full.sqlite"), logger: Logger.quiet)) == [2])
+        let normal = try SQLiteVerificationStore(
+            path: path("normal.sqlite"), synchronous: .normal, logger: Logger.quiet)
         #expect(try mode(of: normal) == [1])
         let record = StoreConformance.identityRecord()
         try await normal.insert(record)
@@ -248,18 +249,18 @@ final class SQLiteStoreTests: Sendable {
 
     @Test("A database from a newer gateway is refused")
     func newerSchema() throws {
-        _ = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        _ = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
         let connection = try SQLiteConnection(path: path(), synchronous: .full)
         try connection.run(
             "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)")
         connection.close()
-        #expect(throws: GatewayError.self) { try SQLiteVerificationStore(path: self.path(), logger: quietLogger) }
+        #expect(throws: GatewayError.self) { try SQLiteVerificationStore(path: self.path(), logger: Logger.quiet) }
     }
 
     @Test("Missing directories are created")
     func createsDirectories() async throws {
         let nested = directory.appendingPathComponent("a/b/c/store.sqlite").path
-        let store = try SQLiteVerificationStore(path: nested, logger: quietLogger)
+        let store = try SQLiteVerificationStore(path: nested, logger: Logger.quiet)
         try await store.insert(StoreConformance.emailRecord())
         #expect(FileManager.default.fileExists(atPath: nested))
     }
@@ -268,8 +269,8 @@ final class SQLiteStoreTests: Sendable {
 
     @Test("Two stores on one file: concurrent updates from one version have one winner")
     func crossConnectionRace() async throws {
-        let left = try SQLiteVerificationStore(path: path(), logger: quietLogger)
-        let right = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let left = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
+        let right = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
         let base = try StoreConformance.phoneRecord()
         try await left.insert(base)
         let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -288,8 +289,8 @@ final class SQLiteStoreTests: Sendable {
 
     @Test("Two stores on one file: concurrent claims of one key have one winner")
     func crossConnectionClaims() async throws {
-        let left = try SQLiteVerificationStore(path: path(), logger: quietLogger)
-        let right = try SQLiteVerificationStore(path: path(), logger: quietLogger)
+        let left = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
+        let right = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
         let key = IdempotencyKey(scope: "key_live_1", key: "race")
         let claims = try await withThrowingTaskGroup(of: IdempotencyClaim.self) { group in
             for index in 0..<20 {
@@ -325,10 +326,10 @@ final class SQLiteStoreTests: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data("a file, not a directory".utf8).write(to: URL(fileURLWithPath: path("blocker")))
         #expect(throws: GatewayError.self) {
-            try SQLiteVerificationStore(path: self.path("blocker/store.sqlite"), logger: quietLogger)
+            try SQLiteVerificationStore(path: self.path("blocker/store.sqlite"), logger: Logger.quiet)
         }
         #expect(throws: GatewayError.self) {
-            try SQLiteVerificationStore(path: self.directory.path, logger: quietLogger)
+            try SQLiteVerificationStore(path: self.directory.path, logger: Logger.quiet)
         }
     }
 
@@ -351,4 +352,3 @@ final class SQLiteStoreTests: Sendable {
 }
 
 /// Storage failures the tests provoke on purpose need not reach the test output.
-private let quietLogger = Logger(label: "test.sqlite") { _ in SwiftLogNoOpLogHandler() }

@@ -56,7 +56,7 @@ struct StoreCommandTests {
         // A store with one key lists it, without its secret.
         try FileManager.default.createDirectory(at: scratch.url, withIntermediateDirectories: true)
         let store = try SQLiteVerificationStore(
-            path: scratch.path("gateway.sqlite"), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+            path: scratch.path("gateway.sqlite"), logger: .quiet)
         #expect(
             Keys.List.lines(try await store.apiKeys()) == ["no API keys in the store (`gateway keys create` makes one)"]
         )

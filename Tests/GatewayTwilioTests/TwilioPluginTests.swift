@@ -40,7 +40,9 @@ struct TwilioPluginTests {
             ])
         #expect(plugin.problems(in: settings, providerID: "twilio").isEmpty)
         let provider = try plugin.makeProvider(
-            ProviderContext(providerID: "twilio", settings: settings, transport: StubTransport.failing(.timeout)))
+            ProviderContext(
+                providerID: "twilio", settings: settings, transport: StubTransport.failing(.timeout),
+                clock: SystemClock(), logger: .quiet))
         #expect(provider.id == "twilio")
         #expect(provider.capabilities == TwilioProvider.declaredCapabilities)
     }
@@ -62,7 +64,7 @@ struct TwilioPluginTests {
     func makeProviderRefuses() {
         let context = ProviderContext(
             providerID: "tw", settings: ["account_sid": "XX", "base_url": "not a url"],
-            transport: StubTransport.failing(.timeout))
+            transport: StubTransport.failing(.timeout), clock: SystemClock(), logger: .quiet)
         do {
             _ = try plugin.makeProvider(context)
             Issue.record("expected a configuration error")
@@ -97,13 +99,14 @@ struct TwilioPluginTests {
     @Test("the plugin builds a Twilio emulator from the emulator context")
     func emulator() async throws {
         let outbox = SandboxOutbox()
-        let emulator = plugin.makeEmulator(EmulatorContext(clock: ManualClock(), outbox: outbox))
+        let emulator = plugin.makeEmulator(EmulatorContext(clock: ManualClock(), outbox: outbox, logger: .quiet))
         #expect(emulator is TwilioEmulator)
         let url = try #require(Self.url)
         let provider = try plugin.makeProvider(
             ProviderContext(
                 providerID: "twilio", settings: plugin.sandboxSettings(url),
-                transport: InProcessTransport(emulator: emulator, pathPrefix: "/sandbox/twilio")))
+                transport: InProcessTransport(emulator: emulator, pathPrefix: "/sandbox/twilio"), clock: SystemClock(),
+                logger: .quiet))
         _ = try await provider.start(try TwilioHarness.smsStart())
         #expect(outbox.all.count == 1)
     }

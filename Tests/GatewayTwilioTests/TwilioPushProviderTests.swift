@@ -133,7 +133,10 @@ struct TwilioPushProviderTests {
         #expect(try await short.status(verification).status == .expired)
         settings["push_challenge_seconds"] = "0"
         #expect(throws: ConfigurationError.self) {
-            try TwilioProvider(context: ProviderContext(providerID: "twilio", settings: settings, transport: recorder))
+            try TwilioProvider(
+                context: ProviderContext(
+                    providerID: "twilio", settings: settings, transport: recorder, clock: SystemClock(), logger: .quiet)
+            )
         }
     }
 

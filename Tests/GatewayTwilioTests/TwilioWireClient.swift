@@ -17,7 +17,8 @@ struct TwilioWireClient {
 
     init(persistence: any EmulatorPersistence = NoEmulatorPersistence(), clock: ManualClock = ManualClock()) {
         self.clock = clock
-        emulator = TwilioEmulator(context: EmulatorContext(clock: clock, outbox: outbox, persistence: persistence))
+        emulator = TwilioEmulator(
+            context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet, persistence: persistence))
     }
 
     func send(

@@ -77,12 +77,13 @@ struct TwilioWireFormatTests {
     @Test("an API key SID authenticates like an account SID")
     func apiKey() async throws {
         let clock = ManualClock()
-        let emulator = TwilioEmulator(context: EmulatorContext(clock: clock))
+        let emulator = TwilioEmulator(context: EmulatorContext(clock: clock, logger: .quiet))
         let recorder = RecordingTransport(InProcessTransport(emulator: emulator))
         var settings = TwilioPlugin.plugin.sandboxSettings(try #require(URL(string: "https://verify.example")))
         settings["account_sid"] = "SK" + String(repeating: "ab", count: 16)
         let provider = try TwilioProvider(
-            context: ProviderContext(providerID: "twilio-eu", settings: settings, transport: recorder, clock: clock))
+            context: ProviderContext(
+                providerID: "twilio-eu", settings: settings, transport: recorder, clock: clock, logger: .quiet))
         let result = try await provider.start(try TwilioHarness.smsStart())
         #expect(result.reference != nil)
         let header = try #require(recorder.requests.first?.headerFields[.authorization])

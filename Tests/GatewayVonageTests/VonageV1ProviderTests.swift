@@ -109,7 +109,8 @@ struct VonageV1ProviderTests {
 
     @Test("v1 answers in HTTP 200 with a status string, for every emulated error")
     func inBand() async throws {
-        let emulator = VonageEmulator(settings: .init(autoAdvance: false))
+        let emulator = VonageEmulator(
+            context: EmulatorContext(clock: SystemClock(), logger: .quiet), settings: .init(autoAdvance: false))
         let cases: [(String, String)] = [
             ("/verify/json", "api_key=\(VonageSandbox.apiKey)&api_secret=\(VonageSandbox.apiSecret)&brand=B"),
             ("/verify/json", "api_key=\(VonageSandbox.apiKey)&api_secret=x&number=447700900123&brand=B"),
@@ -136,7 +137,8 @@ struct VonageV1ProviderTests {
         "v1 takes Basic auth instead of body credentials, and a form body labelled JSON, as vonage-verify-legacy 1.1 sends"
     )
     func pythonClientShape() async throws {
-        let emulator = VonageEmulator(settings: .init(autoAdvance: false))
+        let emulator = VonageEmulator(
+            context: EmulatorContext(clock: SystemClock(), logger: .quiet), settings: .init(autoAdvance: false))
         var headers = HTTPFields()
         headers[.authorization] =
             "Basic " + Data("\(VonageSandbox.apiKey):\(VonageSandbox.apiSecret)".utf8).base64EncodedString()
@@ -167,7 +169,8 @@ struct VonageEmulatorStateTests {
         let outbox = SandboxOutbox()
         let settings = VonageEmulator.Settings(channelTimeout: 60, autoAdvance: false)
         let first = VonageEmulator(
-            context: EmulatorContext(clock: clock, outbox: outbox, persistence: persistence), settings: settings)
+            context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet, persistence: persistence),
+            settings: settings)
         let transport = InProcessTransport(emulator: first)
         let provider = try VonageProvider(
             context: ProviderContext(
@@ -180,7 +183,8 @@ struct VonageEmulatorStateTests {
         #expect(persistence.memoryTable(VonageEmulatorState.table).writeCount == 2)
         #expect(persistence.writeCount == 0)
         let second = VonageEmulator(
-            context: EmulatorContext(clock: clock, outbox: outbox, persistence: persistence), settings: settings)
+            context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet, persistence: persistence),
+            settings: settings)
         let again = try VonageProvider(
             context: ProviderContext(
                 providerID: "vonage",
@@ -208,7 +212,7 @@ struct VonageEmulatorStateTests {
         persistence.save([live.id: try JSONEncoder().encode(live), old.id: try JSONEncoder().encode(old)])
         let oldID = old.id
         let emulator = VonageEmulator(
-            context: EmulatorContext(clock: clock, persistence: persistence),
+            context: EmulatorContext(clock: clock, logger: .quiet, persistence: persistence),
             settings: VonageEmulator.Settings(autoAdvance: false))
         #expect(persistence.load().isEmpty)
         let found = try await persistence.table(VonageEmulatorState.table).transaction { rows in
@@ -224,7 +228,7 @@ struct VonageEmulatorStateTests {
     @Test("racing v1 starts to one number: one request, the others are status 10 with its id")
     func racingStarts() async throws {
         let emulator = VonageEmulator(
-            context: EmulatorContext(persistence: InMemoryEmulatorPersistence()),
+            context: EmulatorContext(clock: SystemClock(), logger: .quiet, persistence: InMemoryEmulatorPersistence()),
             settings: VonageEmulator.Settings(autoAdvance: false))
         let body =
             "api_key=\(VonageSandbox.apiKey)&api_secret=\(VonageSandbox.apiSecret)&number=14155550100&brand=Gateway"

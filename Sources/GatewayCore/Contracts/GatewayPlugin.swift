@@ -96,7 +96,7 @@ public struct ProviderContext: Sendable {
 
     public init(
         providerID: String, settings: [String: String], transport: any HTTPTransport,
-        clock: any WallClock = SystemClock(), logger: Logger = Logger(label: "gateway.provider"),
+        clock: any WallClock, logger: Logger,
         requestTimeout: Duration = .seconds(10), publicBaseURL: URL? = nil, metrics: GatewayMetrics = .disabled
     ) {
         self.publicBaseURL = publicBaseURL

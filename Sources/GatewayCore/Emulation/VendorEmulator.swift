@@ -56,8 +56,8 @@ public struct EmulatorContext: Sendable {
     public var persistence: any EmulatorPersistence
 
     public init(
-        clock: any WallClock = SystemClock(), outbox: SandboxOutbox = SandboxOutbox(),
-        logger: Logger = Logger(label: "gateway.sandbox"), callbacks: CallbackSender = .none,
+        clock: any WallClock, outbox: SandboxOutbox = SandboxOutbox(),
+        logger: Logger, callbacks: CallbackSender = .none,
         persistence: any EmulatorPersistence = NoEmulatorPersistence()
     ) {
         self.persistence = persistence

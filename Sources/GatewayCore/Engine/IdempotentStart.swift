@@ -78,10 +78,10 @@ public final class IdempotentStart: Sendable {
         }
     }
 
-    func claimedAhead(_ answer: IdempotencyClaim, providerID: String?) {
+    func claimedAhead(_ answer: IdempotencyClaim, providerID: String?, at instant: ContinuousClock.Instant) {
         ahead.withLock {
             if case .claimed = answer {
-                $0 = .taken(providerID: providerID, at: .now)
+                $0 = .taken(providerID: providerID, at: instant)
             } else {
                 $0 = .found(answer)
             }
@@ -90,11 +90,11 @@ public final class IdempotentStart: Sendable {
 
     /// Whether the claim's own write stands for the vendor call about to begin to `providerID` (once: the first
     /// call, to the provider it named, within ``aheadCallWindow``); otherwise the call's progress is recorded.
-    func aheadClaimCovers(callTo providerID: String) -> Bool {
+    func aheadClaimCovers(callTo providerID: String, at instant: ContinuousClock.Instant) -> Bool {
         ahead.withLock { state in
             guard case .taken(let named, let at) = state else { return false }
             state = .held
-            return named == providerID && ContinuousClock.now < at.advanced(by: .seconds(aheadCallWindow))
+            return named == providerID && instant < at.advanced(by: .seconds(aheadCallWindow))
         }
     }
 

@@ -31,7 +31,7 @@ extension VerificationService {
     private func checkLeased(
         _ request: CheckVerification, record: VerificationRecord, provider: any VerificationProvider
     ) async throws(GatewayError) -> CheckOutcome {
-        let began = ContinuousClock.now
+        let began = clock.instant
         let result: ProviderCheckResult
         do {
             result = try await provider.check(
@@ -145,7 +145,7 @@ extension VerificationService {
         reserve: @escaping @Sendable (inout VerificationRecord) -> Void = { _ in }
     ) async throws(GatewayError) -> (VerificationRecord, any VerificationProvider) {
         guard Self.isWellFormedID(id) else { throw GatewayError.notFound() }
-        let waitLimit = ContinuousClock.now.advanced(by: .milliseconds(Int64(policy.checkLease * 1000)))
+        let waitLimit = clock.instant.advanced(by: .milliseconds(Int64(policy.checkLease * 1000)))
         var pause = Duration.milliseconds(1)
         let holder = leaseOwners?.instanceID
         // Instances found dead while their lease held this verification: their leases are taken over.
@@ -207,11 +207,11 @@ extension VerificationService {
             try validate(record, provider)
             if let lease = record.checkLeaseUntil, lease > clock.now {
                 // Another operation is at the vendor; its answer decides what this one finds.
-                guard ContinuousClock.now < waitLimit else {
+                guard clock.instant < waitLimit else {
                     throw GatewayError(
                         .concurrentVerification, "Another request on this verification is running; try again.")
                 }
-                try? await Task.sleep(for: pause)
+                try? await clock.sleep(for: pause)
                 pause = min(pause * 2, .milliseconds(20))
             }
             // Otherwise the record was free but not taken: its lease ran out after `now`, or another writer

@@ -26,7 +26,7 @@ extension VerificationService {
             _ = try? await finishCheck(id) { _ in }
             throw error
         }
-        let began = ContinuousClock.now
+        let began = clock.instant
         let result: ProviderStartResult
         do {
             var vendorRequest = request
@@ -128,7 +128,7 @@ extension VerificationService {
             throw error
         }
         if provider.capabilities.supportsCancel, record.sends > 0 {
-            let began = ContinuousClock.now
+            let began = clock.instant
             do {
                 try await provider.cancel(ProviderVerification(record))
                 // Provisional, as the lease: ``finishCheck`` commits (synced) after it on every path.
@@ -188,7 +188,7 @@ extension VerificationService {
         guard record.status == .pending, record.sends > 0 else { return record }
         let provider = try provider(for: record)
         guard provider.capabilities.supportsStatus else { return record }
-        let began = ContinuousClock.now
+        let began = clock.instant
         let change: VerificationChange
         do {
             change = try await provider.status(ProviderVerification(record))
@@ -381,7 +381,7 @@ extension VerificationService {
             }
         }
         let provider = try provider(for: record)
-        let began = ContinuousClock.now
+        let began = clock.instant
         let result: ProviderStartResult
         do {
             result = try await provider.submitChallenge(

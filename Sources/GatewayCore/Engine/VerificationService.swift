@@ -108,8 +108,8 @@ public struct VerificationService: Sendable {
 
     public init(
         registry: ProviderRegistry, routing: RoutingTable, store: any VerificationStore,
-        clock: any WallClock = SystemClock(), policy: VerificationPolicy = VerificationPolicy(),
-        breakers: CircuitBreakers? = nil, logger: Logger = Logger(label: "gateway.verifications"),
+        clock: any WallClock, policy: VerificationPolicy = VerificationPolicy(),
+        breakers: CircuitBreakers? = nil, logger: Logger,
         metrics: GatewayMetrics = .disabled, leaseOwners: (any LeaseOwners)? = nil, adaptive: AdaptiveRouter? = nil
     ) {
         let hasAdaptiveRoutes = routing.rules.contains {
@@ -118,7 +118,9 @@ public struct VerificationService: Sendable {
         self.adaptive =
             adaptive
             ?? (hasAdaptiveRoutes
-                ? AdaptiveRouter(store: store, routing: routing, clock: clock, codeValidity: policy.codeValidity) : nil)
+                ? AdaptiveRouter(
+                    store: store, routing: routing, clock: clock, codeValidity: policy.codeValidity, logger: logger)
+                : nil)
         self.metrics = metrics
         self.leaseOwners = leaseOwners
         self.registry = registry
@@ -239,14 +241,14 @@ public struct VerificationService: Sendable {
         var request = request
         request.verificationID = id
         var sendMayHaveHappened = false
-        let deadline = ContinuousClock.now.advanced(by: policy.startDeadline)
+        let deadline = clock.instant.advanced(by: policy.startDeadline)
         var calls: [VerificationEvent] = []
         var failovers: [String] = []
         var lastError: GatewayError?
         var proofError: GatewayError?
         var skipped = decision.skipped
         for provider in candidates {
-            if !calls.isEmpty, ContinuousClock.now >= deadline {
+            if !calls.isEmpty, clock.instant >= deadline {
                 skipped.append(RoutingTable.Skip(providerID: provider.id, reason: "deadline_passed"))
                 continue
             }
@@ -263,7 +265,7 @@ public struct VerificationService: Sendable {
                 skipped.append(RoutingTable.Skip(providerID: provider.id, reason: "breaker_open"))
                 continue
             }
-            if let idempotency, !idempotency.aheadClaimCovers(callTo: provider.id) {
+            if let idempotency, !idempotency.aheadClaimCovers(callTo: provider.id, at: clock.instant) {
                 // Before each call: which provider a takeover may ask, unless an earlier call may have sent too.
                 try await recordProgress(
                     idempotency,
@@ -271,7 +273,7 @@ public struct VerificationService: Sendable {
                         stage: .vendorCallBegun, verificationID: id,
                         providerID: sendMayHaveHappened ? nil : provider.id, callBegunAt: clock.now))
             }
-            let began = ContinuousClock.now
+            let began = clock.instant
             idempotency?.setSendMayHaveHappened(true)
             do {
                 var result: ProviderStartResult
@@ -531,7 +533,7 @@ public struct VerificationService: Sendable {
         request.verificationID = id
         let lookup = StartLookup(
             verificationID: id, destination: request.destination, channel: request.channel, callBegunAt: callBegunAt)
-        let began = ContinuousClock.now
+        let began = clock.instant
         let answer: StartLookupResult
         do {
             answer = try await provider.lookUpStart(lookup)
@@ -669,7 +671,7 @@ public struct VerificationService: Sendable {
             idempotency.key, fingerprint: idempotency.claimsAhead ?? "", token: idempotency.token,
             owner: leaseOwners?.instanceID, at: clock.now, lease: policy.idempotencyLease, deadOwner: nil,
             progress: progress)
-        idempotency.claimedAhead(answer, providerID: providerID)
+        idempotency.claimedAhead(answer, providerID: providerID, at: clock.instant)
         guard case .claimed = answer else {
             throw GatewayError(
                 .idempotencyConflict, "This start's claim is not new; nothing was counted or sent for it.")
@@ -754,7 +756,7 @@ public struct VerificationService: Sendable {
     func callEvent(
         _ id: String, _ provider: String, _ operation: String, outcome: String, since: ContinuousClock.Instant
     ) -> VerificationEvent {
-        let elapsed = ContinuousClock.now - since
+        let elapsed = clock.instant - since
         let ms = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         metrics.providerCall(
             provider: provider, operation: operation, outcome: outcome,

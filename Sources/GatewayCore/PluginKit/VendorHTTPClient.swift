@@ -63,7 +63,7 @@ public struct VendorHTTPClient: Sendable {
         let url = try url(path)
         var headers = headers
         headers[.userAgent] = "verification-gateway"
-        let started = ContinuousClock.now
+        let started = clock.instant
         let response: TransportResponse
         do {
             response = try await transport.send(
@@ -163,7 +163,7 @@ public struct VendorHTTPClient: Sendable {
     }
 
     private func count(_ operation: VendorOperation, outcome: String, since started: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - started
+        let elapsed = clock.instant - started
         let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
         metrics.vendorCall(provider: providerID, operation: operation.name, outcome: outcome, nanoseconds: nanoseconds)
     }

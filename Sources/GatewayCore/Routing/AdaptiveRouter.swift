@@ -65,8 +65,8 @@ public final class AdaptiveRouter: Sendable {
 
     public init(
         store: any AdaptiveEvidenceStore, routing: RoutingTable, prices: PriceTable = PriceTable(),
-        clock: any WallClock = SystemClock(), codeValidity: TimeInterval = 600, refreshInterval: TimeInterval = 1,
-        random: AdaptiveRandom = AdaptiveRandom(), logger: Logger = Logger(label: "gateway.adaptive")
+        clock: any WallClock, codeValidity: TimeInterval = 600, refreshInterval: TimeInterval = 1,
+        random: AdaptiveRandom = AdaptiveRandom(), logger: Logger
     ) {
         var policies: [String: AdaptivePolicy] = [:]
         for rule in routing.rules {

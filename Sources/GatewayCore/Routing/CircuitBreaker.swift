@@ -107,7 +107,7 @@ public final class CircuitBreakers: Sendable {
     private let clock: any WallClock
     private let breakers = Mutex<[Key: Breaker]>([:])
 
-    public init(settings: Settings = Settings(), clock: any WallClock = SystemClock()) {
+    public init(settings: Settings = Settings(), clock: any WallClock) {
         self.settings = settings
         self.clock = clock
     }

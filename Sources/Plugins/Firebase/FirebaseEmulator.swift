@@ -76,7 +76,7 @@ public final class FirebaseEmulator: ContextEmulator {
     ///   - pendingCredentialLifetime: seconds a first factor's pending credential lasts before a multi-factor
     ///     sign-in answers `INVALID_MFA_PENDING_CREDENTIAL`.
     public init(
-        context: EmulatorContext = EmulatorContext(),
+        context: EmulatorContext,
         apiKey: String = FirebaseSandbox.apiKey,
         projectID: String = FirebaseSandbox.projectID,
         testNumbers: [String: String] = FirebaseSandbox.testNumbers,

@@ -56,7 +56,7 @@ public final class IDaaSEmulator: ContextEmulator {
     ///   - statuses: E.164 numbers whose right code answers another login `status` (``IDaaSSandbox/statuses``).
     ///   - undeliverable: numbers whose SMS fails with `IDAAS.SDK.CAPTCHA.0006`.
     public init(
-        context: EmulatorContext = EmulatorContext(),
+        context: EmulatorContext,
         clientID: String = IDaaSSandbox.clientID,
         statuses: [String: String] = IDaaSSandbox.statuses,
         undeliverable: Set<String> = [IDaaSSandbox.undeliverable],

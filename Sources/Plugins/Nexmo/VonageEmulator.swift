@@ -64,7 +64,7 @@ public final class VonageEmulator: ContextEmulator {
     private let deliveries = Mutex<[Task<Void, Never>]>([])
     let applicationKey: _RSA.Signing.PublicKey?
 
-    public init(context: EmulatorContext = EmulatorContext(), settings: Settings = Settings()) {
+    public init(context: EmulatorContext, settings: Settings = Settings()) {
         self.context = context
         self.settings = settings
         let table = context.persistence.table(VonageEmulatorState.table)

@@ -36,7 +36,7 @@ public final class SinchEmulator: ContextEmulator {
     /// §8).
     static let timestampTolerance: TimeInterval = 600
 
-    public init(context: EmulatorContext = EmulatorContext(), publicBaseURL: URL? = nil) {
+    public init(context: EmulatorContext, publicBaseURL: URL? = nil) {
         self.context = context
         let table = context.persistence.table(SinchEmulatorState.table)
         self.state = table

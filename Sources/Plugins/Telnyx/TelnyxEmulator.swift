@@ -39,7 +39,7 @@ public final class TelnyxEmulator: ContextEmulator {
     static let codeLength = 5
     static let defaultTimeout = 300
 
-    public init(context: EmulatorContext = EmulatorContext()) {
+    public init(context: EmulatorContext) {
         self.context = context
         state = context.persistence.table(TelnyxEmulatorState.table)
     }

@@ -29,7 +29,7 @@ public final class TwilioEmulator: ContextEmulator {
 
     /// Builds an emulator that reads time from `context.clock`, records sends in `context.outbox` and keeps
     /// its verifications as rows of `context.persistence`'s table ``TwilioEmulatorState/table``.
-    public init(context: EmulatorContext = EmulatorContext()) {
+    public init(context: EmulatorContext) {
         self.context = context
         self.verifications = context.persistence.table(TwilioEmulatorState.table)
         // Rows an earlier version saved one entity per SID (all read back at startup) move into the tables

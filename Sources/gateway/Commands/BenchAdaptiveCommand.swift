@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import GatewayCore
 import Logging
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -30,7 +29,7 @@ struct BenchAdaptive: AsyncParsableCommand {
 
     func run() async throws {
         let result = try await AdaptiveDecisionBench.run(stored: stored, decisions: decisions)
-        print(result.line)
+        CommandOutput.write(result.line)
     }
 }
 
@@ -58,14 +57,6 @@ enum AdaptiveDecisionBench {
         }
     }
 
-    /// A clock the benchmark moves by hand.
-    final class SteppedClock: WallClock {
-        private let current: Mutex<Date>
-        init(_ start: Date) { current = Mutex(start) }
-        var now: Date { current.withLock { $0 } }
-        func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
-    }
-
     /// User plus system CPU seconds of this process (every thread: the store's queue included).
     static func cpuSeconds() -> Double {
         var time = timespec()
@@ -82,9 +73,10 @@ enum AdaptiveDecisionBench {
             .appendingPathComponent("gateway-adaptive-bench-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        // The benchmark prints its own figures; the store and the router it times log nothing.
+        let logger = Logger(label: "bench.adaptive") { _ in SwiftLogNoOpLogHandler() }
         let store = try SQLiteVerificationStore(
-            path: directory.appendingPathComponent("gateway.sqlite").path,
-            logger: Logger(label: "bench.adaptive") { _ in SwiftLogNoOpLogHandler() })
+            path: directory.appendingPathComponent("gateway.sqlite").path, logger: logger)
         defer { store.close() }
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let seeding = Date()
@@ -107,8 +99,9 @@ enum AdaptiveDecisionBench {
         let policy = AdaptivePolicy(providers: ["twilio", "sinch", "vonage"], window: 86_400)
         let table = RoutingTable(
             defaultOrder: ["twilio"], rules: [Route(name: "adaptive-sms", channels: [.sms], target: .adaptive(policy))])
-        let clock = SteppedClock(now)
-        let router = AdaptiveRouter(store: store, routing: table, clock: clock, random: AdaptiveRandom(seed: 1))
+        let clock = ManualClock(now)  // the benchmark moves it by hand
+        let router = AdaptiveRouter(
+            store: store, routing: table, clock: clock, random: AdaptiveRandom(seed: 1), logger: logger)
         // Evidence in every bucket of the horizon (6 windows of 8 buckets), for every provider.
         for bucket in 0..<48 {
             for (index, id) in policy.providers.enumerated() {

@@ -15,7 +15,7 @@ struct CheckConfig: AsyncParsableCommand {
             file: URL(fileURLWithPath: file), plugins: InstalledPlugins.all,
             environment: ProcessInfo.processInfo.environment)
         let report = Self.report(check, file: file)
-        print(report.lines.joined(separator: "\n"))
+        CommandOutput.write(report.lines.joined(separator: "\n"))
         if report.failed { throw ExitCode(78) }  // EX_CONFIG
     }
 

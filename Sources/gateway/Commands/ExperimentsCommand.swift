@@ -47,9 +47,9 @@ struct Experiments: AsyncParsableCommand {
                 from: try AdminController.date(from, name: "from"), to: try AdminController.date(to, name: "to"),
                 country: region, minimumEffect: mde)
             if json {
-                print(String(decoding: JSONResponse.encode(report.json), as: UTF8.self))
+                CommandOutput.write(String(decoding: JSONResponse.encode(report.json), as: UTF8.self))
             } else {
-                print(report.table)
+                CommandOutput.write(report.table)
             }
         }
     }

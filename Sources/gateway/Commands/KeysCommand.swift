@@ -93,10 +93,10 @@ struct Keys: AsyncParsableCommand {
                 name: name, scopes: try Keys.parseScopes(scopes), countries: try countries.map(Keys.parseCountries),
                 startsPerHour: startsPerHour, at: Date())
             try await store.withStore { try await $0.insertAPIKey(made.stored) }
-            print(
+            CommandOutput.write(
                 "created \(made.stored.key.id) (\(name), scopes: \(made.stored.key.scopes.map(\.rawValue).sorted().joined(separator: ",")))"
             )
-            print("secret (shown once; only its SHA-256 is kept): \(made.secret)")
+            CommandOutput.write("secret (shown once; only its SHA-256 is kept): \(made.secret)")
         }
     }
 
@@ -106,7 +106,7 @@ struct Keys: AsyncParsableCommand {
 
         func run() async throws {
             let keys = try await store.withStore(existing: true) { try await $0.apiKeys() }
-            print(Self.lines(keys).joined(separator: "\n"))
+            CommandOutput.write(Self.lines(keys).joined(separator: "\n"))
         }
 
         /// One line per key (never its secret); one line that says so when there is none.
@@ -130,10 +130,10 @@ struct Keys: AsyncParsableCommand {
 
         func run() async throws {
             guard try await store.withStore(existing: true, { try await $0.revokeAPIKey(id: id, at: Date()) }) else {
-                print("\(id): no such key, or already revoked")
+                CommandOutput.write("\(id): no such key, or already revoked")
                 throw ExitCode(1)
             }
-            print("revoked \(id)")
+            CommandOutput.write("revoked \(id)")
         }
     }
 

@@ -38,7 +38,7 @@ struct Migrate: AsyncParsableCommand {
             let opened = try await PostgresVerificationStore(settings: settings, logger: logger)
             let version = try await opened.schemaVersion()
             opened.close()
-            print(
+            CommandOutput.write(
                 "\(settings.displayURL): schema version \(version) (newest \(PostgresMigration.all.last?.version ?? 0))"
             )
         } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import Logging
 
 /// Everything wrong with a configuration, found at once and each where it is: the file's own problems
 /// (``ConfigurationReading``), each provider's problems as its plugin finds them, and the routing table's
@@ -58,9 +59,12 @@ struct ConfigurationCheck {
         }
     }
 
-    /// A provider built only to be checked: it calls nothing.
+    /// A provider built only to be checked: it calls nothing, so it has nothing to log or time (what its
+    /// building finds wrong is a problem of the check's, not a log line).
     private static func context(_ configuration: ProviderConfiguration) -> ProviderContext {
-        ProviderContext(providerID: configuration.id, settings: configuration.settings, transport: UnusedTransport())
+        ProviderContext(
+            providerID: configuration.id, settings: configuration.settings, transport: UnusedTransport(),
+            clock: SystemClock(), logger: Logger(label: "gateway.check-config") { _ in SwiftLogNoOpLogHandler() })
     }
 
     /// Every problem in one error, each prefixed with `file:line:column:`; nil when there is none.
