@@ -8,8 +8,13 @@ import ServiceLifecycle
 // The parts `buildApplication` puts together, in the order it does.
 
 extension GatewayConfiguration {
+    /// The variable the signing key is read from when the configuration names none (`token.signing_key_env`
+    /// wins): one instance on PostgreSQL then needs no file, only `GATEWAY_TOKEN_SIGNING_KEY`.
+    static let defaultSigningKeyVariable = "GATEWAY_TOKEN_SIGNING_KEY"
+
     /// The configuration the gateway serves with: the file's, else the sandbox's defaults. A file with problems
     /// is refused with every problem check-config would list, each `FILE:LINE:COLUMN:`; its notes are logged.
+    /// Without a signing key from the file, `GATEWAY_TOKEN_SIGNING_KEY` is the key when it is set.
     static func serving(_ options: GatewayOptions) throws(ConfigurationError) -> GatewayConfiguration {
         var configuration = GatewayConfiguration()
         configuration.sandbox = true
@@ -27,6 +32,11 @@ extension GatewayConfiguration {
             configuration = reading.configuration
         }
         if let startDeadline = options.startDeadline { configuration.policy.startDeadline = startDeadline }
+        if configuration.tokenSigningKeyPEM == nil,
+            let pem = options.environment[GatewayConfiguration.defaultSigningKeyVariable], !pem.isEmpty
+        {
+            configuration.tokenSigningKeyPEM = pem
+        }
         return configuration
     }
 }
@@ -114,8 +124,9 @@ func openStore(_ options: GatewayOptions, _ configuration: GatewayConfiguration)
         // Instances sharing a store must sign with one key, or a token from one fails another's JWKS.
         guard configuration.tokenSigningKeyPEM != nil else {
             throw ConfigurationError(problems: [
-                "token: a shared store needs `token: {signing_key_env: VAR}` with one PEM P-256 key for every "
-                    + "instance (`gateway token-key generate` makes one; docs/operations.md)"
+                "token: a shared store needs one PEM P-256 signing key for every instance, in "
+                    + "GATEWAY_TOKEN_SIGNING_KEY or in the variable `token: {signing_key_env: VAR}` names "
+                    + "(`export GATEWAY_TOKEN_SIGNING_KEY=\"$(gateway token-key generate)\"` makes one; docs/operations.md)"
             ])
         }
         let opened = try await PostgresVerificationStore(settings: settings, logger: options.logger)

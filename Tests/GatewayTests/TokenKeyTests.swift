@@ -80,5 +80,25 @@ struct TokenKeyTests {
         options.storeURL = "postgres://gateway@127.0.0.1:1/gateway"
         let error = await #expect(throws: ConfigurationError.self) { _ = try await buildApplication(options) }
         #expect(error?.problems.first?.contains("signing_key_env") == true)
+        #expect(error?.problems.first?.contains("GATEWAY_TOKEN_SIGNING_KEY") == true)
+    }
+
+    @Test("without token.signing_key_env the key comes from GATEWAY_TOKEN_SIGNING_KEY; the file's variable wins")
+    func defaultSigningKeyVariable() throws {
+        let pem = P256.Signing.PrivateKey().pemRepresentation
+        let other = P256.Signing.PrivateKey().pemRepresentation
+        var options = GatewayHarness().options()
+        options.environment["GATEWAY_TOKEN_SIGNING_KEY"] = pem
+        #expect(try GatewayConfiguration.serving(options).tokenSigningKeyPEM == pem)
+        options.environment["GATEWAY_TOKEN_SIGNING_KEY"] = ""
+        #expect(try GatewayConfiguration.serving(options).tokenSigningKeyPEM == nil)
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("token-\(UUID().uuidString).yaml")
+        try "sandbox: true\ntoken: {signing_key_env: SIGN}\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        options.configFile = file
+        options.environment["SIGN"] = other
+        options.environment["GATEWAY_TOKEN_SIGNING_KEY"] = pem
+        #expect(try GatewayConfiguration.serving(options).tokenSigningKeyPEM == other)
     }
 }
