@@ -5,6 +5,62 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
+/// A vendor is one line of `vendors`: its plugin target `Gateway<name>` in `Sources/Plugins/<folder>`, its
+/// tests `Gateway<name>Tests` in `Tests/Gateway<name>Tests`, and its library product. Every plugin and its
+/// tests get GatewayCore and the two API packages the plugin contract speaks (swift-log's `Logging` and
+/// swift-http-types' `HTTPTypes`); `uses` and `testsUse` add what this vendor needs beyond them. The gateway
+/// and its tests depend on every vendor here; its plugin list (`Sources/gateway/InstalledPlugins.swift`) registers them.
+struct Vendor {
+    let name: String
+    let folder: String
+    let uses: [Target.Dependency]
+    let testsUse: [Target.Dependency]
+
+    init(_ name: String, folder: String? = nil, uses: [Target.Dependency] = [], testsUse: [Target.Dependency] = []) {
+        self.name = name
+        self.folder = folder ?? name
+        self.uses = uses
+        self.testsUse = testsUse
+    }
+
+    var module: String { "Gateway" + name }
+    var dependency: Target.Dependency { .target(name: module) }
+    var product: Product { .library(name: module, targets: [module]) }
+    var targets: [Target] {
+        let contract: [Target.Dependency] = [
+            "GatewayCore", .product(name: "Logging", package: "swift-log"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]
+        return [
+            .target(
+                name: module, dependencies: contract + uses, path: "Sources/Plugins/\(folder)", swiftSettings: strict),
+            .testTarget(
+                name: module + "Tests", dependencies: contract + [dependency, "GatewayTestSupport"] + testsUse,
+                swiftSettings: strict),
+        ]
+    }
+}
+
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let cryptoExtras: Target.Dependency = .product(name: "_CryptoExtras", package: "swift-crypto")
+
+let vendors = [
+    // Verify Push: ES256 (P-256) device signatures and the HMAC-SHA1 of Twilio's webhook signature; the tests'
+    // simulated device has its own P-256 key, independent of the plugin's signing code.
+    Vendor("Twilio", uses: ["GatewayKitCrypto", crypto], testsUse: [crypto]),
+    // The emulator signs sandbox ID tokens (RS256, as Firebase does) with the kit's key; SHA-256 of session
+    // handles and of emulated passwords. The tests verify those tokens with swift-crypto, apart from the signing.
+    Vendor("Firebase", uses: ["GatewayKitCrypto", crypto], testsUse: [crypto, cryptoExtras]),
+    // ID tokens (RS256, keys from the tenant's JWKS) verified, the emulator's signed; SHA-256 of the device id.
+    Vendor("IDaaS", uses: ["GatewayKitCrypto", crypto]),
+    // Application-signed requests: MD5 of the body and HMAC-SHA256.
+    Vendor("Sinch", uses: [crypto]),
+    // Application JWTs (RS256) for Verify v2, and the HS256 signatures of Vonage's callbacks.
+    Vendor("Vonage", folder: "Nexmo", uses: ["GatewayKitCrypto", crypto, cryptoExtras], testsUse: [crypto]),
+    // Ed25519: checking the signatures of Telnyx's webhooks, and the emulator's signing of its own.
+    Vendor("Telnyx", uses: [crypto], testsUse: [crypto]),
+]
+
 let package = Package(
     name: "verification-gateway",
     // iOS: for GatewayClient, the one product an app links (the server targets are built for macOS and Linux).
@@ -12,17 +68,12 @@ let package = Package(
     products: [
         .executable(name: "gateway", targets: ["gateway"]),
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
-        .library(name: "GatewayTwilio", targets: ["GatewayTwilio"]),
-        .library(name: "GatewayFirebase", targets: ["GatewayFirebase"]),
-        .library(name: "GatewayIDaaS", targets: ["GatewayIDaaS"]),
-        .library(name: "GatewaySinch", targets: ["GatewaySinch"]),
-        .library(name: "GatewayVonage", targets: ["GatewayVonage"]),
-        .library(name: "GatewayTelnyx", targets: ["GatewayTelnyx"]),
+        // Each vendor's plugin is a library product too (`vendors` below).
         // The app side: the gateway's API for iOS, macOS and Linux apps and Swift back ends (docs/apps.md). Static,
         // not automatic: SwiftPM builds only explicitly typed libraries with `swift build --product GatewayClient`.
         .library(name: "GatewayClient", type: .static, targets: ["GatewayClient"]),
         .executable(name: "verify-demo", targets: ["verify-demo"]),
-    ],
+    ] + vendors.map(\.product),
     dependencies: [
         // API packages only for the core (DESIGN.md §2).
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -45,7 +96,7 @@ let package = Package(
         // The shared store for several instances (`store: postgres://…`): the field's PostgreSQL driver.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // GatewayClient: its code generated from the API document at build time, and the URLSession transport
-        // (the only three packages it needs; none of the server's).
+        // (three packages, and swift-http-types, which the runtime brings; none of the server's own).
         .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
@@ -71,71 +122,6 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(
-            name: "GatewayTwilio",
-            dependencies: [
-                "GatewayCore", "GatewayKitCrypto",
-                // Verify Push: ES256 (P-256) device signatures and the HMAC-SHA1 of Twilio's webhook signature.
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            path: "Sources/Plugins/Twilio",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "GatewayFirebase",
-            dependencies: [
-                // The emulator signs sandbox ID tokens (JWT, RS256 as Firebase does) with the kit's sandbox key.
-                "GatewayCore", "GatewayKitCrypto",
-                // SHA-256 of session handles (logs) and of the emulated users' passwords.
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            path: "Sources/Plugins/Firebase",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "GatewayIDaaS",
-            dependencies: [
-                // The provider verifies IDaaS ID tokens (JWT, RS256, keys from the tenant's JWKS); the emulator
-                // signs its sandbox tokens with the kit's sandbox key.
-                "GatewayCore", "GatewayKitCrypto",
-                // SHA-256 of the device identifier.
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            path: "Sources/Plugins/IDaaS",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "GatewaySinch",
-            dependencies: [
-                "GatewayCore",
-                // Application-signed requests: MD5 of the body and HMAC-SHA256 (sinch.md §1.1).
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ],
-            path: "Sources/Plugins/Sinch",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "GatewayVonage",
-            dependencies: [
-                "GatewayCore", "GatewayKitCrypto",
-                // Application JWTs (RS256) for Verify v2, and the HS256 signatures of Vonage's callbacks.
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            path: "Sources/Plugins/Nexmo",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "GatewayTelnyx",
-            dependencies: [
-                "GatewayCore",
-                // Ed25519: checking the signatures of Telnyx's webhooks, and the emulator's signing of its own.
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            path: "Sources/Plugins/Telnyx",
-            swiftSettings: strict
-        ),
         // The system SQLite library (Debian's libsqlite3-dev): the embedded default store needs
         // nothing more than its C API, so no Swift driver package is pulled in.
         .systemLibrary(
@@ -145,12 +131,6 @@ let package = Package(
             name: "gateway",
             dependencies: [
                 "GatewayCore",
-                "GatewayTwilio",
-                "GatewayFirebase",
-                "GatewayIDaaS",
-                "GatewaySinch",
-                "GatewayVonage",
-                "GatewayTelnyx",
                 "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // HTTP1Channel's decoder limits and extra handlers (HTTPParseErrorHandler).
@@ -174,9 +154,14 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // The store's reachability probe (a refused connection answers 503 at once).
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ] + vendors.map(\.dependency),
+            // The API's OpenAPI document (served at /openapi.yaml and /openapi.json) and the operator console's
+            // page, script, style and icon (at /console), in the binary.
+            resources: [
+                .embedInCode("openapi.yaml"), .embedInCode("Console/Assets/index.html"),
+                .embedInCode("Console/Assets/console.js"), .embedInCode("Console/Assets/console.css"),
+                .embedInCode("Console/Assets/icon.svg"),
             ],
-            // The API's OpenAPI document, in the binary (served at /openapi.yaml and /openapi.json).
-            resources: [.embedInCode("openapi.yaml")],
             swiftSettings: strict
         ),
         // The client library apps link: no GatewayCore, no server package. Its `openapi.yaml` is a symbolic link to
@@ -186,6 +171,8 @@ let package = Package(
             dependencies: [
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                // The HTTP types the runtime's API speaks (already in the graph through it).
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strict,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
@@ -220,57 +207,9 @@ let package = Package(
             name: "GatewayCoreTests",
             dependencies: [
                 "GatewayCore", "GatewayKitCrypto", "GatewayTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "GatewayTwilioTests",
-            dependencies: [
-                "GatewayCore", "GatewayTwilio", "GatewayTestSupport",
-                // The simulated device's P-256 key, independent of the plugin's signing code.
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "GatewayFirebaseTests",
-            dependencies: [
-                "GatewayCore", "GatewayFirebase", "GatewayTestSupport",
-                // Verifies the emulator's RS256 ID tokens with swift-crypto, independently of its signing code.
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "GatewayIDaaSTests",
-            dependencies: ["GatewayCore", "GatewayIDaaS", "GatewayTestSupport"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "GatewaySinchTests",
-            dependencies: [
-                "GatewayCore", "GatewaySinch", "GatewayTestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "GatewayVonageTests",
-            dependencies: [
-                "GatewayCore", "GatewayVonage", "GatewayTestSupport",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "GatewayTelnyxTests",
-            dependencies: [
-                "GatewayCore", "GatewayTelnyx", "GatewayTestSupport",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strict
         ),
@@ -279,10 +218,6 @@ let package = Package(
             dependencies: [
                 "gateway",
                 "GatewayCore",
-                "GatewayTwilio",
-                "GatewayFirebase",
-                "GatewayIDaaS",
-                "GatewayVonage",
                 "GatewayTestSupport",
                 // The client library against the live server (GatewayClientTests.swift), with the demo's simulated
                 // phone and slider solver.
@@ -300,9 +235,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // Reads openapi.yaml as YAML 1.1 loaders do, to compare with the JSON the server serves.
                 .product(name: "Yams", package: "Yams"),
-            ],
+                .product(name: "Logging", package: "swift-log"),
+            ] + vendors.map(\.dependency),
             swiftSettings: strict
         ),
-    ],
+    ] + vendors.flatMap(\.targets),
     swiftLanguageModes: [.v6]
 )

@@ -48,7 +48,14 @@ struct ConsoleAPITests {
                 ("/console", "text/html"), ("/console/console.js", "text/javascript"),
                 ("/console/console.css", "text/css"), ("/console/icon.svg", "image/svg+xml"),
             ] {
+                // Served as the file in Sources/gateway/Console/Assets is, byte for byte.
+                let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                    .appendingPathComponent("../../Sources/gateway/Console/Assets")
+                    .appendingPathComponent(
+                        path == "/console" ? "index.html" : String(path.dropFirst("/console/".count)))
+                let bytes = try Data(contentsOf: file)
                 try await client.execute(uri: path, method: .get) { response in
+                    #expect(Array(response.body.readableBytesView) == [UInt8](bytes), "\(path)")
                     #expect(response.status == .ok, "\(path)")
                     #expect(response.headers[.contentType]?.hasPrefix(type) == true, "\(path)")
                     let csp = try #require(response.headers[.contentSecurityPolicy])
@@ -71,7 +78,8 @@ struct ConsoleAPITests {
             #expect(!html.contains(" onclick") && !html.contains(" onload"))
             #expect(!html.contains("http://") && !html.contains("https://"), "no other host")
             // The SVG namespace is a name, not an address the page loads.
-            let script = ConsoleAssets.script.replacingOccurrences(of: "\"http://www.w3.org/2000/svg\"", with: "")
+            let script = String(decoding: ConsoleAssets.script, as: UTF8.self).replacingOccurrences(
+                of: "\"http://www.w3.org/2000/svg\"", with: "")
             #expect(!script.contains("innerHTML") && !script.contains("eval("))
             #expect(!script.contains("http://") && !script.contains("https://"))
         }

@@ -40,10 +40,10 @@ struct ConsoleController: Sendable {
         router.delete("console/session", use: signOut)
     }
 
-    static func asset(_ text: String, type: String, cache: String = "no-store") -> Response {
+    static func asset(_ bytes: [UInt8], type: String, cache: String = "no-store") -> Response {
         Response(
             status: .ok, headers: securityHeaders(contentType: type, cache: cache),
-            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// `POST /console/session` `{"key": "<api key>"}`: a new session for an `admin` or `read` key, in an
