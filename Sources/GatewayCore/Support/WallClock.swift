@@ -3,12 +3,15 @@ import Synchronization
 
 /// The time source for expiry, cooldowns and rate limits. Tests inject ``ManualClock``.
 public protocol WallClock: Sendable {
+    /// The current time.
     var now: Date { get }
 }
 
 /// The real clock.
 public struct SystemClock: WallClock {
+    /// The system clock.
     public init() {}
+    /// The system's current time, `Date()`.
     public var now: Date { Date() }
 }
 
