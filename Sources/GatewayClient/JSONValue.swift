@@ -9,6 +9,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// Reads any JSON value, trying null, boolean, number, string, array and object in that order.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -26,6 +27,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
+    /// Writes the value, whole numbers as integers.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -50,16 +52,19 @@ public enum JSONValue: Sendable, Hashable, Codable {
         return nil
     }
 
+    /// The string, for a `.string`; nil for any other kind of value.
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
+    /// The number, for a `.number`; nil for any other kind of value.
     public var numberValue: Double? {
         if case .number(let value) = self { return value }
         return nil
     }
 
+    /// The members, for an `.object`; nil for any other kind of value.
     public var objectValue: [String: JSONValue]? {
         if case .object(let value) = self { return value }
         return nil
@@ -79,12 +84,18 @@ public enum JSONValue: Sendable, Hashable, Codable {
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral, ExpressibleByFloatLiteral
 {
+    /// A string value.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// A number value.
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// A number value.
     public init(floatLiteral value: Double) { self = .number(value) }
+    /// A boolean value.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An object value; a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
+    /// An array value.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }

@@ -2,26 +2,41 @@ import Foundation
 
 /// A verification as the gateway answers it (`Verification`, and `CheckResult` with the token).
 public struct Verification: Sendable, Hashable {
+    /// The gateway's id (`vf_…`).
     public var id: String
+    /// The status; every status but `pending` is final.
     public var status: VerificationStatus
     /// E.164 for a phone number; the email address or the user identity for `email` and `push`.
     public var to: String
     /// The channel in use: a vendor's workflow may move it.
     public var channel: Channel
+    /// The provider that sent it (`twilio`).
     public var provider: String
     /// What the app must do next; only while the verification is pending.
     public var nextAction: NextAction?
+    /// Fallback channels not used yet, in order.
     public var fallbackChannels: [Channel]
+    /// The vendor's bounded reason code for the last status it reported (`DENIED`), if any.
     public var statusReason: String?
+    /// The language the vendor used for the message, if it said.
     public var contentLanguage: String?
+    /// When the code stops working.
     public var expiresAt: Date
+    /// Checks left.
     public var attemptsRemaining: Int
+    /// Sends so far, the start included; zero when nothing was sent (a challenge waits, or a test number).
     public var sends: Int
+    /// When the verification was started.
     public var createdAt: Date
+    /// When it last changed.
     public var updatedAt: Date
+    /// The routing rule that matched: a route's name, `channel:<channel>`, `default`, `forced` or `test_number`.
     public var route: String?
+    /// Whether `to` is a configured test number: no vendor was called.
     public var testNumber: Bool
+    /// The caller's own reference from the start.
     public var clientRef: String?
+    /// The caller's metadata from the start.
     public var metadata: [String: String]
     /// The gateway's ES256 JWT (verify it with `/.well-known/jwks.json`): in the answer of the check that
     /// approved, or in the first read after an approval by callback or refresh, and only there.
@@ -39,6 +54,7 @@ public enum VerificationStatus: String, Sendable, Hashable, CaseIterable {
     case pending, approved, denied, canceled, expired, failed, blocked
     case maxAttemptsReached = "max_attempts_reached"
 
+    /// Whether the status can no longer change.
     public var isFinal: Bool { self != .pending }
 }
 
@@ -66,6 +82,7 @@ public struct Challenge: Sendable, Hashable {
     public var kind: String
     /// What the app shows; for a slider, `background_png_base64`, `piece_png_base64` and `answer`.
     public var data: JSONValue
+    /// When the challenge stops taking answers, if the vendor says.
     public var expiresAt: Date?
 
     /// The answer's fields and what each means (`data.answer`), as the plugin describes them.
@@ -96,6 +113,7 @@ public struct CallInterception: Sendable, Hashable {
 
 /// An `open_url`: silent network authentication.
 public struct URLOpening: Sendable, Hashable {
+    /// The URL to open.
     public var url: URL
     /// Request it over the mobile network (on iOS: a cellular-only `NWParameters` or
     /// `URLRequest.allowsExpensiveNetworkAccess` with Wi-Fi off for the request).
@@ -104,7 +122,9 @@ public struct URLOpening: Sendable, Hashable {
 
 /// An `await_approval`: a push to an enrolled device.
 public struct ApprovalWait: Sendable, Hashable {
+    /// The text the device shows, when the provider knows it.
     public var message: String?
+    /// When the push stops taking an answer, if the vendor says.
     public var expiresAt: Date?
 }
 
@@ -112,24 +132,34 @@ public struct ApprovalWait: Sendable, Hashable {
 public struct StartRequest: Sendable, Hashable {
     /// A phone number (international, or national with `region`), an email address, or a push identity.
     public var to: String
+    /// Where the user is (ISO 3166-1 alpha-2), for a `to` in national form.
     public var region: String?
+    /// The first channel; the gateway's default, `sms`, when nil.
     public var channel: Channel?
+    /// Channels to use after ``channel``, in order (at most 4, none equal to it).
     public var fallbackChannels: [Channel]
     /// Preferred content languages, most preferred first (IETF tags): Sinch's `languages`.
     public var locales: [String]
+    /// The app's proof, for vendors that need one.
     public var appVerification: AppVerification?
+    /// The code length (4 to 10), where the vendor lets a request choose it.
     public var codeLength: Int?
+    /// The caller's own reference (at most 128 characters), echoed back.
     public var clientRef: String?
+    /// Free-form metadata kept with the verification, never sent to a vendor (at most 20 entries).
     public var metadata: [String: String]
     /// Forces a provider, bypassing routing.
     public var provider: String?
+    /// The end user's device, for vendors that want it.
     public var clientContext: ClientContext?
     /// Push: the factor to challenge and the prompt it shows.
     public var pushPrompt: PushPrompt?
+    /// Push: the enrolled factor to challenge; the identity's only factor when nil.
     public var pushFactorID: String?
     /// The multi-factor step the verification is (Firebase): a second-factor sign-in or an enrollment.
     public var multiFactor: MultiFactor?
 
+    /// A request to verify `to`; everything else is the gateway's default unless given.
     public init(
         to: String, region: String? = nil, channel: Channel? = nil, fallbackChannels: [Channel] = [],
         locales: [String] = [], appVerification: AppVerification? = nil, codeLength: Int? = nil,
@@ -167,17 +197,21 @@ public enum MultiFactor: Sendable, Hashable {
 
 /// A proof that the request comes from the customer's app (Firebase's reCAPTCHA, App Attest receipt…).
 public struct AppVerification: Sendable, Hashable {
+    /// The kind of proof (`type`).
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case recaptcha, captcha
         case recaptchaEnterprise = "recaptcha_enterprise"
         case iosReceipt = "ios_receipt"
         case playIntegrity = "play_integrity"
     }
+    /// Which kind of proof ``token`` is.
     public var kind: Kind
+    /// The proof's token (for `iosReceipt`, the receipt).
     public var token: String
     /// Required with `iosReceipt`.
     public var secret: String?
 
+    /// A proof of `kind`; `secret` only with `iosReceipt`.
     public init(kind: Kind, token: String, secret: String? = nil) {
         self.kind = kind
         self.token = token
@@ -187,12 +221,18 @@ public struct AppVerification: Sendable, Hashable {
 
 /// The end user's device, as the vendor wants to see it (IDaaS's device headers, Firebase's client type).
 public struct ClientContext: Sendable, Hashable {
+    /// The kind of app the user is in.
     public enum Platform: String, Sendable, Hashable { case ios, android, web }
+    /// The end user's IP address (not the back end's).
     public var ip: String?
+    /// The user agent of the end user's browser or app.
     public var userAgent: String?
+    /// A stable id of the app installation or device.
     public var deviceID: String?
+    /// The kind of app the user is in (Firebase's client type differs between them).
     public var platform: Platform?
 
+    /// A context with what the back end knows of the device.
     public init(ip: String? = nil, userAgent: String? = nil, deviceID: String? = nil, platform: Platform? = nil) {
         self.ip = ip
         self.userAgent = userAgent
@@ -203,6 +243,7 @@ public struct ClientContext: Sendable, Hashable {
 
 /// What a Verify Push challenge shows on the device.
 public struct PushPrompt: Sendable, Hashable {
+    /// The main text of the prompt.
     public var message: String
     /// Label and value pairs shown under the message, in order.
     public var details: [(label: String, value: String)] {
@@ -218,6 +259,7 @@ public struct PushPrompt: Sendable, Hashable {
         var value: String
     }
 
+    /// A prompt showing `message`, with optional detail lines and hidden details.
     public init(message: String, details: [(label: String, value: String)] = [], hiddenDetails: [String: String] = [:])
     {
         self.message = message
@@ -228,10 +270,15 @@ public struct PushPrompt: Sendable, Hashable {
 
 /// The token a device's SDK enrols a push factor with (`POST /v1/factors/access-tokens`): a server call.
 public struct FactorAccessToken: Sendable, Hashable {
+    /// The provider that issued the token.
     public var provider: String
+    /// The user identity the factor is enrolled for.
     public var identity: String
+    /// The token the SDK enrols with.
     public var token: String
+    /// The kind of factor (`push`).
     public var factorType: String
+    /// When the token stops working.
     public var expiresAt: Date
     /// What else the SDK needs (Twilio: `service_sid`, `base_url`, `access_token_sid`).
     public var details: [String: JSONValue]
@@ -239,14 +286,20 @@ public struct FactorAccessToken: Sendable, Hashable {
 
 /// A message the sandbox's emulators "sent" (`GET /sandbox/outbox`): what the user's phone would receive.
 public struct SandboxMessage: Sendable, Hashable {
+    /// The plugin id of the emulated vendor (`twilio`).
     public var provider: String
     /// `sms`, `voice`, `whatsapp`, `email`, `push`, `flash_call` or `silent_auth`.
     public var kind: String
+    /// The vendor's name for the channel (Twilio's `call` for voice).
     public var channel: String
+    /// The recipient, as the vendor got it.
     public var to: String
     /// The code the user would type; for a flash call, the caller number; nil for a push.
     public var code: String?
+    /// The message as the user would read it.
     public var text: String
+    /// The language ``text`` is written in, when the emulator chose one.
     public var language: String?
+    /// When the emulator sent it.
     public var sentAt: Date
 }

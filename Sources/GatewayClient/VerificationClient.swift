@@ -10,7 +10,9 @@ import OpenAPIURLSession
 /// What the client presents as `Authorization: Bearer …`: the server's API key (a back end), or a
 /// verification's client secret (an app, for that one verification's own steps).
 public enum Credential: Sendable, Hashable {
+    /// The server's API key (`Authorization` for a back end).
     case apiKey(String)
+    /// A verification's client secret (`vcs_…`), good only for that verification's app-side steps.
     case clientSecret(String)
 
     var bearer: String {
@@ -26,7 +28,9 @@ public enum Credential: Sendable, Hashable {
 /// Every method returns the gateway's answer or throws a ``GatewayAPIError`` (the gateway's error shape, for every
 /// error status) or a ``GatewayClientError`` (no answer, or one that is not the gateway's).
 public struct VerificationClient: Sendable {
+    /// The gateway's address, as given.
     public let baseURL: URL
+    /// What every call but the sandbox's presents.
     public let credential: Credential
     private let client: Client
 

@@ -16,10 +16,14 @@ import Foundation
 /// `CancellationError` when the task running the flow is cancelled (the verification is canceled at the
 /// gateway first, unless ``Polling/cancelsOnTaskCancellation`` is off).
 public struct VerificationFlow: Sendable {
+    /// The client the flow calls through, with the app's credential (a client secret) or an API key.
     public let client: VerificationClient
+    /// What the app does at each step.
     public var handlers: Handlers
+    /// How the flow polls a verification the vendor finishes.
     public var polling: Polling
 
+    /// A flow over `client`; the default polling waits 1 s at first, up to 8 s between polls.
     public init(client: VerificationClient, handlers: Handlers, polling: Polling = Polling()) {
         self.client = client
         self.handlers = handlers
@@ -49,6 +53,7 @@ public struct VerificationFlow: Sendable {
         /// ask the back end for it by id. Without it, that ends the flow with ``FlowError/endedElsewhere(_:)``.
         public var outcome: (@Sendable (String) async throws -> Verification)?
 
+        /// Handlers with `enterCode`; a step without its handler throws ``FlowError/noHandler(_:)`` when met.
         public init(
             enterCode: @escaping @Sendable (CodePrompt) async throws -> CodeEntry,
             solveChallenge: (@Sendable (ChallengePrompt) async throws -> JSONValue)? = nil,
@@ -70,7 +75,9 @@ public struct VerificationFlow: Sendable {
     public struct Polling: Sendable {
         /// The first wait, multiplied by `multiplier` after each poll up to `maximumInterval`.
         public var initialInterval: Duration
+        /// What each wait is multiplied by after a poll.
         public var multiplier: Double
+        /// The longest wait between polls.
         public var maximumInterval: Duration
         /// How long past the step's expiry (the push's, else the verification's) the flow keeps polling for the
         /// gateway to report it expired, before it throws ``FlowError/timedOut(_:)``.
@@ -78,6 +85,7 @@ public struct VerificationFlow: Sendable {
         /// On task cancellation, cancel the verification at the gateway before throwing `CancellationError`.
         public var cancelsOnTaskCancellation: Bool
 
+        /// Polling from 1 s, ×1.5 each time up to 8 s, 30 s past the expiry, cancelling on task cancellation.
         public init(
             initialInterval: Duration = .seconds(1), multiplier: Double = 1.5, maximumInterval: Duration = .seconds(8),
             grace: Duration = .seconds(30), cancelsOnTaskCancellation: Bool = true
@@ -90,12 +98,15 @@ public struct VerificationFlow: Sendable {
         }
     }
 
+    /// What ``Handlers/enterCode`` is asked with.
     public struct CodePrompt: Sendable {
+        /// The verification as last read.
         public var verification: Verification
         /// The previous code's refusal (`incorrect_code`, with `attemptsRemaining`), if any.
         public var lastError: GatewayAPIError?
     }
 
+    /// What the user chose at the code prompt.
     public enum CodeEntry: Sendable, Hashable {
         case code(String)
         /// Send again: on the same channel, another, or (nil) the next fallback channel.
@@ -103,8 +114,11 @@ public struct VerificationFlow: Sendable {
         case cancel
     }
 
+    /// What ``Handlers/solveChallenge`` is asked with.
     public struct ChallengePrompt: Sendable {
+        /// The verification waiting for the answer.
         public var verification: Verification
+        /// The challenge to show.
         public var challenge: Challenge
         /// The previous answer was refused and this is a fresh challenge.
         public var previousAnswerRefused: Bool
@@ -255,6 +269,7 @@ public enum FlowError: Error, Sendable, CustomStringConvertible {
     /// The verification (this id) ended and the client secret no longer reads it; the back end has the outcome.
     case endedElsewhere(String)
 
+    /// What stopped the flow, naming the verification where there is one.
     public var description: String {
         switch self {
         case .noHandler(let kind): "no handler for the next action \(kind)"

@@ -6,6 +6,7 @@ import Synchronization
 public final class CapturedLogs: Sendable {
     private let entries = Mutex<[(level: Logger.Level, text: String)]>([])
 
+    /// An empty log.
     public init() {}
 
     /// Every entry's message and metadata (`key=value`, sorted), oldest first.

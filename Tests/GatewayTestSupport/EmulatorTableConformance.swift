@@ -8,12 +8,14 @@ import Testing
 public struct EmulatorTableConformance: Sendable {
     private let makeTable: @Sendable () throws -> any EmulatorTable
 
+    /// A suite over the tables `makeTable` makes; each check makes its own.
     public init(makeTable: @escaping @Sendable () throws -> any EmulatorTable) {
         self.makeTable = makeTable
     }
 
     static let epoch = Date(timeIntervalSince1970: 1_800_000_000)
 
+    /// Runs every check in turn.
     public func runAll() async throws {
         try await keysLookupsAndDueTimes()
         try await transactionsRunOneAtATime()

@@ -17,6 +17,8 @@ public final class LoopbackForwarder: Sendable {
     /// number that was closed and then reused by someone else in the process.
     private let carried = Mutex<(stopped: Bool, sockets: [Int32], listening: Bool)>((false, [], true))
 
+    /// Listens on a free loopback port and forwards each connection to `targetPort` on loopback, until ``stop()``.
+    /// Throws when no port can be had.
     public init(to targetPort: Int) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw Failure("socket() failed") }

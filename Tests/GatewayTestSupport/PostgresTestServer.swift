@@ -14,6 +14,7 @@ public enum PostgresTestServer {
             || binaries != nil
     }
 
+    /// Whether a missing PostgreSQL fails the tests instead of skipping them (`GATEWAY_TEST_POSTGRES_REQUIRED=1`).
     public static var isRequired: Bool {
         ProcessInfo.processInfo.environment["GATEWAY_TEST_POSTGRES_REQUIRED"] == "1"
     }

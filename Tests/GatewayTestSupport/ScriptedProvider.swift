@@ -27,11 +27,14 @@ extension ScriptedStep where Value == Void {
 
 /// A call a ``ScriptedProvider`` received.
 public struct ScriptedCall: Sendable {
+    /// Which provider operation was called.
     public enum Operation: String, Sendable, CaseIterable {
         case start, check, resend, cancel, status, prepare, challenge, callback
     }
 
+    /// The operation called.
     public var operation: Operation
+    /// The destination of the request or of the stored verification (a placeholder for `callback`).
     public var destination: Destination
     /// The request's channel for `start`; the stored verification's channel otherwise.
     public var channel: Channel
@@ -62,7 +65,9 @@ public struct ScriptedCall: Sendable {
 /// `"<id>-ref-<n>"`, `resend` and `cancel` succeed, `status` answers `pending`, and `check` throws
 /// `internal` so an unscripted check never passes by accident. Safe to call from many tasks at once.
 public final class ScriptedProvider: VerificationProvider {
+    /// The provider instance id, as routes and records name it.
     public let id: String
+    /// What the provider declares: every channel unless the test says otherwise.
     public let capabilities: ProviderCapabilities
 
     private struct State {
@@ -102,10 +107,15 @@ public final class ScriptedProvider: VerificationProvider {
 
     // MARK: scripting
 
+    /// Queues answers for `start`, oldest first; once empty, the fallback or an accepted start.
     public func scriptStart(_ steps: ScriptedStep<ProviderStartResult>...) { state.withLock { $0.start += steps } }
+    /// Queues answers for `check`, oldest first; once empty, the fallback or `internal`.
     public func scriptCheck(_ steps: ScriptedStep<ProviderCheckResult>...) { state.withLock { $0.check += steps } }
+    /// Queues answers for `resend`, oldest first; once empty, the fallback or a success.
     public func scriptResend(_ steps: ScriptedStep<ProviderStartResult>...) { state.withLock { $0.resend += steps } }
+    /// Queues answers for `cancel`, oldest first; once empty, the fallback or a success.
     public func scriptCancel(_ steps: ScriptedStep<Void>...) { state.withLock { $0.cancel += steps } }
+    /// Queues answers for `status`, oldest first; once empty, the fallback or no change.
     public func scriptStatus(_ steps: ScriptedStep<VerificationChange>...) { state.withLock { $0.status += steps } }
     /// What `prepare` answers, oldest first; once empty it answers `nil` (no challenge).
     public func scriptPrepare(_ steps: ScriptedStep<ProviderChallenge?>...) { state.withLock { $0.prepare += steps } }
@@ -171,6 +181,8 @@ public final class ScriptedProvider: VerificationProvider {
 
     // MARK: VerificationProvider
 
+    /// Records the call and answers from ``scriptPrepare(_:)`` only when a step is queued; otherwise answers `nil` and
+    /// records nothing.
     public func prepare(_ request: StartVerification) async throws(GatewayError) -> ProviderChallenge? {
         let step = state.withLock { state -> ScriptedStep<ProviderChallenge?> in
             // Only a provider scripted to set challenges has its `prepare` calls recorded: the engine asks
@@ -187,6 +199,8 @@ public final class ScriptedProvider: VerificationProvider {
         return try await step.perform()
     }
 
+    /// Records the call and answers from ``scriptStart(_:)``, the fallback, or an accepted start with reference
+    /// `<id>-ref-<n>`.
     public func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
         let step = state.withLock { state -> ScriptedStep<ProviderStartResult> in
             var call = ScriptedCall(
@@ -203,6 +217,7 @@ public final class ScriptedProvider: VerificationProvider {
         return try await step.perform()
     }
 
+    /// Records the call and answers from ``scriptChallenge(_:)``; throws `internal` when nothing is queued.
     public func submitChallenge(_ verification: ProviderVerification, answer: ChallengeAnswer)
         async throws(GatewayError) -> ProviderStartResult
     {
@@ -216,6 +231,7 @@ public final class ScriptedProvider: VerificationProvider {
         return try await step.perform()
     }
 
+    /// Records the call and answers from ``scriptCheck(_:)`` or the fallback; throws `internal` when neither is set.
     public func check(_ verification: ProviderVerification, code: String) async throws(GatewayError)
         -> ProviderCheckResult
     {
@@ -228,6 +244,7 @@ public final class ScriptedProvider: VerificationProvider {
         return try await step.perform()
     }
 
+    /// Records the call and answers from ``scriptResend(_:)``, the fallback, or a success with no new reference.
     public func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult
     {
@@ -241,6 +258,7 @@ public final class ScriptedProvider: VerificationProvider {
         return try await step.perform()
     }
 
+    /// Records the call and answers from ``scriptCancel(_:)``, the fallback, or a success.
     public func cancel(_ verification: ProviderVerification) async throws(GatewayError) {
         let step = state.withLock { state -> ScriptedStep<Void> in
             state.calls.append(Self.call(.cancel, verification))
@@ -250,6 +268,7 @@ public final class ScriptedProvider: VerificationProvider {
         try await step.perform()
     }
 
+    /// Records the call and answers from ``scriptStatus(_:)``, the fallback, or no change.
     public func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange {
         let step = state.withLock { state -> ScriptedStep<VerificationChange> in
             state.calls.append(Self.call(.status, verification))
@@ -259,6 +278,7 @@ public final class ScriptedProvider: VerificationProvider {
         return try await step.perform()
     }
 
+    /// Records the call and hands it to the handler of ``setCallbackHandler(_:)``; throws `not_found` without one.
     public func handleCallback(_ callback: VendorCallback, lookup: VerificationLookup) async throws(GatewayError)
         -> CallbackReply
     {
@@ -297,6 +317,7 @@ public final class ScriptedGate: Sendable {
 
     private let state = Mutex(State())
 
+    /// A closed gate.
     public init() {}
 
     /// Suspends until the gate is open (returns at once if it already is). Not cancellable.
@@ -311,6 +332,7 @@ public final class ScriptedGate: Sendable {
         }
     }
 
+    /// Opens the gate for good, resuming every task waiting on it.
     public func open() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.isOpen = true

@@ -57,6 +57,7 @@ public struct StoreConformance: Sendable {
         case openVerificationsAreFoundByDestinationAndRoute
         case openVerificationsOfADestinationAreListedNewestFirst
 
+        /// The check's name as the test report shows it.
         public var testDescription: String {
             switch self {
             case .recordsAreFoundByProviderReference: "Records are found by provider and vendor reference"

@@ -4,6 +4,7 @@ import Synchronization
 /// A directory of its own under the system's temporary directory, removed when the value is released: for a
 /// test suite whose tests each open files (a SQLite store, the sandbox's state) that must not outlive it.
 public final class TemporaryDirectory: Sendable {
+    /// The directory; this type does not create it, only removes it on release.
     public let url: URL
 
     /// `prefix` names the directory, so leftovers of a crashed run say which suite made them.

@@ -7,9 +7,11 @@ import Testing
 /// back in sequence order, a delivery exists once per endpoint and event, and claims never hand the same
 /// due delivery to two senders until the lease runs out.
 public struct WebhookQueueConformance: Sendable {
+    /// A store with the webhook queue: what the checks need to write events and read deliveries.
     public typealias Queue = VerificationStore & WebhookQueueStore
     private let makeStore: @Sendable () async throws -> any Queue
 
+    /// A suite over the stores `makeStore` makes; each check makes its own, new and empty.
     public init(makeStore: @escaping @Sendable () async throws -> any Queue) {
         self.makeStore = makeStore
     }
@@ -20,6 +22,7 @@ public struct WebhookQueueConformance: Sendable {
         case deliveriesAreUniquePerEndpointAndEvent
         case claimsAreExclusiveUntilTheLeaseRunsOut
 
+        /// The check's name as the test report shows it.
         public var testDescription: String {
             switch self {
             case .cursorStartsAtTheNewestEventAndMovesByCompareAndSet:
@@ -119,6 +122,7 @@ public struct WebhookQueueConformance: Sendable {
         #expect(try await store.claimDueWebhooks(at: due.addingTimeInterval(3600), limit: 50, lease: 30).count == 19)
     }
 
+    /// Runs every check in turn.
     public func runAll() async throws {
         try await cursorStartsAtTheNewestEventAndMovesByCompareAndSet()
         try await deliveriesAreUniquePerEndpointAndEvent()

@@ -3,6 +3,7 @@
 /// Firebase refuses to send an SMS without one; IDaaS needs its slider captcha solved first. The
 /// gateway carries the proof to the plugin that needs it and never stores it.
 public struct AppVerificationProof: Sendable, Hashable {
+    /// The kinds of proof a vendor can ask for; the raw value is the API's `app_verification.type`.
     public enum Kind: String, Sendable, Codable, CaseIterable, Hashable {
         /// A reCAPTCHA (v2 / classic) token.
         case recaptcha
@@ -22,12 +23,14 @@ public struct AppVerificationProof: Sendable, Hashable {
     /// the app with Play Integrity instead.
     public static let retiredKinds: [String: Kind] = ["safety_net": .playIntegrity]
 
+    /// Which kind of proof ``token`` (and ``secret``) are.
     public var kind: Kind
     /// The token, or the receipt for `ios_receipt`.
     public var token: String
     /// The secret that comes with an `ios_receipt`.
     public var secret: String?
 
+    /// A proof of `kind`; `secret` only for an `ios_receipt`.
     public init(kind: Kind, token: String, secret: String? = nil) {
         self.kind = kind
         self.token = token

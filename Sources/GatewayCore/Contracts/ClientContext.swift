@@ -3,6 +3,7 @@
 public struct ClientContext: Sendable, Equatable, Codable {
     /// The end user's IP address (not the customer backend's).
     public var ipAddress: String?
+    /// The user agent of the end user's browser or app.
     public var userAgent: String?
     /// A stable id of the app installation or device.
     public var deviceID: String?
@@ -15,6 +16,7 @@ public struct ClientContext: Sendable, Equatable, Codable {
         case ios, android, web
     }
 
+    /// A context with what the customer's backend passed; every field may be absent.
     public init(ipAddress: String? = nil, userAgent: String? = nil, deviceID: String? = nil, platform: Platform? = nil)
     {
         self.ipAddress = ipAddress
@@ -23,6 +25,7 @@ public struct ClientContext: Sendable, Equatable, Codable {
         self.platform = platform
     }
 
+    /// Whether nothing at all is known of the device.
     public var isEmpty: Bool { ipAddress == nil && userAgent == nil && deviceID == nil && platform == nil }
 
     /// For logs: the IP's first part only, no user agent, no device id.
@@ -49,23 +52,30 @@ public struct ChannelOptions: Sendable, Equatable, Codable {
     /// The prompt a push shows.
     public var prompt: Prompt?
 
+    /// The text of a push challenge, as the device shows it.
     public struct Prompt: Sendable, Equatable, Codable {
+        /// The main text of the prompt.
         public var message: String
         /// Label and value pairs shown under the message, in order.
         public var details: [Detail]
         /// Facts kept with the challenge and not shown to the user (the vendor's "hidden details").
         public var hiddenDetails: [String: String]
 
+        /// One labelled line shown under a prompt's message.
         public struct Detail: Sendable, Equatable, Codable {
+            /// The line's label (`Amount`).
             public var label: String
+            /// The line's value (`€12.00`).
             public var value: String
 
+            /// A line showing `label` and `value`.
             public init(label: String, value: String) {
                 self.label = label
                 self.value = value
             }
         }
 
+        /// A prompt with `message`, and optionally the lines shown under it and the facts kept out of sight.
         public init(message: String, details: [Detail] = [], hiddenDetails: [String: String] = [:]) {
             self.message = message
             self.details = details
@@ -78,11 +88,13 @@ public struct ChannelOptions: Sendable, Equatable, Codable {
         }
     }
 
+    /// Options naming a push factor and a prompt; both absent by default.
     public init(factorID: String? = nil, prompt: Prompt? = nil) {
         self.factorID = factorID
         self.prompt = prompt
     }
 
+    /// Whether no option is set.
     public var isEmpty: Bool { factorID == nil && prompt == nil }
 
     enum CodingKeys: String, CodingKey {

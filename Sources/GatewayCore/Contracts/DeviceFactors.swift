@@ -4,6 +4,7 @@ import Foundation
 /// (Twilio Verify Push). The gateway lists and removes factors; enrolment and the device's proofs go
 /// from the app's SDK to the vendor.
 public struct DeviceFactor: Sendable, Equatable {
+    /// Whether the device has proved it holds the factor's key.
     public enum Status: String, Sendable, Codable {
         /// Created, but the device has not proved it holds the key yet: it cannot be challenged.
         case unverified
@@ -12,16 +13,22 @@ public struct DeviceFactor: Sendable, Equatable {
 
     /// The vendor's id (Twilio `YF…`).
     public var id: String
+    /// The user identity the factor is enrolled for, as the customer's backend names it.
     public var identity: String
     /// The kind of factor (`push`).
     public var type: String
+    /// The name the user or app gave the device, if any.
     public var friendlyName: String?
+    /// Whether the factor can be challenged yet.
     public var status: Status
+    /// When the vendor created the factor, if it says.
     public var createdAt: Date?
+    /// When the vendor last changed the factor, if it says.
     public var updatedAt: Date?
     /// Vendor facts worth showing (app id, notification platform), never secrets.
     public var details: [String: JSONValue]
 
+    /// A factor as the vendor reported it.
     public init(
         id: String, identity: String, type: String, friendlyName: String? = nil, status: Status,
         createdAt: Date? = nil, updatedAt: Date? = nil, details: [String: JSONValue] = [:]
@@ -39,14 +46,18 @@ public struct DeviceFactor: Sendable, Equatable {
 
 /// What the app's SDK needs to enrol a factor for an identity: a short-lived token the backend fetched.
 public struct FactorAccessToken: Sendable, Equatable {
+    /// The user identity the token enrols a factor for.
     public var identity: String
     /// The token the SDK enrols with.
     public var token: String
+    /// The kind of factor the token enrols (`push`).
     public var factorType: String
+    /// When the token stops working; the SDK must enrol before then.
     public var expiresAt: Date
     /// What else the SDK needs from the vendor (Twilio: `service_sid`, `base_url`).
     public var details: [String: JSONValue]
 
+    /// A token the vendor issued for `identity`.
     public init(
         identity: String, token: String, factorType: String, expiresAt: Date, details: [String: JSONValue] = [:]
     ) {

@@ -5,6 +5,7 @@ import Logging
 public struct GatewayPlugin: Sendable {
     /// The plugin's id, used as `plugin:` in the configuration (`twilio`).
     public var id: String
+    /// A human-readable name for the vendor's product (`Telnyx Verify`).
     public var displayName: String
     /// The settings a provider of this plugin takes.
     public var settings: [SettingSpec]
@@ -15,6 +16,7 @@ public struct GatewayPlugin: Sendable {
     /// Settings that point a provider at an emulator served at `baseURL`.
     public var sandboxSettings: @Sendable (_ baseURL: URL) -> [String: String]
 
+    /// A plugin with its id, settings and the builders of its provider, emulator and sandbox settings.
     public init(
         id: String,
         displayName: String,
@@ -45,8 +47,11 @@ public struct GatewayPlugin: Sendable {
 
 /// One setting a plugin takes.
 public struct SettingSpec: Sendable {
+    /// The setting's key in a provider's configuration (`account_sid`).
     public var name: String
+    /// A one-line description of the setting, for people writing a configuration.
     public var summary: String
+    /// Whether a provider of the plugin must set it; an empty value counts as absent.
     public var isRequired: Bool
     /// A secret must come from the environment (`<name>_env: VARIABLE` in the configuration file),
     /// never from the file in clear.
@@ -54,6 +59,7 @@ public struct SettingSpec: Sendable {
     /// Returns why a value is wrong, or `nil`.
     public var validate: (@Sendable (String) -> String?)?
 
+    /// A spec that is required and not secret unless told; `validate` checks a value that is present.
     public init(
         name: String, summary: String, isRequired: Bool = true, isSecret: Bool = false,
         validate: (@Sendable (String) -> String?)? = nil
@@ -68,12 +74,15 @@ public struct SettingSpec: Sendable {
 
 /// Every configuration problem found, reported at once.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// One line per problem, each naming the provider and setting it concerns.
     public var problems: [String]
 
+    /// An error reporting `problems`.
     public init(problems: [String]) {
         self.problems = problems
     }
 
+    /// The problem count, then one indented line per problem.
     public var description: String {
         "configuration has \(problems.count) problem(s):\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
     }
@@ -81,11 +90,15 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 
 /// What a plugin gets to build a provider.
 public struct ProviderContext: Sendable {
+    /// The id of the provider being built, from the configuration (`twilio-eu`).
     public var providerID: String
     /// Settings already checked against the plugin's ``SettingSpec``s, secrets resolved.
     public var settings: [String: String]
+    /// How the provider reaches its vendor: the real network in production, an emulator in tests and the sandbox.
     public var transport: any HTTPTransport
+    /// The clock the provider reads time from, so tests can move it.
     public var clock: any WallClock
+    /// The logger for the provider's vendor calls.
     public var logger: Logger
     /// The deadline for one vendor call.
     public var requestTimeout: Duration
@@ -94,6 +107,8 @@ public struct ProviderContext: Sendable {
     /// Where ``VendorHTTPClient`` times the vendor's calls.
     public var metrics: GatewayMetrics
 
+    /// A context with the defaults a production provider uses: the system clock, a 10-second call deadline, no
+    /// public base URL and no metrics.
     public init(
         providerID: String, settings: [String: String], transport: any HTTPTransport,
         clock: any WallClock, logger: Logger,

@@ -3,11 +3,16 @@ import HTTPTypes
 
 /// An outbound HTTP request a plugin sends to its vendor.
 public struct TransportRequest: Sendable {
+    /// The HTTP method.
     public var method: HTTPRequest.Method
+    /// The full URL, query included.
     public var url: URL
+    /// The request's header fields.
     public var headerFields: HTTPFields
+    /// The request body; empty for none.
     public var body: Data
 
+    /// A request with no header fields and no body unless given.
     public init(method: HTTPRequest.Method, url: URL, headerFields: HTTPFields = [:], body: Data = Data()) {
         self.method = method
         self.url = url
@@ -18,10 +23,14 @@ public struct TransportRequest: Sendable {
 
 /// The vendor's answer.
 public struct TransportResponse: Sendable {
+    /// The HTTP status the vendor answered with.
     public var status: HTTPResponse.Status
+    /// The response's header fields.
     public var headerFields: HTTPFields
+    /// The response body; empty when the vendor sent none.
     public var body: Data
 
+    /// A response with no header fields and no body unless given.
     public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: Data = Data()) {
         self.status = status
         self.headerFields = headerFields
@@ -43,5 +52,7 @@ public enum TransportError: Error, Sendable, Equatable {
 ///
 /// The executable implements it over AsyncHTTPClient; tests implement it with an in-process emulator.
 public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns the vendor's answer, whatever its status; throws only when no answer arrives
+    /// within `timeout`, and the case says whether the vendor can have seen the request.
     func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse
 }

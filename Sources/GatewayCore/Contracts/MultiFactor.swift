@@ -20,6 +20,7 @@ public enum MultiFactor: Sendable, Hashable {
         case enroll
     }
 
+    /// The step's kind, for routing against ``ProviderCapabilities/multiFactorKinds``.
     public var kind: Kind {
         switch self {
         case .signIn: return .signIn

@@ -2,6 +2,7 @@ import Foundation
 
 /// What a provider can do, declared so the router can decide before calling it.
 public struct ProviderCapabilities: Sendable, Equatable {
+    /// The channels the provider sends over.
     public var channels: Set<Channel>
     /// ISO 3166 regions the provider will not serve.
     public var excludedRegions: Set<String>
@@ -10,6 +11,7 @@ public struct ProviderCapabilities: Sendable, Equatable {
     /// Proof kinds the provider accepts; non-empty with ``requiresAppVerification`` means a start
     /// without one of them is refused with `app_verification_required` before the vendor is called.
     public var appVerificationKinds: Set<AppVerificationProof.Kind>
+    /// Whether the provider needs an app-verification proof for a start (see ``appVerificationKinds``).
     public var requiresAppVerification: Bool
     /// The multi-factor steps the provider runs (``StartVerification/multiFactor``); routing passes over a
     /// provider that lacks the request's step (`multi_factor_not_supported`).
@@ -18,8 +20,12 @@ public struct ProviderCapabilities: Sendable, Equatable {
     public var issuesTokens: Bool
     /// Whether a resend delivers the same code (Twilio) or a new one (Sinch, Firebase).
     public var resendKeepsCode: Bool
+    /// Whether the provider can send a verification again; when not, a resend is refused before the vendor is
+    /// called.
     public var supportsResend: Bool
+    /// Whether the vendor can cancel a verification; when not, a cancel only marks it canceled in the gateway.
     public var supportsCancel: Bool
+    /// Whether the vendor reports a verification's status; when not, a refresh answers from the store.
     public var supportsStatus: Bool
     /// Whether a resend may switch channel (Twilio, Vonage's next step).
     public var resendCanChangeChannel: Bool
@@ -34,6 +40,8 @@ public struct ProviderCapabilities: Sendable, Equatable {
     /// Whether the plugin verifies and applies the vendor's callbacks at `/callbacks/{provider id}`.
     public var acceptsCallbacks: Bool
 
+    /// Capabilities with `channels` and the most common answers for the rest: resend, cancel and status
+    /// supported, everything else off or empty.
     public init(
         channels: Set<Channel>,
         excludedRegions: Set<String> = [],
@@ -82,6 +90,7 @@ public struct ProviderStartResult: Sendable, Equatable {
     public var reference: String?
     /// Opaque vendor state to keep with the verification (never shown to API clients).
     public var state: ProviderState
+    /// The verification's status after the start: `pending` unless the vendor settled it at once.
     public var status: VerificationStatus
     /// When the vendor says the code stops working, if it says.
     public var expiresAt: Date?
@@ -94,6 +103,7 @@ public struct ProviderStartResult: Sendable, Equatable {
     /// What the app must do next (`nil`: enter the code it receives).
     public var nextAction: NextAction?
 
+    /// A result with the vendor's `reference`; the rest defaults to a pending verification with no news.
     public init(
         reference: String?,
         state: ProviderState = .empty,
@@ -117,11 +127,14 @@ public struct ProviderStartResult: Sendable, Equatable {
 
 /// A challenge the app must solve before anything is sent (IDaaS's slider captcha).
 public struct ProviderChallenge: Sendable, Equatable {
+    /// What the app is shown to solve.
     public var challenge: NextAction.Challenge
     /// State to keep until the answer arrives (the captcha's token).
     public var state: ProviderState
+    /// The vendor's id, when it gives one before anything is sent.
     public var reference: String?
 
+    /// A challenge with the state to keep until its answer arrives.
     public init(challenge: NextAction.Challenge, state: ProviderState = .empty, reference: String? = nil) {
         self.challenge = challenge
         self.state = state
@@ -142,6 +155,7 @@ public struct ProviderCheckResult: Sendable, Equatable {
     /// A step the app must take before the verification can finish (IDaaS `MFA_AUTH`).
     public var nextAction: NextAction?
 
+    /// A result with `status`; the rest defaults to no tokens, no new state and no next action.
     public init(
         status: VerificationStatus, tokens: [String: JSONValue] = [:], state: ProviderState? = nil,
         attemptsRemaining: Int? = nil, nextAction: NextAction? = nil
@@ -157,24 +171,31 @@ public struct ProviderCheckResult: Sendable, Equatable {
 /// What changed at the vendor, as a status refresh or a callback reports it. Every field is optional:
 /// `nil` means "no news". The engine never moves a final verification (an approval stays approved).
 public struct VerificationChange: Sendable, Equatable {
+    /// What to do with the verification's ``VerificationRecord/nextAction``.
     public enum NextActionChange: Sendable, Equatable {
         case keep
         case clear
         case set(NextAction)
     }
 
+    /// The new status; a final status also clears the next action.
     public var status: VerificationStatus?
     /// The channel the vendor moved to (Vonage's workflow from SMS to voice).
     public var channel: Channel?
+    /// Whether the next action stays, is cleared or is replaced.
     public var nextAction: NextActionChange
     /// Vendor tokens issued with an approval; returned once with the gateway's own token.
     public var tokens: [String: JSONValue]
+    /// Replacement vendor state.
     public var state: ProviderState?
+    /// The language the vendor used for the content.
     public var contentLanguage: String?
+    /// The new expiry.
     public var expiresAt: Date?
     /// The vendor's reason for the status, as a bounded code (`DENIED`, `Fraud`), for the timeline.
     public var reason: String?
 
+    /// A change that says nothing unless told: every field `nil` or empty, the next action kept.
     public init(
         status: VerificationStatus? = nil, channel: Channel? = nil, nextAction: NextActionChange = .keep,
         tokens: [String: JSONValue] = [:], state: ProviderState? = nil, contentLanguage: String? = nil,
@@ -195,17 +216,24 @@ public struct VerificationChange: Sendable, Equatable {
 public struct ProviderVerification: Sendable {
     /// The gateway's id (`vf_…`), which plugins send as the vendor's reference where it takes one.
     public var id: String
+    /// The stored status.
     public var status: VerificationStatus
+    /// Where the verification was sent.
     public var destination: Destination
+    /// The channel of the latest send.
     public var channel: Channel
     /// The fallback channels not used yet.
     public var fallbackChannels: [Channel]
+    /// The vendor's id for the verification (``VerificationRecord/providerReference``), if it gave one.
     public var reference: String?
+    /// The vendor state the plugin stored with the verification.
     public var state: ProviderState
+    /// The preferred content languages of the start, most preferred first.
     public var locales: [String]
     /// The end user's device for the request being served (empty for callbacks).
     public var clientContext: ClientContext
 
+    /// A view from its parts; tests and callbacks build one without a stored record.
     public init(
         id: String = "", status: VerificationStatus = .pending, destination: Destination, channel: Channel,
         fallbackChannels: [Channel] = [], reference: String?, state: ProviderState, locales: [String] = [],
@@ -222,6 +250,7 @@ public struct ProviderVerification: Sendable {
         self.clientContext = clientContext
     }
 
+    /// The view of a stored record, with the context of the request being served.
     public init(_ record: VerificationRecord, clientContext: ClientContext = ClientContext()) {
         self.init(
             id: record.id, status: record.status, destination: record.destination, channel: record.channel,
@@ -238,6 +267,7 @@ public struct ProviderVerification: Sendable {
 public protocol VerificationProvider: Sendable {
     /// The provider instance id, as used in routes and API responses (`twilio`, `twilio-eu`).
     var id: String { get }
+    /// What the provider supports; the engine and the router read it before calling any operation.
     var capabilities: ProviderCapabilities { get }
 
     /// Runs before ``start(_:)``: a challenge the app must solve before anything is sent, or `nil` to start
@@ -245,6 +275,7 @@ public protocol VerificationProvider: Sendable {
     /// returns `nil`.
     func prepare(_ request: StartVerification) async throws(GatewayError) -> ProviderChallenge?
 
+    /// Sends the first code (or starts the vendor's flow) for a request routing chose this provider for.
     func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult
 
     /// The app's answer to the challenge ``prepare(_:)`` returned. Returns what a start returns; a wrong
@@ -270,6 +301,8 @@ public protocol VerificationProvider: Sendable {
     func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult
 
+    /// Cancels the verification at the vendor. Called only when ``ProviderCapabilities/supportsCancel`` and something
+    /// was sent.
     func cancel(_ verification: ProviderVerification) async throws(GatewayError)
 
     /// The vendor's current view of the verification (`GET …?refresh=true`). Never spends an attempt.
@@ -317,11 +350,14 @@ public struct StartLookup: Sendable, Equatable {
     /// The gateway's id for the verification: what the dead start sent as the vendor's reference, where the
     /// vendor takes one.
     public var verificationID: String
+    /// Where the dead start was sending.
     public var destination: Destination
+    /// The channel the dead start used.
     public var channel: Channel
     /// When the dead start's call to this provider began.
     public var callBegunAt: Date
 
+    /// What a takeover read from the dead start's stored progress.
     public init(verificationID: String, destination: Destination, channel: Channel, callBegunAt: Date) {
         self.verificationID = verificationID
         self.destination = destination
@@ -356,11 +392,14 @@ public enum StartLookupResult: Sendable, Equatable {
 
 /// A vendor-specific operation a provider exposes through the API.
 public struct ProviderAction: Sendable, Equatable, Codable {
+    /// The action's name in the route (`refresh_id_token`).
     public var name: String
+    /// A one-line description of what the action does.
     public var summary: String
     /// Input keys the action requires.
     public var requiredInputs: [String]
 
+    /// An action with no required inputs unless told.
     public init(name: String, summary: String, requiredInputs: [String] = []) {
         self.name = name
         self.summary = summary
@@ -369,48 +408,61 @@ public struct ProviderAction: Sendable, Equatable, Codable {
 }
 
 extension VerificationProvider {
+    /// Default: no actions.
     public var actions: [ProviderAction] { [] }
 
+    /// Default: nothing to read.
     public func warmUp() async {}
 
+    /// Default: `nil`, the vendor keeps no country list.
     public func countryList() async throws(GatewayError) -> ProviderCountryList? { nil }
 
+    /// Default: ``ProviderCapabilities/requiresAppVerification``, whatever the request.
     public func requiresAppVerification(for request: StartVerification) -> Bool {
         capabilities.requiresAppVerification
     }
 
+    /// Default: `nil`, start at once.
     public func prepare(_ request: StartVerification) async throws(GatewayError) -> ProviderChallenge? { nil }
 
+    /// Default: ``StartLookupResult/unknown``, the vendor has no lookup.
     public func lookUpStart(_ lookup: StartLookup) async throws(GatewayError) -> StartLookupResult { .unknown }
 
+    /// Default: `false`, no number is a test number.
     public func isTestNumber(_ request: StartVerification) -> Bool { false }
 
+    /// Default: throws `invalid_state`, since a provider that sets no challenge has nothing to answer.
     public func submitChallenge(_ verification: ProviderVerification, answer: ChallengeAnswer)
         async throws(GatewayError) -> ProviderStartResult
     {
         throw GatewayError(.invalidState, "Provider \(id) sets no challenge.")
     }
 
+    /// Default: throws `not_found`, since the provider has no actions.
     public func perform(action: String, input: [String: JSONValue]) async throws(GatewayError)
         -> [String: JSONValue]
     {
         throw GatewayError(.notFound, "Provider \(id) has no action named \(action).")
     }
 
+    /// Default: throws `invalid_request`; the caller starts a new verification instead.
     public func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
         -> ProviderStartResult
     {
         throw GatewayError(.invalidRequest, "Provider \(id) cannot resend; start a new verification.")
     }
 
+    /// Default: throws `invalid_request`, the provider cannot cancel.
     public func cancel(_ verification: ProviderVerification) async throws(GatewayError) {
         throw GatewayError(.invalidRequest, "Provider \(id) cannot cancel a verification.")
     }
 
+    /// Default: throws `invalid_request`, the provider cannot report a status.
     public func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange {
         throw GatewayError(.invalidRequest, "Provider \(id) cannot report a verification's status.")
     }
 
+    /// Default: throws `not_found`, the provider takes no callbacks.
     public func handleCallback(_ callback: VendorCallback, lookup: VerificationLookup) async throws(GatewayError)
         -> CallbackReply
     {

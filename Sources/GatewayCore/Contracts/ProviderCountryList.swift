@@ -20,6 +20,7 @@ public struct ProviderCountryList: Sendable, Equatable {
         /// Whether this is the vendor's preferred (default) entry.
         public var preferred: Bool
 
+        /// An entry for `callingCode`, with only what the vendor lists.
         public init(
             region: String?, callingCode: Int, displayNames: [String: String] = [:], mobilePattern: String? = nil,
             mobilePatternInput: String? = nil, callingCodeSuffixes: [String] = [], preferred: Bool = false
@@ -52,10 +53,12 @@ public struct ProviderCountryList: Sendable, Equatable {
         }
     }
 
+    /// The countries, in the vendor's order.
     public var entries: [Entry]
     /// The region of the preferred entry, if the vendor names one.
     public var preferredRegion: String?
 
+    /// A list of `entries`, naming the preferred region when the vendor does.
     public init(entries: [Entry], preferredRegion: String? = nil) {
         self.entries = entries
         self.preferredRegion = preferredRegion

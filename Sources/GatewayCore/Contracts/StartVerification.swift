@@ -1,6 +1,8 @@
 /// A normalized request to start a verification, the same whatever vendor serves it.
 public struct StartVerification: Sendable {
+    /// Where to send the code.
     public var destination: Destination
+    /// The first channel to send over.
     public var channel: Channel
     /// Channels to use after ``channel``, in order. A provider with native workflows
     /// (``ProviderCapabilities/nativeWorkflows``) gets them in the start; for others the gateway moves to
@@ -8,6 +10,7 @@ public struct StartVerification: Sendable {
     public var fallbackChannels: [Channel]
     /// Preferred content languages, most preferred first (IETF tags such as `es-ES`).
     public var locales: [String]
+    /// The proof that the request comes from a real app, for vendors that need one.
     public var appVerification: AppVerificationProof?
     /// The multi-factor step this start belongs to (a second factor of a sign-in, or an enrollment), for
     /// vendors that run one (Firebase); routing considers only providers that declare the step.
@@ -31,6 +34,7 @@ public struct StartVerification: Sendable {
     /// plugin can send it as the vendor's reference and find it again in a callback.
     public var verificationID: String?
 
+    /// A request to send over `channel` to `destination`; every other field is empty or absent unless given.
     public init(
         destination: Destination,
         channel: Channel,
@@ -66,12 +70,15 @@ public struct StartVerification: Sendable {
 
 /// A normalized request to check a code against a verification.
 public struct CheckVerification: Sendable {
+    /// The gateway's id of the verification to check (`vf_…`).
     public var verificationID: String
     /// The code the user typed (for a flash call, the caller's number). A push is never completed by a
     /// check: its result arrives by callback or `refresh`.
     public var code: String
+    /// The end user's device, for vendors that want it.
     public var clientContext: ClientContext
 
+    /// A check of `code` against the verification `verificationID`.
     public init(verificationID: String, code: String, clientContext: ClientContext = ClientContext()) {
         self.verificationID = verificationID
         self.code = code
@@ -85,8 +92,10 @@ public struct ResendRequest: Sendable {
     public var channel: Channel?
     /// A fresh app-verification proof, for vendors that want one per send (Firebase).
     public var appVerification: AppVerificationProof?
+    /// The end user's device, for vendors that want it.
     public var clientContext: ClientContext
 
+    /// A resend over the same channel (or the next fallback one) with no new proof unless given.
     public init(
         channel: Channel? = nil, appVerification: AppVerificationProof? = nil,
         clientContext: ClientContext = ClientContext()
@@ -101,8 +110,10 @@ public struct ResendRequest: Sendable {
 public struct ChallengeAnswer: Sendable {
     /// What the app posted (a slider position, the challenge's token), as the plugin defined it.
     public var answer: JSONValue
+    /// The end user's device, for vendors that want it.
     public var clientContext: ClientContext
 
+    /// The answer as the app posted it.
     public init(answer: JSONValue, clientContext: ClientContext = ClientContext()) {
         self.answer = answer
         self.clientContext = clientContext

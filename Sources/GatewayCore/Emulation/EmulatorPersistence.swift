@@ -21,8 +21,11 @@ public protocol EmulatorPersistence: Sendable {
 
 /// Keeps nothing: an emulator that starts empty every time.
 public struct NoEmulatorPersistence: EmulatorPersistence {
+    /// Persistence that keeps nothing.
     public init() {}
+    /// Nothing: no entity was kept.
     public func load() -> [String: Data] { [:] }
+    /// Discards the changes.
     public func save(_ changes: [String: Data?]) {}
 
     /// A new, empty table in memory each time: nothing survives the emulator.

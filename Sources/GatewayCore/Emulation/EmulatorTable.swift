@@ -27,6 +27,7 @@ public protocol EmulatorTable: Sendable {
     /// view's type: Swift 6.2 and later require that metatype to be sendable.
     public typealias EmulatorRowsViewMetatype = SendableMetatype
 #else
+    /// Before Swift 6.2, an empty protocol: metatypes need not be sendable there.
     public protocol EmulatorRowsViewMetatype {}
 #endif
 

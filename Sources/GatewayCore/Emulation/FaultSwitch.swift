@@ -9,6 +9,7 @@ import Synchronization
 /// the same sequence of faults. Latency is `latencyMilliseconds` plus a uniform draw in
 /// `0...latencyJitterMilliseconds`, before every request.
 public final class FaultSwitch: Sendable {
+    /// The faults to inject; everything off by default (``none``).
     public struct Faults: Sendable, Equatable, Codable {
         /// Added before every answer.
         public var latencyMilliseconds: Int = 0
@@ -36,6 +37,7 @@ public final class FaultSwitch: Sendable {
         /// Only the next this-many requests are affected, then the faults clear. `nil`: until changed.
         public var remaining: Int?
 
+        /// Faults with everything off unless given.
         public init(
             latencyMilliseconds: Int = 0, latencyJitterMilliseconds: Int = 0, serverErrorStatus: Int? = nil,
             malformedBody: Bool = false, connectionReset: Bool = false, errorRate: Double = 0,
@@ -55,6 +57,7 @@ public final class FaultSwitch: Sendable {
             self.remaining = remaining
         }
 
+        /// No fault.
         public static let none = Faults()
 
         /// The longest latency a fault may add, jitter included.
@@ -89,6 +92,7 @@ public final class FaultSwitch: Sendable {
 
     /// What the switch decided for one request.
     public struct Fault: Sendable, Equatable {
+        /// What happens to the request after the latency.
         public enum Outcome: Sendable, Equatable {
             /// Handled and answered as usual.
             case none
@@ -102,14 +106,18 @@ public final class FaultSwitch: Sendable {
             case reset(afterHandling: Bool)
         }
 
+        /// How long to wait before answering, jitter included.
         public var latencyMilliseconds: Int
+        /// What happens to the request.
         public var outcome: Outcome
 
+        /// A fault of `latencyMilliseconds`, answering as usual unless `outcome` says otherwise.
         public init(latencyMilliseconds: Int = 0, outcome: Outcome = .none) {
             self.latencyMilliseconds = latencyMilliseconds
             self.outcome = outcome
         }
 
+        /// No latency, answered as usual.
         public static let none = Fault()
     }
 
@@ -121,13 +129,16 @@ public final class FaultSwitch: Sendable {
 
     private let state = Mutex(State())
 
+    /// A switch with no fault set.
     public init() {}
 
+    /// The faults set now; ``Faults/remaining`` counts down as requests take them.
     public var current: Faults { state.withLock { $0.faults } }
 
     /// Sets the faults; the draws start over, so the same faults and seed replay the same sequence.
     public func set(_ faults: Faults) { state.withLock { $0 = State(faults: faults, drawn: 0) } }
 
+    /// Removes every fault.
     public func clear() { set(.none) }
 
     /// Decides the fault for one request, counting down ``Faults/remaining``.

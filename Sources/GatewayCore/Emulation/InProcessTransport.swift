@@ -5,14 +5,19 @@ import Foundation
 /// Requests to any host reach the emulator; the URL's path becomes the emulator path after
 /// `pathPrefix` is removed. A timeout longer than the emulator's latency behaves like a real one.
 public struct InProcessTransport: HTTPTransport {
+    /// The emulator every request reaches.
     public var emulator: any VendorEmulator
+    /// A path prefix removed from each request's path before the emulator sees it (a sandbox mount point).
     public var pathPrefix: String
 
+    /// A transport to `emulator`, removing `pathPrefix` from paths that start with it.
     public init(emulator: any VendorEmulator, pathPrefix: String = "") {
         self.emulator = emulator
         self.pathPrefix = pathPrefix
     }
 
+    /// Hands the request to the emulator and waits for it at most `timeout`: a slower emulator is a
+    /// ``TransportError/timeout`` and a reset is ``TransportError/connectionReset(_:)``.
     public func send(_ request: TransportRequest, timeout: Duration) async throws(TransportError) -> TransportResponse {
         var path = request.url.path(percentEncoded: true)
         if !pathPrefix.isEmpty, path.hasPrefix(pathPrefix) { path.removeFirst(pathPrefix.count) }

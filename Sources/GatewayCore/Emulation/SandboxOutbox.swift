@@ -3,6 +3,7 @@ import Synchronization
 
 /// Messages the sandbox emulators "sent", oldest first, for `GET /sandbox/outbox` and tests.
 public final class SandboxOutbox: Sendable {
+    /// One message as the emulator "sent" it.
     public struct Message: Sendable, Equatable, Codable {
         /// How the message reaches the user.
         public enum Kind: String, Sendable, Codable, CaseIterable {
@@ -26,18 +27,24 @@ public final class SandboxOutbox: Sendable {
             }
         }
 
+        /// The plugin id of the vendor that sent it (`twilio`), as ``SandboxOutbox/setDelivery(_:for:)`` names it.
         public var provider: String
+        /// How the message reaches the user.
         public var kind: Kind
         /// The vendor's name for the channel.
         public var channel: String
+        /// The recipient as the vendor got it (a number in the vendor's form, an email address, an identity).
         public var to: String
         /// The code the user would type; the caller number of a flash call; `nil` for a push.
         public var code: String?
+        /// The message as the user would read it.
         public var text: String
         /// The language ``text`` is written in, when the emulator chose one.
         public var language: String?
+        /// When the emulator sent it.
         public var sentAt: Date
 
+        /// A message; without `kind`, the kind of the gateway channel `channel` names, or `sms`.
         public init(
             provider: String, kind: Kind? = nil, channel: String, to: String, code: String?, text: String,
             language: String? = nil, sentAt: Date
@@ -69,6 +76,7 @@ public final class SandboxOutbox: Sendable {
         /// The share delivered to numbers of a country (its region, `GB`), in place of ``rate`` there.
         public var byCountry: [String: Double]
 
+        /// Delivery settings; rates are clamped to 0…1. By default every message is delivered.
         public init(rate: Double = 1, seed: Int = 0, byCountry: [String: Double] = [:]) {
             self.rate = min(1, max(0, rate))
             self.seed = seed
@@ -92,6 +100,7 @@ public final class SandboxOutbox: Sendable {
     private let onSend: (@Sendable (Message) -> Void)?
     private let onDrop: (@Sendable (Message) -> Void)?
 
+    /// An outbox keeping at most `capacity` messages; `onSend` and `onDrop` hear of each message delivered or dropped.
     public init(
         capacity: Int = 1000, onSend: (@Sendable (Message) -> Void)? = nil,
         onDrop: (@Sendable (Message) -> Void)? = nil
@@ -110,6 +119,7 @@ public final class SandboxOutbox: Sendable {
         }
     }
 
+    /// The delivery settings of `provider`; every message delivered unless ``setDelivery(_:for:)`` said otherwise.
     public func delivery(for provider: String) -> Delivery {
         deliveries.withLock { $0.settings[provider] } ?? Delivery()
     }
@@ -146,6 +156,7 @@ public final class SandboxOutbox: Sendable {
         }
     }
 
+    /// Every kept message, oldest first.
     public var all: [Message] { messages.withLock { $0.messages } }
 
     /// The messages to `to`, oldest first, from the per-recipient index (a client reading one user's code
@@ -155,6 +166,7 @@ public final class SandboxOutbox: Sendable {
     /// The newest message to `to`, if any.
     public func last(to: String) -> Message? { messages.withLock { $0.byRecipient[to]?.last } }
 
+    /// Empties the outbox; delivery settings and their counters stay.
     public func removeAll() { messages.withLock { $0 = Listing() } }
 
     /// The kept messages and their index by recipient; both bounded by the capacity.

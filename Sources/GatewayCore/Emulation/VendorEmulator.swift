@@ -17,12 +17,18 @@ public protocol VendorEmulator: Sendable {
 
 /// A request as an emulator sees it.
 public struct EmulatorRequest: Sendable {
+    /// The HTTP method.
     public var method: HTTPRequest.Method
+    /// The path below the emulator's mount point, percent-encoded as sent.
     public var path: String
+    /// The raw query string, without the `?`; `nil` when the URL has none.
     public var query: String?
+    /// The request's header fields.
     public var headerFields: HTTPFields
+    /// The request body.
     public var body: Data
 
+    /// A request as the transport or the sandbox received it.
     public init(method: HTTPRequest.Method, path: String, query: String?, headerFields: HTTPFields, body: Data) {
         self.method = method
         self.path = path
@@ -47,14 +53,18 @@ public enum EmulatorResponse: Sendable {
 
 /// What an emulator is built with.
 public struct EmulatorContext: Sendable {
+    /// The clock the emulator's expiries and timestamps are reckoned by.
     public var clock: any WallClock
+    /// Where the emulator records the messages it "sends".
     public var outbox: SandboxOutbox
+    /// The logger for the emulator's own messages.
     public var logger: Logger
     /// Calls the gateway back as the vendor would, at its callback route.
     public var callbacks: CallbackSender
     /// Where the emulator keeps its state across restarts.
     public var persistence: any EmulatorPersistence
 
+    /// A context with the system clock, a new outbox, no callbacks and no persistence unless given.
     public init(
         clock: any WallClock, outbox: SandboxOutbox = SandboxOutbox(),
         logger: Logger, callbacks: CallbackSender = .none,

@@ -8,6 +8,7 @@ import Synchronization
 /// a vendor call begins (``VerificationStore/recordIdempotencyProgress(_:token:progress:until:)``): a
 /// request that takes the claim over after a crash then knows whether a send can have happened.
 public final class IdempotentStart: Sendable {
+    /// The idempotency key the start runs under.
     public let key: IdempotencyKey
     /// What the claim is held under: only this request's writes to the key count.
     public let token: String
@@ -45,6 +46,8 @@ public final class IdempotentStart: Sendable {
     /// would have.
     public let aheadCallWindow: TimeInterval
 
+    /// A start under `key`, with a fresh token; it takes the claim itself only when given the fingerprint to claim
+    /// with.
     public init(
         key: IdempotencyKey, token: String = IdempotentStart.newToken(), resumingID: String? = nil,
         endsAtInsert: Bool = false, claimsAhead fingerprint: String? = nil, aheadCallWindow: TimeInterval = 1

@@ -1,9 +1,13 @@
 /// How one provider instance is configured: which plugin, under which id, with which settings.
 public struct ProviderConfiguration: Sendable, Equatable {
+    /// The provider id routes and API responses use (`twilio-eu`): 1–40 lowercase letters, digits, `-` or `_`.
     public var id: String
+    /// The id of the plugin that builds the provider (`twilio`).
     public var plugin: String
+    /// The provider's settings for the plugin, secrets already read from the environment.
     public var settings: [String: String]
 
+    /// A configuration of provider `id` built by plugin `plugin`.
     public init(id: String, plugin: String, settings: [String: String]) {
         self.id = id
         self.plugin = plugin
@@ -13,6 +17,7 @@ public struct ProviderConfiguration: Sendable, Equatable {
 
 /// The installed plugins and the configured providers, built once at startup and immutable after.
 public struct ProviderRegistry: Sendable {
+    /// The installed plugins, whether or not a provider uses them.
     public let plugins: [GatewayPlugin]
     /// Providers in configuration order.
     public let providers: [any VerificationProvider]
@@ -71,8 +76,10 @@ public struct ProviderRegistry: Sendable {
         self.byID = Dictionary(uniqueKeysWithValues: built.map { ($0.id, $0) })
     }
 
+    /// The configured provider with `id`, or `nil` when none has it.
     public func provider(_ id: String) -> (any VerificationProvider)? { byID[id] }
 
+    /// The ids of the configured providers, in configuration order.
     public var providerIDs: [String] { providers.map(\.id) }
 
     static func isValidID(_ id: String) -> Bool {

@@ -8,14 +8,18 @@ import Foundation
 public struct PumpingGuard: Sendable, Equatable {
     /// Digits of the E.164 number (after `+`) that make its prefix.
     public var prefixDigits: Int
+    /// How far back starts and approvals are counted, in seconds.
     public var window: TimeInterval
     /// Starts to a prefix within the window before its conversion is judged: how many starts an attack gets
     /// before the block.
     public var minStarts: Int
     /// Approvals ÷ starts below this blocks the prefix.
     public var conversionFloor: Double
+    /// How long a prefix stays blocked once tripped, in seconds.
     public var coolDown: TimeInterval
 
+    /// A guard with the defaults: 6-digit prefixes, one-hour window and cool-down, judged after 20 starts below a 20%
+    /// conversion.
     public init(
         prefixDigits: Int = 6, window: TimeInterval = 3600, minStarts: Int = 20, conversionFloor: Double = 0.2,
         coolDown: TimeInterval = 3600
@@ -35,15 +39,20 @@ public struct PumpingGuard: Sendable, Equatable {
 
 /// A prefix the pumping guard (or an operator) blocked.
 public struct PrefixBlock: Sendable, Equatable, Codable {
+    /// The blocked prefix, `+` and its digits (`+447700`).
     public var prefix: String
+    /// When the block began.
     public var blockedAt: Date
+    /// When the block ends; starts to the prefix are refused until then.
     public var until: Date
     /// Starts and approvals in the window when it was blocked.
     public var starts: Int
+    /// Approvals counted in the window when the prefix was blocked.
     public var approvals: Int
     /// The refused start that tripped the guard, kept as a `blocked` verification whose timeline shows why.
     public var verificationID: String?
 
+    /// A block of `prefix` from `blockedAt` until `until`.
     public init(
         prefix: String, blockedAt: Date, until: Date, starts: Int, approvals: Int, verificationID: String? = nil
     ) {

@@ -2,9 +2,12 @@ import Foundation
 
 /// One limit: at most `limit` hits per fixed window of `window` seconds.
 public struct RateLimit: Sendable, Equatable {
+    /// Hits allowed per window.
     public var limit: Int
+    /// The window's length, in seconds; windows are aligned to multiples of it since 1970 (``rateWindow(at:window:)``).
     public var window: TimeInterval
 
+    /// A limit of `limit` hits per `window` seconds.
     public init(limit: Int, window: TimeInterval) {
         self.limit = limit
         self.window = window
@@ -25,6 +28,7 @@ public struct RateLimits: Sendable, Equatable {
     public var startsPerCountry: RateLimit?
     /// Starts per number prefix: the first ``prefixDigits`` digits of the E.164 number.
     public var startsPerPrefix: RateLimit?
+    /// How many digits after the `+` make a number's prefix for ``startsPerPrefix`` (6 by default).
     public var prefixDigits: Int
     /// Checks per API key (checks per verification are bounded by the attempt limit).
     public var checksPerAPIKey: RateLimit?
@@ -32,6 +36,7 @@ public struct RateLimits: Sendable, Equatable {
     /// resend, cancel) per client IP, on top of the verification's own attempt and send limits.
     public var clientSecretRequestsPerIP: RateLimit?
 
+    /// Limits with every one off unless given.
     public init(
         startsPerDestination: RateLimit? = nil, startsPerAPIKey: RateLimit? = nil, startsPerIP: RateLimit? = nil,
         startsPerCountry: RateLimit? = nil, startsPerPrefix: RateLimit? = nil, prefixDigits: Int = 6,
@@ -127,14 +132,18 @@ public func rateWindow(at now: Date, window: TimeInterval) -> (start: Int64, ret
 /// Where verifications may go (docs/design.md §9): an allow-list (`nil`: every country) and a deny-list of ISO
 /// 3166 regions, globally in the policy and per API key.
 public struct CountryPermissions: Sendable, Equatable {
+    /// The only regions verifications may go to; `nil` allows every region not denied.
     public var allow: Set<String>?
+    /// Regions verifications may never go to; a denial wins over the allow-list.
     public var deny: Set<String>
 
+    /// Permissions that allow every region unless told.
     public init(allow: Set<String>? = nil, deny: Set<String> = []) {
         self.allow = allow
         self.deny = deny
     }
 
+    /// Whether a verification may go to `region` (ISO 3166): not denied, and allowed when there is an allow-list.
     public func permits(_ region: String) -> Bool {
         !deny.contains(region) && allow.map { $0.contains(region) } != false
     }

@@ -167,6 +167,7 @@ extension VerificationService {
         try await current(id, owner: owner)
     }
 
+    /// The verification's timeline, oldest event first. Reads no owner: callers read the record with its owner first.
     public func events(id: String) async throws(GatewayError) -> [VerificationEvent] {
         try await store.events(verificationID: id)
     }

@@ -46,6 +46,7 @@ public struct VerificationPolicy: Sendable, Equatable {
     /// may run this long past it.
     public static let idempotencyLeaseMargin: TimeInterval = 15
 
+    /// A policy with the given limits; the rate limits, country permissions and pumping guard are set afterwards.
     public init(
         codeValidity: TimeInterval = 600, maxAttempts: Int = 5, maxSends: Int = 5,
         startDeadline: Duration = .seconds(30), testNumbers: [String: String] = [:],
@@ -64,6 +65,7 @@ public struct VerificationPolicy: Sendable, Equatable {
 
 /// The result of a successful check, or of a read that may hand out an approval's token.
 public struct CheckOutcome: Sendable {
+    /// The verification as stored after the check or read.
     public var record: VerificationRecord
     /// Vendor tokens issued on approval.
     public var providerTokens: [String: JSONValue]
@@ -71,6 +73,7 @@ public struct CheckOutcome: Sendable {
     /// or the first read after an approval by callback or refresh.
     public var carriesToken: Bool
 
+    /// An outcome for `record`, with no vendor tokens unless given.
     public init(record: VerificationRecord, providerTokens: [String: JSONValue] = [:], carriesToken: Bool) {
         self.record = record
         self.providerTokens = providerTokens
@@ -81,11 +84,17 @@ public struct CheckOutcome: Sendable {
 /// The verification engine: routes starts, keeps records and events, enforces the status machine
 /// and the gateway's own limits. It knows providers only through ``VerificationProvider``.
 public struct VerificationService: Sendable {
+    /// The configured providers.
     public let registry: ProviderRegistry
+    /// Where starts go.
     public let routing: RoutingTable
+    /// Where verifications, their events and the gateway's counters are kept.
     public let store: any VerificationStore
+    /// The time the engine reads for expiries, leases and windows.
     public let clock: any WallClock
+    /// The limits the engine enforces.
     public let policy: VerificationPolicy
+    /// The logger for the engine's own messages.
     public let logger: Logger
     /// Per provider and country; shared by every start this service makes.
     public let breakers: CircuitBreakers
@@ -106,6 +115,8 @@ public struct VerificationService: Sendable {
     /// metrics.
     public var countRefusal: (@Sendable (_ kind: String, _ at: Date) async -> Void)?
 
+    /// A service over `registry`, `routing` and `store`. Without `breakers`, it makes its own on `clock`; without
+    /// `adaptive`, it makes an ``AdaptiveRouter`` over the store when a route is adaptive.
     public init(
         registry: ProviderRegistry, routing: RoutingTable, store: any VerificationStore,
         clock: any WallClock, policy: VerificationPolicy = VerificationPolicy(),
@@ -362,21 +373,31 @@ public struct VerificationService: Sendable {
 
     /// What ``dryRun(_:apiKeyName:)`` found.
     public struct DryRun: Sendable {
+        /// One provider a start would try, in order.
         public struct Candidate: Sendable {
+            /// The provider's id.
             public var providerID: String
+            /// The provider's circuit breaker for the destination's country, as it stands.
             public var breaker: CircuitBreakers.State
             /// Why a start would pass over this candidate (`breaker_open`, `app_verification_missing`).
             public var skipReason: String?
         }
 
+        /// The route that matched: a rule's name, `channel:<channel>`, `default`, `forced` or `test_number`.
         public var route: String
+        /// The experiment the route assigns an arm of, if any.
         public var experiment: String?
+        /// The arm the destination falls in, on an experiment route.
         public var arm: String?
+        /// The destination's country, when it is a phone number with one.
         public var country: String?
         /// The provider a start would call first; nil when none would.
         public var provider: String?
+        /// Whether the destination is a configured test number, which no vendor is asked about.
         public var isTestNumber: Bool
+        /// Whether the route fails over even after a timeout that may have sent the code.
         public var failoverOnTimeout: Bool
+        /// The providers a start would try, in order, each with why it would be passed over.
         public var candidates: [Candidate]
         /// Passed over by routing itself (unknown provider, channel not supported, country excluded).
         public var skipped: [RoutingTable.Skip]

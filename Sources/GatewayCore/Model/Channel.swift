@@ -47,6 +47,7 @@ public enum Destination: Sendable, Hashable, Codable {
         }
     }
 
+    /// The number, for a phone destination; `nil` for an email or an identity.
     public var phoneNumber: PhoneNumber? {
         if case .phone(let number) = self { return number }
         return nil

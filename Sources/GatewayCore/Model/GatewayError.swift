@@ -142,6 +142,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         /// The HTTP status the vendor answered with, if any.
         public var httpStatus: Int?
 
+        /// A vendor detail for `providerID`, with the vendor's code and HTTP status where it gave them.
         public init(providerID: String, code: String?, httpStatus: Int?) {
             self.providerID = providerID
             self.code = code
@@ -149,10 +150,13 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
+    /// What went wrong, in the taxonomy clients switch on.
     public var code: Code
     /// A human-readable message. It never contains a phone number, a code or vendor message text.
     public var message: String
+    /// What the vendor answered, when the error came from a vendor call.
     public var vendor: VendorDetail?
+    /// Checks left on the verification, for an error that spends or refuses one (`incorrect_code`).
     public var attemptsRemaining: Int?
     /// Seconds after which a retry may succeed, when the vendor or the gateway knows.
     public var retryAfter: Int?
@@ -166,6 +170,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
     /// fresh challenge).
     public var nextAction: NextAction?
 
+    /// An error with `code` and `message`; every other field absent or `false` unless given.
     public init(
         _ code: Code,
         _ message: String,
@@ -186,10 +191,14 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         self.sendMayHaveHappened = sendMayHaveHappened
     }
 
+    /// The routing class of ``code``.
     public var errorClass: ErrorClass { code.errorClass }
+    /// The HTTP status the API answers with for ``code``.
     public var httpStatus: Int { code.httpStatus }
+    /// Whether a retry of the same request may succeed: ``retryable`` when set, otherwise the code's own answer.
     public var isRetryable: Bool { retryable ?? code.isRetryable }
 
+    /// For logs: the code, the message and the vendor detail, never a phone number.
     public var description: String {
         var text = "\(code.rawValue): \(message)"
         if let vendor {
@@ -200,10 +209,13 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 extension GatewayError {
+    /// An `invalid_request` error with `message`.
     public static func invalidRequest(_ message: String) -> GatewayError { GatewayError(.invalidRequest, message) }
+    /// A `not_found` error; by default the message says no verification has the id.
     public static func notFound(_ message: String = "No verification with this id.") -> GatewayError {
         GatewayError(.notFound, message)
     }
+    /// An `internal` error; by default its message says only that the gateway failed.
     public static func `internal`(_ message: String = "The gateway failed to handle the request.") -> GatewayError {
         GatewayError(.internal, message)
     }

@@ -18,13 +18,16 @@ public enum NextAction: Sendable, Equatable, Codable {
     /// The user approves or denies a prompt on an enrolled device; the result arrives by callback or refresh.
     case awaitApproval(ApprovalPrompt)
 
+    /// A challenge the app shows the user, whose answer it posts back.
     public struct Challenge: Sendable, Equatable {
         /// The plugin's name for the kind of challenge (`slider_captcha`).
         public var kind: String
         /// What the app needs to show it (images, sizes, a token the answer must echo).
         public var data: JSONValue
+        /// When the challenge stops taking answers, if the vendor says.
         public var expiresAt: Date?
 
+        /// A challenge of `kind` with the data to show it.
         public init(kind: String, data: JSONValue, expiresAt: Date? = nil) {
             self.kind = kind
             self.data = data
@@ -32,6 +35,7 @@ public enum NextAction: Sendable, Equatable, Codable {
         }
     }
 
+    /// The missed call a flash call verification waits for.
     public struct CallInterception: Sendable, Equatable {
         /// The caller number the call will come from, with `*` for the digits that are the code
         /// (`+4670123****`), or a regular expression where the vendor gives one.
@@ -39,27 +43,35 @@ public enum NextAction: Sendable, Equatable, Codable {
         /// How long the app should wait for the call.
         public var timeoutSeconds: Int
 
+        /// A call from a number matching `callerPattern`, expected within `timeoutSeconds`.
         public init(callerPattern: String, timeoutSeconds: Int) {
             self.callerPattern = callerPattern
             self.timeoutSeconds = timeoutSeconds
         }
     }
 
+    /// The URL the app opens for silent network authentication.
     public struct URLOpening: Sendable, Equatable {
+        /// The URL to open, as the vendor gave it.
         public var url: String
         /// Whether the URL must be opened over the mobile network (silent network authentication).
         public var cellularOnly: Bool
 
+        /// An opening of `url`, over cellular data when `cellularOnly`.
         public init(url: String, cellularOnly: Bool) {
             self.url = url
             self.cellularOnly = cellularOnly
         }
     }
 
+    /// The prompt an enrolled device shows for a push approval.
     public struct ApprovalPrompt: Sendable, Equatable {
+        /// The text the device shows, when the provider knows it.
         public var message: String?
+        /// When the prompt stops taking an answer, if the vendor says.
         public var expiresAt: Date?
 
+        /// A prompt with an optional message and expiry.
         public init(message: String? = nil, expiresAt: Date? = nil) {
             self.message = message
             self.expiresAt = expiresAt
@@ -125,6 +137,7 @@ public enum NextAction: Sendable, Equatable, Codable {
         }
     }
 
+    /// Reads the API form (``init(json:)``); throws `DecodingError.dataCorrupted` for anything else.
     public init(from decoder: any Decoder) throws {
         let json = try JSONValue(from: decoder)
         guard let action = NextAction(json: json) else {
@@ -134,6 +147,7 @@ public enum NextAction: Sendable, Equatable, Codable {
         self = action
     }
 
+    /// Writes the API form, ``json``.
     public func encode(to encoder: any Encoder) throws {
         try json.encode(to: encoder)
     }

@@ -104,6 +104,7 @@ public struct PhoneNumber: Sendable, Hashable, Codable, CustomStringConvertible 
     /// (`+1650*****34`).
     public var masked: String { Self.mask(e164) }
 
+    /// The masked form (``masked``), so a number interpolated into a log line never shows in full.
     public var description: String { masked }
 
     /// Masks any value for logs: the first five and last two characters stay, the rest become stars;
@@ -117,10 +118,14 @@ public struct PhoneNumber: Sendable, Hashable, Codable, CustomStringConvertible 
             + String(chars[(chars.count - tail)...])
     }
 
+    /// Whether the two numbers have the same E.164 form; extensions are ignored.
     public static func == (lhs: PhoneNumber, rhs: PhoneNumber) -> Bool { lhs.e164 == rhs.e164 }
 
+    /// Hashes the E.164 form only, as ``==`` compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(e164) }
 
+    /// Reads an E.164 string, parsed as an international number; throws `DecodingError.dataCorrupted` when it is not
+    /// one.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let raw = try container.decode(String.self)
@@ -131,6 +136,7 @@ public struct PhoneNumber: Sendable, Hashable, Codable, CustomStringConvertible 
         }
     }
 
+    /// Writes the E.164 string alone, without the extension.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(e164)

@@ -9,8 +9,10 @@ public struct ProviderState: Sendable, Equatable, Codable, ExpressibleByDictiona
     /// The stored JSON; `.object([:])` when the plugin keeps nothing.
     public var json: JSONValue
 
+    /// No state: an empty JSON object.
     public static let empty = ProviderState(json: .object([:]))
 
+    /// State holding `json` as it is.
     public init(json: JSONValue) {
         self.json = json
     }
@@ -25,10 +27,12 @@ public struct ProviderState: Sendable, Equatable, Codable, ExpressibleByDictiona
         try json.decode(as: type)
     }
 
+    /// State as a JSON object of the given fields; a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.json = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 
+    /// Whether the plugin keeps nothing: JSON `null` or an empty object.
     public var isEmpty: Bool {
         switch json {
         case .null: return true
@@ -37,10 +41,12 @@ public struct ProviderState: Sendable, Equatable, Codable, ExpressibleByDictiona
         }
     }
 
+    /// Reads the stored JSON as it is.
     public init(from decoder: any Decoder) throws {
         self.json = try JSONValue(from: decoder)
     }
 
+    /// Writes the stored JSON as it is.
     public func encode(to encoder: any Encoder) throws {
         try json.encode(to: encoder)
     }

@@ -5,24 +5,34 @@ import Foundation
 /// Updates go through the store with compare-and-set on ``version``, so two gateway instances never
 /// both accept the same check.
 public struct VerificationRecord: Sendable, Codable, Equatable {
+    /// The gateway's id (`vf_…`).
     public var id: String
+    /// Where the code goes.
     public var destination: Destination
+    /// The channel of the latest send (the vendor or a resend may have moved it).
     public var channel: Channel
+    /// The provider that sent it.
     public var providerID: String
     /// The vendor's id for this verification (Twilio `VE…`, Vonage `request_id`, …).
     public var providerReference: String?
     /// Vendor state the gateway keeps for the plugin and never shows to API clients (Firebase
     /// `sessionInfo`, for example). Plugins read it back on check, resend and cancel.
     public var providerState: ProviderState
+    /// The status as stored; ``effectiveStatus(at:)`` accounts for expiry.
     public var status: VerificationStatus
     /// Checks made so far.
     public var attempts: Int
+    /// Checks allowed: the policy's limit, or the vendor's own when lower.
     public var maxAttempts: Int
     /// Sends made so far (the start counts as one).
     public var sends: Int
+    /// When the verification was started.
     public var createdAt: Date
+    /// When the record last changed.
     public var updatedAt: Date
+    /// When the code stops working: the vendor's expiry, or the policy's code validity after the start.
     public var expiresAt: Date
+    /// The language the vendor used for the content, if it said.
     public var contentLanguage: String?
     /// The locales the caller asked for, kept so a resend can ask the vendor again.
     public var locales: [String]
@@ -30,6 +40,7 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
     public var route: String?
     /// The experiment that assigned the provider, and the arm (``experimentArm``).
     public var experiment: String?
+    /// The arm of ``experiment`` the destination fell in.
     public var experimentArm: String?
     /// The context an adaptive route learned this start in (`GB/sms`): its approval or failure is counted
     /// there, whatever channel the verification moves to later. `nil` outside adaptive routes.
@@ -38,7 +49,9 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
     public var failovers: [String]
     /// A configured test number: no vendor was called and the code is the configured one.
     public var isTestNumber: Bool
+    /// The caller's own reference from the start, echoed back.
     public var clientReference: String?
+    /// The caller's free-form metadata from the start; never sent to a vendor.
     public var metadata: [String: String]
     /// The API key (its id, not its secret) that started the verification.
     public var apiKeyID: String?
@@ -66,8 +79,10 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
     /// The SHA-256 (hex) of the client secret the start handed out, never the secret: the app presents the
     /// secret for this verification's app-side steps. `nil` for a verification that has none.
     public var clientSecretHash: String?
+    /// The compare-and-set version: 1 when inserted, one more on each update.
     public var version: Int
 
+    /// A record of a verification started at `createdAt`; one send, no attempts and no lease unless given.
     public init(
         id: String,
         destination: Destination,
@@ -140,6 +155,7 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
         self.version = version
     }
 
+    /// Checks left: ``maxAttempts`` less ``attempts``, never below zero.
     public var attemptsRemaining: Int { max(0, maxAttempts - attempts) }
 
     /// The status as of `now`: a pending verification past its expiry is expired.
@@ -155,6 +171,7 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
 
 /// One entry of a verification's append-only event log.
 public struct VerificationEvent: Sendable, Codable, Equatable {
+    /// What an event records; the raw value is the timeline's `kind`.
     public enum Kind: String, Sendable, Codable, CaseIterable {
         case started
         case providerCall = "provider_call"
@@ -170,12 +187,16 @@ public struct VerificationEvent: Sendable, Codable, Equatable {
         case tokenIssued = "token_issued"
     }
 
+    /// The verification the event belongs to.
     public var verificationID: String
+    /// What happened.
     public var kind: Kind
+    /// When it happened.
     public var at: Date
     /// Bounded, non-personal facts: provider id, operation, outcome code, latency, status.
     public var detail: [String: String]
 
+    /// An event of `kind` at `at`, with no detail unless given.
     public init(verificationID: String, kind: Kind, at: Date, detail: [String: String] = [:]) {
         self.verificationID = verificationID
         self.kind = kind

@@ -13,6 +13,7 @@ public enum VerificationStatus: String, Sendable, Codable, CaseIterable, Hashabl
     /// A vendor's fraud or geo block ended it (during a check, or by callback).
     case blocked
 
+    /// Whether the status can no longer change: every status but `pending`.
     public var isFinal: Bool { self != .pending }
 
     /// Whether the status machine allows moving from `self` to `next`.

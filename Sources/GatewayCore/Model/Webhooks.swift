@@ -36,6 +36,7 @@ public enum WebhookEventType: String, Sendable, Codable, CaseIterable {
 
 /// One event for one endpoint, as queued.
 public struct WebhookDelivery: Sendable, Equatable {
+    /// Where a delivery stands.
     public enum State: String, Sendable, Codable, CaseIterable {
         /// Waiting for its next attempt.
         case pending
@@ -49,18 +50,28 @@ public struct WebhookDelivery: Sendable, Equatable {
     /// `evt_` and the event's sequence number: the same for every endpoint and every attempt, so a receiver
     /// can drop a repeat.
     public var eventID: String
+    /// The name of the configured endpoint it goes to.
     public var endpoint: String
+    /// The webhook's type, also sent in the event-type header.
     public var type: WebhookEventType
+    /// The verification the event is about.
     public var verificationID: String
     /// The JSON body, exactly as it is signed and sent.
     public var payload: Data
+    /// Whether the delivery is waiting, delivered or parked.
     public var state: State
+    /// Attempts made so far.
     public var attempts: Int
+    /// When the delivery is next due; a claimed delivery's claim runs out then.
     public var nextAttemptAt: Date
+    /// Why the last attempt failed (`HTTP 500`, a transport error), at most 200 characters; `nil` after a success.
     public var lastError: String?
+    /// When the delivery was queued.
     public var createdAt: Date
+    /// When the endpoint accepted it.
     public var deliveredAt: Date?
 
+    /// A delivery as the feeder queues it: pending, no attempts yet.
     public init(
         id: String, eventID: String, endpoint: String, type: WebhookEventType, verificationID: String, payload: Data,
         state: State = .pending, attempts: Int = 0, nextAttemptAt: Date, lastError: String? = nil, createdAt: Date,
@@ -83,9 +94,12 @@ public struct WebhookDelivery: Sendable, Equatable {
 
 /// An event of the log with its sequence number (increasing in commit order).
 public struct SequencedEvent: Sendable, Equatable {
+    /// The event's position in the log; later commits have higher numbers.
     public var sequence: Int64
+    /// The logged event.
     public var event: VerificationEvent
 
+    /// An event at position `sequence`.
     public init(sequence: Int64, event: VerificationEvent) {
         self.sequence = sequence
         self.event = event
@@ -116,16 +130,21 @@ public protocol WebhookQueueStore: Sendable {
     /// Deliveries in `state` (every state when nil), newest first, at most `limit`.
     func webhookDeliveries(state: WebhookDelivery.State?, limit: Int) async throws(GatewayError) -> [WebhookDelivery]
 
+    /// The delivery with `id`, or `nil` when there is none.
     func webhookDelivery(id: String) async throws(GatewayError) -> WebhookDelivery?
 }
 
 /// Retries: the wait after the n-th failed attempt is `initial × 2^(n-1)`, at most `maximum`, plus up to
 /// 10% jitter; after `maxAttempts` failures the delivery is parked.
 public struct WebhookRetryPolicy: Sendable, Equatable {
+    /// Attempts before a delivery is parked.
     public var maxAttempts: Int
+    /// The wait after the first failed attempt, in seconds.
     public var initialBackoff: TimeInterval
+    /// The longest wait between attempts, in seconds.
     public var maxBackoff: TimeInterval
 
+    /// A policy of 10 attempts, waiting 2 seconds at first and at most 10 minutes.
     public init(maxAttempts: Int = 10, initialBackoff: TimeInterval = 2, maxBackoff: TimeInterval = 600) {
         self.maxAttempts = maxAttempts
         self.initialBackoff = initialBackoff

@@ -13,6 +13,7 @@ public struct PhoneRegion: Sendable, Hashable, Identifiable {
     /// The national (trunk) prefix dialled before national numbers (`"0"`, `"1"`), if any.
     public let nationalPrefix: String?
 
+    /// The region's code, ``code``.
     public var id: String { code }
 
     /// Every region libphonenumber has metadata for, by code.

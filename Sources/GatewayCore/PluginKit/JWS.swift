@@ -14,6 +14,7 @@ public struct JWSAlgorithm: Sendable {
     /// Whether a signature is valid for the signing input.
     public var verify: @Sendable (_ signature: Data, _ input: Data) -> Bool
 
+    /// An algorithm named `name`, signing and verifying with the plugin's primitives.
     public init(
         name: String, sign: @escaping @Sendable (Data) throws -> Data,
         verify: @escaping @Sendable (_ signature: Data, _ input: Data) -> Bool
@@ -30,9 +31,11 @@ public struct JWSAlgorithm: Sendable {
 public enum JWS {
     /// A compact JWS as read, before its signature is checked.
     public struct Token: Sendable {
+        /// The decoded header, a JSON object.
         public var header: [String: JSONValue]
         /// The decoded payload bytes (a JWT's claims).
         public var payload: Data
+        /// The decoded signature bytes.
         public var signature: Data
         /// `base64url(header).base64url(payload)`, what the signature covers.
         public var signingInput: String

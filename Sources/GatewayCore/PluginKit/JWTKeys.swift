@@ -1,13 +1,20 @@
 /// A JSON Web Key (RFC 7517) as ID-token issuers publish RSA signing keys, `n` and `e` in ``Base64URL``: what a
 /// plugin reads from its vendor's key set (IDaaS) and what emulators publish (IDaaS, Firebase).
 public struct JWK: Codable, Sendable, Equatable {
+    /// The key type (`RSA`).
     public var kty: String
+    /// The algorithm the key is for (`RS256`), if the set says.
     public var alg: String?
+    /// What the key is for (`sig` for signing), if the set says.
     public var use: String?
+    /// The key's id, which a token's `kid` header names.
     public var kid: String?
+    /// The RSA modulus, big-endian bytes in base64url.
     public var n: String?
+    /// The RSA public exponent, big-endian bytes in base64url.
     public var e: String?
 
+    /// A key with the given members; ``rs256(modulus:exponent:kid:)`` builds the usual RSA signing key.
     public init(
         kty: String, alg: String? = nil, use: String? = nil, kid: String? = nil, n: String? = nil, e: String? = nil
     ) {
@@ -27,8 +34,10 @@ public struct JWK: Codable, Sendable, Equatable {
 
 /// A JWK Set (RFC 7517 §5).
 public struct JWKSet: Codable, Sendable, Equatable {
+    /// The keys of the set, in the issuer's order.
     public var keys: [JWK]
 
+    /// A set of `keys`.
     public init(keys: [JWK]) { self.keys = keys }
 
     /// The RSA signing key a token's `kid` names; with no `kid`, the set's only RSA signing key. `nil` when none
@@ -43,10 +52,13 @@ public struct JWKSet: Codable, Sendable, Equatable {
 /// A JWT's `aud` claim: one string or an array of strings (RFC 7519 §4.1.3); written as a string when it has
 /// one value.
 public struct JWTAudience: Codable, Sendable, Equatable {
+    /// The audiences, in order.
     public var values: [String]
 
+    /// An audience of `values`.
     public init(_ values: [String]) { self.values = values }
 
+    /// Reads a single string or an array of strings.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let one = try? container.decode(String.self) {
@@ -56,6 +68,7 @@ public struct JWTAudience: Codable, Sendable, Equatable {
         }
     }
 
+    /// Writes a single string for one value, an array otherwise.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         if values.count == 1 { try container.encode(values[0]) } else { try container.encode(values) }

@@ -88,6 +88,7 @@ extension SettingSpec {
 /// and the plugin's own cross-setting problems added to the same list, so `check-config` and startup report
 /// every problem at once.
 public struct PluginSettings: Sendable {
+    /// The provider the settings belong to; every problem names it.
     public let providerID: String
     private let values: [String: String]
     /// Every problem found so far, each naming the provider.

@@ -5,6 +5,7 @@ import Foundation
 /// strategy also renames dictionary keys, so a type with free-form keys (`{"zh_CN": …}`) is read with a plain
 /// decoder instead.
 public enum SnakeCaseJSON {
+    /// Writes snake_case keys, sorted, slashes unescaped.
     public static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -12,6 +13,7 @@ public enum SnakeCaseJSON {
         return encoder
     }()
 
+    /// Reads snake_case keys into Swift's camel-case property names.
     public static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase

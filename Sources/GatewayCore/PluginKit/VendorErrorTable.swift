@@ -16,6 +16,7 @@ public struct VendorErrorRow: Sendable, Equatable {
     public var vocabulary: String
     /// The vendor's code (`60202`, `invalid-code`, `INVALID_CODE`); `nil` for a row that covers an HTTP status.
     public var code: String?
+    /// Whether ``code`` must equal the vendor's code or only begin it.
     public var match: Match
     /// The HTTP status the row applies to; `nil`: any (errors inside a 200, SDK codes).
     public var httpStatus: Int?
@@ -23,6 +24,7 @@ public struct VendorErrorRow: Sendable, Equatable {
     public var operation: String?
     /// The vendor's name or title for the error, for docs and messages (never shown as the vendor's text).
     public var name: String
+    /// The gateway code the vendor error becomes.
     public var mapsTo: GatewayError.Code
     /// Overrides the code's own retryability where the vendor says otherwise; `nil`: the code's.
     public var retryable: Bool?
@@ -34,6 +36,7 @@ public struct VendorErrorRow: Sendable, Equatable {
     /// server string: `["ios": "17044"]`).
     public var related: [String: String]
 
+    /// A row mapping the vendor's `code` to `mapsTo`; without a status or an operation it applies to any.
     public init(
         vocabulary: String = "", code: String?, match: Match = .exact, httpStatus: Int? = nil,
         operation: String? = nil, name: String, mapsTo: GatewayError.Code, retryable: Bool? = nil,
@@ -74,10 +77,12 @@ public struct VendorErrorRow: Sendable, Equatable {
 public struct VendorErrorTable: Sendable {
     /// The vendor's name as messages say it (`Vonage`).
     public var vendor: String
+    /// The rows, in order; ``row(vocabulary:code:httpStatus:operation:)`` takes the first that fits at each step.
     public var rows: [VendorErrorRow]
     /// Message openings that differ from ``summary(of:)``'s defaults, by code.
     public var summaries: [GatewayError.Code: String]
 
+    /// A table of `rows` for `vendor`, with the default message openings unless `summaries` replaces some.
     public init(vendor: String, rows: [VendorErrorRow], summaries: [GatewayError.Code: String] = [:]) {
         self.vendor = vendor
         self.rows = rows

@@ -4,11 +4,15 @@ import Logging
 
 /// A vendor's error answer (any status outside 2xx), as a plugin's error mapping reads it.
 public struct VendorErrorAnswer: Sendable {
+    /// The HTTP status code.
     public var status: Int
+    /// The answer's header fields.
     public var headerFields: HTTPFields
+    /// The answer's body, for the plugin to read the vendor's error fields from.
     public var body: Data
     /// `Retry-After` in whole seconds, when the vendor sent one.
     public var retryAfter: Int?
+    /// The call that got the answer.
     public var operation: VendorOperation
 }
 
@@ -25,19 +29,25 @@ public struct VendorHTTPClient: Sendable {
     /// The lower-case name of log messages and metadata keys (`vonage` → `vonage refused a call`,
     /// `vonage.operation`).
     public var logName: String
+    /// The provider instance the client calls for, in log metadata and metric labels.
     public var providerID: String
     /// Where the API lives, without a trailing slash.
     public var baseURL: String
+    /// How calls reach the vendor (the context's).
     public var transport: any HTTPTransport
+    /// The deadline for one call (the context's ``ProviderContext/requestTimeout``).
     public var timeout: Duration
+    /// The provider's logger (the context's).
     public var logger: Logger
     /// The provider's clock, for the plugin's own times (expiry, signatures).
     public var clock: any WallClock
+    /// Where each call is timed (the context's).
     public var metrics: GatewayMetrics
     /// Whether a 5xx answer to an operation that may send keeps `sendMayHaveHappened` (a vendor that does not
     /// say whether a 5xx came before or after it acted); otherwise an error answer never claims a send.
     public var serverErrorMaySend: Bool
 
+    /// A client for `vendor` at `baseURL`, with the transport, deadline, logger, clock and metrics of `context`.
     public init(
         vendor: String, context: ProviderContext, baseURL: String, serverErrorMaySend: Bool = false
     ) {
@@ -172,11 +182,15 @@ public struct VendorHTTPClient: Sendable {
 /// A provider made from its context that reaches its vendor through a ``VendorHTTPClient``: its id, clock and
 /// logger are the client's (the context's), so the provider keeps the client and its configuration only.
 public protocol VendorHTTPProvider: ContextProvider {
+    /// The client every vendor call goes through.
     var client: VendorHTTPClient { get }
 }
 
 extension VendorHTTPProvider {
+    /// The client's ``VendorHTTPClient/providerID``.
     public var id: String { client.providerID }
+    /// The client's clock, the provider's context's.
     public var clock: any WallClock { client.clock }
+    /// The client's logger, the provider's context's.
     public var logger: Logger { client.logger }
 }

@@ -11,10 +11,12 @@ public struct VendorOperation: Sendable, Hashable, CustomStringConvertible {
     /// Whether an answerless failure of this call may hide an accepted send.
     public var sendMayHaveHappened: Bool
 
+    /// An operation the vendor calls `name`; it cannot send unless `sendMayHaveHappened` says so.
     public init(_ name: String, sendMayHaveHappened: Bool = false) {
         self.name = name
         self.sendMayHaveHappened = sendMayHaveHappened
     }
 
+    /// The vendor's name for the call, ``name``.
     public var description: String { name }
 }

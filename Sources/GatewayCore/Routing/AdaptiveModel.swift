@@ -4,18 +4,25 @@ import Synchronization
 /// The evidence of one provider in one context of an adaptive route, for the verifications started in one
 /// time bucket (``AdaptivePolicy/bucketSeconds``): what the store keeps, one row each.
 public struct AdaptiveCell: Sendable, Equatable {
+    /// The adaptive route's name.
     public var route: String
+    /// The context the starts were learned in (``AdaptivePolicy/context(country:channel:)``, `GB/sms`).
     public var context: String
+    /// The provider that accepted the starts.
     public var providerID: String
     /// Unix seconds, a multiple of ``bucketSeconds``.
     public var bucketStart: Int
+    /// The bucket's length in seconds, the policy's ``AdaptivePolicy/bucketSeconds`` when it was counted.
     public var bucketSeconds: Int
+    /// Starts the provider accepted in the bucket.
     public var starts: Int
+    /// Verifications of those starts that were approved.
     public var approvals: Int
     /// Verifications that ended without an approval, as the gateway saw them end (denied, canceled, too many
     /// wrong codes, failed, blocked, expired when read).
     public var failures: Int
 
+    /// A cell of the given bucket; the counts default to zero (an addition sets only the ones it adds).
     public init(
         route: String, context: String, providerID: String, bucketStart: Int, bucketSeconds: Int, starts: Int = 0,
         approvals: Int = 0, failures: Int = 0
@@ -45,13 +52,17 @@ public struct AdaptivePosterior: Sendable, Equatable {
     public var beta: Double
     /// Raw counts over the buckets read (no decay): starts, approvals, and the starts not yet known either way.
     public var starts: Int
+    /// Raw approvals over the buckets read.
     public var approvals: Int
+    /// Raw failures over the buckets read, every unapproved start of a settled bucket among them.
     public var failures: Int
+    /// Raw starts not yet known either way.
     public var pending: Int
     /// The decayed starts (each weighted as its cell's outcomes are): what the exploration floor compares
     /// between providers to find one below `min_share` of the context's recent starts.
     public var recentStarts: Double
 
+    /// A posterior from its parts; the defaults are the uniform prior Beta(1, 1) with no evidence.
     public init(
         alpha: Double = 1, beta: Double = 1, starts: Int = 0, approvals: Int = 0, failures: Int = 0, pending: Int = 0,
         recentStarts: Double = 0
@@ -65,6 +76,7 @@ public struct AdaptivePosterior: Sendable, Equatable {
         self.recentStarts = recentStarts
     }
 
+    /// The posterior mean, `alpha / (alpha + beta)`: the believed approval rate.
     public var mean: Double { alpha / (alpha + beta) }
 
     /// The central 95% interval of the posterior (its 2.5% and 97.5% quantiles).
@@ -75,6 +87,7 @@ public struct AdaptivePosterior: Sendable, Equatable {
 
 /// Where an adaptive start goes and why.
 public struct AdaptiveChoice: Sendable, Equatable {
+    /// Why the provider was put first.
     public enum Reason: String, Sendable, Equatable {
         /// The highest Thompson sample (divided by the price for `conversions_per_cost`).
         case sampled
@@ -86,7 +99,9 @@ public struct AdaptiveChoice: Sendable, Equatable {
         case only
     }
 
+    /// The provider the start goes to first.
     public var providerID: String
+    /// Why it was chosen.
     public var reason: Reason
     /// The eligible providers, the chosen one first, then by their score.
     public var order: [String]
@@ -342,6 +357,7 @@ public enum AdaptiveModel {
 public final class AdaptiveRandom: Sendable {
     private let state: Mutex<UInt64>
 
+    /// A generator seeded with `seed`, so a test replays the same draws, or from the system's generator when `nil`.
     public init(seed: UInt64? = nil) {
         var system = SystemRandomNumberGenerator()
         state = Mutex(seed ?? system.next())

@@ -26,7 +26,9 @@ public struct AdaptivePolicy: Sendable, Equatable {
         case channel
     }
 
+    /// The providers the bandit chooses between, in configured order (which breaks ties).
     public var providers: [String]
+    /// What the bandit maximises.
     public var objective: Objective
     /// The context's parts, in the order of ``Dimension/allCases`` whatever order the file gives.
     public var dimensions: Set<Dimension>
@@ -40,6 +42,8 @@ public struct AdaptivePolicy: Sendable, Equatable {
     /// A later approval still counts: the evidence is read, not rewritten.
     public var settleAfter: TimeInterval?
 
+    /// A policy over `providers`, with the defaults of docs/routing.md: conversions per country and channel, a 5%
+    /// floor, a one-day window and no `settle_after`.
     public init(
         providers: [String], objective: Objective = .conversions, dimensions: Set<Dimension> = [.country, .channel],
         minShare: Double = 0.05, window: TimeInterval = 86_400, settleAfter: TimeInterval? = nil

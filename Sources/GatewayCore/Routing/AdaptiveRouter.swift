@@ -6,16 +6,20 @@ import Synchronization
 /// database reads the same), keeps it for ``refreshInterval`` so that a decision costs no store read, counts
 /// starts and outcomes back into the store, and reports what it believes (docs/routing.md §3a).
 public final class AdaptiveRouter: Sendable {
+    /// Where the evidence is read from and counted into.
     public let store: any AdaptiveEvidenceStore
+    /// The time decisions, buckets and decay are reckoned by.
     public let clock: any WallClock
     /// The adaptive routes by name (from the routing table).
     public let policies: [String: AdaptivePolicy]
+    /// The providers' prices, for `conversions_per_cost` and the report's cost per approval.
     public let prices: PriceTable
     /// How long a code stays valid: a bucket older than this has no verification left that can be approved.
     public let codeValidity: TimeInterval
     /// How long a context's evidence, once read, is used before it is read again. This instance's own starts
     /// and outcomes are added to it at once; other instances' arrive with the next read.
     public let refreshInterval: TimeInterval
+    /// The random source of the Thompson draws.
     public let random: AdaptiveRandom
     let logger: Logger
 
@@ -63,6 +67,8 @@ public final class AdaptiveRouter: Sendable {
     /// Every this many additions, cells past every route's horizon are deleted.
     static let pruneInterval = 1000
 
+    /// A router for the adaptive routes of `routing` (the first rule of a name, if a name repeats). Evidence is read at
+    /// most once per second and context unless `refreshInterval` says otherwise.
     public init(
         store: any AdaptiveEvidenceStore, routing: RoutingTable, prices: PriceTable = PriceTable(),
         clock: any WallClock, codeValidity: TimeInterval = 600, refreshInterval: TimeInterval = 1,
@@ -279,32 +285,44 @@ public final class AdaptiveRouter: Sendable {
 
 /// One adaptive route in the report.
 public struct AdaptiveRouteReport: Sendable {
+    /// The route's name.
     public var route: String
+    /// The route's settings.
     public var policy: AdaptivePolicy
+    /// The contexts that have evidence within the horizon, by context key.
     public var contexts: [AdaptiveContextReport]
 }
 
 /// One context of an adaptive route in the report.
 public struct AdaptiveContextReport: Sendable {
+    /// The context key (`GB/sms`).
     public var context: String
     /// The context's country, when the route learns per country (its prices are that country's).
     public var country: String?
+    /// Every provider of the route, in configured order, those without evidence included.
     public var providers: [AdaptiveProviderReport]
 }
 
 /// One provider in one context: the evidence within the horizon, and the bandit's belief.
 public struct AdaptiveProviderReport: Sendable {
+    /// The provider's id.
     public var providerID: String
+    /// Starts within the horizon.
     public var starts: Int
+    /// Approvals of those starts.
     public var approvals: Int
     /// Ended without an approval, or not approved within the code's validity.
     public var failures: Int
     /// Started, and neither approved nor failed yet.
     public var pending: Int
+    /// The posterior mean: the believed approval rate.
     public var posteriorMean: Double
+    /// The central 95% interval of the posterior.
     public var interval95: (low: Double, high: Double)
     /// The expected share of starts: the chance of the highest Thompson score, raised to the floor (breakers aside).
     public var share: Double
+    /// The provider's price for the context's country (or its default), if the price table has one.
     public var price: Double?
+    /// The price of the starts per approval, `price × starts / approvals`; `nil` without a price or an approval.
     public var costPerApproval: Double?
 }

@@ -11,14 +11,23 @@ import Synchronization
 /// `maximumCooldown`. Only failures that say the vendor is unwell count (classes `provider_transient`
 /// and `provider_permanent`); a wrong number or a blocked destination is the vendor answering.
 public final class CircuitBreakers: Sendable {
+    /// When breakers open and for how long; the defaults are the documented ones.
     public struct Settings: Sendable, Equatable {
+        /// Failed calls in a row that open the breaker.
         public var consecutiveFailures: Int = 5
+        /// The failure rate of the window's calls, 0…1, that opens the breaker.
         public var failureRate: Double = 0.5
+        /// How far back calls count for the failure rate, in seconds.
         public var window: TimeInterval = 60
+        /// Calls the window must hold before its failure rate can open the breaker.
         public var minimumRequests: Int = 10
+        /// How long an open breaker stays open at first, in seconds.
         public var cooldown: TimeInterval = 30
+        /// The longest cooldown doubling reaches, in seconds.
         public var maximumCooldown: TimeInterval = 600
 
+        /// Settings with the defaults unless given: 5 failures in a row, or half of at least 10 calls in 60 seconds; a
+        /// 30-second cooldown doubling up to 10 minutes.
         public init(
             consecutiveFailures: Int = 5, failureRate: Double = 0.5, window: TimeInterval = 60,
             minimumRequests: Int = 10, cooldown: TimeInterval = 30, maximumCooldown: TimeInterval = 600
@@ -32,6 +41,7 @@ public final class CircuitBreakers: Sendable {
         }
     }
 
+    /// Where a breaker stands: closed lets calls through, open refuses them, half-open lets one probe through.
     public enum State: String, Sendable, Equatable, Codable {
         case closed
         case open
@@ -40,14 +50,21 @@ public final class CircuitBreakers: Sendable {
 
     /// What the admin API and the dry-run show of one breaker.
     public struct Status: Sendable, Equatable {
+        /// The provider the breaker guards.
         public var providerID: String
+        /// The destination country, or ``CircuitBreakers/anyCountry``.
         public var country: String
+        /// The breaker's state.
         public var state: State
+        /// Failed calls in a row.
         public var consecutiveFailures: Int
+        /// Calls within the window.
         public var recentRequests: Int
+        /// Failed calls within the window.
         public var recentFailures: Int
         /// While open: when the next probe is allowed.
         public var openUntil: Date?
+        /// The cooldown the breaker opens for next (doubled after a failed probe).
         public var cooldown: TimeInterval
     }
 
@@ -103,10 +120,12 @@ public final class CircuitBreakers: Sendable {
         var probeInFlight = false
     }
 
+    /// When breakers open and for how long.
     public let settings: Settings
     private let clock: any WallClock
     private let breakers = Mutex<[Key: Breaker]>([:])
 
+    /// Breakers with `settings`, all closed until calls are recorded, timed by `clock`.
     public init(settings: Settings = Settings(), clock: any WallClock) {
         self.settings = settings
         self.clock = clock
@@ -217,6 +236,7 @@ public final class CircuitBreakers: Sendable {
         }
     }
 
+    /// The state of the breaker for `providerID` and `country`: closed when it has seen no call. Changes nothing.
     public func state(_ providerID: String, country: String?) -> State {
         breakers.withLock { $0[Key(providerID: providerID, country: country ?? Self.anyCountry)]?.state ?? .closed }
     }

@@ -8,12 +8,18 @@ import Foundation
 /// without sharing state, and changing one arm's weight only moves people into or out of that arm:
 /// going from 50/50 to 60/40 moves about 10% of people, all from the shrinking arm.
 public struct Experiment: Sendable, Equatable {
+    /// One arm: a provider and its share of the people.
     public struct Arm: Sendable, Equatable {
+        /// The arm's name, as reports and records show it.
         public var name: String
+        /// The provider the arm's people go to.
         public var providerID: String
+        /// The arm's weight; its share is the weight over the sum of positive weights. Zero assigns nobody.
         public var weight: Int
+        /// Whether this is the arm the others are compared with.
         public var isControl: Bool
 
+        /// An arm sending people to `providerID` with `weight`.
         public init(name: String, providerID: String, weight: Int, isControl: Bool = false) {
             self.name = name
             self.providerID = providerID
@@ -22,17 +28,21 @@ public struct Experiment: Sendable, Equatable {
         }
     }
 
+    /// The experiment's name, as routing rules and records name it; part of the hash.
     public var name: String
     /// Changing the salt reshuffles everyone: a new experiment on the same people.
     public var salt: String
+    /// The arms, in configured order.
     public var arms: [Arm]
 
+    /// An experiment of `arms`; an empty salt unless given.
     public init(name: String, salt: String = "", arms: [Arm]) {
         self.name = name
         self.salt = salt
         self.arms = arms
     }
 
+    /// The control arm, if one is marked.
     public var control: Arm? { arms.first { $0.isControl } }
 
     /// The arm `e164` belongs to; nil only when no arm has a positive weight.

@@ -3,6 +3,7 @@
 /// Rules are tried in order and the first that matches wins. A match set that is nil matches
 /// everything; countries are regions of the parsed number (`GB`, `US`), API keys are key names.
 public struct Route: Sendable, Equatable {
+    /// Where a matching request goes.
     public enum Target: Sendable, Equatable {
         /// Try these providers in order.
         case providers([String])
@@ -12,16 +13,22 @@ public struct Route: Sendable, Equatable {
         case adaptive(AdaptivePolicy)
     }
 
+    /// The rule's name, recorded with each verification it routes.
     public var name: String
+    /// The channels it matches; `nil`: every channel.
     public var channels: Set<Channel>?
+    /// The regions it matches (ISO 3166); `nil`: every destination, those without a country included.
     public var countries: Set<String>?
+    /// The API key names it matches; `nil`: every request, with or without a key.
     public var apiKeys: Set<String>?
+    /// Where matching requests go.
     public var target: Target
     /// Tried after the target's providers, in order, when they fail before sending.
     public var fallbacks: [String]
     /// Fail over even after a timeout that may have sent the code (a second SMS is possible).
     public var failoverOnTimeout: Bool
 
+    /// A rule that matches everything unless limited, with no fallbacks, failing over only before a send.
     public init(
         name: String, channels: Set<Channel>? = nil, countries: Set<String>? = nil, apiKeys: Set<String>? = nil,
         target: Target, fallbacks: [String] = [], failoverOnTimeout: Bool = false
@@ -35,6 +42,7 @@ public struct Route: Sendable, Equatable {
         self.failoverOnTimeout = failoverOnTimeout
     }
 
+    /// Whether a request over `channel` to `country` with the key `apiKey` matches every list the rule sets.
     public func matches(channel: Channel, country: String?, apiKey: String?) -> Bool {
         if let channels, !channels.contains(channel) { return false }
         if let countries {

@@ -11,6 +11,7 @@ public struct RoutingTable: Sendable, Equatable {
     /// The experiments rules may name, by name.
     public var experiments: [String: Experiment]
 
+    /// A table with the given rules and routes; `defaultOrder` takes what nothing else does.
     public init(
         routes: [Channel: [String]] = [:], defaultOrder: [String], rules: [Route] = [],
         experiments: [String: Experiment] = [:]
@@ -109,9 +110,12 @@ public struct RoutingTable: Sendable, Equatable {
 
     /// Why a provider was not tried.
     public struct Skip: Sendable, Equatable {
+        /// The provider passed over.
         public var providerID: String
+        /// Why, as a stable code (`unknown_provider`, `channel_not_supported`, `breaker_open`).
         public var reason: String
 
+        /// A skip of `providerID` for `reason`.
         public init(providerID: String, reason: String) {
             self.providerID = providerID
             self.reason = reason
@@ -125,12 +129,15 @@ public struct RoutingTable: Sendable, Equatable {
     public struct Decision: Sendable {
         /// The rule that matched: its name, `channel:<channel>`, `default`, or `forced`.
         public var route: String
+        /// The experiment the matched rule assigns an arm of, if any.
         public var experiment: String?
+        /// The arm the destination fell in, on an experiment rule.
         public var arm: String?
         /// The providers to try, in order.
         public var candidates: [any VerificationProvider]
         /// Providers passed over, with the reason.
         public var skipped: [Skip]
+        /// Whether the matched rule fails over even after a timeout that may have sent the code.
         public var failoverOnTimeout: Bool
         /// The destination's country (region of the number), when it has one.
         public var country: String?
@@ -139,10 +146,12 @@ public struct RoutingTable: Sendable, Equatable {
 
         /// What an adaptive route needs to choose: its settings and the context of this start.
         public struct Adaptive: Sendable, Equatable {
+            /// The route's settings.
             public var policy: AdaptivePolicy
             /// ``AdaptivePolicy/context(country:channel:)`` of the start.
             public var context: String
 
+            /// What an adaptive route needs for one start.
             public init(policy: AdaptivePolicy, context: String) {
                 self.policy = policy
                 self.context = context

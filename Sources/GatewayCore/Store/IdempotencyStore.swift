@@ -74,9 +74,12 @@ extension IdempotencyStore {
 
 /// An idempotency key, scoped to the API key that sent it.
 public struct IdempotencyKey: Sendable, Hashable {
+    /// What the key is unique within: the API key's id (`-` without one), or a front door's own namespace.
     public var scope: String
+    /// The key the client sent (the `Idempotency-Key` header's value).
     public var key: String
 
+    /// The key `key` within `scope`.
     public init(scope: String, key: String) {
         self.scope = scope
         self.key = key
@@ -85,9 +88,12 @@ public struct IdempotencyKey: Sendable, Hashable {
 
 /// A response kept for idempotent replay.
 public struct StoredResponse: Sendable, Equatable, Codable {
+    /// The HTTP status of the kept response.
     public var status: Int
+    /// The kept response body, byte for byte.
     public var body: Data
 
+    /// A response of `status` with `body`.
     public init(status: Int, body: Data) {
         self.status = status
         self.body = body
@@ -97,6 +103,7 @@ public struct StoredResponse: Sendable, Equatable, Codable {
 /// How far a start holding an idempotency key got, as recorded in the claim
 /// (``IdempotencyStore/recordIdempotencyProgress(_:token:progress:until:)``).
 public struct IdempotencyProgress: Sendable, Equatable {
+    /// How far the start got, in the order it gets there.
     public enum Stage: Int, Sendable, Equatable {
         /// Claimed; no vendor has been called for it (a vendor may still be called only by the holder).
         case claimed = 0
@@ -104,6 +111,7 @@ public struct IdempotencyProgress: Sendable, Equatable {
         case vendorCallBegun = 1
     }
 
+    /// How far the start got.
     public var stage: Stage
     /// The id the start gives (or gave) its verification, once known; the vendor knows it as the reference.
     public var verificationID: String?
@@ -115,6 +123,7 @@ public struct IdempotencyProgress: Sendable, Equatable {
     /// provider's request timeout after it.
     public var callBegunAt: Date?
 
+    /// Progress at `stage`; the id, the provider and the call's start when known.
     public init(stage: Stage, verificationID: String? = nil, providerID: String? = nil, callBegunAt: Date? = nil) {
         self.stage = stage
         self.verificationID = verificationID

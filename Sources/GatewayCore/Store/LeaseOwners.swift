@@ -17,13 +17,18 @@ public protocol LeaseOwners: Sendable {
 
 /// A gateway instance's heartbeat row: what other instances judge its leases by.
 public struct GatewayInstance: Sendable, Equatable {
+    /// The instance's id (``LeaseOwners/instanceID``), as its leases name it.
     public var id: String
     /// Where it runs: the host name, boot and process namespace (``host`` and ``pid`` name one process).
     public var host: String
+    /// The instance's process id on ``host``.
     public var pid: Int
+    /// When the instance started.
     public var startedAt: Date
+    /// When the instance last wrote its row; an old heartbeat marks it dead.
     public var heartbeatAt: Date
 
+    /// A heartbeat row for the instance `id`.
     public init(id: String, host: String, pid: Int, startedAt: Date, heartbeatAt: Date) {
         self.id = id
         self.host = host

@@ -6,6 +6,7 @@ public protocol VerificationRecordStore: Sendable {
     /// Inserts a new record. Fails with `internal` if the id exists.
     func insert(_ record: VerificationRecord) async throws(GatewayError)
 
+    /// The record with `id`, or `nil` when there is none.
     func record(id: String) async throws(GatewayError) -> VerificationRecord?
 
     /// The record a provider knows by `reference` (its vendor id), for callbacks that name only that.
@@ -23,6 +24,7 @@ public protocol VerificationRecordStore: Sendable {
     /// changes nothing) when another writer got there first.
     func update(_ record: VerificationRecord) async throws(GatewayError) -> Bool
 
+    /// Appends one event to its verification's log.
     func append(_ event: VerificationEvent) async throws(GatewayError)
 
     /// Inserts a record together with its first events, in one write where the store can.
@@ -71,6 +73,7 @@ public struct StoreModification: Sendable, Equatable {
     /// The record as written; `nil` when nothing was (the change said so, or another writer got there first).
     public var written: VerificationRecord?
 
+    /// The outcome of a modification: what was read and what, if anything, was written.
     public init(read: VerificationRecord?, written: VerificationRecord?) {
         self.read = read
         self.written = written
@@ -93,33 +96,40 @@ public enum StoreWriteDurability: Sendable, Equatable {
 }
 
 extension VerificationRecordStore {
+    /// Default: ``insert(_:)`` then ``append(contentsOf:)``, two writes.
     public func insert(_ record: VerificationRecord, events: [VerificationEvent]) async throws(GatewayError) {
         try await insert(record)
         try await append(contentsOf: events)
     }
 
+    /// Default: each event appended on its own.
     public func append(contentsOf events: [VerificationEvent]) async throws(GatewayError) {
         for event in events { try await append(event) }
     }
 
+    /// Default: ``update(_:)``, then the events only if it succeeded, two writes.
     public func update(_ record: VerificationRecord, events: [VerificationEvent]) async throws(GatewayError) -> Bool {
         guard try await update(record) else { return false }
         try await append(contentsOf: events)
         return true
     }
 
+    /// Default: ``update(_:)``, at the store's configured durability.
     public func update(_ record: VerificationRecord, durability: StoreWriteDurability) async throws(GatewayError)
         -> Bool
     {
         try await update(record)
     }
 
+    /// Default: ``append(contentsOf:)``, at the store's configured durability.
     public func append(contentsOf events: [VerificationEvent], durability: StoreWriteDurability)
         async throws(GatewayError)
     {
         try await append(contentsOf: events)
     }
 
+    /// Default: ``record(id:)`` then ``update(_:durability:)``, not atomic: another writer may get in between, and the
+    /// compare-and-set then fails.
     public func modify(
         id: String, durability: StoreWriteDurability,
         _ change: @escaping @Sendable (VerificationRecord) -> VerificationRecord?

@@ -25,6 +25,8 @@ public protocol VerificationStore: VerificationRecordStore, RateCounterStore, Id
 }
 
 extension VerificationStore {
+    /// Default: the insert, then the claim's progress recorded with its lease ending at the record's creation; a
+    /// failure of the second write is ignored, leaving the claim to lapse with its lease.
     public func insert(
         _ record: VerificationRecord, events: [VerificationEvent], endingClaim key: IdempotencyKey, token: String
     ) async throws(GatewayError) {

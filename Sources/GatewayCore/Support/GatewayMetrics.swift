@@ -12,6 +12,7 @@ import Foundation
 public struct GatewayMetrics: Sendable {
     let handles: MetricHandleCache
 
+    /// Metrics recorded through `factory`, with handles cached per name and labels (``MetricHandleCache``).
     public init(factory: any MetricsFactory) {
         self.handles = MetricHandleCache(factory: factory)
     }

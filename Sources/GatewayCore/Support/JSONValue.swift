@@ -13,6 +13,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// Reads any JSON value, trying null, boolean, number, string, array and object in that order.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -30,6 +31,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
         }
     }
 
+    /// Writes the value; a whole number below 10^15 in magnitude is written without a fraction (`3`, not `3.0`).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -47,6 +49,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
         }
     }
 
+    /// The JSON type's name for messages (`boolean`, `object`).
     public var typeName: String {
         switch self {
         case .null: return "null"
@@ -62,32 +65,42 @@ public enum JSONValue: Sendable, Equatable, Codable {
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral
 {
+    /// A string value.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// A number value.
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// A boolean value.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An object value; a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
+    /// An array value.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// `null`.
     public init(nilLiteral: ()) { self = .null }
 }
 
 extension JSONValue {
+    /// The string, for a `.string`; `nil` for any other kind of value.
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
+    /// The number, for a `.number`; `nil` for any other kind of value.
     public var numberValue: Double? {
         if case .number(let value) = self { return value }
         return nil
     }
 
+    /// The boolean, for a `.bool`; `nil` for any other kind of value.
     public var boolValue: Bool? {
         if case .bool(let value) = self { return value }
         return nil
     }
 
+    /// The members, for an `.object`; `nil` for any other kind of value.
     public var objectValue: [String: JSONValue]? {
         if case .object(let value) = self { return value }
         return nil

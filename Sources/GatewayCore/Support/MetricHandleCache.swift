@@ -24,10 +24,12 @@ public final class MetricHandleCache: Sendable {
         }
     }
 
+    /// The factory the handles are made by.
     public let factory: any MetricsFactory
     private let counters = Mutex<[Key: CoreMetrics.Counter]>([:])
     private let timers = Mutex<[Key: CoreMetrics.Timer]>([:])
 
+    /// An empty cache over `factory`.
     public init(factory: any MetricsFactory) {
         self.factory = factory
     }

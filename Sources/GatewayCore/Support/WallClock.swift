@@ -18,8 +18,11 @@ public protocol WallClock: Sendable {
 public struct SystemClock: WallClock {
     /// The real clock: `Date()`, `ContinuousClock.now` and `Task.sleep`.
     public init() {}
+    /// The system's current time, `Date()`.
     public var now: Date { Date() }
+    /// The system's monotonic clock, `ContinuousClock.now`.
     public var instant: ContinuousClock.Instant { ContinuousClock.now }
+    /// `Task.sleep(for:)`.
     public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
 }
 

@@ -4,6 +4,7 @@ import Foundation
 public struct PriceTable: Sendable, Equatable {
     private var prices: [String: [String: Double]] = [:]
 
+    /// An empty table: every price unknown.
     public init() {}
 
     /// Sets a provider's price for a country, or its default when `country` is nil.
@@ -11,6 +12,7 @@ public struct PriceTable: Sendable, Equatable {
         prices[provider, default: [:]][country ?? "*"] = price
     }
 
+    /// The provider's price for `country`, or its default when it has none there; `nil` when neither is set.
     public func price(provider: String, country: String?) -> Double? {
         guard let table = prices[provider] else { return nil }
         return country.flatMap { table[$0] } ?? table["*"]
@@ -19,16 +21,28 @@ public struct PriceTable: Sendable, Equatable {
 
 /// Per-arm results of an experiment, computed from the stored verifications (docs/design.md §6).
 public struct ExperimentReport: Sendable {
+    /// One arm's results.
     public struct Arm: Sendable {
+        /// The arm's name.
         public var name: String
+        /// The provider the arm sends to.
         public var providerID: String
+        /// Whether the arm is the control.
         public var isControl: Bool
+        /// The arm's configured weight.
         public var weight: Int
+        /// Verifications assigned to the arm, pending and failed ones included.
         public var starts: Int
+        /// The approved ones.
         public var approvals: Int
+        /// Approvals per start; `nil` without starts.
         public var conversion: Double?
+        /// The 95% Wilson interval of ``conversion``; `nil` without starts.
         public var conversionInterval: (low: Double, high: Double)?
+        /// The median seconds from a start to its record's last update, over approved verifications; `nil` without
+        /// approvals.
         public var timeToApproveP50: Double?
+        /// The 90th percentile of the same times.
         public var timeToApproveP90: Double?
         /// Starts on which the arm's provider failed and a fallback sent instead.
         public var failovers: Int
@@ -36,19 +50,27 @@ public struct ExperimentReport: Sendable {
         public var errors: [String: Int]
         /// Price of every start, by the provider that actually sent; nil when a price is missing.
         public var cost: Double?
+        /// ``cost`` per approval; `nil` without a cost or an approval.
         public var costPerApproval: Double?
         /// Against the control arm (nil for the control itself).
         public var zScore: Double?
+        /// The two-sided p-value of the test that gives ``zScore``; `nil` for the control.
         public var pValue: Double?
         /// Users per arm still needed to detect ``minimumEffect`` against the control's conversion.
         public var sampleSizeNeeded: Int?
     }
 
+    /// The experiment's name.
     public var experiment: String
+    /// The earliest start the records were read from, if the caller limited it.
     public var from: Date?
+    /// The latest start the records were read to, if the caller limited it.
     public var to: Date?
+    /// The region the report is narrowed to, if any.
     public var country: String?
+    /// The absolute difference in conversion ``Arm/sampleSizeNeeded`` is computed for (0.05: five points).
     public var minimumEffect: Double
+    /// The arms, in configured order.
     public var arms: [Arm]
 
     /// Builds the report. Verifications still pending count as starts that have not (yet) converted.
