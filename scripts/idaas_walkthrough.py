@@ -8,7 +8,7 @@ provider tokens -> refresh_id_token -> verify_id_token. Also shows that a wrong 
 Stdlib only. Against a gateway you started:  python3 scripts/idaas_walkthrough.py --base http://127.0.0.1:8080 --key $KEY
 Or let the script start one:                  python3 scripts/idaas_walkthrough.py
 Prints the JSON of each step (images shortened). Exits non-zero on any unexpected answer.
-As the README's IDaaS walk-through uses it, a solver alone: a verification, or a refused challenge's error, on
+As docs/tour.md's IDaaS walk-through uses it, a solver alone: a verification, or a refused challenge's error, on
 stdin; the slider's x on stdout:   curl -s $BASE/v1/verifications/$ID -H "..." | python3 scripts/idaas_walkthrough.py --solve
 """
 import argparse, base64, json, os, re, shutil, struct, sys, tempfile, zlib

@@ -3,7 +3,7 @@
 
 1. A webhook receiver (a small HTTP server here) that answers 500 to its first three deliveries and 204
    after, and checks every signature (the few lines of docs/operations.md).
-2. A sandbox gateway configured to send it every status webhook. The README walk-through runs through it:
+2. A sandbox gateway configured to send it every status webhook. The tour's steps (docs/tour.md) run through it:
    a wrong code then the right one, a cancel, a resend onto another channel. The gateway is stopped
    (SIGTERM) while deliveries are still failing and started again on the same data directory, and one
    more verification is approved after the restart.

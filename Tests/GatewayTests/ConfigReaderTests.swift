@@ -218,12 +218,12 @@ struct ConfigReaderTests {
             ])
     }
 
-    @Test("the README's configuration passes check-config, and both of its examples print what the README shows")
-    func readmeExamples() throws {
+    @Test("the tour's configuration passes check-config, and both of its examples print what the tour shows")
+    func tourExamples() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "\n## Real vendors\n").last)
+        let tour = try String(contentsOf: root.appendingPathComponent("docs/tour.md"), encoding: .utf8)
+        let section = try #require(tour.components(separatedBy: "\n## Real vendors\n").last)
             .components(separatedBy: "\n## ")[0]
         func blocks(_ fence: String) -> [String] {
             section.components(separatedBy: "```\(fence)\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
