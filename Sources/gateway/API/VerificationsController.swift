@@ -43,126 +43,19 @@ struct VerificationsController: Sendable {
                 withClientSecret(try await startBody(body: body, clientIP: clientIP, context: context)),
                 status: .created)
         }
-        let fingerprint = Hex.lowercase(SHA256.hash(data: body))
-        let claim = IdempotentStart(key: idempotencyKey)
-        let instance = service.leaseOwners?.instanceID
-        // The instance of a claim found running, once it is known dead: the next claim takes it over at once.
-        var deadOwner: String?
-        while true {
-            switch try await service.store.claimIdempotencyKey(
-                idempotencyKey, fingerprint: fingerprint, token: claim.token, owner: instance, at: service.clock.now,
-                lease: service.policy.idempotencyLease, deadOwner: deadOwner)
-            {
-            case .replay(let stored):
-                return replay(stored)
-            case .inProgress(let owner):
-                if deadOwner == nil, let owner, owner != instance, let leaseOwners = service.leaseOwners,
-                    await leaseOwners.isDead(owner)
-                {
-                    // Its instance died during the start: the claim is this request's to take, now rather than
-                    // when its lease lapses (the same rule as a check's lease, docs/architecture.md §9.3).
-                    deadOwner = owner
-                    continue
-                }
-                throw GatewayError(
-                    .idempotencyConflict, "A request with this Idempotency-Key is still being processed; retry shortly."
-                )
-            case .mismatch:
-                throw GatewayError(
-                    .idempotencyConflict, "This Idempotency-Key was already used with a different request body.")
-            case .claimed:
-                return try await startClaimed(claim, body: body, clientIP: clientIP, context: context)
-            case .takenOver(let progress):
-                return try await answerTakeover(
-                    claim, progress: progress, deadOwner: deadOwner, body: body, clientIP: clientIP, context: context)
-            }
-        }
-    }
-
-    /// A start under an idempotency claim this request holds: its answer is kept for replays, or the claim
-    /// is given up so a retry may try again, or (when a vendor may have sent) left for a retry to take over
-    /// at once and learn what is known.
-    private func startClaimed(
-        _ claim: IdempotentStart, body: Data, clientIP: String?, context: GatewayRequestContext
-    ) async throws -> Response {
-        do {
-            let started = try await startBody(body: body, clientIP: clientIP, context: context, idempotency: claim)
+        let answer = try await service.startKeyed(
+            { try Self.parseStart(body) }, key: idempotencyKey, fingerprint: Hex.lowercase(SHA256.hash(data: body)),
+            caller: caller(context, clientIP: clientIP), render: { Self.render($0, now: service.clock.now) },
             // Kept without the client secret: a replay derives it again (``replay(_:)``).
-            try await service.store.completeIdempotencyKey(
-                claim.key, token: claim.token, response: StoredResponse(status: 201, body: JSONResponse.encode(started))
-            )
-            return JSONResponse.response(withClientSecret(started), status: .created)
-        } catch let error as GatewayError where error.errorClass == .caller || error.errorClass == .blocked {
-            // The same body will fail the same way: keep the answer so a replay gets it without a send. (A
-            // claim taken over meanwhile keeps nothing of this request: the write needs the claim's token.)
-            let apiError = APIError(error)
-            try await service.store.completeIdempotencyKey(
-                claim.key, token: claim.token,
-                response: StoredResponse(
-                    status: Int(apiError.status.code), body: apiError.body(requestID: context.requestID)))
-            throw error
-        } catch {
-            if claim.sendMayHaveHappened {
-                // A vendor may have sent: a retry must not send again blindly. It takes the claim over at once
-                // and answers the verification if it was stored, else `idempotency_outcome_unknown`.
-                try? await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
-            } else {
-                // Nothing was sent and a retry may succeed (vendor down, state changed): free the key.
-                try? await service.store.releaseIdempotencyKey(claim.key, token: claim.token)
-            }
-            throw error
-        }
-    }
-
-    /// What a request that took over a dead start's claim answers from how far that start got: the
-    /// verification it stored or its vendor has (`201`, replayed), a start anew when no vendor was called
-    /// or the vendor has nothing and can no longer get the dead call, `idempotency_conflict` while it still
-    /// may, and `idempotency_outcome_unknown` when nobody can tell (docs/architecture.md §9.2).
-    private func answerTakeover(
-        _ claim: IdempotentStart, progress: IdempotencyProgress, deadOwner: String?, body: Data, clientIP: String?,
-        context: GatewayRequestContext
-    ) async throws -> Response {
-        service.logger.notice(
-            "idempotency claim taken over",
-            metadata: [
-                "idempotency.stage": "\(progress.stage)", "verification.id": "\(progress.verificationID ?? "-")",
-                "provider.id": "\(progress.providerID ?? "-")", "instance.dead": "\(deadOwner ?? "-")",
-            ])
-        // A body that does not parse never reached a vendor: the start anew answers (and keeps) the refusal.
-        guard let request = try? Self.parseStart(body) else {
-            return try await startClaimed(claim, body: body, clientIP: clientIP, context: context)
-        }
-        let recovery: VerificationService.StartRecovery
-        do {
-            recovery = try await service.recoverStart(request, progress: progress, apiKeyID: context.apiKey?.id)
-        } catch {
-            // Left for the next retry to take over at once and ask again.
-            try? await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
-            throw error
-        }
-        switch recovery {
-        case .verification(let record):
-            let data = JSONResponse.encode(Self.render(record, now: service.clock.now))
-            let stored = StoredResponse(status: 201, body: data)
-            try await service.store.completeIdempotencyKey(claim.key, token: claim.token, response: stored)
-            return replay(stored)
-        case .startAnew(let id):
-            let resumed = IdempotentStart(key: claim.key, token: claim.token, resumingID: id)
-            return try await startClaimed(resumed, body: body, clientIP: clientIP, context: context)
-        case .notYet:
-            try await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
-            throw GatewayError(
-                .idempotencyConflict,
-                "An earlier request with this Idempotency-Key stopped while its vendor call may still arrive; "
-                    + "retry shortly with the same key to learn its outcome.")
-        case .unknown:
-            // Left for the next retry to take over at once: the verification may still turn up.
-            try await service.store.abandonIdempotencyKey(claim.key, token: claim.token, at: service.clock.now)
-            throw GatewayError(
-                .idempotencyOutcomeUnknown,
-                "An earlier request with this Idempotency-Key stopped after asking a vendor to send and before its "
-                    + "outcome was stored: a code may have reached the user. Do not start again at once: ask the user "
-                    + "whether a code arrived; to send one, start with a new Idempotency-Key.")
+            keep: { StoredResponse(status: 201, body: JSONResponse.encode($0)) },
+            refusal: { error in
+                let apiError = APIError(error)
+                return StoredResponse(
+                    status: Int(apiError.status.code), body: apiError.body(requestID: context.requestID))
+            })
+        switch answer {
+        case .started(let started): return JSONResponse.response(withClientSecret(started), status: .created)
+        case .replayed(let stored): return replay(stored)
         }
     }
 
@@ -189,15 +82,21 @@ struct VerificationsController: Sendable {
         return .object(fields)
     }
 
-    private func startBody(
-        body: Data, clientIP: String?, context: GatewayRequestContext, idempotency: IdempotentStart? = nil
-    ) async throws -> JSONValue {
+    /// A start without an `Idempotency-Key`: parsed, started, rendered.
+    private func startBody(body: Data, clientIP: String?, context: GatewayRequestContext) async throws -> JSONValue {
         let start = try Self.parseStart(body)
+        let caller = caller(context, clientIP: clientIP)
         let record = try await service.start(
-            start, apiKeyID: context.apiKey?.id, apiKeyName: context.apiKey?.name, clientIP: clientIP,
-            keyCountries: context.apiKey?.countries,
-            keyLimit: context.apiKey?.startsPerHour.map { RateLimit(limit: $0, window: 3600) },
-            idempotency: idempotency)
+            start, apiKeyID: caller.apiKeyID, apiKeyName: caller.apiKeyName, clientIP: caller.clientIP,
+            keyCountries: caller.keyCountries, keyLimit: caller.keyLimit)
         return Self.render(record, now: service.clock.now)
+    }
+
+    /// The starting API key and client, as the engine's limits and the record need them.
+    private func caller(_ context: GatewayRequestContext, clientIP: String?) -> StartCaller {
+        StartCaller(
+            apiKeyID: context.apiKey?.id, apiKeyName: context.apiKey?.name, clientIP: clientIP,
+            keyCountries: context.apiKey?.countries,
+            keyLimit: context.apiKey?.startsPerHour.map { RateLimit(limit: $0, window: 3600) })
     }
 }
