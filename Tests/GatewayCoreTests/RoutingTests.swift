@@ -216,6 +216,10 @@ struct RoutingTests {
         #expect(breakers.allow("alpha", country: "GB"), "the half-open probe")
         #expect(breakers.state("alpha", country: "GB") == .halfOpen)
         #expect(!breakers.allow("alpha", country: "GB"), "one probe at a time")
+        breakers.abandon("alpha", country: "GB")
+        #expect(breakers.allow("alpha", country: "GB"), "a probe given back is taken again")
+        breakers.abandon("beta", country: "GB")
+        #expect(breakers.allow("beta", country: "GB"), "giving back where no breaker stands changes nothing")
         breakers.record("alpha", country: "GB", failure: true)
         #expect(breakers.state("alpha", country: "GB") == .open)
         clock.advance(by: 59)
@@ -282,6 +286,33 @@ struct RoutingTests {
         let g = try ServiceHarness([gamma], breakers: .init(consecutiveFailures: 2))
         for _ in 0..<3 { _ = try? await g.service.start(try .sms()) }
         #expect(gamma.callCount(.start) == 3)
+    }
+
+    @Test("a half-open probe that never reached the vendor is given back: the next start probes")
+    func abandonedProbe() async throws {
+        let alpha = ScriptedProvider(id: "alpha")
+        alpha.setFallbackStart(.fail(GatewayError(.providerUnavailable, "down")))
+        let h = try ServiceHarness([alpha], breakers: .init(consecutiveFailures: 1, cooldown: 30))
+        await expectAsyncGatewayError(.providerUnavailable) { try await h.service.start(try .sms()) }
+        #expect(h.service.breakers.state("alpha", country: "US") == .open)
+        h.clock.advance(by: 30)
+        // A start whose claim another request holds takes the probe, then stops before the vendor call:
+        // recording its progress finds the claim not its own.
+        let key = IdempotencyKey(scope: "key_test", key: "held")
+        #expect(
+            try await h.store.claimIdempotencyKey(
+                key, fingerprint: "f", token: "other", owner: nil, at: h.clock.now, lease: 60, deadOwner: nil)
+                == .claimed)
+        await expectAsyncGatewayError(.idempotencyConflict) {
+            try await h.service.start(try .sms(), idempotency: IdempotentStart(key: key))
+        }
+        #expect(alpha.callCount(.start) == 1, "the stopped start called nobody")
+        #expect(h.service.breakers.wouldAllow("alpha", country: "US"), "the probe was given back")
+        alpha.setFallbackStart(nil)
+        let record = try await h.service.start(try .sms())
+        #expect(record.providerID == "alpha")
+        #expect(alpha.callCount(.start) == 2)
+        #expect(h.service.breakers.state("alpha", country: "US") == .closed, "the probe closed it")
     }
 
     @Test("when every candidate's breaker is open the answer is no_provider_available")

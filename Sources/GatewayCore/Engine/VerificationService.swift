@@ -278,11 +278,17 @@ public struct VerificationService: Sendable {
             }
             if let idempotency, !idempotency.aheadClaimCovers(callTo: provider.id, at: clock.instant) {
                 // Before each call: which provider a takeover may ask, unless an earlier call may have sent too.
-                try await recordProgress(
-                    idempotency,
-                    IdempotencyProgress(
-                        stage: .vendorCallBegun, verificationID: id,
-                        providerID: sendMayHaveHappened ? nil : provider.id, callBegunAt: clock.now))
+                do {
+                    try await recordProgress(
+                        idempotency,
+                        IdempotencyProgress(
+                            stage: .vendorCallBegun, verificationID: id,
+                            providerID: sendMayHaveHappened ? nil : provider.id, callBegunAt: clock.now))
+                } catch {
+                    // No call: the breaker's probe (if this was one) is given back for the next start.
+                    breakers.abandon(provider.id, country: decision.country)
+                    throw error
+                }
             }
             let began = clock.instant
             idempotency?.setSendMayHaveHappened(true)

@@ -4,7 +4,8 @@ import Synchronization
 /// Circuit breakers per provider and destination country.
 ///
 /// A breaker is **closed** until either `consecutiveFailures` calls in a row fail, or, once at least
-/// `minimumRequests` calls fell in the last `window`, their failure rate reaches `failureRate`. Then it
+/// `minimumRequests` calls fell in the last `window`, their failure rate reaches `failureRate`, or a failure
+/// carries the vendor's `Retry-After` (the vendor saying when to come back). Then it
 /// is **open** for `cooldown` (or the vendor's `Retry-After`, if longer): the router skips that provider
 /// for that country. After the cooldown one request is let through as a **half-open** probe; if it
 /// succeeds the breaker closes, if it fails the breaker opens again with the cooldown doubled, up to
@@ -155,6 +156,18 @@ public final class CircuitBreakers: Sendable {
                 breaker.probeInFlight = true
                 return true
             }
+        }
+    }
+
+    /// Gives back a call ``allow(_:country:)`` let through that never reached the vendor (the start stopped
+    /// before it, on a store failure or a claim lost): it has no outcome to record, and a half-open probe
+    /// must not stay taken by it, or the breaker would refuse its provider for that country for good.
+    public func abandon(_ providerID: String, country: String?) {
+        breakers.withLock { all in
+            let key = Key(providerID: providerID, country: country ?? Self.anyCountry)
+            guard var breaker = all[key], breaker.state == .halfOpen else { return }
+            breaker.probeInFlight = false
+            all[key] = breaker
         }
     }
 
