@@ -101,8 +101,7 @@ struct TelnyxProvider: VendorHTTPProvider {
             timestamp: callback.headerFields[TelnyxWire.timestampHeader], body: callback.body, publicKey: key,
             now: clock.now)
         {
-            logger.warning("telnyx webhook refused", metadata: ["provider.id": "\(id)", "reason": "\(problem)"])
-            throw GatewayError(.unauthorized, "The webhook does not carry a valid Telnyx signature.")
+            throw client.refusedCallback(problem)
         }
         guard let event = (try? SnakeCaseJSON.decoder.decode(TelnyxWire.Webhook.self, from: callback.body))?.data,
             event.eventType.hasPrefix("verify.") || event.eventType == "verification.complete"
@@ -117,7 +116,7 @@ struct TelnyxProvider: VendorHTTPProvider {
 
     func trigger(_ channel: Channel, to destination: Destination) async throws(GatewayError) -> ProviderStartResult {
         guard let type = TelnyxWire.channels[channel] else {
-            throw GatewayError(.unsupportedChannel, "Telnyx Verify does not offer the \(channel.rawValue) channel.")
+            throw GatewayError.unsupported(channel, by: "Telnyx Verify")
         }
         guard case .phone(let number) = destination else {
             throw GatewayError.invalidRequest("Telnyx Verify sends to phone numbers only.")
@@ -127,11 +126,9 @@ struct TelnyxProvider: VendorHTTPProvider {
             phoneNumber: number.e164, verifyProfileId: profile, timeoutSecs: configuration.timeoutSecs)
         let response = try await call(.post, "/verifications/" + type, json: body, operation: .trigger)
         let started = try decode(TelnyxWire.Verification.self, from: response, operation: .trigger)
-        guard TelnyxConfiguration.isUUID(started.id) else {
-            throw client.malformed(.trigger, httpStatus: response.status.code)
-        }
+        let reference = try client.required(started.id, where: TelnyxConfiguration.isUUID, .trigger, in: response)
         return ProviderStartResult(
-            reference: started.id, state: try ProviderState(State(type: type, profile: profile)),
+            reference: reference, state: try ProviderState(State(type: type, profile: profile)),
             expiresAt: started.timeoutSecs.map { clock.now.addingTimeInterval(TimeInterval($0)) }, channel: channel)
     }
 
@@ -166,10 +163,7 @@ struct TelnyxProvider: VendorHTTPProvider {
 
     /// The stored verification id; anything but a uuid never reaches a URL path.
     func reference(of verification: ProviderVerification) throws(GatewayError) -> String {
-        guard let reference = verification.reference, TelnyxConfiguration.isUUID(reference) else {
-            throw GatewayError.internal("The verification has no usable Telnyx verification id.")
-        }
-        return reference
+        try client.reference(of: verification, where: TelnyxConfiguration.isUUID)
     }
 
     func state(of verification: ProviderVerification) -> State {
