@@ -75,7 +75,7 @@ let package = Package(
         .executable(name: "verify-demo", targets: ["verify-demo"]),
     ] + vendors.map(\.product),
     dependencies: [
-        // API packages only for the core (DESIGN.md §2).
+        // API packages only for the core: the logging, HTTP and metrics vocabularies, no implementation.
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),

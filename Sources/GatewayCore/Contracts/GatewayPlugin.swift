@@ -107,8 +107,8 @@ public struct ProviderContext: Sendable {
     /// Where ``VendorHTTPClient`` times the vendor's calls.
     public var metrics: GatewayMetrics
 
-    /// A context with the defaults a production provider uses: the system clock, a 10-second call deadline, no
-    /// public base URL and no metrics.
+    /// A context with the caller's clock and logger, and unless given a 10-second call deadline, no public base
+    /// URL and no metrics.
     public init(
         providerID: String, settings: [String: String], transport: any HTTPTransport,
         clock: any WallClock, logger: Logger,

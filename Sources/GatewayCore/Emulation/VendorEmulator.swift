@@ -64,7 +64,8 @@ public struct EmulatorContext: Sendable {
     /// Where the emulator keeps its state across restarts.
     public var persistence: any EmulatorPersistence
 
-    /// A context with the system clock, a new outbox, no callbacks and no persistence unless given.
+    /// A context with the caller's clock and logger, and unless given a new outbox, no callbacks and no
+    /// persistence.
     public init(
         clock: any WallClock, outbox: SandboxOutbox = SandboxOutbox(),
         logger: Logger, callbacks: CallbackSender = .none,
