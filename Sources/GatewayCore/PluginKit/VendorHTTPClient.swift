@@ -2,20 +2,6 @@ import Foundation
 import HTTPTypes
 import Logging
 
-/// A vendor's error answer (any status outside 2xx), as a plugin's error mapping reads it.
-public struct VendorErrorAnswer: Sendable {
-    /// The HTTP status code.
-    public var status: Int
-    /// The answer's header fields.
-    public var headerFields: HTTPFields
-    /// The answer's body, for the plugin to read the vendor's error fields from.
-    public var body: Data
-    /// `Retry-After` in whole seconds, when the vendor sent one.
-    public var retryAfter: Int?
-    /// The call that got the answer.
-    public var operation: VendorOperation
-}
-
 /// The one pipeline every plugin's vendor call goes through: the URL from the configured base, the timeout, the
 /// call, the mapping of an error answer, the decode of a good one, and the two cases without a usable answer
 /// (none at all, or a body the gateway cannot read), each with `sendMayHaveHappened` from the
@@ -177,20 +163,4 @@ public struct VendorHTTPClient: Sendable {
         let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
         metrics.vendorCall(provider: providerID, operation: operation.name, outcome: outcome, nanoseconds: nanoseconds)
     }
-}
-
-/// A provider made from its context that reaches its vendor through a ``VendorHTTPClient``: its id, clock and
-/// logger are the client's (the context's), so the provider keeps the client and its configuration only.
-public protocol VendorHTTPProvider: ContextProvider {
-    /// The client every vendor call goes through.
-    var client: VendorHTTPClient { get }
-}
-
-extension VendorHTTPProvider {
-    /// The client's ``VendorHTTPClient/providerID``.
-    public var id: String { client.providerID }
-    /// The client's clock, the provider's context's.
-    public var clock: any WallClock { client.clock }
-    /// The client's logger, the provider's context's.
-    public var logger: Logger { client.logger }
 }
