@@ -144,7 +144,7 @@ struct ContractsV2Tests {
         /// A plugin's callback reading: a shared-secret header stands in for the vendor's signature.
         static func signedProvider() -> ScriptedProvider {
             let provider = ScriptedProvider(
-                id: "alpha", capabilities: ProviderCapabilities(channels: [.sms, .voice], acceptsCallbacks: true))
+                id: "alpha", capabilities: ProviderCapabilities(channels: [.sms, .voice]))
             provider.setCallbackHandler { callback, lookup throws(GatewayError) in
                 guard callback.headerFields[HTTPField.Name("X-Signature")!] == "good" else {
                     throw GatewayError(.unauthorized, "The callback's signature does not verify.")
@@ -324,7 +324,7 @@ struct ContractsV2Tests {
         @Test("a provider without a status call answers a refresh from the store")
         func noStatusCall() async throws {
             let provider = ScriptedProvider(
-                id: "alpha", capabilities: ProviderCapabilities(channels: [.sms], supportsStatus: false))
+                id: "alpha", capabilities: ProviderCapabilities(channels: [.sms], withheld: [.status]))
             let h = try ServiceHarness([provider])
             let id = try await h.service.start(try .sms()).id
             #expect(try await h.service.read(id: id, refresh: true).record.status == .pending)

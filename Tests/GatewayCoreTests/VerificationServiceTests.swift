@@ -730,7 +730,7 @@ struct VerificationServiceTests {
         @Test("a provider that cannot resend is never asked to")
         func resendUnsupported() async throws {
             let provider = ScriptedProvider(
-                id: "alpha", capabilities: ProviderCapabilities(channels: [.sms], supportsResend: false))
+                id: "alpha", capabilities: ProviderCapabilities(channels: [.sms], withheld: [.resend]))
             let h = try ServiceHarness([provider])
             let id = try await h.service.start(try .sms()).id
             await expectAsyncGatewayError(.invalidRequest) { try await h.service.resend(id: id) }
@@ -839,7 +839,7 @@ struct VerificationServiceTests {
         @Test("a provider without cancel is not called, and the verification is still canceled")
         func cancelUnsupported() async throws {
             let provider = ScriptedProvider(
-                id: "alpha", capabilities: ProviderCapabilities(channels: [.sms], supportsCancel: false))
+                id: "alpha", capabilities: ProviderCapabilities(channels: [.sms], withheld: [.cancel]))
             let h = try ServiceHarness([provider])
             let id = try await h.service.start(try .sms()).id
             #expect(try await h.service.cancel(id: id).status == .canceled)

@@ -44,9 +44,7 @@ struct FirebasePluginTests {
         #expect(capabilities.multiFactorKinds == [.signIn, .enroll])
         #expect(capabilities.issuesTokens)
         #expect(!capabilities.resendKeepsCode)
-        #expect(capabilities.supportsResend)
-        #expect(!capabilities.supportsCancel)
-        #expect(!capabilities.supportsStatus)
+        #expect(provider.operations == [.resend])
         #expect(!capabilities.resendCanChangeChannel)
     }
 

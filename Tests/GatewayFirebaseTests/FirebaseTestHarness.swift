@@ -31,7 +31,7 @@ struct FirebaseHarness: EmulatorHarness {
     let logs = CapturedLogs()
     let emulator: FirebaseEmulator
     let transport: RecordingTransport
-    let provider: any VerificationProvider
+    let provider: FirebaseProvider
 
     init(
         settings extra: [String: String] = [:], emulatorTestNumbers: [String: String] = FirebaseSandbox.testNumbers,
@@ -46,8 +46,8 @@ struct FirebaseHarness: EmulatorHarness {
         var settings = FirebasePlugin.plugin.sandboxSettings(
             try #require(URL(string: "http://gateway.test\(Self.mount)")))
         settings.merge(extra) { _, new in new }
-        provider = try FirebasePlugin.plugin.makeProvider(
-            ProviderContext(
+        provider = try FirebaseProvider(
+            context: ProviderContext(
                 providerID: "firebase", settings: settings, transport: transport, clock: clock,
                 logger: logs.logger(), requestTimeout: requestTimeout))
     }

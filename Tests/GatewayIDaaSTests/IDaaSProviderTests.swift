@@ -18,7 +18,7 @@ struct IDaaSProviderHarness: EmulatorHarness {
 
     let base: IDaaSEmulatorHarness
     let transport: RecordingTransport
-    let provider: any VerificationProvider
+    let provider: IDaaSProvider
     let logs = CapturedLogs()
     var emulator: IDaaSEmulator { base.emulator }
     var outbox: SandboxOutbox { base.outbox }
@@ -34,8 +34,8 @@ struct IDaaSProviderHarness: EmulatorHarness {
         var settings = IDaaSPlugin.plugin.sandboxSettings(try #require(URL(string: "http://gateway.test\(Self.mount)")))
         settings["area_codes_preload"] = "false"
         settings.merge(extra) { _, new in new }
-        provider = try IDaaSPlugin.plugin.makeProvider(
-            ProviderContext(
+        provider = try IDaaSProvider(
+            context: ProviderContext(
                 providerID: "idaas", settings: settings, transport: transport, clock: base.clock,
                 logger: logs.logger(), requestTimeout: requestTimeout))
     }

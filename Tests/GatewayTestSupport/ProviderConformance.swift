@@ -57,8 +57,10 @@ extension ProviderConformanceRig {
 /// state whose cost stays flat as it fills, and transport failures (no answer in time, a reset, a 5xx, an
 /// unreadable 2xx) through its fault switch.
 ///
-/// Each check builds a new rig, so checks are independent. Checks for a capability the provider does not
-/// declare (no resend, no callbacks) pass without calls: the declaration is what the router trusts.
+/// Each check builds a new rig, so checks are independent. The checks of an optional operation (resend, cancel,
+/// refresh, callbacks) run when the provider offers it (``GatewayCore/VerificationProvider/operations``); for every
+/// operation it does not offer, ``Check/undeclaredOperationsAreRefusedBeforeTheVendor`` drives the engine over the
+/// provider and shows the operation refused (or answered by the gateway alone) with the vendor unreachable.
 package struct ProviderConformance: Sendable {
     /// The provider call that makes a vendor operation, to reach an error row on it.
     package enum Call: Sendable {
@@ -136,6 +138,7 @@ package struct ProviderConformance: Sendable {
         case doubleSubmitApprovesOnce
         case emulatorStateCostStaysFlat
         case transportFailuresMapToProviderErrors
+        case undeclaredOperationsAreRefusedBeforeTheVendor
 
         package var testDescription: String {
             switch self {
@@ -154,6 +157,8 @@ package struct ProviderConformance: Sendable {
             case .emulatorStateCostStaysFlat: "Emulator state costs as many rows per call at 2,000 requests as at 20"
             case .transportFailuresMapToProviderErrors:
                 "No answer in time, a reset, a 5xx and an unreadable 2xx map to the kit's provider errors"
+            case .undeclaredOperationsAreRefusedBeforeTheVendor:
+                "Every operation the provider does not offer is refused, or answered by the gateway, before the vendor"
             }
         }
     }
@@ -175,6 +180,7 @@ package struct ProviderConformance: Sendable {
         case .doubleSubmitApprovesOnce: try await doubleSubmit()
         case .emulatorStateCostStaysFlat: try await stateCostStaysFlat()
         case .transportFailuresMapToProviderErrors: try await transportFailures()
+        case .undeclaredOperationsAreRefusedBeforeTheVendor: try await undeclaredOperationsAreRefused()
         }
     }
 
@@ -306,12 +312,12 @@ package struct ProviderConformance: Sendable {
     func resendSendsAgain() async throws {
         let rig = try rig()
         let capabilities = rig.provider.capabilities
-        guard capabilities.supportsResend else { return }
+        guard let resending = rig.provider.resending else { return }
         let started = try await start(rig, fallbacks: resendFallbacks)
         let destination = started.verification.destination.value
         let before = rig.outbox.messages(to: destination).count
         var moved = started.verification
-        let asked = try await rig.provider.resend(
+        let asked = try await resending.resend(
             started.verification, request: ResendRequest(appVerification: appVerification))
         Self.apply(asked, to: &moved)
         Self.apply(try await rig.completed(asked, of: moved), to: &moved)
@@ -326,10 +332,10 @@ package struct ProviderConformance: Sendable {
 
     func cancelEnds() async throws {
         let rig = try rig()
-        guard rig.provider.capabilities.supportsCancel else { return }
+        guard let canceling = rig.provider.canceling else { return }
         let started = try await start(rig)
         rig.clock.advance(by: cancelAfter + 1)
-        try await rig.provider.cancel(started.verification)
+        try await canceling.cancel(started.verification)
         await expectVerificationError("a check after cancel") {
             try await rig.provider.check(started.verification, code: try #require(started.code))
         }
@@ -337,26 +343,26 @@ package struct ProviderConformance: Sendable {
 
     func refreshReportsTheStatus() async throws {
         let rig = try rig()
-        guard rig.provider.capabilities.supportsStatus else { return }
+        guard let reporting = rig.provider.statusReporting else { return }
         let started = try await start(rig)
         // No change (`status` nil) leaves it pending.
         #expect(
-            (try await rig.provider.status(started.verification).status ?? .pending) == .pending,
+            (try await reporting.status(started.verification).status ?? .pending) == .pending,
             "\(name): refresh after start")
         #expect(
             try await rig.provider.check(started.verification, code: try #require(started.code)).status == .approved)
         if statusAfterApproval {
             #expect(
-                try await rig.provider.status(started.verification).status == .approved,
+                try await reporting.status(started.verification).status == .approved,
                 "\(name): refresh after approval")
         } else {
-            await expectGatewayError(.notFound) { try await rig.provider.status(started.verification) }
+            await expectGatewayError(.notFound) { try await reporting.status(started.verification) }
         }
     }
 
     func callbacksAreTakenOnlyWhenSigned() async throws {
         let rig = try rig()
-        guard rig.provider.capabilities.acceptsCallbacks else { return }
+        guard let receiving = rig.provider.callbackReceiving else { return }
         let started = try await start(rig, channel: callbackChannel)
         if rig.provider.capabilities.completesWithoutCode.contains(callbackChannel) {
             try await rig.approveWithoutCode(started.result, to: started.verification.destination)
@@ -371,14 +377,14 @@ package struct ProviderConformance: Sendable {
         let lookup = VerificationLookup { _ in verification }
         var approved = false
         for callback in callbacks {
-            let reply = try await rig.provider.handleCallback(callback, lookup: lookup)
+            let reply = try await receiving.handleCallback(callback, lookup: lookup)
             approved = approved || reply.updates.contains { $0.change.status == .approved }
             var tampered = callback
             tampered.body = callback.body + Data(" ".utf8)
-            await expectGatewayError(.unauthorized) { try await rig.provider.handleCallback(tampered, lookup: lookup) }
+            await expectGatewayError(.unauthorized) { try await receiving.handleCallback(tampered, lookup: lookup) }
             var unsigned = callback
             for field in signatureHeaders { unsigned.headerFields[field] = nil }
-            await expectGatewayError(.unauthorized) { try await rig.provider.handleCallback(unsigned, lookup: lookup) }
+            await expectGatewayError(.unauthorized) { try await receiving.handleCallback(unsigned, lookup: lookup) }
         }
         #expect(approved, "\(name): no callback reported the approval")
     }
@@ -420,14 +426,18 @@ package struct ProviderConformance: Sendable {
                         "\(try await rig.provider.check(verification, code: Self.wrong(started?.code)).status)")
                 case .resend:
                     let verification = try #require(started?.verification)
-                    _ = try await rig.provider.resend(
+                    let resending = try #require(rig.provider.resending, "\(label): the provider offers no resend")
+                    _ = try await resending.resend(
                         verification, request: ResendRequest(appVerification: appVerification))
                     outcome = .success("resent")
                 case .cancel:
-                    try await rig.provider.cancel(try #require(started?.verification))
+                    let canceling = try #require(rig.provider.canceling, "\(label): the provider offers no cancel")
+                    try await canceling.cancel(try #require(started?.verification))
                     outcome = .success("canceled")
                 case .status:
-                    let change = try await rig.provider.status(try #require(started?.verification))
+                    let reporting = try #require(
+                        rig.provider.statusReporting, "\(label): the provider offers no status")
+                    let change = try await reporting.status(try #require(started?.verification))
                     outcome = .success(change.status?.rawValue ?? "no status")
                 }
             } catch let error as GatewayError {
@@ -569,5 +579,77 @@ package struct ProviderConformance: Sendable {
             }
             rig.faults.clear()
         }
+    }
+
+    /// For each optional operation the provider does not offer, the engine over the provider, with every vendor
+    /// request answered by a dropped connection, and a verification that has sent: a resend is refused with
+    /// `invalid_request`, a cancel ends it in the gateway alone, a refresh answers from the store, a callback is
+    /// `not_found`, and an answer to a challenge is `invalid_state`. Nothing reaches the vendor: a call would have
+    /// failed with `provider_unavailable`, and the outbox stays as it was.
+    func undeclaredOperationsAreRefused() async throws {
+        let rig = try rig()
+        let provider = rig.provider
+        let missing = ProviderOperations.all.subtracting(provider.operations)
+        guard !missing.isEmpty else { return }
+        let store = InMemoryVerificationStore()
+        let service = VerificationService(
+            registry: try makeRegistry([provider]),
+            routing: RoutingTable(routes: [:], defaultOrder: [provider.id]), store: store, clock: rig.clock,
+            logger: .quiet)
+        let started = try await start(rig)
+        let destination = started.verification.destination.value
+        rig.faults.set(.init(connectionReset: true))
+        defer { rig.faults.clear() }
+        let sent = rig.outbox.messages(to: destination).count
+        /// A stored verification of the provider, pending and sent once, as the start left it.
+        func stored(challenge: Bool = false) async throws -> VerificationRecord {
+            let now = rig.clock.now
+            let record = VerificationRecord(
+                id: VerificationService.newID(), destination: started.verification.destination,
+                channel: started.verification.channel, providerID: provider.id,
+                providerReference: started.verification.reference, providerState: started.verification.state,
+                maxAttempts: 5, createdAt: now, updatedAt: now, expiresAt: now.addingTimeInterval(600),
+                nextAction: challenge
+                    ? .solveChallenge(
+                        NextAction.Challenge(kind: "conformance", data: [:], expiresAt: now.addingTimeInterval(60)))
+                    : nil)
+            try await store.insert(record)
+            return record
+        }
+        if missing.contains(.resend) {
+            let record = try await stored()
+            await expectGatewayError(.invalidRequest) {
+                try await service.resend(id: record.id, request: ResendRequest(appVerification: appVerification))
+            }
+            #expect(try await store.record(id: record.id)?.sends == 1, "\(name): a refused resend counted a send")
+        }
+        if missing.contains(.cancel) {
+            let record = try await stored()
+            let canceled = try await service.cancel(id: record.id)
+            #expect(canceled.status == .canceled, "\(name): a cancel without the operation left \(canceled.status)")
+        }
+        if missing.contains(.status) {
+            let record = try await stored()
+            let refreshed = try await service.refresh(id: record.id)
+            #expect(refreshed == record, "\(name): a refresh without the operation changed the verification")
+        }
+        if missing.contains(.callbacks) {
+            let callback = VendorCallback(
+                method: .post, url: try #require(URL(string: "https://gateway.example/callbacks/\(provider.id)")),
+                subpath: "/", query: nil, headerFields: [.contentType: "application/json"], body: Data("{}".utf8))
+            await expectGatewayError(.notFound) {
+                try await service.handleCallback(providerID: provider.id, callback)
+            }
+        }
+        if missing.contains(.challenge) {
+            let record = try await stored(challenge: true)
+            await expectGatewayError(.invalidState) {
+                try await service.submitChallenge(id: record.id, answer: ChallengeAnswer(answer: ["x": 1]))
+            }
+            #expect(
+                try await store.record(id: record.id)?.challengeAttempts == 0,
+                "\(name): a refused challenge answer spent an attempt")
+        }
+        #expect(rig.outbox.messages(to: destination).count == sent, "\(name): an undeclared operation sent something")
     }
 }

@@ -63,8 +63,11 @@ public struct ScriptedCall: Sendable {
 /// Each operation answers from its queue of ``ScriptedStep``s, oldest first; once the queue is empty it
 /// answers with the operation's fallback. Without a fallback, `start` accepts with reference
 /// `"<id>-ref-<n>"`, `resend` and `cancel` succeed, `status` answers `pending`, and `check` throws
-/// `internal` so an unscripted check never passes by accident. Safe to call from many tasks at once.
-public final class ScriptedProvider: VerificationProvider {
+/// `internal` so an unscripted check never passes by accident. Safe to call from many tasks at once. It offers
+/// every optional operation but actions; a test takes one away with ``ProviderCapabilities/withheld``.
+public final class ScriptedProvider: ResendingProvider, CancelingProvider, StatusReportingProvider,
+    CallbackReceivingProvider, ChallengingProvider
+{
     /// The provider instance id, as routes and records name it.
     public let id: String
     /// What the provider declares: every channel unless the test says otherwise.

@@ -29,7 +29,7 @@ struct ContractsV2APITests {
     /// body names the vendor reference to approve.
     static func signedProvider(_ id: String = "alpha") -> ScriptedProvider {
         let provider = ScriptedProvider(
-            id: id, capabilities: ProviderCapabilities(channels: [.sms, .voice], acceptsCallbacks: true))
+            id: id, capabilities: ProviderCapabilities(channels: [.sms, .voice]))
         provider.setCallbackHandler { callback, lookup throws(GatewayError) in
             guard callback.headerFields[signature] == "good" else {
                 throw GatewayError(.unauthorized, "The callback's signature does not verify.")

@@ -20,13 +20,10 @@ public struct ProviderCapabilities: Sendable, Equatable {
     public var issuesTokens: Bool
     /// Whether a resend delivers the same code (Twilio) or a new one (Sinch, Firebase).
     public var resendKeepsCode: Bool
-    /// Whether the provider can send a verification again; when not, a resend is refused before the vendor is
-    /// called.
-    public var supportsResend: Bool
-    /// Whether the vendor can cancel a verification; when not, a cancel only marks it canceled in the gateway.
-    public var supportsCancel: Bool
-    /// Whether the vendor reports a verification's status; when not, a refresh answers from the store.
-    public var supportsStatus: Bool
+    /// Optional operations the provider's type implements but this configuration does not offer (Vonage Verify
+    /// v2 has no status call; a Telnyx provider without `public_key` takes no callbacks). What a provider offers is
+    /// ``VerificationProvider/operations``: what it implements less this. It can only take away.
+    public var withheld: ProviderOperations
     /// Whether a resend may switch channel (Twilio, Vonage's next step).
     public var resendCanChangeChannel: Bool
     /// Channels whose verifications finish without a code (push approval, silent network
@@ -37,11 +34,9 @@ public struct ProviderCapabilities: Sendable, Equatable {
     /// The vendor's own limit on checks per verification (Vonage v1 allows 3); the gateway's limit for a
     /// verification is the lower of this and its policy.
     public var vendorMaxAttempts: Int?
-    /// Whether the plugin verifies and applies the vendor's callbacks at `/callbacks/{provider id}`.
-    public var acceptsCallbacks: Bool
 
-    /// Capabilities with `channels` and the most common answers for the rest: resend, cancel and status
-    /// supported, everything else off or empty.
+    /// Capabilities with `channels`, and everything else off or empty unless given. Which optional operations
+    /// are offered is not declared here: it follows from the protocols the provider adopts, less `withheld`.
     public init(
         channels: Set<Channel>,
         excludedRegions: Set<String> = [],
@@ -51,14 +46,11 @@ public struct ProviderCapabilities: Sendable, Equatable {
         multiFactorKinds: Set<MultiFactor.Kind> = [],
         issuesTokens: Bool = false,
         resendKeepsCode: Bool = false,
-        supportsResend: Bool = true,
-        supportsCancel: Bool = true,
-        supportsStatus: Bool = true,
         resendCanChangeChannel: Bool = false,
         completesWithoutCode: Set<Channel> = [],
         nativeWorkflows: Bool = false,
         vendorMaxAttempts: Int? = nil,
-        acceptsCallbacks: Bool = false
+        withheld: ProviderOperations = []
     ) {
         self.channels = channels
         self.excludedRegions = excludedRegions
@@ -68,14 +60,11 @@ public struct ProviderCapabilities: Sendable, Equatable {
         self.multiFactorKinds = multiFactorKinds
         self.issuesTokens = issuesTokens
         self.resendKeepsCode = resendKeepsCode
-        self.supportsResend = supportsResend
-        self.supportsCancel = supportsCancel
-        self.supportsStatus = supportsStatus
         self.resendCanChangeChannel = resendCanChangeChannel
         self.completesWithoutCode = completesWithoutCode
         self.nativeWorkflows = nativeWorkflows
         self.vendorMaxAttempts = vendorMaxAttempts
-        self.acceptsCallbacks = acceptsCallbacks
+        self.withheld = withheld
     }
 
     /// Whether the provider serves destinations in `region` (ISO 3166).

@@ -3,27 +3,19 @@ import Foundation
 /// One configured vendor account that can send and check codes.
 ///
 /// Every method throws only ``GatewayError``; a plugin maps its vendor's errors through one mapping
-/// table. Optional operations have defaults that refuse, and the engine reads ``capabilities`` first so
-/// it never calls them when they are missing.
+/// table. Start and check are all a provider must do. The optional operations are protocols of their own,
+/// adopted beside this one (``ResendingProvider``, ``CancelingProvider``, ``StatusReportingProvider``,
+/// ``CallbackReceivingProvider``, ``ChallengingProvider``, ``ActionProvider``): what a provider offers follows from
+/// what it implements (``operations``), so none can be advertised and then refused by a default. The defaults
+/// below answer "nothing to do", never an error.
 public protocol VerificationProvider: Sendable {
     /// The provider instance id, as used in routes and API responses (`twilio`, `twilio-eu`).
     var id: String { get }
     /// What the provider supports; the engine and the router read it before calling any operation.
     var capabilities: ProviderCapabilities { get }
 
-    /// Runs before ``start(_:)``: a challenge the app must solve before anything is sent, or `nil` to start
-    /// at once. A verification waiting for its challenge has sent nothing and cost nothing. The default
-    /// returns `nil`.
-    func prepare(_ request: StartVerification) async throws(GatewayError) -> ProviderChallenge?
-
     /// Sends the first code (or starts the vendor's flow) for a request routing chose this provider for.
     func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult
-
-    /// The app's answer to the challenge ``prepare(_:)`` returned. Returns what a start returns; a wrong
-    /// answer returns a fresh challenge as the result's ``ProviderStartResult/nextAction`` with
-    /// ``ProviderStartResult/sentNothing``, never a send.
-    func submitChallenge(_ verification: ProviderVerification, answer: ChallengeAnswer) async throws(GatewayError)
-        -> ProviderStartResult
 
     /// Whether this particular start needs an app-verification proof. Defaults to
     /// ``ProviderCapabilities/requiresAppVerification``; a vendor with fixed test numbers (Firebase)
@@ -37,40 +29,13 @@ public protocol VerificationProvider: Sendable {
     /// Checks the code the user entered (for a flash call, the caller number the app intercepted).
     func check(_ verification: ProviderVerification, code: String) async throws(GatewayError) -> ProviderCheckResult
 
-    /// Sends again. ``ResendRequest/channel`` is set when the caller (or the next fallback channel) asks for
-    /// another channel. A vendor that resends by starting over returns a new reference and state.
-    func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
-        -> ProviderStartResult
-
-    /// Cancels the verification at the vendor. Called only when ``ProviderCapabilities/supportsCancel`` and something
-    /// was sent.
-    func cancel(_ verification: ProviderVerification) async throws(GatewayError)
-
-    /// The vendor's current view of the verification (`GET …?refresh=true`). Never spends an attempt.
-    func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange
-
-    /// Verifies and reads a callback the vendor sent to `/callbacks/{provider id}/…`. A callback whose
-    /// signature is missing or wrong throws `unauthorized` and changes nothing. `lookup` finds the
-    /// verifications a callback names, for vendors that must be answered on the spot (Sinch's request
-    /// event is answered allow or deny).
-    func handleCallback(_ callback: VendorCallback, lookup: VerificationLookup) async throws(GatewayError)
-        -> CallbackReply
-
-    /// Vendor-only operations this provider offers through `POST /v1/providers/{id}/actions/{name}`
-    /// (IDaaS `refresh_id_token`, Twilio `create_access_token`).
-    var actions: [ProviderAction] { get }
-
-    /// Runs one of ``actions``. Input and output are JSON objects, so the core never needs to know a
-    /// vendor's types.
-    func perform(action: String, input: [String: JSONValue]) async throws(GatewayError) -> [String: JSONValue]
-
     /// Asks the vendor about a start whose gateway instance died during the vendor call, before the gateway
     /// stored its answer (docs/architecture.md §9.2): by the reference that start sent (the gateway's
     /// verification id), or by what else the vendor can find the start by (its destination). The answer is
     /// what the retry of that start's `Idempotency-Key` gets: ``StartLookupResult/found(_:)`` is stored as the
     /// key's verification, ``StartLookupResult/notFound`` lets the start run anew, anything else keeps
     /// `idempotency_outcome_unknown`. The default answers ``StartLookupResult/unknown``: the vendor has no
-    /// lookup.
+    /// lookup, which is a true answer, not a refusal.
     func lookUpStart(_ lookup: StartLookup) async throws(GatewayError) -> StartLookupResult
 
     /// Reads what routing needs from the vendor before the first request (IDaaS: the tenant's area codes, which
@@ -86,9 +51,6 @@ public protocol VerificationProvider: Sendable {
 }
 
 extension VerificationProvider {
-    /// Default: no actions.
-    public var actions: [ProviderAction] { [] }
-
     /// Default: nothing to read.
     public func warmUp() async {}
 
@@ -100,50 +62,9 @@ extension VerificationProvider {
         capabilities.requiresAppVerification
     }
 
-    /// Default: `nil`, start at once.
-    public func prepare(_ request: StartVerification) async throws(GatewayError) -> ProviderChallenge? { nil }
-
     /// Default: ``StartLookupResult/unknown``, the vendor has no lookup.
     public func lookUpStart(_ lookup: StartLookup) async throws(GatewayError) -> StartLookupResult { .unknown }
 
     /// Default: `false`, no number is a test number.
     public func isTestNumber(_ request: StartVerification) -> Bool { false }
-
-    /// Default: throws `invalid_state`, since a provider that sets no challenge has nothing to answer.
-    public func submitChallenge(_ verification: ProviderVerification, answer: ChallengeAnswer)
-        async throws(GatewayError) -> ProviderStartResult
-    {
-        throw GatewayError(.invalidState, "Provider \(id) sets no challenge.")
-    }
-
-    /// Default: throws `not_found`, since the provider has no actions.
-    public func perform(action: String, input: [String: JSONValue]) async throws(GatewayError)
-        -> [String: JSONValue]
-    {
-        throw GatewayError(.notFound, "Provider \(id) has no action named \(action).")
-    }
-
-    /// Default: throws `invalid_request`; the caller starts a new verification instead.
-    public func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
-        -> ProviderStartResult
-    {
-        throw GatewayError(.invalidRequest, "Provider \(id) cannot resend; start a new verification.")
-    }
-
-    /// Default: throws `invalid_request`, the provider cannot cancel.
-    public func cancel(_ verification: ProviderVerification) async throws(GatewayError) {
-        throw GatewayError(.invalidRequest, "Provider \(id) cannot cancel a verification.")
-    }
-
-    /// Default: throws `invalid_request`, the provider cannot report a status.
-    public func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange {
-        throw GatewayError(.invalidRequest, "Provider \(id) cannot report a verification's status.")
-    }
-
-    /// Default: throws `not_found`, the provider takes no callbacks.
-    public func handleCallback(_ callback: VendorCallback, lookup: VerificationLookup) async throws(GatewayError)
-        -> CallbackReply
-    {
-        throw GatewayError(.notFound, "Provider \(id) takes no callbacks.")
-    }
 }

@@ -41,6 +41,8 @@ extension VerificationService {
         let waitLimit = clock.instant.advanced(by: .milliseconds(Int64(lease * 1000)))
         var pause = Duration.milliseconds(2)
         var waited = false
+        // The wait limit passed after the last claim was read: the holder's lease may have ended meanwhile.
+        var lastLook = false
         // The instance of a claim found held, once it is known dead: the next claim takes it over at once.
         var deadOwner: String?
         while true {
@@ -77,6 +79,12 @@ extension VerificationService {
                     continue
                 }
                 guard clock.instant < waitLimit else {
+                    // One more read of the claim before giving up: the wait is as long as the holder's lease, so
+                    // when it ends the lease may have just lapsed, after the read that found it held.
+                    if !lastLook {
+                        lastLook = true
+                        continue
+                    }
                     throw GatewayError(
                         .concurrentVerification,
                         "Another request is starting a verification to this destination; try again.")

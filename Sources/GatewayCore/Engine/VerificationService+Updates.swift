@@ -17,10 +17,11 @@ extension VerificationService {
         }
         // The record the lease took is the one validated, so this answers as the validation did; should it
         // ever not, the lease goes back before the refusal.
+        let resender: any ResendingProvider
         let channel: Channel?
         let usesFallback: Bool
         do {
-            (channel, usesFallback) = try Self.resendChannel(
+            (resender, channel, usesFallback) = try Self.resendChannel(
                 record, provider: provider, request: request, maxSends: maxSends)
         } catch {
             _ = try? await finishCheck(id) { _ in }
@@ -31,7 +32,7 @@ extension VerificationService {
         do {
             var vendorRequest = request
             vendorRequest.channel = channel
-            result = try await provider.resend(
+            result = try await resender.resend(
                 ProviderVerification(record, clientContext: request.clientContext), request: vendorRequest)
             // Provisional, as the lease: ``finishCheck`` commits (synced) after it on every path.
             try? await store.append(
@@ -80,7 +81,7 @@ extension VerificationService {
     /// channel, or the refusal; decided from the record alone, so it holds for the record the lease took.
     static func resendChannel(
         _ record: VerificationRecord, provider: any VerificationProvider, request: ResendRequest, maxSends: Int
-    ) throws(GatewayError) -> (channel: Channel?, usesFallback: Bool) {
+    ) throws(GatewayError) -> (resender: any ResendingProvider, channel: Channel?, usesFallback: Bool) {
         if case .solveChallenge = record.nextAction {
             throw GatewayError(
                 .invalidState,
@@ -90,7 +91,7 @@ extension VerificationService {
                         + "the new code; the code already sent stays valid until then.")
         }
         let capabilities = provider.capabilities
-        guard capabilities.supportsResend else {
+        guard let resender = provider.resending else {
             throw GatewayError(.invalidRequest, "Provider \(provider.id) cannot resend; start a new verification.")
         }
         var channel = request.channel
@@ -110,7 +111,7 @@ extension VerificationService {
         if record.sends >= maxSends {
             throw GatewayError(.maxSendsReached, "The code was sent too many times; wait for it to expire.")
         }
-        return (channel, usesFallback)
+        return (resender, channel, usesFallback)
     }
 
     /// Cancels a pending verification. Canceling a canceled one returns it unchanged. Like a check, a cancel
@@ -127,10 +128,10 @@ extension VerificationService {
             if stored.status == .canceled { return stored }
             throw error
         }
-        if provider.capabilities.supportsCancel, record.sends > 0 {
+        if let canceling = provider.canceling, record.sends > 0 {
             let began = clock.instant
             do {
-                try await provider.cancel(ProviderVerification(record))
+                try await canceling.cancel(ProviderVerification(record))
                 // Provisional, as the lease: ``finishCheck`` commits (synced) after it on every path.
                 try? await store.append(
                     contentsOf: [callEvent(record.id, provider.id, "cancel", outcome: "canceled", since: began)],
@@ -188,11 +189,11 @@ extension VerificationService {
         let record = try await current(id, owner: owner)
         guard record.status == .pending, record.sends > 0 else { return record }
         let provider = try provider(for: record)
-        guard provider.capabilities.supportsStatus else { return record }
+        guard let reporting = provider.statusReporting else { return record }
         let began = clock.instant
         let change: VerificationChange
         do {
-            change = try await provider.status(ProviderVerification(record))
+            change = try await reporting.status(ProviderVerification(record))
             try await store.append(
                 callEvent(record.id, provider.id, "status", outcome: change.status?.rawValue ?? "pending", since: began)
             )
@@ -315,7 +316,7 @@ extension VerificationService {
         guard let provider = registry.provider(providerID) else {
             throw GatewayError(.notFound, "No provider named `\(providerID)` is configured.")
         }
-        guard provider.capabilities.acceptsCallbacks else {
+        guard let receiving = provider.callbackReceiving else {
             throw GatewayError(.notFound, "Provider `\(providerID)` takes no callbacks.")
         }
         let countries = policy.countries
@@ -324,7 +325,7 @@ extension VerificationService {
                 try await self.record(for: target, providerID: providerID).map { ProviderVerification($0) }
             },
             permits: { destination in destination.phoneNumber.map { countries.permits($0.policyRegion) } ?? true })
-        let reply = try await provider.handleCallback(callback, lookup: lookup)
+        let reply = try await receiving.handleCallback(callback, lookup: lookup)
         for update in reply.updates {
             guard let record = try await record(for: update.target, providerID: providerID) else {
                 logger.notice("callback for an unknown verification", metadata: ["provider.id": "\(providerID)"])
@@ -358,11 +359,15 @@ extension VerificationService {
         // Take the challenge with compare-and-set, so two answers at once never send twice.
         var record: VerificationRecord
         let challenge: NextAction
+        let challenging: any ChallengingProvider
         while true {
             record = try await current(id, owner: owner)
             if let error = record.finalStateError { throw error }
             guard let action = record.nextAction, case .solveChallenge = action else {
                 throw GatewayError(.invalidState, "This verification has no challenge to answer.")
+            }
+            guard let answering = try provider(for: record).challenging else {
+                throw GatewayError(.invalidState, "Provider \(record.providerID) sets no challenge to answer.")
             }
             guard record.challengeAttempts < policy.maxChallengeAttempts else {
                 _ = try await settle(record, status: .maxAttemptsReached, event: .statusChanged)
@@ -378,17 +383,18 @@ extension VerificationService {
             if try await store.update(taken) {
                 record = taken
                 challenge = action
+                challenging = answering
                 break
             }
         }
-        let provider = try provider(for: record)
         let began = clock.instant
         let result: ProviderStartResult
         do {
-            result = try await provider.submitChallenge(
+            result = try await challenging.submitChallenge(
                 ProviderVerification(record, clientContext: answer.clientContext), answer: answer)
         } catch {
-            try await store.append(callEvent(id, provider.id, "challenge", outcome: error.code.rawValue, since: began))
+            try await store.append(
+                callEvent(id, challenging.id, "challenge", outcome: error.code.rawValue, since: began))
             // The challenge stays open for another answer.
             _ = try? await finishCheck(id) { record in
                 if record.nextAction == nil { record.nextAction = challenge }
@@ -398,7 +404,7 @@ extension VerificationService {
         let solved: Bool
         if case .solveChallenge = result.nextAction { solved = false } else { solved = true }
         try await store.append(
-            callEvent(id, provider.id, "challenge", outcome: solved ? "accepted" : "rejected", since: began))
+            callEvent(id, challenging.id, "challenge", outcome: solved ? "accepted" : "rejected", since: began))
         let settled = try await finishCheck(id) { record in
             record.nextAction = result.nextAction
             if !result.state.isEmpty { record.providerState = result.state }

@@ -219,48 +219,35 @@ public struct VerificationService: Sendable {
         }
         try await countStart(request, apiKeyID: apiKeyID, clientIP: clientIP, keyLimit: keyLimit)
         try await guardPumping(request, apiKeyID: apiKeyID)
-        guard !candidates.isEmpty else {
-            // Providers without the request's multi-factor step could never serve it: the others' reasons
-            // decide, and when there are none, no configured provider runs the step.
-            let skippedReasons = decision.skipped.filter { $0.reason != RoutingTable.Skip.multiFactorNotSupported }
-            if let step = request.multiFactor, skippedReasons.isEmpty, !decision.skipped.isEmpty {
-                throw GatewayError(
-                    .invalidRequest,
-                    "No provider this request could go to runs a multi-factor `\(step.kind.rawValue)` "
-                        + "(`multi_factor`); GET /v1/admin/providers lists the steps each provider runs.")
-            }
-            let onlyUnknown =
-                !skippedReasons.isEmpty && skippedReasons.allSatisfy { $0.reason == "unknown_provider" }
-            let channelReasons: Set<String> = ["channel_not_supported", "fallback_channels_not_supported"]
-            if !onlyUnknown && skippedReasons.allSatisfy({ channelReasons.contains($0.reason) }) {
-                let channels = ([request.channel] + request.fallbackChannels).map(\.rawValue).joined(separator: ", ")
-                throw GatewayError(
-                    .unsupportedChannel, "No configured provider can send over \(channels).")
-            }
-            // Every candidate was passed over for the destination's country: no retry can change that.
-            let regionReasons: Set<String> = ["country_not_served", "country_excluded"]
-            if !onlyUnknown && skippedReasons.allSatisfy({ regionReasons.contains($0.reason) }) {
-                throw GatewayError(
-                    .unsupportedDestination, "No configured provider serves this destination's country.")
-            }
-            throw GatewayError(.noProviderAvailable, "No provider is available for this request.")
-        }
+        guard !candidates.isEmpty else { throw Self.noCandidateError(request, decision: decision) }
         // An adaptive route's bandit puts its choice first (the others and the fallbacks after it, for failover).
         if !choseAdaptive {
             adaptiveChoice = await chooseAdaptive(request, decision: decision, candidates: &candidates)
         }
         var request = request
         request.verificationID = id
+        let attempt = StartAttempt(
+            id: id, request: request, apiKeyID: apiKeyID, decision: decision, idempotency: idempotency,
+            adaptive: adaptiveChoice, skipped: decision.skipped)
+        return try await startAtFirstAccepting(candidates, attempt)
+    }
+
+    /// Tries `candidates` in order, one at a time, until one accepts (stored and returned) or a failure may not
+    /// fail over. Each call is preceded by its app-verification, breaker and deadline checks, and by the
+    /// idempotency claim's record of which provider is being called.
+    private func startAtFirstAccepting(_ candidates: [any VerificationProvider], _ start: StartAttempt)
+        async throws(GatewayError) -> VerificationRecord
+    {
+        var attempt = start
+        let decision = attempt.decision
+        let request = attempt.request
         var sendMayHaveHappened = false
         let deadline = clock.instant.advanced(by: policy.startDeadline)
-        var calls: [VerificationEvent] = []
-        var failovers: [String] = []
         var lastError: GatewayError?
         var proofError: GatewayError?
-        var skipped = decision.skipped
         for provider in candidates {
-            if !calls.isEmpty, clock.instant >= deadline {
-                skipped.append(RoutingTable.Skip(providerID: provider.id, reason: "deadline_passed"))
+            if !attempt.calls.isEmpty, clock.instant >= deadline {
+                attempt.skipped.append(RoutingTable.Skip(providerID: provider.id, reason: "deadline_passed"))
                 continue
             }
             do {
@@ -268,21 +255,23 @@ public struct VerificationService: Sendable {
             } catch {
                 // A candidate that needs an app-verification proof the request lacks is skipped, not
                 // failed: a later candidate may send without one. Only if none can is this the answer.
-                skipped.append(RoutingTable.Skip(providerID: provider.id, reason: "app_verification_missing"))
+                attempt.skipped.append(RoutingTable.Skip(providerID: provider.id, reason: "app_verification_missing"))
                 if proofError == nil { proofError = error }
                 continue
             }
             guard breakers.allow(provider.id, country: decision.country) else {
-                skipped.append(RoutingTable.Skip(providerID: provider.id, reason: "breaker_open"))
+                attempt.skipped.append(RoutingTable.Skip(providerID: provider.id, reason: "breaker_open"))
                 continue
             }
-            if let idempotency, !idempotency.aheadClaimCovers(callTo: provider.id, at: clock.instant) {
+            if let idempotency = attempt.idempotency,
+                !idempotency.aheadClaimCovers(callTo: provider.id, at: clock.instant)
+            {
                 // Before each call: which provider a takeover may ask, unless an earlier call may have sent too.
                 do {
                     try await recordProgress(
                         idempotency,
                         IdempotencyProgress(
-                            stage: .vendorCallBegun, verificationID: id,
+                            stage: .vendorCallBegun, verificationID: attempt.id,
                             providerID: sendMayHaveHappened ? nil : provider.id, callBegunAt: clock.now))
                 } catch {
                     // No call: the breaker's probe (if this was one) is given back for the next start.
@@ -291,46 +280,21 @@ public struct VerificationService: Sendable {
                 }
             }
             let began = clock.instant
-            idempotency?.setSendMayHaveHappened(true)
+            attempt.idempotency?.setSendMayHaveHappened(true)
             do {
-                var result: ProviderStartResult
-                if let challenge = try await provider.prepare(request) {
-                    // Nothing is sent until the app solves the challenge.
-                    result = ProviderStartResult(
-                        reference: challenge.reference, state: challenge.state,
-                        expiresAt: challenge.challenge.expiresAt, sentNothing: true,
-                        nextAction: .solveChallenge(challenge.challenge))
-                } else {
-                    result = try await provider.start(request)
-                }
+                let result = try await Self.startOrChallenge(provider, request)
                 breakers.record(provider.id, country: decision.country, failure: false)
-                calls.append(callEvent(id, provider.id, "start", outcome: "accepted", since: began))
-                return try await persistStart(
-                    id: id, request: request, provider: provider, result: result, apiKeyID: apiKeyID,
-                    events: calls, skipped: skipped, decision: decision, failovers: failovers, adaptive: adaptiveChoice,
-                    idempotency: idempotency)
+                attempt.calls.append(callEvent(attempt.id, provider.id, "start", outcome: "accepted", since: began))
+                return try await persistStart(attempt, provider: provider, result: result)
             } catch {
-                calls.append(callEvent(id, provider.id, "start", outcome: error.code.rawValue, since: began))
+                attempt.calls.append(
+                    callEvent(attempt.id, provider.id, "start", outcome: error.code.rawValue, since: began))
                 sendMayHaveHappened = sendMayHaveHappened || error.sendMayHaveHappened
-                idempotency?.setSendMayHaveHappened(sendMayHaveHappened)
-                let vendorFailed = error.errorClass == .providerTransient || error.errorClass == .providerPermanent
-                breakers.record(
-                    provider.id, country: decision.country, failure: vendorFailed,
-                    retryAfter: error.retryAfter.map(TimeInterval.init))
-                logger.warning(
-                    "provider start failed",
-                    metadata: [
-                        "provider.id": "\(provider.id)", "error.code": "\(error.code.rawValue)",
-                        "vendor.code": "\(error.vendor?.code ?? "-")", "to": "\(request.destination.masked)",
-                    ])
+                attempt.idempotency?.setSendMayHaveHappened(sendMayHaveHappened)
                 lastError = error
-                failovers.append("\(provider.id):\(error.code.rawValue)")
-                let failOver = vendorFailed && (!error.sendMayHaveHappened || decision.failoverOnTimeout)
-                if failOver { metrics.failover(provider: provider.id, country: decision.country, code: error.code) }
-                if !failOver {
-                    await recordFailedStart(
-                        id: id, request: request, decision: decision, failovers: failovers,
-                        error: error, apiKeyID: apiKeyID, events: calls)
+                attempt.failovers.append("\(provider.id):\(error.code.rawValue)")
+                if !failsOver(error, at: provider, attempt: attempt) {
+                    await recordFailedStart(attempt, error: error)
                     throw error
                 }
             }
@@ -338,24 +302,84 @@ public struct VerificationService: Sendable {
         var failure =
             lastError ?? proofError
             ?? GatewayError(.noProviderAvailable, "No provider is available for this request.")
-        if lastError == nil, skipped.contains(where: { $0.reason == "breaker_open" }) {
+        if lastError == nil, attempt.skipped.contains(where: { $0.reason == "breaker_open" }) {
             failure = GatewayError(
                 .noProviderAvailable,
                 "Every provider for this destination is failing; their circuit breakers are open. Retry later.")
         }
-        await recordFailedStart(
-            id: id, request: request, decision: decision, failovers: failovers, error: failure,
-            apiKeyID: apiKeyID, events: calls)
+        await recordFailedStart(attempt, error: failure)
         throw failure
+    }
+
+    /// The provider's challenge, when it sets one before anything is sent, or else its start.
+    private static func startOrChallenge(_ provider: any VerificationProvider, _ request: StartVerification)
+        async throws(GatewayError) -> ProviderStartResult
+    {
+        guard let challenge = try await provider.challenging?.prepare(request) else {
+            return try await provider.start(request)
+        }
+        // Nothing is sent until the app solves the challenge.
+        return ProviderStartResult(
+            reference: challenge.reference, state: challenge.state, expiresAt: challenge.challenge.expiresAt,
+            sentNothing: true, nextAction: .solveChallenge(challenge.challenge))
+    }
+
+    /// Records a provider's failed start with its breaker, the log and the metrics, and answers whether the start
+    /// goes on to the next candidate: only after a vendor failure, and after one that may have sent only when the
+    /// route fails over on timeouts.
+    private func failsOver(_ error: GatewayError, at provider: any VerificationProvider, attempt: StartAttempt)
+        -> Bool
+    {
+        let decision = attempt.decision
+        let vendorFailed = error.errorClass == .providerTransient || error.errorClass == .providerPermanent
+        breakers.record(
+            provider.id, country: decision.country, failure: vendorFailed,
+            retryAfter: error.retryAfter.map(TimeInterval.init))
+        logger.warning(
+            "provider start failed",
+            metadata: [
+                "provider.id": "\(provider.id)", "error.code": "\(error.code.rawValue)",
+                "vendor.code": "\(error.vendor?.code ?? "-")", "to": "\(attempt.request.destination.masked)",
+            ])
+        let failOver = vendorFailed && (!error.sendMayHaveHappened || decision.failoverOnTimeout)
+        if failOver { metrics.failover(provider: provider.id, country: decision.country, code: error.code) }
+        return failOver
+    }
+
+    /// Why a start whose routing left no candidate fails: the reasons routing passed each provider over decide.
+    static func noCandidateError(_ request: StartVerification, decision: RoutingTable.Decision) -> GatewayError {
+        // Providers without the request's multi-factor step could never serve it: the others' reasons
+        // decide, and when there are none, no configured provider runs the step.
+        let skippedReasons = decision.skipped.filter { $0.reason != RoutingTable.Skip.multiFactorNotSupported }
+        if let step = request.multiFactor, skippedReasons.isEmpty, !decision.skipped.isEmpty {
+            return GatewayError(
+                .invalidRequest,
+                "No provider this request could go to runs a multi-factor `\(step.kind.rawValue)` "
+                    + "(`multi_factor`); GET /v1/admin/providers lists the steps each provider runs.")
+        }
+        let onlyUnknown =
+            !skippedReasons.isEmpty && skippedReasons.allSatisfy { $0.reason == "unknown_provider" }
+        let channelReasons: Set<String> = ["channel_not_supported", "fallback_channels_not_supported"]
+        if !onlyUnknown && skippedReasons.allSatisfy({ channelReasons.contains($0.reason) }) {
+            let channels = ([request.channel] + request.fallbackChannels).map(\.rawValue).joined(separator: ", ")
+            return GatewayError(
+                .unsupportedChannel, "No configured provider can send over \(channels).")
+        }
+        // Every candidate was passed over for the destination's country: no retry can change that.
+        let regionReasons: Set<String> = ["country_not_served", "country_excluded"]
+        if !onlyUnknown && skippedReasons.allSatisfy({ regionReasons.contains($0.reason) }) {
+            return GatewayError(
+                .unsupportedDestination, "No configured provider serves this destination's country.")
+        }
+        return GatewayError(.noProviderAvailable, "No provider is available for this request.")
     }
 
     /// A start an experiment assigned but no vendor accepted is still a user in that arm: it is stored as
     /// `failed` so the experiment report counts it (intention to treat). Other failed starts keep no
     /// record. Storing must not hide the vendor's error, so a storage failure here is only logged.
-    private func recordFailedStart(
-        id: String, request: StartVerification, decision: RoutingTable.Decision, failovers: [String],
-        error: GatewayError, apiKeyID: String?, events: [VerificationEvent]
-    ) async {
+    private func recordFailedStart(_ attempt: StartAttempt, error: GatewayError) async {
+        let (id, request, decision, failovers) = (attempt.id, attempt.request, attempt.decision, attempt.failovers)
+        let (apiKeyID, events) = (attempt.apiKeyID, attempt.calls)
         guard let experiment = decision.experiment, let arm = decision.arm else { return }
         let now = clock.now
         let providerID = routing.experiments[experiment]?.arms.first { $0.name == arm }?.providerID ?? "-"
@@ -478,9 +502,10 @@ public struct VerificationService: Sendable {
         let decision = RoutingTable.Decision(
             route: "test_number", experiment: nil, arm: nil, candidates: [], skipped: [], failoverOnTimeout: false,
             country: request.destination.phoneNumber?.region)
-        return try await persistStart(
-            id: id, request: request, provider: provider, result: result, apiKeyID: apiKeyID, events: [],
-            skipped: [], decision: decision, failovers: [], isTestNumber: true, idempotency: idempotency)
+        var attempt = StartAttempt(
+            id: id, request: request, apiKeyID: apiKeyID, decision: decision, idempotency: idempotency)
+        attempt.isTestNumber = true
+        return try await persistStart(attempt, provider: provider, result: result)
     }
 
     /// Refuses, before any vendor is paid, a number the numbering plan does not know (unless the policy
@@ -584,9 +609,10 @@ public struct VerificationService: Sendable {
                 route: "recovered", experiment: nil, arm: nil, candidates: [], skipped: [], failoverOnTimeout: false,
                 country: request.destination.phoneNumber?.region)
             do {
-                let record = try await persistStart(
-                    id: id, request: request, provider: provider, result: result, apiKeyID: apiKeyID,
-                    events: [event], skipped: [], decision: decision, failovers: [], recovered: true)
+                var attempt = StartAttempt(id: id, request: request, apiKeyID: apiKeyID, decision: decision)
+                attempt.calls = [event]
+                attempt.recovered = true
+                let record = try await persistStart(attempt, provider: provider, result: result)
                 metrics.started(record)
                 return .verification(record)
             } catch {
@@ -614,12 +640,14 @@ public struct VerificationService: Sendable {
         }
     }
 
-    private func persistStart(
-        id: String, request: StartVerification, provider: any VerificationProvider, result: ProviderStartResult,
-        apiKeyID: String?, events: [VerificationEvent], skipped: [RoutingTable.Skip], decision: RoutingTable.Decision,
-        failovers: [String], isTestNumber: Bool = false, recovered: Bool = false,
-        adaptive choice: AdaptiveChoice? = nil, idempotency: IdempotentStart? = nil
-    ) async throws(GatewayError) -> VerificationRecord {
+    /// Stores the verification `provider` accepted (`result`), with its `started` event and the attempt's calls,
+    /// in one write; the claim of an `Idempotency-Key` that ends at the insert ends in the same commit.
+    private func persistStart(_ attempt: StartAttempt, provider: any VerificationProvider, result: ProviderStartResult)
+        async throws(GatewayError) -> VerificationRecord
+    {
+        let (id, request, decision, failovers) = (attempt.id, attempt.request, attempt.decision, attempt.failovers)
+        let (apiKeyID, skipped, choice) = (attempt.apiKeyID, attempt.skipped, attempt.adaptive)
+        let (isTestNumber, recovered, idempotency) = (attempt.isTestNumber, attempt.recovered, attempt.idempotency)
         let now = clock.now
         // Learned in its context when a provider of the adaptive route sent (not a fallback outside it).
         let learned = decision.adaptive.flatMap { $0.policy.providers.contains(provider.id) ? $0 : nil }
@@ -666,7 +694,7 @@ public struct VerificationService: Sendable {
         if !skipped.isEmpty {
             detail["skipped"] = skipped.map { "\($0.providerID):\($0.reason)" }.joined(separator: ",")
         }
-        let events = [VerificationEvent(verificationID: id, kind: .started, at: now, detail: detail)] + events
+        let events = [VerificationEvent(verificationID: id, kind: .started, at: now, detail: detail)] + attempt.calls
         if let idempotency, idempotency.endsAtInsert {
             // One commit for the record and the end of the claim's lease (``IdempotentStart/endsAtInsert``).
             try await store.insert(record, events: events, endingClaim: idempotency.key, token: idempotency.token)

@@ -3,7 +3,7 @@ import Foundation
 /// Configured test numbers with fixed codes (Firebase's idea, for every vendor and every mode): a start
 /// for one never reaches a vendor, nothing is sent or paid for, and the verification says it was a
 /// test number (`provider: test_numbers`, `test_number: true`). Checks still count attempts.
-struct TestNumberProvider: VerificationProvider {
+struct TestNumberProvider: ResendingProvider, CancelingProvider {
     static let providerID = "test_numbers"
 
     let codes: [String: String]
@@ -13,7 +13,7 @@ struct TestNumberProvider: VerificationProvider {
     var capabilities: ProviderCapabilities {
         ProviderCapabilities(
             channels: Set(Channel.allCases).subtracting([.email, .push, .silentAuth]), resendKeepsCode: true,
-            supportsResend: true, supportsCancel: true, supportsStatus: false, resendCanChangeChannel: true)
+            resendCanChangeChannel: true)
     }
 
     func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {

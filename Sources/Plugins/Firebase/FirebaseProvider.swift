@@ -11,11 +11,11 @@ import Logging
 /// session). A check calls `accounts:signInWithPhoneNumber`; approval carries Firebase's tokens.
 /// A start with a ``GatewayCore/MultiFactor`` step is a phone second factor instead (Identity Toolkit v2,
 /// `FirebaseProvider+MultiFactor.swift`). Firebase has no cancel or status call.
-struct FirebaseProvider: VendorHTTPProvider {
+struct FirebaseProvider: VendorHTTPProvider, ResendingProvider {
     static let capabilities = ProviderCapabilities(
         channels: [.sms], appVerificationKinds: [.recaptcha, .recaptchaEnterprise, .iosReceipt, .playIntegrity],
         requiresAppVerification: true, multiFactorKinds: [.signIn, .enroll], issuesTokens: true,
-        resendKeepsCode: false, supportsResend: true, supportsCancel: false, supportsStatus: false)
+        resendKeepsCode: false)
 
     let configuration: FirebaseConfiguration
     let client: VendorHTTPClient

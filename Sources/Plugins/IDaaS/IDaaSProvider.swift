@@ -10,7 +10,8 @@ import Logging
 /// approve once the ID token verifies against the tenant's JWKS; `MFA_AUTH`, `PASSWORD_EXPIRED` and `ACCESS_DENIED`
 /// end the verification as `denied`. Every call carries the client id and the device headers of ``IDaaSDevice``,
 /// kept in the verification's state so a check sends what the start sent.
-struct IDaaSProvider: VendorHTTPProvider {
+/// IDaaS has no cancel or status call: it adopts neither protocol.
+struct IDaaSProvider: VendorHTTPProvider, ResendingProvider, ChallengingProvider, ActionProvider {
     static let challengeKind = "slider_captcha"
 
     let configuration: IDaaSConfiguration
@@ -20,7 +21,7 @@ struct IDaaSProvider: VendorHTTPProvider {
     var capabilities: ProviderCapabilities {
         ProviderCapabilities(
             channels: [.sms], servedRegions: cache.servedRegions ?? configuration.defaultRegions, issuesTokens: true,
-            resendKeepsCode: false, supportsResend: true, supportsCancel: false, supportsStatus: false)
+            resendKeepsCode: false)
     }
 
     var actions: [ProviderAction] {

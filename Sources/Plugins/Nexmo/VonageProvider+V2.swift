@@ -3,7 +3,7 @@ import GatewayCore
 import HTTPTypes
 import Logging
 
-extension VonageProvider {
+extension VonageProvider: CallbackReceivingProvider {
     /// The v2 workflow for a request: its channel, then its fallback channels, each with the destination.
     func workflowV2(_ request: StartVerification) throws(GatewayError) -> [VonageWire.WorkflowStep] {
         let channels = [request.channel] + request.fallbackChannels

@@ -5,7 +5,7 @@ import Logging
 /// Vonage (formerly Nexmo) Verify: v2 workflows by default, the legacy v1 API with `api: v1`. A v2 start sends the
 /// channel and its fallbacks as one workflow; Vonage moves on by itself after its channel timeout and says so in
 /// signed status callbacks. The gateway's resend is Vonage's "next workflow".
-struct VonageProvider: VendorHTTPProvider {
+struct VonageProvider: VendorHTTPProvider, ResendingProvider, CancelingProvider, StatusReportingProvider {
     /// What the plugin keeps: the workflow's channels in order (v1 repeats channels: workflow 1 is sms, voice,
     /// voice), and for v1 the index of the event in progress.
     struct State: Codable, Sendable, Equatable {
@@ -31,14 +31,17 @@ struct VonageProvider: VendorHTTPProvider {
         case .v2:
             var channels: Set<Channel> = [.sms, .voice, .email, .silentAuth]
             if configuration.whatsappFrom != nil { channels.insert(.whatsapp) }
-            // Silent auth ends in a code the backend checks ([SPEC-V2-CUR] `silentAuthCheck`): not codeless.
+            // Silent auth ends in a code the backend checks ([SPEC-V2-CUR] `silentAuthCheck`): not codeless. v2 has
+            // no status call (its callbacks keep a verification current), and without the signature secret no
+            // callback can be verified.
             return ProviderCapabilities(
-                channels: channels, supportsStatus: false, resendCanChangeChannel: true, nativeWorkflows: true,
-                vendorMaxAttempts: VonageWire.maxChecks, acceptsCallbacks: configuration.signatureSecret != nil)
+                channels: channels, resendCanChangeChannel: true, nativeWorkflows: true,
+                vendorMaxAttempts: VonageWire.maxChecks,
+                withheld: configuration.signatureSecret == nil ? [.status, .callbacks] : [.status])
         case .v1:
             return ProviderCapabilities(
                 channels: [.sms, .voice], resendKeepsCode: true, resendCanChangeChannel: true, nativeWorkflows: true,
-                vendorMaxAttempts: VonageWire.maxChecks)
+                vendorMaxAttempts: VonageWire.maxChecks, withheld: [.callbacks])
         }
     }
 
@@ -81,6 +84,7 @@ struct VonageProvider: VendorHTTPProvider {
     func status(_ verification: ProviderVerification) async throws(GatewayError) -> VerificationChange {
         switch configuration.api {
         case .v2:
+            // Withheld for v2 (``capabilities``): the engine never asks.
             throw GatewayError(
                 .invalidRequest, "Vonage Verify v2 has no status lookup; its callbacks keep the verification current.")
         case .v1: return try await searchV1(verification)

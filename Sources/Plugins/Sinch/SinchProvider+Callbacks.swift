@@ -2,7 +2,7 @@ import Foundation
 import GatewayCore
 import HTTPTypes
 
-extension SinchProvider {
+extension SinchProvider: CallbackReceivingProvider {
     /// Sinch's callbacks (docs/vendors/sinch.md §3.3), signed like requests to Sinch (§1.1) over the URL's path:
     /// a request event is answered `allow` or `deny` on the spot (``decide(_:lookup:)``), a result event updates
     /// the verification of its Sinch id, and a failed SMS delivery ends it as failed.

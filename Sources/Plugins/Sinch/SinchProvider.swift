@@ -6,14 +6,15 @@ import Logging
 /// and the caller's languages as `Accept-Language` (Sinch's choice comes back in `Content-Language`). A flash call
 /// answers `intercept_call` and is checked with the intercepted number; seamless opens a URL over cellular and
 /// completes without a code. Sinch has no resend: a resend starts again (Sinch aborts the old one).
-struct SinchProvider: VendorHTTPProvider {
+struct SinchProvider: VendorHTTPProvider, ResendingProvider, StatusReportingProvider, ActionProvider {
     let configuration: SinchConfiguration
     let client: VendorHTTPClient
 
-    /// Sinch has no cancel call (docs/vendors/sinch.md §2): a cancel ends the verification in the gateway only.
+    /// Sinch has no cancel call (docs/vendors/sinch.md §2), so the provider is no ``CancelingProvider``: a cancel
+    /// ends the verification in the gateway only.
     static let declaredCapabilities = ProviderCapabilities(
-        channels: [.sms, .voice, .flashcall, .silentAuth, .whatsapp], supportsCancel: false,
-        resendCanChangeChannel: true, completesWithoutCode: [.silentAuth], acceptsCallbacks: true)
+        channels: [.sms, .voice, .flashcall, .silentAuth, .whatsapp], resendCanChangeChannel: true,
+        completesWithoutCode: [.silentAuth])
 
     var capabilities: ProviderCapabilities { Self.declaredCapabilities }
 

@@ -15,7 +15,8 @@ extension VendorOperation {
 /// with `verify_by: phone_number`, by number and profile. Telnyx has no cancel and no resend: a resend is a new
 /// verification, whose id replaces the old one. Signed webhooks keep the status current. Every failure leaves
 /// as a ``GatewayError`` chosen by ``TelnyxErrorMapping``.
-struct TelnyxProvider: VendorHTTPProvider {
+/// Telnyx has no cancel call: the provider is no ``CancelingProvider``.
+struct TelnyxProvider: VendorHTTPProvider, ResendingProvider, StatusReportingProvider, CallbackReceivingProvider {
     /// What the plugin keeps with a verification: its Telnyx type and profile (a check by number names it).
     struct State: Codable, Sendable, Equatable {
         var type: String
@@ -31,12 +32,12 @@ struct TelnyxProvider: VendorHTTPProvider {
         client = VendorHTTPClient(vendor: "Telnyx", context: context, baseURL: configuration.baseURL)
     }
 
-    /// Telnyx documents no wrong-code limit (docs/vendors/telnyx.md §6): the gateway's own limit applies.
+    /// Telnyx documents no wrong-code limit (docs/vendors/telnyx.md §6): the gateway's own limit applies. Without
+    /// `public_key` no webhook can be verified, so callbacks are withheld.
     var capabilities: ProviderCapabilities {
         ProviderCapabilities(
-            channels: Set(TelnyxWire.channels.keys), resendKeepsCode: false, supportsResend: true,
-            supportsCancel: false, supportsStatus: true, resendCanChangeChannel: true,
-            acceptsCallbacks: configuration.publicKey != nil)
+            channels: Set(TelnyxWire.channels.keys), resendKeepsCode: false, resendCanChangeChannel: true,
+            withheld: configuration.publicKey == nil ? [.callbacks] : [])
     }
 
     func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {

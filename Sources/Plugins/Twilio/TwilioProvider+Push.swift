@@ -4,7 +4,7 @@ import Logging
 
 /// Verify Push (`docs/vendors/twilio.md` §3): a `push` verification is a challenge to the identity's enrolled
 /// factor, approved or denied on the device; the result arrives by webhook or by a refresh.
-extension TwilioProvider: FactorProvider {
+extension TwilioProvider: FactorProvider, CallbackReceivingProvider {
     struct PushState: Codable, Sendable, Equatable {
         var identity: String
         var factorSID: String

@@ -4,7 +4,7 @@ import Logging
 
 /// Twilio Verify v2 (OTP over SMS, voice, WhatsApp and email; Verify Push in `TwilioProvider+Push.swift`):
 /// form-encoded PascalCase parameters, Basic auth, snake_case JSON answers.
-struct TwilioProvider: VendorHTTPProvider {
+struct TwilioProvider: VendorHTTPProvider, ResendingProvider, CancelingProvider, StatusReportingProvider {
     let configuration: TwilioConfiguration
     let client: VendorHTTPClient
 
@@ -13,7 +13,7 @@ struct TwilioProvider: VendorHTTPProvider {
     /// by the webhook at `/callbacks/<id>` or a refresh.
     static let declaredCapabilities = ProviderCapabilities(
         channels: [.sms, .voice, .whatsapp, .email, .push], resendKeepsCode: true, resendCanChangeChannel: true,
-        completesWithoutCode: [.push], acceptsCallbacks: true)
+        completesWithoutCode: [.push])
 
     var capabilities: ProviderCapabilities { Self.declaredCapabilities }
 

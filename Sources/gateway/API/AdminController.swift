@@ -154,6 +154,7 @@ struct AdminController: Sendable {
         let list = service.registry.providerIDs.compactMap { id -> JSONValue? in
             guard let provider = service.registry.provider(id) else { return nil }
             let capabilities = provider.capabilities
+            let operations = provider.operations
             return .object([
                 "id": .string(id),
                 "channels": .array(capabilities.channels.map(\.rawValue).sorted().map(JSONValue.string)),
@@ -163,10 +164,13 @@ struct AdminController: Sendable {
                 "multi_factor_types": .array(
                     capabilities.multiFactorKinds.map(\.rawValue).sorted().map(JSONValue.string)),
                 "issues_tokens": .bool(capabilities.issuesTokens),
-                "supports_resend": .bool(capabilities.supportsResend),
-                "supports_cancel": .bool(capabilities.supportsCancel),
+                "supports_resend": .bool(operations.contains(.resend)),
+                "supports_cancel": .bool(operations.contains(.cancel)),
+                "supports_status": .bool(operations.contains(.status)),
+                "accepts_callbacks": .bool(operations.contains(.callbacks)),
+                "operations": .array(operations.names.map(JSONValue.string)),
                 "excluded_countries": .array(capabilities.excludedRegions.sorted().map(JSONValue.string)),
-                "actions": .array(provider.actions.map { .string($0.name) }),
+                "actions": .array(provider.offeredActions.map { .string($0.name) }),
                 "breakers": .array(
                     statuses.filter { $0.providerID == id }.map { status in
                         [

@@ -100,7 +100,8 @@ extension VerificationsController {
         guard let provider = service.registry.provider(providerID) else {
             throw GatewayError(.notFound, "No provider named `\(providerID)` is configured.")
         }
-        guard let action = provider.actions.first(where: { $0.name == name }) else {
+        guard let actions = provider.actionProviding, let action = actions.actions.first(where: { $0.name == name })
+        else {
             throw GatewayError(.notFound, "Provider `\(providerID)` has no action named `\(name)`.")
         }
         let reader = try JSONObjectReader(data: try await Self.body(of: &request, context: context), allowEmpty: true)
@@ -110,7 +111,7 @@ extension VerificationsController {
         for key in action.requiredInputs where input[key] == nil {
             throw GatewayError.invalidRequest("`input.\(key)` is required by action `\(name)`.")
         }
-        let output = try await provider.perform(action: name, input: input)
+        let output = try await actions.perform(action: name, input: input)
         return JSONResponse.response([
             "provider": .string(providerID), "action": .string(name),
             "output": .object(output),

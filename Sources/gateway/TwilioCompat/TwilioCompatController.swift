@@ -210,7 +210,7 @@ struct TwilioCompatController: Sendable {
     /// Whether a create may send `record` again: its vendor resends, and no challenge stands before the send.
     func resendable(_ record: VerificationRecord) -> Bool {
         if case .solveChallenge = record.nextAction { return false }
-        return service.registry.provider(record.providerID)?.capabilities.supportsResend == true
+        return service.registry.provider(record.providerID)?.resending != nil
     }
 
     /// A `To` as the gateway keeps it: an email address as given, a phone number in E.164; not one is `60200`.
