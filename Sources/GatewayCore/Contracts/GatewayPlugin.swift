@@ -15,6 +15,9 @@ public struct GatewayPlugin: Sendable {
     public var makeEmulator: @Sendable (EmulatorContext) -> any VendorEmulator
     /// Settings that point a provider at an emulator served at `baseURL`.
     public var sandboxSettings: @Sendable (_ baseURL: URL) -> [String: String]
+    /// Whether the plugin's providers send the gateway's own codes over a messaging API, and so take
+    /// ``ProviderContext/ownCodes`` (a plugin made with the messaging initializer).
+    public internal(set) var sendsOwnCodes = false
 
     /// A plugin with its id, settings and the builders of its provider, emulator and sandbox settings.
     public init(

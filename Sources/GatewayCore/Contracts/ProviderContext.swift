@@ -19,14 +19,19 @@ public struct ProviderContext: Sendable {
     public var publicBaseURL: URL?
     /// Where ``VendorHTTPClient`` times the vendor's calls.
     public var metrics: GatewayMetrics
+    /// How a messaging provider issues the gateway's own codes (the configuration's `own_codes`, `messages` and
+    /// the provider's `senders`); `nil` for a provider of a plugin that does not send them.
+    public var ownCodes: OwnCodeSettings?
 
     /// A context with the caller's clock and logger, and unless given a 10-second call deadline, no public base
-    /// URL and no metrics.
+    /// URL, no metrics and no own-code settings.
     public init(
         providerID: String, settings: [String: String], transport: any HTTPTransport,
         clock: any WallClock, logger: Logger,
-        requestTimeout: Duration = .seconds(10), publicBaseURL: URL? = nil, metrics: GatewayMetrics = .disabled
+        requestTimeout: Duration = .seconds(10), publicBaseURL: URL? = nil, metrics: GatewayMetrics = .disabled,
+        ownCodes: OwnCodeSettings? = nil
     ) {
+        self.ownCodes = ownCodes
         self.publicBaseURL = publicBaseURL
         self.metrics = metrics
         self.providerID = providerID

@@ -42,32 +42,37 @@ public struct ProviderOperations: OptionSet, Sendable, Hashable {
 extension VerificationProvider {
     /// The provider as a ``ResendingProvider``, when it offers resends.
     public var resending: (any ResendingProvider)? {
-        capabilities.withheld.contains(.resend) ? nil : self as? any ResendingProvider
+        offering(.resend, as: (any ResendingProvider).self)
     }
 
     /// The provider as a ``CancelingProvider``, when its vendor cancels.
     public var canceling: (any CancelingProvider)? {
-        capabilities.withheld.contains(.cancel) ? nil : self as? any CancelingProvider
+        offering(.cancel, as: (any CancelingProvider).self)
     }
 
     /// The provider as a ``StatusReportingProvider``, when its vendor reports status.
     public var statusReporting: (any StatusReportingProvider)? {
-        capabilities.withheld.contains(.status) ? nil : self as? any StatusReportingProvider
+        offering(.status, as: (any StatusReportingProvider).self)
     }
 
     /// The provider as a ``CallbackReceivingProvider``, when it takes callbacks.
     public var callbackReceiving: (any CallbackReceivingProvider)? {
-        capabilities.withheld.contains(.callbacks) ? nil : self as? any CallbackReceivingProvider
+        offering(.callbacks, as: (any CallbackReceivingProvider).self)
     }
 
     /// The provider as a ``ChallengingProvider``, when it may set challenges.
     public var challenging: (any ChallengingProvider)? {
-        capabilities.withheld.contains(.challenge) ? nil : self as? any ChallengingProvider
+        offering(.challenge, as: (any ChallengingProvider).self)
     }
 
     /// The provider as an ``ActionProvider``, when it offers actions.
     public var actionProviding: (any ActionProvider)? {
-        capabilities.withheld.contains(.actions) ? nil : self as? any ActionProvider
+        offering(.actions, as: (any ActionProvider).self)
+    }
+
+    /// The provider as `Offered`, unless its configuration withholds `operation`.
+    private func offering<Offered>(_ operation: ProviderOperations, as _: Offered.Type) -> Offered? {
+        capabilities.withheld.contains(operation) ? nil : self as? Offered
     }
 
     /// The optional operations the provider offers: those its type implements, less those withheld.

@@ -42,6 +42,9 @@ public enum KeyedStartAnswer<Rendered: Sendable>: Sendable {
 public struct SharedStart: Sendable {
     /// The claim every start of the same target shares (under a scope no `Idempotency-Key` has).
     public var key: IdempotencyKey
+    /// The one fingerprint every start of the claim records: a repeated start may differ in its other
+    /// parameters, so the front door names a constant of its own.
+    public var fingerprint: String
     /// The start to make when there is nothing to resend.
     public var request: StartVerification
     /// Who is starting.
@@ -61,11 +64,12 @@ public struct SharedStart: Sendable {
 
     /// A shared start; see each property.
     public init(
-        key: IdempotencyKey, request: StartVerification, caller: StartCaller, owner: String?, claimsAhead: Bool,
-        resendable: @escaping @Sendable () async throws -> VerificationRecord?,
+        key: IdempotencyKey, fingerprint: String, request: StartVerification, caller: StartCaller, owner: String?,
+        claimsAhead: Bool, resendable: @escaping @Sendable () async throws -> VerificationRecord?,
         answers: @escaping @Sendable (VerificationRecord) -> Bool
     ) {
         self.key = key
+        self.fingerprint = fingerprint
         self.request = request
         self.caller = caller
         self.owner = owner
@@ -73,9 +77,6 @@ public struct SharedStart: Sendable {
         self.resendable = resendable
         self.answers = answers
     }
-
-    /// One fingerprint for every shared start of a key: a repeated create may differ in its other parameters.
-    public static let fingerprint = "twilio_compat.create"
 }
 
 /// The idempotent start, once for both front doors: the claim, a dead owner's claim taken over at once, the

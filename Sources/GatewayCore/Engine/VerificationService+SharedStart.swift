@@ -21,7 +21,7 @@ extension VerificationService {
         }
         // A key's first start: the start takes the claim itself, in the write that records its vendor call,
         // and no read looks for a pending verification (see ``firstSharedStart(_:_:)``).
-        let first = IdempotentStart(key: shared.key, endsAtInsert: true, claimsAhead: SharedStart.fingerprint)
+        let first = IdempotentStart(key: shared.key, endsAtInsert: true, claimsAhead: shared.fingerprint)
         do {
             return try await firstSharedStart(first, shared)
         } catch {
@@ -52,7 +52,7 @@ extension VerificationService {
                 found = nil
             } else {
                 answer = try await store.claimIdempotencyKey(
-                    shared.key, fingerprint: SharedStart.fingerprint, token: claim.token,
+                    shared.key, fingerprint: shared.fingerprint, token: claim.token,
                     owner: leaseOwners?.instanceID, at: clock.now, lease: lease, deadOwner: deadOwner)
             }
             switch answer {

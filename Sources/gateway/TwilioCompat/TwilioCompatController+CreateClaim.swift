@@ -8,7 +8,7 @@ import GatewayCore
 /// pending verification a create resends, and which verification left in the claim answers a create.
 extension TwilioCompatController {
     /// One fingerprint for every create of a claim: a repeated create may differ in its other parameters.
-    static let createClaimFingerprint = SharedStart.fingerprint
+    static let createClaimFingerprint = "twilio_compat.create"
 
     /// The claim of creates by `apiKeyID` in `serviceSID` to `destination` (E.164 or an address) on `channel`.
     /// Its scope cannot be an API key id, so no `Idempotency-Key` of the native API meets it.
@@ -34,7 +34,7 @@ extension TwilioCompatController {
             key: Self.createClaimKey(
                 serviceSID: verifyService.sid, channel: start.channel, destination: start.destination.value,
                 apiKeyID: context.apiKey?.id),
-            request: start, caller: caller, owner: owner,
+            fingerprint: Self.createClaimFingerprint, request: start, caller: caller, owner: owner,
             // A key's creates are all made under its claim, so a new claim means none is pending; a key that
             // sees every verification (admin, read) may meet one made another way, and reads first.
             claimsAhead: owner != nil,

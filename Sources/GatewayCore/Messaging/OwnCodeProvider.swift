@@ -1,0 +1,171 @@
+import Foundation
+
+/// A provider whose codes the gateway issues itself and sends through a plain messaging API.
+///
+/// Routing, failover, breakers, experiments, limits, idempotency and the front doors see an ordinary provider:
+/// start sends a message, check compares the code, resend sends the same code again (or a new one with
+/// ``OwnCodeSettings/newCodeOnResend``). Attempts, expiry and a double-submitted check are the engine's, as for
+/// every provider. What is stored with the verification is ``OwnCodeState``: a random seed and the MAC of the
+/// code under ``OwnCodeSettings/key``, never the code (docs/own-codes.md).
+public struct OwnCodeProvider: VerificationProvider, ResendingProvider {
+    /// The provider id from the configuration (`twilio_messaging`).
+    public let id: String
+    /// SMS only; regions follow from the sender table.
+    public let capabilities: ProviderCapabilities
+    /// The messaging API behind it.
+    public let sender: any MessageSender
+    /// The key, code format, templates and senders.
+    public let settings: OwnCodeSettings
+    private let clock: any WallClock
+    private let seedSource: @Sendable () -> [UInt8]
+
+    /// A provider `id` that sends through `sender`; seeds come from the system's secure generator unless tests
+    /// pass `seedSource`.
+    public init(
+        id: String, sender: any MessageSender, settings: OwnCodeSettings, clock: any WallClock,
+        seedSource: (@Sendable () -> [UInt8])? = nil
+    ) {
+        self.id = id
+        self.sender = sender
+        self.settings = settings
+        self.clock = clock
+        self.seedSource = seedSource ?? Self.secureSeed
+        self.capabilities = ProviderCapabilities(
+            channels: [.sms], excludedRegions: settings.senders.excludedRegions,
+            servedRegions: settings.senders.servedRegions, resendKeepsCode: !settings.newCodeOnResend)
+    }
+
+    /// Issues a code and sends it.
+    public func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
+        guard request.channel == .sms else {
+            throw GatewayError(.unsupportedChannel, "Provider \(id) sends its own codes by SMS only.")
+        }
+        guard case .phone(let number) = request.destination else {
+            throw GatewayError(.unsupportedDestination, "Provider \(id) sends to phone numbers only.")
+        }
+        var format = settings.format
+        if let length = request.codeLength { format.length = min(max(length, 4), 10) }
+        let seed = seedSource()
+        var state = OwnCodeState(
+            seed: Data(seed).base64EncodedString(),
+            digest: Data(settings.key.digest(code: settings.key.code(seed: seed, format: format), seed: seed))
+                .base64EncodedString(),
+            format: format, sends: [])
+        let send = try await deliver(state, to: number, locales: request.locales, reference: request.verificationID)
+        state.sends.append(send)
+        return ProviderStartResult(
+            reference: send.messageID, state: try ProviderState(state),
+            expiresAt: clock.now.addingTimeInterval(Double(settings.validity.components.seconds)),
+            contentLanguage: send.locale, channel: .sms)
+    }
+
+    /// Compares `code` with the stored digest: `approved` or `pending` (a wrong code, which the engine counts).
+    public func check(_ verification: ProviderVerification, code: String) async throws(GatewayError)
+        -> ProviderCheckResult
+    {
+        let state = try verification.state.decode(OwnCodeState.self)
+        guard let seed = state.seedBytes, let stored = state.digestBytes else {
+            throw GatewayError(.internal, "The stored own-code state of this verification is damaged.")
+        }
+        guard let entered = state.format.normalized(code) else { return ProviderCheckResult(status: .pending) }
+        return ProviderCheckResult(
+            status: settings.key.matches(entered, seed: seed, stored: stored) ? .approved : .pending)
+    }
+
+    /// Sends the code again: the same one, or a new one (whose digest replaces the old) with
+    /// ``OwnCodeSettings/newCodeOnResend``.
+    public func resend(_ verification: ProviderVerification, request: ResendRequest) async throws(GatewayError)
+        -> ProviderStartResult
+    {
+        guard case .phone(let number) = verification.destination else {
+            throw GatewayError(.unsupportedDestination, "Provider \(id) sends to phone numbers only.")
+        }
+        if let channel = request.channel, channel != .sms {
+            throw GatewayError(.unsupportedChannel, "Provider \(id) sends its own codes by SMS only.")
+        }
+        var state = try verification.state.decode(OwnCodeState.self)
+        if settings.newCodeOnResend {
+            let seed = seedSource()
+            state.seed = Data(seed).base64EncodedString()
+            state.digest = Data(
+                settings.key.digest(code: settings.key.code(seed: seed, format: state.format), seed: seed)
+            )
+            .base64EncodedString()
+        }
+        let send = try await deliver(state, to: number, locales: verification.locales, reference: verification.id)
+        state.sends.append(send)
+        return ProviderStartResult(
+            reference: send.messageID, state: try ProviderState(state),
+            expiresAt: settings.newCodeOnResend
+                ? clock.now.addingTimeInterval(Double(settings.validity.components.seconds)) : nil,
+            contentLanguage: send.locale, channel: .sms)
+    }
+
+    /// Renders the code of `state` for `number` and sends it from the number's sender.
+    private func deliver(_ state: OwnCodeState, to number: PhoneNumber, locales: [String], reference: String?)
+        async throws(GatewayError) -> OwnCodeSend
+    {
+        guard let seed = state.seedBytes else {
+            throw GatewayError(.internal, "The stored own-code state of this verification is damaged.")
+        }
+        guard let from = settings.senders.sender(for: number.region) else {
+            throw GatewayError(
+                .unsupportedDestination,
+                "Provider \(id) has no sender for \(number.region ?? "this number's country").")
+        }
+        let code = settings.key.code(seed: seed, format: state.format)
+        let message = settings.catalog.render(code: code, locales: locales, minutes: settings.validityMinutes)
+        let sent = try await sender.send(
+            OutboundMessage(
+                to: number, from: from, text: message.text, encoding: message.measurement.encoding,
+                segments: message.measurement.segments, reference: reference ?? "", validity: settings.validity))
+        return OwnCodeSend(
+            provider: id, messageID: sent.messageID, sender: from.value, locale: message.locale,
+            encoding: message.measurement.encoding, segments: sent.segments ?? message.measurement.segments,
+            status: sent.status)
+    }
+
+    private static let secureSeed: @Sendable () -> [UInt8] = {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+}
+
+/// What an own-code verification keeps in its provider state: the seed its code derives from, the MAC of the
+/// code, the code's format, and each message sent. Never the code.
+public struct OwnCodeState: Codable, Sendable, Hashable {
+    /// The random seed, Base64.
+    public var seed: String
+    /// The MAC of the code under the key, bound to the seed, Base64.
+    public var digest: String
+    /// The code's length and alphabet.
+    public var format: OwnCodeFormat
+    /// Every message sent for the verification, first to last.
+    public var sends: [OwnCodeSend]
+
+    var seedBytes: [UInt8]? { Data(base64Encoded: seed).map(Array.init) }
+    var digestBytes: [UInt8]? { Data(base64Encoded: digest).map(Array.init) }
+}
+
+/// One message sent for an own-code verification.
+public struct OwnCodeSend: Codable, Sendable, Hashable {
+    /// The provider that sent it.
+    public var provider: String
+    /// The vendor's message id.
+    public var messageID: String
+    /// The sender it came from.
+    public var sender: String
+    /// The template's language tag.
+    public var locale: String
+    /// Its encoding.
+    public var encoding: SMSEncoding
+    /// The segments it was sent (and billed) in.
+    public var segments: Int
+    /// The delivery status the vendor last reported.
+    public var status: DeliveryStatus
+
+    enum CodingKeys: String, CodingKey {
+        case provider, sender, locale, encoding, segments, status
+        case messageID = "message_id"
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import GatewayCore
+import GatewayKitCrypto
+import GatewayTestSupport
+import Synchronization
+import Testing
+
+/// A messaging API that records what it is asked to send, and fails the sends a test arms it to fail.
+final class RecordingSender: MessageSender {
+    private let sent = Mutex<[OutboundMessage]>([])
+    private let failure = Mutex<GatewayError?>(nil)
+
+    var messages: [OutboundMessage] { sent.withLock { $0 } }
+
+    func fail(with error: GatewayError?) { failure.withLock { $0 = error } }
+
+    func send(_ message: OutboundMessage) async throws(GatewayError) -> SentMessage {
+        if let error = failure.withLock({ $0 }) { throw error }
+        let count = sent.withLock { sent in
+            sent.append(message)
+            return sent.count
+        }
+        return SentMessage(messageID: "msg-\(count)")
+    }
+
+    /// The code of the `index`th message: the origin-bound line's last word.
+    func code(_ index: Int = -1) throws -> String {
+        let messages = messages
+        let message = try #require(index < 0 ? messages.last : messages[index])
+        let line = try #require(message.text.split(separator: "\n").last)
+        return String(try #require(line.split(separator: "#").last))
+    }
+}
+
+@Suite struct OwnCodeProviderTests {
+    static let key = HMACOwnCodeKey(secret: Array("an own-code secret of at least thirty-two bytes".utf8))!
+
+    static func provider(
+        _ id: String = "own_sms", sender: RecordingSender, newCodeOnResend: Bool = false,
+        senders: SenderTable? = nil, clock: any WallClock = ManualClock()
+    ) throws -> OwnCodeProvider {
+        let settings = OwnCodeSettings(
+            key: key,
+            catalog: MessageCatalog(app: "Acme", autofill: try MessageAutofill(originBoundHost: "example.com")),
+            senders: try senders ?? SenderTable(fallback: .number("+14155550100")), newCodeOnResend: newCodeOnResend)
+        return OwnCodeProvider(id: id, sender: sender, settings: settings, clock: clock)
+    }
+
+    @Test func startSendsAnOriginBoundCodeThatApproves() async throws {
+        let sender = RecordingSender()
+        let h = try ServiceHarness([try Self.provider(sender: sender)])
+        let record = try await h.service.start(try .sms("+16505553434"))
+        #expect(record.providerID == "own_sms")
+        #expect(record.providerReference == "msg-1")
+        let message = try #require(sender.messages.first)
+        #expect(message.to.e164 == "+16505553434")
+        #expect(message.from == .number("+14155550100"))
+        #expect(message.encoding == .gsm7 && message.segments == 1)
+        #expect(message.reference == record.id)
+        let code = try sender.code()
+        #expect(message.text == "Your Acme code is \(code). It expires in 10 minutes.\n\n@example.com #\(code)")
+        let outcome = try await h.check(record.id, code)
+        #expect(outcome.record.status == .approved)
+    }
+
+    @Test func neitherTheStoreNorTheLogsHoldTheCode() async throws {
+        let sender = RecordingSender()
+        let h = try ServiceHarness([try Self.provider(sender: sender)])
+        let record = try await h.service.start(try .sms())
+        let code = try sender.code()
+        let stored = try await h.stored(record.id)
+        let json = String(decoding: try JSONEncoder().encode(stored.providerState), as: UTF8.self)
+        #expect(!json.contains(code))
+        let state = try stored.providerState.decode(OwnCodeState.self)
+        #expect(state.sends.map(\.messageID) == ["msg-1"])
+        #expect(state.sends.first?.segments == 1)
+        _ = try await h.check(record.id, code)
+        #expect(!h.logs.lines(atLeast: .trace).joined(separator: "\n").contains(code))
+    }
+
+    @Test func aWrongCodeCountsAndTheRightOneStillApproves() async throws {
+        let sender = RecordingSender()
+        let h = try ServiceHarness([try Self.provider(sender: sender)])
+        let record = try await h.service.start(try .sms())
+        let code = try sender.code()
+        let wrong = String(code.dropLast()) + (code.last == "0" ? "1" : "0")
+        await expectGatewayError(.incorrectCode) { _ = try await h.check(record.id, wrong) }
+        await expectGatewayError(.incorrectCode) { _ = try await h.check(record.id, "12ab") }
+        #expect(try await h.stored(record.id).attempts == 2)
+        #expect(try await h.check(record.id, code).record.status == .approved)
+    }
+
+    @Test func tooManyWrongCodesEndTheVerification() async throws {
+        let sender = RecordingSender()
+        let h = try ServiceHarness([try Self.provider(sender: sender)], policy: VerificationPolicy(maxAttempts: 2))
+        let record = try await h.service.start(try .sms())
+        let code = try sender.code()
+        let wrong = String(code.dropLast()) + (code.last == "0" ? "1" : "0")
+        await expectGatewayError(.incorrectCode) { _ = try await h.check(record.id, wrong) }
+        await expectGatewayError(.maxAttemptsReached) { _ = try await h.check(record.id, wrong) }
+        await expectGatewayError(.maxAttemptsReached) { _ = try await h.check(record.id, code) }
+    }
+
+    @Test func anExpiredCodeDoesNotApprove() async throws {
+        let sender = RecordingSender()
+        let h = try ServiceHarness([try Self.provider(sender: sender)])
+        let record = try await h.service.start(try .sms())
+        h.clock.advance(by: 601)
+        await expectGatewayError(.expired) { _ = try await h.check(record.id, try sender.code()) }
+    }
+
+    @Test func aResendSendsTheSameCode() async throws {
+        let sender = RecordingSender()
+        let h = try ServiceHarness([try Self.provider(sender: sender)])
+        let record = try await h.service.start(try .sms())
+        _ = try await h.service.resend(id: record.id)
+        #expect(sender.messages.count == 2)
+        #expect(try sender.code(0) == sender.code(1))
+        let state = try await h.stored(record.id).providerState.decode(OwnCodeState.self)
+        #expect(state.sends.map(\.messageID) == ["msg-1", "msg-2"])
+        #expect(try await h.check(record.id, try sender.code(0)).record.status == .approved)
+    }
+
+    @Test func newCodeOnResendReplacesTheCode() async throws {
+        let sender = RecordingSender()
+        let h = try ServiceHarness([try Self.provider(sender: sender, newCodeOnResend: true)])
+        let record = try await h.service.start(try .sms())
+        var first = try sender.code()
+        // One time in a million the new code is the old one; draw again so the test cannot fail by chance.
+        repeat {
+            _ = try await h.service.resend(id: record.id)
+        } while try sender.code() == first && sender.messages.count < 4
+        let second = try sender.code()
+        if second == first { first = "" }
+        await expectGatewayError(.incorrectCode) { _ = try await h.check(record.id, first.isEmpty ? "000000" : first) }
+        #expect(try await h.check(record.id, second).record.status == .approved)
+    }
+
+    @Test func codeLengthOfTheStartIsUsed() async throws {
+        let sender = RecordingSender()
+        let h = try ServiceHarness([try Self.provider(sender: sender)])
+        var request = try StartVerification.sms()
+        request.codeLength = 8
+        let record = try await h.service.start(request)
+        #expect(try sender.code().count == 8)
+        #expect(try await h.check(record.id, try sender.code()).record.status == .approved)
+    }
+
+    @Test func routingSkipsCountriesWithNoSender() async throws {
+        let sender = RecordingSender()
+        let provider = try Self.provider(sender: sender, senders: try SenderTable(fallback: .alphanumeric("Acme")))
+        #expect(provider.capabilities.excludedRegions == ["US", "CA"])
+        let h = try ServiceHarness([provider])
+        await expectGatewayError(.unsupportedDestination) { _ = try await h.service.start(try .sms("+16505553434")) }
+        _ = try await h.service.start(try .sms("+447400123456"))
+        #expect(sender.messages.last?.from == .alphanumeric("Acme"))
+    }
+
+    @Test func aFailedSendFailsOverToTheNextProvider() async throws {
+        let failing = RecordingSender()
+        failing.fail(with: GatewayError(.providerUnavailable, "down"))
+        let working = RecordingSender()
+        let h = try ServiceHarness([
+            try Self.provider("first", sender: failing), try Self.provider("second", sender: working),
+        ])
+        let record = try await h.service.start(try .sms())
+        #expect(record.providerID == "second")
+        #expect(try await h.check(record.id, try working.code()).record.status == .approved)
+    }
+
+    /// Two checks of the right code at once: one approves, the other is told the truth (already approved).
+    @Test func aDoubleSubmittedRightCodeApprovesOnce() async throws {
+        let sender = RecordingSender()
+        let h = try ServiceHarness([try Self.provider(sender: sender)])
+        let record = try await h.service.start(try .sms())
+        let code = try sender.code()
+        let results = await withTaskGroup(of: GatewayError.Code?.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    do throws(GatewayError) {
+                        _ = try await h.check(record.id, code)
+                        return nil
+                    } catch {
+                        return error.code
+                    }
+                }
+            }
+            return await group.reduce(into: [GatewayError.Code?]()) { $0.append($1) }
+        }
+        #expect(results.filter { $0 == nil }.count == 1, "exactly one check approves: \(results)")
+        let refusals: Set<GatewayError.Code?> = [.alreadyApproved, .concurrentVerification]
+        for result in results where result != nil { #expect(refusals.contains(result)) }
+        #expect(try await h.stored(record.id).status == .approved)
+    }
+}
