@@ -46,8 +46,9 @@ let cryptoExtras: Target.Dependency = .product(name: "_CryptoExtras", package: "
 
 let vendors = [
     // Verify Push: ES256 (P-256) device signatures and the HMAC-SHA1 of Twilio's webhook signature; the tests'
-    // simulated device has its own P-256 key, independent of the plugin's signing code.
-    Vendor("Twilio", uses: ["GatewayKitCrypto", crypto], testsUse: [crypto]),
+    // simulated device has its own P-256 key, independent of the plugin's signing code. Programmable Messaging's
+    // tests key their own codes with the kit's HMAC key, as the gateway does.
+    Vendor("Twilio", uses: ["GatewayKitCrypto", crypto], testsUse: [crypto, "GatewayKitCrypto"]),
     // The emulator signs sandbox ID tokens (RS256, as Firebase does) with the kit's key; SHA-256 of session
     // handles and of emulated passwords. The tests verify those tokens with swift-crypto, apart from the signing.
     Vendor("Firebase", uses: ["GatewayKitCrypto", crypto], testsUse: [crypto, cryptoExtras]),
@@ -131,6 +132,8 @@ let package = Package(
             name: "gateway",
             dependencies: [
                 "GatewayCore",
+                // The own codes' HMAC key (docs/own-codes.md).
+                "GatewayKitCrypto",
                 "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // HTTP1Channel's decoder limits and extra handlers (HTTPParseErrorHandler).

@@ -6,7 +6,7 @@
     scripts/concurrency_check.py --vendors idaas --races 200   # one vendor's scenarios only
 
 Against a sandbox gateway it starts itself on a free loopback port (Twilio and Firebase emulators over real
-HTTP), for each vendor:
+HTTP), for each vendor (`twilio_messaging`: the gateway's own codes, checked by the gateway itself):
 - double submit: two checks with the right code at once. Exactly one answers `200 approved`, the other
   `409 already_approved`, and the verification ends approved.
 - check against cancel: a right code and a cancel at once. Either the check approved (`200`) and the
@@ -211,7 +211,8 @@ def main():
     parser.add_argument("--tries", type=int, default=1000, help="double submits per vendor")
     parser.add_argument("--races", type=int, default=200, help="check/cancel and resend/check races per vendor")
     parser.add_argument("--parallel", type=int, default=6, help="tries in flight at once")
-    parser.add_argument("--vendors", default="twilio,firebase,idaas", help="comma-separated vendors to run")
+    parser.add_argument("--vendors", default="twilio,firebase,idaas,twilio_messaging",
+                        help="comma-separated vendors to run")
     args = parser.parse_args()
     binary = gw.build()
     directory = tempfile.mkdtemp(prefix="gateway-concurrency-")
@@ -225,7 +226,7 @@ def main():
                  ("resend against check", idaas_resend_against_check, args.races),
                  ("resend then the code", idaas_resend_then_code, args.races)]
         offset = 0
-        for vendor_index, vendor in enumerate(["twilio", "firebase", "idaas"]):
+        for vendor_index, vendor in enumerate(["twilio", "firebase", "idaas", "twilio_messaging"]):
             if vendor not in args.vendors.split(","):
                 continue
             for name, scenario, count in (idaas if vendor == "idaas" else scenarios):

@@ -81,10 +81,12 @@ func buildRegistry(
         registry = try ProviderRegistry(plugins: options.plugins, configurations: configuration.providers) { config in
             var logger = options.logger
             logger[metadataKey: "provider.id"] = .string(config.id)
+            let plugin = options.plugins.first { $0.id == config.plugin }
             return ProviderContext(
                 providerID: config.id, settings: config.settings, transport: transport, clock: options.clock,
                 logger: logger, requestTimeout: options.vendorTimeout, publicBaseURL: publicBaseURL,
-                metrics: GatewayMetrics(factory: metrics.factory))
+                metrics: GatewayMetrics(factory: metrics.factory),
+                ownCodes: plugin.flatMap { configuration.ownCodeSettings(providerID: config.id, plugin: $0) })
         }
     } catch {
         throw options.located(error)

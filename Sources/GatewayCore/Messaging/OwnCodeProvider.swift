@@ -45,17 +45,12 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider {
         }
         var format = settings.format
         if let length = request.codeLength { format.length = min(max(length, 4), 10) }
-        let seed = seedSource()
-        var state = OwnCodeState(
-            seed: Data(seed).base64EncodedString(),
-            digest: Data(settings.key.digest(code: settings.key.code(seed: seed, format: format), seed: seed))
-                .base64EncodedString(),
-            format: format, sends: [])
+        var state = OwnCodeState(seed: "", digest: "", format: format, expiresAt: nil, sends: [])
+        issue(&state)
         let send = try await deliver(state, to: number, locales: request.locales, reference: request.verificationID)
         state.sends.append(send)
         return ProviderStartResult(
-            reference: send.messageID, state: try ProviderState(state),
-            expiresAt: clock.now.addingTimeInterval(Double(settings.validity.components.seconds)),
+            reference: send.messageID, state: try ProviderState(state), expiresAt: state.expiresAt,
             contentLanguage: send.locale, channel: .sms)
     }
 
@@ -66,6 +61,10 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider {
         let state = try verification.state.decode(OwnCodeState.self)
         guard let seed = state.seedBytes, let stored = state.digestBytes else {
             throw GatewayError(.internal, "The stored own-code state of this verification is damaged.")
+        }
+        // The engine expires the verification first; the code keeps its own expiry all the same.
+        if let expiresAt = state.expiresAt, clock.now >= expiresAt {
+            throw GatewayError(.expired, "This code has expired; start a new verification.")
         }
         guard let entered = state.format.normalized(code) else { return ProviderCheckResult(status: .pending) }
         return ProviderCheckResult(
@@ -84,21 +83,21 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider {
             throw GatewayError(.unsupportedChannel, "Provider \(id) sends its own codes by SMS only.")
         }
         var state = try verification.state.decode(OwnCodeState.self)
-        if settings.newCodeOnResend {
-            let seed = seedSource()
-            state.seed = Data(seed).base64EncodedString()
-            state.digest = Data(
-                settings.key.digest(code: settings.key.code(seed: seed, format: state.format), seed: seed)
-            )
-            .base64EncodedString()
-        }
+        if settings.newCodeOnResend { issue(&state) }
         let send = try await deliver(state, to: number, locales: verification.locales, reference: verification.id)
         state.sends.append(send)
         return ProviderStartResult(
             reference: send.messageID, state: try ProviderState(state),
-            expiresAt: settings.newCodeOnResend
-                ? clock.now.addingTimeInterval(Double(settings.validity.components.seconds)) : nil,
-            contentLanguage: send.locale, channel: .sms)
+            expiresAt: settings.newCodeOnResend ? state.expiresAt : nil, contentLanguage: send.locale, channel: .sms)
+    }
+
+    /// Gives `state` a new code: a new seed, the digest of its code, and the validity from now.
+    private func issue(_ state: inout OwnCodeState) {
+        let seed = seedSource()
+        state.seed = Data(seed).base64EncodedString()
+        state.digest = Data(settings.key.digest(code: settings.key.code(seed: seed, format: state.format), seed: seed))
+            .base64EncodedString()
+        state.expiresAt = clock.now.addingTimeInterval(Double(settings.validity.components.seconds))
     }
 
     /// Renders the code of `state` for `number` and sends it from the number's sender.
@@ -140,8 +139,15 @@ public struct OwnCodeState: Codable, Sendable, Hashable {
     public var digest: String
     /// The code's length and alphabet.
     public var format: OwnCodeFormat
+    /// When the code stops working.
+    public var expiresAt: Date?
     /// Every message sent for the verification, first to last.
     public var sends: [OwnCodeSend]
+
+    enum CodingKeys: String, CodingKey {
+        case seed, digest, format, sends
+        case expiresAt = "expires_at"
+    }
 
     var seedBytes: [UInt8]? { Data(base64Encoded: seed).map(Array.init) }
     var digestBytes: [UInt8]? { Data(base64Encoded: digest).map(Array.init) }

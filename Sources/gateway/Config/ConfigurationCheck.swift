@@ -40,13 +40,16 @@ struct ConfigurationCheck {
         var built: [ProviderConfiguration] = []
         for (entry, source) in entries where source?.readCleanly != false {
             do {
-                _ = try ProviderRegistry(plugins: plugins, configurations: [entry], context: Self.context)
+                _ = try ProviderRegistry(
+                    plugins: plugins, configurations: [entry], context: Self.context(configuration, plugins: plugins))
                 if !built.contains(where: { $0.id == entry.id }) { built.append(entry) }
             } catch {
                 problems += error.problems.map { ConfigProblem($0, at: source?.position(of: $0)) }
             }
         }
-        guard let registry = try? ProviderRegistry(plugins: plugins, configurations: built, context: Self.context)
+        guard
+            let registry = try? ProviderRegistry(
+                plugins: plugins, configurations: built, context: Self.context(configuration, plugins: plugins))
         else {
             return
         }
@@ -61,10 +64,16 @@ struct ConfigurationCheck {
 
     /// A provider built only to be checked: it calls nothing, so it has nothing to log or time (what its
     /// building finds wrong is a problem of the check's, not a log line).
-    private static func context(_ configuration: ProviderConfiguration) -> ProviderContext {
-        ProviderContext(
-            providerID: configuration.id, settings: configuration.settings, transport: UnusedTransport(),
-            clock: SystemClock(), logger: Logger(label: "gateway.check-config") { _ in SwiftLogNoOpLogHandler() })
+    private static func context(
+        _ configuration: GatewayConfiguration, plugins: [GatewayPlugin]
+    ) -> @Sendable (ProviderConfiguration) -> ProviderContext {
+        { provider in
+            let plugin = plugins.first { $0.id == provider.plugin }
+            return ProviderContext(
+                providerID: provider.id, settings: provider.settings, transport: UnusedTransport(),
+                clock: SystemClock(), logger: Logger(label: "gateway.check-config") { _ in SwiftLogNoOpLogHandler() },
+                ownCodes: plugin.flatMap { configuration.ownCodeSettings(providerID: provider.id, plugin: $0) })
+        }
     }
 
     /// Every problem in one error, each prefixed with `file:line:column:`; nil when there is none.

@@ -50,7 +50,7 @@ extension GatewayConfiguration {
         for item in items {
             guard let entry = item.map() else { continue }
             let problemsBefore = top.log.problems.count
-            entry.rejectUnknown(["id", "plugin", "settings"])
+            entry.rejectUnknown(["id", "plugin", "settings", "senders"])
             var plugin: String?
             if entry.has("plugin") {
                 // A former name of an installed plugin (`nexmo`) is that plugin.
@@ -93,6 +93,17 @@ extension GatewayConfiguration {
                         }
                         settings[key] = text
                     }
+                }
+            }
+            if let senders = entry.map(
+                "senders", message: "\(label): `senders` must map `default` and regions to senders")
+            {
+                if let plugin, pluginsByID[plugin]?.sendsOwnCodes == false {
+                    entry.problem(
+                        "\(label): `senders` is for providers of messaging plugins; plugin \(plugin) sends its vendor's own "
+                            + "messages", at: "senders")
+                } else if let table = Self.readSenders(senders, label: label), let id {
+                    ownCodes.senders[id] = table
                 }
             }
             source.readCleanly = top.log.problems.count == problemsBefore

@@ -68,12 +68,15 @@ struct GatewayConfiguration: Sendable {
     var vendorConnectionsPerHost = 64
     /// `twilio_compat`: the Twilio Verify–compatible front door under `/twilio` (off without it).
     var twilioCompat: TwilioCompatSettings?
+    /// `own_codes`, `messages` and the providers' `senders`: how messaging providers issue the gateway's own
+    /// codes (docs/own-codes.md).
+    var ownCodes = OwnCodeConfiguration()
 
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
         "public_base_url", "rate_limits", "countries", "pumping_guard",
         "prices", "metrics", "webhooks", "tls", "store", "store_password_env", "store_pool_size", "store_timeout",
-        "sqlite_sync", "vendor_connections_per_host", "twilio_compat",
+        "sqlite_sync", "vendor_connections_per_host", "twilio_compat", "own_codes", "messages",
     ]
 }
 
@@ -176,6 +179,8 @@ extension GatewayConfiguration {
         config.readTwilioCompat(top, knownProviders: knownProviders)
         config.readAPIKeys(top, environment: environment)
         config.readPolicy(top)
+        config.readOwnCodes(top, environment: environment)
+        for problem in config.ownCodeProblems() { log.problem(problem, at: top.position(of: "messages")) }
         config.readServer(top, environment: environment)
         if let webhooks = top.map("webhooks", message: "`webhooks` must be a mapping with `endpoints`") {
             config.webhooks = readWebhooks(webhooks, environment: environment)

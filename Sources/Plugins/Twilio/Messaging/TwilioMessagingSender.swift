@@ -1,0 +1,60 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+
+extension VendorOperation {
+    /// A `Messages.json` create: it may have sent when no answer came.
+    static let sendMessage = VendorOperation("send_message", sendMayHaveHappened: true)
+}
+
+/// Twilio Programmable Messaging: one `POST /2010-04-01/Accounts/{AccountSid}/Messages.json` per message, form
+/// encoded, Basic auth, the Message resource as JSON (docs/vendors/twilio-messaging.md). Errors are Twilio's one
+/// dictionary, mapped by ``TwilioErrorMapping`` as for Verify.
+struct TwilioMessagingSender: MessageSender {
+    let configuration: TwilioMessagingConfiguration
+    let client: VendorHTTPClient
+
+    init(context: ProviderContext) throws(ConfigurationError) {
+        configuration = try TwilioMessagingConfiguration(settings: context.settings, providerID: context.providerID)
+        client = VendorHTTPClient(vendor: "Twilio", context: context, baseURL: configuration.baseURL)
+    }
+
+    var messagesPath: String { "/2010-04-01/Accounts/\(configuration.accountSID)/Messages.json" }
+
+    func send(_ message: OutboundMessage) async throws(GatewayError) -> SentMessage {
+        var form: [(String, String)] = [("To", message.to.e164), ("Body", message.text)]
+        if case .messagingService(let sid) = message.from {
+            form.append(("MessagingServiceSid", sid))
+        } else {
+            form.append(("From", message.from.value))
+        }
+        // Dropped unsent after the code's validity: a late code is of no use (Twilio takes 1 to 36000 seconds).
+        let seconds = min(max(Int(message.validity.components.seconds), 1), 36000)
+        form.append(("ValidityPeriod", String(seconds)))
+        var headers = HTTPFields()
+        headers[.authorization] = VendorHTTPClient.basicAuthorization(configuration.username, configuration.authToken)
+        headers[.accept] = "application/json"
+        let providerID = client.providerID
+        let response = try await client.send(
+            .post, messagesPath, headers: headers, form: form, operation: .sendMessage
+        ) { answer in
+            let envelope = try? JSONDecoder().decode(TwilioWire.ErrorEnvelope.self, from: answer.body)
+            return TwilioErrorMapping.map(
+                code: envelope?.code, httpStatus: answer.status, retryAfter: answer.retryAfter, providerID: providerID)
+        }
+        let resource = try client.decode(TwilioMessagingWire.Message.self, from: response, operation: .sendMessage)
+        guard let sid = resource.sid, let status = resource.status.flatMap(TwilioMessagingWire.deliveryStatus) else {
+            throw client.malformed(.sendMessage, httpStatus: response.status.code)
+        }
+        if status == .failed || status == .undelivered {
+            // Refused at once with a 2xx: the message's own error code says why.
+            var error = TwilioErrorMapping.map(
+                code: resource.errorCode, httpStatus: response.status.code, retryAfter: nil, providerID: providerID)
+            error.sendMayHaveHappened = false
+            throw client.refused(error, operation: .sendMessage, httpStatus: response.status.code)
+        }
+        // `num_segments` is "0" until a Messaging Service has picked the sender.
+        let segments = resource.numSegments.flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
+        return SentMessage(messageID: sid, status: status, segments: segments)
+    }
+}

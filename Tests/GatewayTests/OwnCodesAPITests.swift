@@ -1,0 +1,190 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import HummingbirdTesting
+import Testing
+
+@testable import gateway
+
+/// The gateway's own codes over the API: a sandbox route to `twilio_messaging` sends a message that ends with
+/// the origin-bound line, the check approves, a resend carries the same code, and neither the store's file nor
+/// the gateway's log holds the code outside the sandbox outbox.
+@Suite("Own codes over the API")
+struct OwnCodesAPITests {
+    static let config = """
+        sandbox: true
+        messages:
+          app: Acme
+          origin_bound: {host: example.com}
+          templates:
+            pt-BR: "Seu código {app}: {code}"
+        routing:
+          default: [twilio_messaging]
+        """
+
+    func withGateway(
+        _ config: String = Self.config,
+        _ body: @Sendable (any TestClientProtocol, GatewayRuntime, GatewayHarness) async throws -> Void
+    ) async throws {
+        let harness = GatewayHarness()
+        let (app, runtime) = try await buildApplication(harness.options(config: config))
+        try await app.test(.router) { client in try await body(client, runtime, harness) }
+    }
+
+    static func lastMessage(_ runtime: GatewayRuntime, to number: String) throws -> SandboxOutbox.Message {
+        try #require(runtime.sandbox?.outbox.all.last { $0.to == number })
+    }
+
+    @Test("a start sends an origin-bound message, the code approves, a resend carries the same code")
+    func startCheckResend() async throws {
+        try await withGateway { client, runtime, harness in
+            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+14155550100"}"#)
+            #expect(start.status == .created)
+            #expect(start.body["provider"] as? String == "twilio_messaging")
+            let id = try #require(start.body["id"] as? String)
+            let message = try Self.lastMessage(runtime, to: "+14155550100")
+            let code = try #require(message.code)
+            #expect(message.text == "Your Acme code is \(code). It expires in 10 minutes.\n\n@example.com #\(code)")
+            let resent = try await client.call(.post, "/v1/verifications/\(id)/resend", json: "{}")
+            #expect(resent.status == .ok && resent.body["sends"] as? Int == 2)
+            #expect(try Self.lastMessage(runtime, to: "+14155550100").code == code)
+            let wrong = try await client.call(
+                .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code == "000000" ? "111111" : "000000")"}"#
+            )
+            #expect(wrong.status == .unprocessableContent && wrong.body.errorCode == "incorrect_code")
+            let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
+            #expect(check.status == .ok && check.body["status"] as? String == "approved")
+
+            // The store's file holds the seed and the MAC, never the code; the log has it only in the
+            // sandbox outbox's own line (the emulated phone's).
+            for name in (try FileManager.default.contentsOfDirectory(atPath: harness.dataDirectory.path))
+            where name.hasPrefix("gateway.sqlite") {
+                let bytes = try Data(contentsOf: harness.dataDirectory.appendingPathComponent(name))
+                #expect(bytes.range(of: Data(code.utf8)) == nil, "\(name) holds the code")
+            }
+            let lines = harness.logs.lines(atLeast: .trace).filter { !$0.hasPrefix("sandbox message sent") }
+            #expect(!lines.contains { $0.contains(code) })
+        }
+    }
+
+    @Test("a configured template in the start's locale is the message")
+    func configuredTemplate() async throws {
+        try await withGateway { client, runtime, _ in
+            let start = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+14155550101", "locales": ["pt-BR"]}"#)
+            #expect(start.body["content_language"] as? String == "pt-BR")
+            let message = try Self.lastMessage(runtime, to: "+14155550101")
+            #expect(
+                message.text == "Seu código Acme: \(try #require(message.code))\n\n@example.com #\(message.code ?? "")")
+        }
+    }
+
+    @Test("the admin API lists the messaging provider with SMS and resend only")
+    func listed() async throws {
+        try await withGateway { client, _, _ in
+            let answer = try await client.call(.get, "/v1/admin/providers")
+            let providers = try #require(answer.body["providers"] as? [[String: Any]])
+            let messaging = try #require(providers.first { $0["id"] as? String == "twilio_messaging" })
+            #expect(messaging["channels"] as? [String] == ["sms"])
+            #expect(messaging["operations"] as? [String] == ["resend"])
+        }
+    }
+}
+
+@Suite("Own codes in the configuration")
+struct OwnCodesConfigurationTests {
+    static let environment = [
+        "GATEWAY_API_KEY": "sk_live_0123456789abcdef", "TWILIO_AUTH_TOKEN": "0123456789abcdef0123456789abcdef",
+        "OWN_CODE_SECRET": String(repeating: "s", count: 32),
+    ]
+
+    static let provider = """
+        providers:
+          - id: sms-own
+            plugin: twilio_messaging
+            settings: {account_sid: AC00000000000000000000000000000000, auth_token_env: TWILIO_AUTH_TOKEN}
+            senders: {default: "+14155550100", GB: Acme}
+        api_keys:
+          - {name: backend, key_env: GATEWAY_API_KEY}
+        """
+
+    @Test("a complete configuration builds a messaging provider with its key, templates and senders")
+    func complete() throws {
+        let (check, _) = try ConfigReaderTests.check(
+            Self.provider + """
+
+                own_codes: {secret_env: OWN_CODE_SECRET, length: 8, alphabet: alphanumeric, new_code_on_resend: true}
+                messages: {app: Acme, origin_bound: {host: example.com}}
+                """, environment: Self.environment)
+        #expect(check.problems == [])
+        let configuration = check.reading.configuration
+        let settings = try #require(
+            configuration.ownCodeSettings(providerID: "sms-own", plugin: TwilioMessagingPluginForTests.plugin))
+        #expect(settings.format == OwnCodeFormat(length: 8, alphabet: .alphanumeric))
+        #expect(settings.newCodeOnResend)
+        #expect(settings.senders.sender(for: "GB") == .alphanumeric("Acme"))
+        #expect(settings.senders.excludedRegions == [])
+    }
+
+    @Test("what a messaging provider lacks, and every bad part, is a problem where it is")
+    func problems() throws {
+        let (missing, missingFile) = try ConfigReaderTests.check(Self.provider, environment: Self.environment)
+        #expect(missing.error(file: missingFile)?.problems.contains { $0.contains("needs `own_codes") } == true)
+
+        let (check, file) = try ConfigReaderTests.check(
+            """
+            providers:
+              - id: sms-own
+                plugin: twilio_messaging
+                settings: {account_sid: AC00000000000000000000000000000000, auth_token_env: TWILIO_AUTH_TOKEN}
+                senders: {default: Acme, US: Acme, XX: "+14155550100"}
+              - id: verify
+                plugin: twilio
+                settings: {account_sid: AC00000000000000000000000000000000, service_sid: VA00000000000000000000000000000000, auth_token_env: TWILIO_AUTH_TOKEN}
+                senders: {default: "+14155550100"}
+            api_keys:
+              - {name: backend, key_env: GATEWAY_API_KEY}
+            own_codes: {secret_env: SHORT_SECRET, length: 12}
+            messages:
+              app: Acme
+              origin_bound: {host: "https://example.com"}
+              templates:
+                en: "Hello {name}"
+            """, environment: Self.environment.merging(["SHORT_SECRET": "short"]) { _, new in new })
+        let problems = try #require(check.error(file: file)?.problems)
+        let expected = [
+            ":5:40: provider sms-own: senders.XX is neither `default` nor a region code such as GB",
+            ":5:14: provider sms-own: senders: US refuses alphanumeric sender IDs",
+            ":9:14: provider verify: `senders` is for providers of messaging plugins",
+            ":12:25: own_codes: environment variable SHORT_SECRET is not set or shorter than 32 bytes",
+            ":12:47: own_codes: `length` must be a whole number from 4 to 10",
+            ":15:17: messages: origin_bound host `https://example.com` is not a lower-case domain name",
+            ":17:9: messages.templates.en: no `{code}` placeholder",
+            ":17:9: messages.templates.en: unknown placeholder `{name}`",
+        ]
+        for part in expected {
+            #expect(problems.contains { $0.contains(part) }, "no problem like \(part) in \(problems)")
+        }
+    }
+
+    @Test("a template over max_segments is a problem of check-config")
+    func overlong() throws {
+        let (check, file) = try ConfigReaderTests.check(
+            Self.provider + """
+
+                own_codes: {secret_env: OWN_CODE_SECRET}
+                messages:
+                  app: Acme
+                  android_app_hash: FA+9qCX9VSu
+                  templates:
+                    en: "\(String(repeating: "This is a long message. ", count: 7)){code}"
+                """, environment: Self.environment)
+        let problems = try #require(check.error(file: file)?.problems)
+        #expect(problems.contains { $0.contains("messages: the `en` message takes 2 segments") }, "\(problems)")
+    }
+}
+
+/// The messaging plugin as the configuration tests name it.
+enum TwilioMessagingPluginForTests {
+    static var plugin: GatewayPlugin { InstalledPlugins.all.first { $0.id == "twilio_messaging" }! }
+}

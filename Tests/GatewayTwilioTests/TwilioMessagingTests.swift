@@ -1,0 +1,212 @@
+import Foundation
+import GatewayCore
+import GatewayKitCrypto
+import GatewayTestSupport
+import HTTPTypes
+import Testing
+
+@testable import GatewayTwilio
+
+/// A Twilio Programmable Messaging provider (an own-code provider over ``TwilioMessagingSender``) wired to a
+/// ``TwilioMessagingEmulator`` in process.
+struct TwilioMessagingRig: ProviderConformanceRig {
+    static let mount = "/sandbox/twilio_messaging"
+    static let baseURL = "http://localhost:8080" + mount
+    static let key = HMACOwnCodeKey(secret: Array("the own-code secret of the messaging tests, 32+ bytes".utf8))!
+
+    let clock = ManualClock()
+    let outbox = SandboxOutbox()
+    let emulator: TwilioMessagingEmulator
+    let recorder: RecordingTransport
+    let provider: any VerificationProvider
+
+    var errors: EmulatorErrorSwitch { emulator.errors }
+    var faults: FaultSwitch { emulator.faults }
+
+    init(
+        requestTimeout: Duration = .seconds(10), settings: [String: String] = [:],
+        senders: SenderTable? = nil
+    ) throws {
+        emulator = TwilioMessagingEmulator(context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet))
+        recorder = RecordingTransport(InProcessTransport(emulator: emulator, pathPrefix: Self.mount))
+        var context = try TwilioMessagingPlugin.plugin.testContext(
+            baseURL: Self.baseURL, settings: settings, transport: recorder, clock: clock, requestTimeout: requestTimeout
+        )
+        context.ownCodes = OwnCodeSettings(
+            key: Self.key,
+            catalog: MessageCatalog(app: "Acme", autofill: try MessageAutofill(originBoundHost: "example.com")),
+            senders: try senders ?? SenderTable(fallback: .number("+15005550006")))
+        provider = try TwilioMessagingPlugin.plugin.makeProvider(context)
+    }
+
+    func tick() async {}
+
+    func callbacks() async -> [VendorCallback] { [] }
+
+    /// The form of the `index`th request.
+    func form(_ index: Int = -1) throws -> [String: String] {
+        let requests = recorder.requests
+        let request = try #require(index < 0 ? requests.last : requests[index])
+        return FormEncoding.decode(String(decoding: request.body, as: UTF8.self))
+    }
+}
+
+@Suite("Twilio Programmable Messaging")
+struct TwilioMessagingTests {
+    static func start(_ to: String) throws(GatewayError) -> StartVerification {
+        StartVerification(
+            destination: .phone(try PhoneNumber(parsing: to)), channel: .sms, locales: ["en"],
+            verificationID: "vf_0123456789abcdef0123456789abcdef")
+    }
+
+    static let subject: ProviderConformance = {
+        var subject = ProviderConformance(
+            name: "twilio_messaging",
+            makeRig: { _ in try TwilioMessagingRig() },
+            destination: ProviderConformance.phones("+1415555", digits: 4),
+            // Every row of Twilio's one dictionary reaches the create: each maps as the table says.
+            rows: TwilioErrorMapping.table.rows.filter { $0.source == "[MSG]" }
+                + TwilioErrorMapping.table.rows.filter {
+                    ["20003", "20429", "21211", "21408", "21610", "21612", "21614", "30450"].contains($0.code)
+                },
+            calls: [:], expiresAfter: 600, stateTable: "")
+        subject.checksAreTheGateways = true
+        subject.makeRigWithTimeout = { try TwilioMessagingRig(requestTimeout: $0) }
+        return subject
+    }()
+
+    @Test("Twilio Programmable Messaging", arguments: ProviderConformance.Check.allCases)
+    func conformance(_ check: ProviderConformance.Check) async throws {
+        try await Self.subject.run(check)
+    }
+
+    @Test func aStartPostsOneMessageWithTheCodeAndItsOriginBoundLine() async throws {
+        let rig = try TwilioMessagingRig()
+        let result = try await rig.provider.start(try Self.start("+14155550100"))
+        let request = try #require(rig.recorder.requests.last)
+        #expect(request.method == .post)
+        #expect(request.url.path == Self.pathOfMessages)
+        #expect(request.headerFields[.contentType] == "application/x-www-form-urlencoded")
+        #expect(
+            request.headerFields[.authorization]
+                == VendorHTTPClient.basicAuthorization(TwilioSandbox.accountSID, TwilioSandbox.authToken))
+        let form = try rig.form()
+        #expect(form["To"] == "+14155550100")
+        #expect(form["From"] == "+15005550006")
+        #expect(form["MessagingServiceSid"] == nil)
+        #expect(form["ValidityPeriod"] == "600")
+        let message = try #require(rig.outbox.messages(to: "+14155550100").last)
+        let code = try #require(message.code)
+        #expect(form["Body"] == "Your Acme code is \(code). It expires in 10 minutes.\n\n@example.com #\(code)")
+        #expect(message.provider == "twilio_messaging")
+        let reference = try #require(result.reference)
+        #expect(reference.hasPrefix("SM") && reference.count == 34)
+        let state = try result.state.decode(OwnCodeState.self)
+        #expect(state.sends.map(\.segments) == [1])
+        #expect(state.sends.map(\.status) == [.queued])
+    }
+
+    static let pathOfMessages =
+        TwilioMessagingRig.mount + "/2010-04-01/Accounts/\(TwilioSandbox.accountSID)/Messages.json"
+
+    @Test func anAPIKeyAuthenticatesAndAMessagingServiceSends() async throws {
+        let keySID = "SK" + String(repeating: "ab", count: 16)
+        let service = "MG" + String(repeating: "cd", count: 16)
+        let rig = try TwilioMessagingRig(
+            settings: ["api_key_sid": keySID], senders: try SenderTable(fallback: .messagingService(service)))
+        _ = try await rig.provider.start(try Self.start("+447400123456"))
+        let form = try rig.form()
+        #expect(form["MessagingServiceSid"] == service)
+        #expect(form["From"] == nil)
+        #expect(
+            rig.recorder.requests.last?.headerFields[.authorization]
+                == VendorHTTPClient.basicAuthorization(keySID, TwilioSandbox.authToken))
+    }
+
+    @Test func countriesGetTheirOwnSenders() async throws {
+        let rig = try TwilioMessagingRig(
+            senders: try SenderTable(fallback: .alphanumeric("Acme"), byCountry: ["US": .shortCode("72345")]))
+        _ = try await rig.provider.start(try Self.start("+14155550100"))
+        #expect(try rig.form()["From"] == "72345")
+        _ = try await rig.provider.start(try Self.start("+447400123456"))
+        #expect(try rig.form()["From"] == "Acme")
+        #expect(rig.provider.capabilities.excludedRegions == ["CA"])
+    }
+
+    /// The concerns an OTP send meets, each as Twilio answers it, and what the gateway makes of it.
+    @Test(
+        arguments: [
+            (21211, GatewayError.Code.invalidPhoneNumber), (21614, .unsupportedDestination),
+            (21612, .unsupportedDestination), (30006, .unsupportedDestination), (30003, .deliveryFailed),
+            (30004, .destinationBlocked), (30007, .providerRejected), (21408, .providerRejected),
+            (21610, .destinationBlocked), (20429, .providerRateLimited), (14107, .providerRateLimited),
+            (20005, .providerInsufficientFunds), (30002, .providerInsufficientFunds),
+        ])
+    func refusalsMapToTheTaxonomy(_ code: Int, _ expected: GatewayError.Code) async throws {
+        let rig = try TwilioMessagingRig()
+        let row = try #require(TwilioErrorMapping.row(for: code))
+        rig.emulator.errors.arm(row)
+        let error = await expectGatewayError(expected) { try await rig.provider.start(try Self.start("+14155550100")) }
+        #expect(error?.vendor?.code == String(code))
+        #expect(error?.sendMayHaveHappened == false)
+        #expect(rig.outbox.messages(to: "+14155550100").isEmpty)
+    }
+
+    @Test func theEmulatorRefusesWhatTwilioRefuses() async throws {
+        let emulator = TwilioMessagingEmulator(
+            context: EmulatorContext(clock: ManualClock(), outbox: SandboxOutbox(), logger: .quiet))
+        let authorization = VendorHTTPClient.basicAuthorization(TwilioSandbox.accountSID, TwilioSandbox.authToken)
+        func post(
+            _ form: [(String, String)], authorization: String? = authorization,
+            account: String = TwilioSandbox.accountSID
+        )
+            async throws -> (Int, TwilioWire.ErrorEnvelope?)
+        {
+            var headers = HTTPFields()
+            if let authorization { headers[.authorization] = authorization }
+            let response = await emulator.handle(
+                EmulatorRequest(
+                    method: .post, path: "/2010-04-01/Accounts/\(account)/Messages.json", query: nil,
+                    headerFields: headers, body: Data(FormEncoding.encode(form).utf8)))
+            guard case .response(let answer) = response else { throw GatewayError.internal() }
+            return (answer.status.code, try? JSONDecoder().decode(TwilioWire.ErrorEnvelope.self, from: answer.body))
+        }
+        let good = [("To", "+14155550100"), ("From", "+15005550006"), ("Body", "Code 123456")]
+        #expect(try await post(good).0 == 201)
+        #expect(try await post(good, authorization: nil).1?.code == 20003)
+        #expect(try await post(good, account: "AC" + String(repeating: "0", count: 32)).1?.code == 20404)
+        #expect(try await post([("To", "4155550100"), ("From", "+15005550006"), ("Body", "x")]).1?.code == 21211)
+        #expect(try await post([("To", "+14155550100"), ("Body", "x")]).1?.code == 21604)
+        #expect(try await post([("To", "+14155550100"), ("From", "+15005550006")]).1?.code == 21602)
+        let long = String(repeating: "a", count: 1601)
+        #expect(try await post([("To", "+14155550100"), ("From", "+15005550006"), ("Body", long)]).1?.code == 21617)
+    }
+
+    @Test func theOutboxReadsTheCodeOfAMessage() {
+        #expect(TwilioMessagingEmulator.code(in: "Your code is 123456.\n\n@example.com #123456") == "123456")
+        #expect(TwilioMessagingEmulator.code(in: "Kode Acme Anda: 4821. Berlaku 10 menit.") == "4821")
+        #expect(TwilioMessagingEmulator.code(in: "Hello\n\n@example.com #AB7Z") == "AB7Z")
+        #expect(TwilioMessagingEmulator.code(in: "No code here") == nil)
+    }
+
+    @Test func aMessagingProviderWithoutOwnCodeSettingsIsRefused() throws {
+        let context = try TwilioMessagingPlugin.plugin.testContext(
+            baseURL: TwilioMessagingRig.baseURL, settings: ["account_sid": "nope"],
+            transport: RecordingTransport(
+                InProcessTransport(
+                    emulator: TwilioMessagingEmulator(
+                        context: EmulatorContext(clock: ManualClock(), outbox: SandboxOutbox(), logger: .quiet)),
+                    pathPrefix: TwilioMessagingRig.mount)),
+            clock: ManualClock())
+        #expect(TwilioMessagingPlugin.plugin.sendsOwnCodes)
+        #expect(!TwilioPlugin.plugin.sendsOwnCodes)
+        do {
+            _ = try TwilioMessagingPlugin.plugin.makeProvider(context)
+            Issue.record("built a messaging provider without own-code settings")
+        } catch {
+            #expect(error.problems.count == 2, "\(error.problems)")
+            #expect(error.problems.contains { $0.contains("`account_sid`") })
+            #expect(error.problems.last?.contains("own_codes") == true)
+        }
+    }
+}
