@@ -37,7 +37,7 @@ final class RecordingSender: MessageSender {
 
     static func provider(
         _ id: String = "own_sms", sender: RecordingSender, newCodeOnResend: Bool = false,
-        senders: SenderTable? = nil, clock: any WallClock = ManualClock()
+        senders: SenderTable? = nil, clock: any WallClock = ManualClock(), key: any OwnCodeKey = Self.key
     ) throws -> OwnCodeProvider {
         let settings = OwnCodeSettings(
             key: key,
@@ -191,5 +191,84 @@ final class RecordingSender: MessageSender {
         let refusals: Set<GatewayError.Code?> = [.alreadyApproved, .concurrentVerification]
         for result in results where result != nil { #expect(refusals.contains(result)) }
         #expect(try await h.stored(record.id).status == .approved)
+    }
+
+    @Test func aResendThroughAnotherOwnCodeProviderCarriesTheCode() async throws {
+        let first = RecordingSender()
+        let second = RecordingSender()
+        let h = try ServiceHarness([
+            try Self.provider("first", sender: first), try Self.provider("second", sender: second),
+        ])
+        let record = try await h.service.start(try .sms())
+        #expect(record.providerID == "first")
+        let moved = try await h.service.resend(id: record.id, request: ResendRequest(provider: "second"))
+        #expect(moved.providerID == "second")
+        #expect(moved.sends == 2)
+        #expect(try second.code() == first.code())
+        let state = try moved.providerState.decode(OwnCodeState.self)
+        #expect(state.sends.map(\.provider) == ["first", "second"])
+        let resent = try #require(try await h.events(record.id, .resent).last)
+        #expect(resent.detail["provider"] == "second" && resent.detail["previous_provider"] == "first")
+        #expect(try await h.check(record.id, try first.code()).record.status == .approved)
+    }
+
+    @Test func aResendRefusesProvidersThatCannotCarryTheCode() async throws {
+        let sender = RecordingSender()
+        let otherKey = HMACOwnCodeKey(secret: Array("another secret, of another gateway, 32+ bytes".utf8))!
+        let h = try ServiceHarness([
+            try Self.provider("own", sender: sender),
+            try Self.provider("foreign", sender: RecordingSender(), key: otherKey),
+            ScriptedProvider(id: "verify"),
+            try Self.provider(
+                "gb_only", sender: RecordingSender(),
+                senders: try SenderTable(fallback: nil, byCountry: ["GB": .alphanumeric("Acme")])),
+        ])
+        let record = try await h.service.start(try .sms(forced: "own"))
+        await expectGatewayError(.invalidRequest) {
+            _ = try await h.service.resend(id: record.id, request: ResendRequest(provider: "nowhere"))
+        }
+        await expectGatewayError(.invalidRequest) {
+            _ = try await h.service.resend(id: record.id, request: ResendRequest(provider: "verify"))
+        }
+        await expectGatewayError(.invalidRequest) {
+            _ = try await h.service.resend(id: record.id, request: ResendRequest(provider: "foreign"))
+        }
+        await expectGatewayError(.unsupportedDestination) {
+            _ = try await h.service.resend(id: record.id, request: ResendRequest(provider: "gb_only"))
+        }
+        let stored = try await h.stored(record.id)
+        #expect(stored.providerID == "own" && stored.sends == 1)
+        #expect(try await h.check(record.id, try sender.code()).record.status == .approved)
+    }
+
+    @Test func aVerifyVendorsCodeCannotMoveToAnOwnCodeProvider() async throws {
+        let h = try ServiceHarness([ScriptedProvider(id: "verify"), try Self.provider(sender: RecordingSender())])
+        let record = try await h.service.start(try .sms(forced: "verify"))
+        await expectGatewayError(.invalidRequest) {
+            _ = try await h.service.resend(id: record.id, request: ResendRequest(provider: "own_sms"))
+        }
+    }
+
+    @Test func aVerificationCostsEachSendsSegmentsAtItsProvidersPrice() async throws {
+        let first = RecordingSender()
+        let h = try ServiceHarness([
+            try Self.provider("first", sender: first), try Self.provider("second", sender: RecordingSender()),
+            ScriptedProvider(id: "verify"),
+        ])
+        let record = try await h.service.start(try .sms(forced: "first"))
+        let moved = try await h.service.resend(id: record.id, request: ResendRequest(provider: "second"))
+        var prices = PriceTable()
+        prices.set(0.01, provider: "first", country: nil)
+        #expect(moved.cost(prices) == nil, "no price for the second send's provider")
+        prices.set(0.02, provider: "second", country: "US")
+        #expect(abs((moved.cost(prices) ?? 0) - 0.03) < 1e-9)
+        var twoSegments = moved
+        var state = try moved.providerState.decode(OwnCodeState.self)
+        state.sends[0].segments = 2
+        twoSegments.providerState = try ProviderState(state)
+        #expect(abs((twoSegments.cost(prices) ?? 0) - 0.04) < 1e-9)
+        prices.set(0.05, provider: "verify", country: nil)
+        let verify = try await h.service.start(try .sms("+16505553435", forced: "verify"))
+        #expect(verify.cost(prices) == 0.05)
     }
 }

@@ -67,6 +67,52 @@ struct OwnCodesAPITests {
         }
     }
 
+    @Test("a resend through Vonage SMS carries the same code, and the timeline shows both sends")
+    func resendThroughAnotherVendor() async throws {
+        try await withGateway { client, runtime, _ in
+            let start = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+14155550102", "provider": "twilio_messaging"}"#)
+            let id = try #require(start.body["id"] as? String)
+            let code = try #require(try Self.lastMessage(runtime, to: "+14155550102").code)
+            let resent = try await client.call(
+                .post, "/v1/verifications/\(id)/resend", json: #"{"provider": "vonage_sms"}"#)
+            #expect(resent.status == .ok)
+            #expect(resent.body["provider"] as? String == "vonage_sms")
+            let second = try Self.lastMessage(runtime, to: "+14155550102")
+            #expect(second.provider == "vonage_sms" && second.code == code)
+            // Twilio Verify makes its own codes: this one cannot go there.
+            let toVerify = try await client.call(
+                .post, "/v1/verifications/\(id)/resend", json: #"{"provider": "twilio"}"#)
+            #expect(toVerify.status == .badRequest && toVerify.body.errorCode == "invalid_request")
+            let check = try await client.call(.post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(code)"}"#)
+            #expect(check.body["status"] as? String == "approved")
+            let read = try await client.call(.get, "/v1/verifications/\(id)?include=timeline")
+            let timeline = try #require(read.body["timeline"] as? [[String: Any]])
+            let calls = timeline.filter { $0["kind"] as? String == "provider_call" }.compactMap {
+                $0["detail"] as? [String: Any]
+            }
+            #expect(
+                calls.map { "\($0["provider"] ?? "-") \($0["operation"] ?? "-")" }.prefix(2) == [
+                    "twilio_messaging start", "vonage_sms resend",
+                ])
+        }
+    }
+
+    @Test("a Verify vendor's verification cannot be resent through a messaging provider")
+    func verifyCodesStay() async throws {
+        try await withGateway { client, _, _ in
+            let start = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+14155550103", "provider": "twilio"}"#)
+            let id = try #require(start.body["id"] as? String)
+            let resent = try await client.call(
+                .post, "/v1/verifications/\(id)/resend", json: #"{"provider": "vonage_sms"}"#)
+            #expect(resent.status == .badRequest && resent.body.errorCode == "invalid_request")
+            let unknown = try await client.call(
+                .post, "/v1/verifications/\(id)/resend", json: #"{"provider": "nowhere"}"#)
+            #expect(unknown.status == .badRequest && unknown.body.errorCode == "invalid_request")
+        }
+    }
+
     @Test("a configured template in the start's locale is the message")
     func configuredTemplate() async throws {
         try await withGateway { client, runtime, _ in

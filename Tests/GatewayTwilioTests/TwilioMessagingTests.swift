@@ -7,47 +7,25 @@ import Testing
 
 @testable import GatewayTwilio
 
+extension TwilioMessagingEmulator: ErrorSwitchedEmulator {}
+
 /// A Twilio Programmable Messaging provider (an own-code provider over ``TwilioMessagingSender``) wired to a
 /// ``TwilioMessagingEmulator`` in process.
-struct TwilioMessagingRig: ProviderConformanceRig {
+enum TwilioMessagingRig {
     static let mount = "/sandbox/twilio_messaging"
     static let baseURL = "http://localhost:8080" + mount
     static let key = HMACOwnCodeKey(secret: Array("the own-code secret of the messaging tests, 32+ bytes".utf8))!
 
-    let clock = ManualClock()
-    let outbox = SandboxOutbox()
-    let emulator: TwilioMessagingEmulator
-    let recorder: RecordingTransport
-    let provider: any VerificationProvider
-
-    var errors: EmulatorErrorSwitch { emulator.errors }
-    var faults: FaultSwitch { emulator.faults }
-
-    init(
-        requestTimeout: Duration = .seconds(10), settings: [String: String] = [:],
-        senders: SenderTable? = nil
-    ) throws {
-        emulator = TwilioMessagingEmulator(context: EmulatorContext(clock: clock, outbox: outbox, logger: .quiet))
-        recorder = RecordingTransport(InProcessTransport(emulator: emulator, pathPrefix: Self.mount))
-        var context = try TwilioMessagingPlugin.plugin.testContext(
-            baseURL: Self.baseURL, settings: settings, transport: recorder, clock: clock, requestTimeout: requestTimeout
-        )
-        context.ownCodes = OwnCodeSettings(
-            key: Self.key,
-            catalog: MessageCatalog(app: "Acme", autofill: try MessageAutofill(originBoundHost: "example.com")),
-            senders: try senders ?? SenderTable(fallback: .number("+15005550006")))
-        provider = try TwilioMessagingPlugin.plugin.makeProvider(context)
-    }
-
-    func tick() async {}
-
-    func callbacks() async -> [VendorCallback] { [] }
-
-    /// The form of the `index`th request.
-    func form(_ index: Int = -1) throws -> [String: String] {
-        let requests = recorder.requests
-        let request = try #require(index < 0 ? requests.last : requests[index])
-        return FormEncoding.decode(String(decoding: request.body, as: UTF8.self))
+    static func make(
+        requestTimeout: Duration = .seconds(10), settings: [String: String] = [:], senders: SenderTable? = nil
+    ) throws -> MessagingRig {
+        try MessagingRig(
+            TwilioMessagingPlugin.plugin, mount: mount,
+            ownCodes: OwnCodeSettings(
+                key: key,
+                catalog: MessageCatalog(app: "Acme", autofill: try MessageAutofill(originBoundHost: "example.com")),
+                senders: try senders ?? SenderTable(fallback: .number("+15005550006"))),
+            settings: settings, requestTimeout: requestTimeout, makeEmulator: { TwilioMessagingEmulator(context: $0) })
     }
 }
 
@@ -62,7 +40,7 @@ struct TwilioMessagingTests {
     static let subject: ProviderConformance = {
         var subject = ProviderConformance(
             name: "twilio_messaging",
-            makeRig: { _ in try TwilioMessagingRig() },
+            makeRig: { _ in try TwilioMessagingRig.make() },
             destination: ProviderConformance.phones("+1415555", digits: 4),
             // Every row of Twilio's one dictionary reaches the create: each maps as the table says.
             rows: TwilioErrorMapping.table.rows.filter { $0.source == "[MSG]" }
@@ -71,7 +49,7 @@ struct TwilioMessagingTests {
                 },
             calls: [:], expiresAfter: 600, stateTable: "")
         subject.checksAreTheGateways = true
-        subject.makeRigWithTimeout = { try TwilioMessagingRig(requestTimeout: $0) }
+        subject.makeRigWithTimeout = { try TwilioMessagingRig.make(requestTimeout: $0) }
         return subject
     }()
 
@@ -81,7 +59,7 @@ struct TwilioMessagingTests {
     }
 
     @Test func aStartPostsOneMessageWithTheCodeAndItsOriginBoundLine() async throws {
-        let rig = try TwilioMessagingRig()
+        let rig = try TwilioMessagingRig.make()
         let result = try await rig.provider.start(try Self.start("+14155550100"))
         let request = try #require(rig.recorder.requests.last)
         #expect(request.method == .post)
@@ -112,7 +90,7 @@ struct TwilioMessagingTests {
     @Test func anAPIKeyAuthenticatesAndAMessagingServiceSends() async throws {
         let keySID = "SK" + String(repeating: "ab", count: 16)
         let service = "MG" + String(repeating: "cd", count: 16)
-        let rig = try TwilioMessagingRig(
+        let rig = try TwilioMessagingRig.make(
             settings: ["api_key_sid": keySID], senders: try SenderTable(fallback: .messagingService(service)))
         _ = try await rig.provider.start(try Self.start("+447400123456"))
         let form = try rig.form()
@@ -124,7 +102,7 @@ struct TwilioMessagingTests {
     }
 
     @Test func countriesGetTheirOwnSenders() async throws {
-        let rig = try TwilioMessagingRig(
+        let rig = try TwilioMessagingRig.make(
             senders: try SenderTable(fallback: .alphanumeric("Acme"), byCountry: ["US": .shortCode("72345")]))
         _ = try await rig.provider.start(try Self.start("+14155550100"))
         #expect(try rig.form()["From"] == "72345")
@@ -143,9 +121,9 @@ struct TwilioMessagingTests {
             (20005, .providerInsufficientFunds), (30002, .providerInsufficientFunds),
         ])
     func refusalsMapToTheTaxonomy(_ code: Int, _ expected: GatewayError.Code) async throws {
-        let rig = try TwilioMessagingRig()
+        let rig = try TwilioMessagingRig.make()
         let row = try #require(TwilioErrorMapping.row(for: code))
-        rig.emulator.errors.arm(row)
+        rig.errors.arm(row)
         let error = await expectGatewayError(expected) { try await rig.provider.start(try Self.start("+14155550100")) }
         #expect(error?.vendor?.code == String(code))
         #expect(error?.sendMayHaveHappened == false)
@@ -183,10 +161,10 @@ struct TwilioMessagingTests {
     }
 
     @Test func theOutboxReadsTheCodeOfAMessage() {
-        #expect(TwilioMessagingEmulator.code(in: "Your code is 123456.\n\n@example.com #123456") == "123456")
-        #expect(TwilioMessagingEmulator.code(in: "Kode Acme Anda: 4821. Berlaku 10 menit.") == "4821")
-        #expect(TwilioMessagingEmulator.code(in: "Hello\n\n@example.com #AB7Z") == "AB7Z")
-        #expect(TwilioMessagingEmulator.code(in: "No code here") == nil)
+        #expect(SandboxOutbox.Message.code(in: "Your code is 123456.\n\n@example.com #123456") == "123456")
+        #expect(SandboxOutbox.Message.code(in: "Kode Acme Anda: 4821. Berlaku 10 menit.") == "4821")
+        #expect(SandboxOutbox.Message.code(in: "Hello\n\n@example.com #AB7Z") == "AB7Z")
+        #expect(SandboxOutbox.Message.code(in: "No code here") == nil)
     }
 
     @Test func aMessagingProviderWithoutOwnCodeSettingsIsRefused() throws {

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("docs/errors.md, Vonage section")
 struct VonageErrorDocsTests {
-    @Test("every v2, v1 and VerifyError row has its line with the same mapping, and a note")
+    @Test("every v2, v1, SMS API, receipt and VerifyError row has its line with the same mapping, and a note")
     func tables() throws {
         let lines = try ErrorsDoc.lines()
         for row in VonageErrorMapping.v2Rows {
@@ -16,6 +16,10 @@ struct VonageErrorDocsTests {
         }
         for row in VonageErrorMapping.v1Rows {
             let prefix = "| \(row.code ?? "") | \(row.operation ?? "any") | \(row.name) | `\(row.mapsTo.rawValue)` | "
+            ErrorsDoc.expectNotedLine(prefix, in: lines)
+        }
+        for row in VonageErrorMapping.smsRows + VonageErrorMapping.dlrRows {
+            let prefix = "| \(row.vocabulary) \(row.code ?? "") | \(row.name) | `\(row.mapsTo.rawValue)` | "
             ErrorsDoc.expectNotedLine(prefix, in: lines)
         }
         for row in VonageErrorMapping.sdkRows {

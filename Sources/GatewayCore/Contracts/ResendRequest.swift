@@ -6,12 +6,16 @@ public struct ResendRequest: Sendable {
     public var appVerification: AppVerificationProof?
     /// The end user's device, for vendors that want it.
     public var clientContext: ClientContext
+    /// Another provider to send through: only between providers that send the gateway's own codes
+    /// (``OwnCodeProvider``), which carry the same code over; `nil` keeps the verification's provider.
+    public var provider: String?
 
     /// A resend over the same channel (or the next fallback one) with no new proof unless given.
     public init(
         channel: Channel? = nil, appVerification: AppVerificationProof? = nil,
-        clientContext: ClientContext = ClientContext()
+        clientContext: ClientContext = ClientContext(), provider: String? = nil
     ) {
+        self.provider = provider
         self.channel = channel
         self.appVerification = appVerification
         self.clientContext = clientContext

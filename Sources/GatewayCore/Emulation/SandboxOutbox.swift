@@ -196,3 +196,18 @@ public final class SandboxOutbox: Sendable {
         }
     }
 }
+
+extension SandboxOutbox.Message {
+    /// The code a messaging emulator reads from the text it was given, for the outbox: the origin-bound line's
+    /// (`@host #code`, the message's last line), else the first word of 4 to 10 digits; `nil` when it has
+    /// neither.
+    package static func code(in text: String) -> String? {
+        if let last = text.split(separator: "\n").last, last.hasPrefix("@"),
+            let hash = last.split(separator: " ").first(where: { $0.hasPrefix("#") })
+        {
+            return String(hash.dropFirst())
+        }
+        let words = text.split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+        return words.first { (4...10).contains($0.count) && $0.allSatisfy(\.isNumber) }.map(String.init)
+    }
+}

@@ -3,7 +3,8 @@ import Foundation
 extension VerificationService {
     // MARK: resend, cancel
 
-    /// Sends the verification again through the provider that started it.
+    /// Sends the verification again through the provider that started it, or through the one `request` names
+    /// when both send the gateway's own codes (the verification then moves to it, with its code).
     ///
     /// With no channel named, a provider that does not run workflows itself moves to the next of the
     /// request's `fallback_channels`, if any are left. Like a check, a resend holds the verification's
@@ -12,17 +13,21 @@ extension VerificationService {
         async throws(GatewayError) -> VerificationRecord
     {
         let maxSends = policy.maxSends
+        let named = try request.provider.map { name throws(GatewayError) in try handoverTarget(name) }
         let (record, provider) = try await acquireLease(id, owner: owner) { (record, provider) throws(GatewayError) in
-            _ = try Self.resendChannel(record, provider: provider, request: request, maxSends: maxSends)
+            let sender = try Self.resendingProvider(record, current: provider, named: named)
+            _ = try Self.resendChannel(record, provider: sender, request: request, maxSends: maxSends)
         }
         // The record the lease took is the one validated, so this answers as the validation did; should it
         // ever not, the lease goes back before the refusal.
         let resender: any ResendingProvider
         let channel: Channel?
         let usesFallback: Bool
+        let sender: any VerificationProvider
         do {
+            sender = try Self.resendingProvider(record, current: provider, named: named)
             (resender, channel, usesFallback) = try Self.resendChannel(
-                record, provider: provider, request: request, maxSends: maxSends)
+                record, provider: sender, request: request, maxSends: maxSends)
         } catch {
             _ = try? await finishCheck(id) { _ in }
             throw error
@@ -36,11 +41,11 @@ extension VerificationService {
                 ProviderVerification(record, clientContext: request.clientContext), request: vendorRequest)
             // Provisional, as the lease: ``finishCheck`` commits (synced) after it on every path.
             try? await store.append(
-                contentsOf: [callEvent(record.id, provider.id, "resend", outcome: "accepted", since: began)],
+                contentsOf: [callEvent(record.id, sender.id, "resend", outcome: "accepted", since: began)],
                 durability: .provisional)
         } catch {
             try? await store.append(
-                contentsOf: [callEvent(record.id, provider.id, "resend", outcome: error.code.rawValue, since: began)],
+                contentsOf: [callEvent(record.id, sender.id, "resend", outcome: error.code.rawValue, since: began)],
                 durability: .provisional)
             let forgot = error.code == .expired || error.code == .notFound
             let settled = try await finishCheck(id) { record in
@@ -58,6 +63,10 @@ extension VerificationService {
             "sent": result.sentNothing ? "false" : "true",
         ]
         if newChannel != record.channel { detail["previous_channel"] = record.channel.rawValue }
+        if sender.id != record.providerID {
+            detail["provider"] = sender.id
+            detail["previous_provider"] = record.providerID
+        }
         // Written with the change, in one transaction (the webhook queue reads the event log).
         let resent = VerificationEvent(verificationID: id, kind: .resent, at: clock.now, detail: detail)
         let settled = try await finishCheck(id, known: record, events: [resent]) { record in
@@ -67,6 +76,7 @@ extension VerificationService {
                 record.fallbackChannels.removeAll { $0 == newChannel }
             }
             record.channel = newChannel
+            record.providerID = sender.id
             if let reference = result.reference { record.providerReference = reference }
             if !result.state.isEmpty { record.providerState = result.state }
             if let expiresAt = result.expiresAt { record.expiresAt = expiresAt }
@@ -75,6 +85,34 @@ extension VerificationService {
         }
         if let error = settled.finalStateError { throw error }
         return settled
+    }
+
+    /// The provider a resend's `provider` names, when it can take a verification over: one that sends the
+    /// gateway's own codes.
+    private func handoverTarget(_ name: String) throws(GatewayError) -> any VerificationProvider {
+        guard let target = registry.provider(name) else {
+            throw GatewayError(.invalidRequest, "`provider` names no configured provider.")
+        }
+        return target
+    }
+
+    /// Who sends a resend: the verification's provider, or the one the request named, which must, as the
+    /// verification's own, send the gateway's own codes (a Verify vendor's code exists only at that vendor),
+    /// and serve the destination's country.
+    static func resendingProvider(
+        _ record: VerificationRecord, current: any VerificationProvider, named: (any VerificationProvider)?
+    ) throws(GatewayError) -> any VerificationProvider {
+        guard let named, named.id != current.id else { return current }
+        guard current is OwnCodeProvider, let target = named as? OwnCodeProvider else {
+            throw GatewayError(
+                .invalidRequest,
+                "Only a code the gateway issued itself can be resent through another provider; provider "
+                    + "\(current.id)'s code exists only at its vendor. Resend without `provider`.")
+        }
+        if let region = record.destination.phoneNumber?.policyRegion, !target.capabilities.serves(region: region) {
+            throw GatewayError(.unsupportedDestination, "Provider \(target.id) does not send to \(region).")
+        }
+        return target
     }
 
     /// The channel a resend goes over (`nil`: the verification's own) and whether it is the next fallback

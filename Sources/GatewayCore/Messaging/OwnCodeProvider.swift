@@ -45,7 +45,7 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider {
         }
         var format = settings.format
         if let length = request.codeLength { format.length = min(max(length, 4), 10) }
-        var state = OwnCodeState(seed: "", digest: "", format: format, expiresAt: nil, sends: [])
+        var state = OwnCodeState(seed: "", digest: "", keyID: keyID, format: format, expiresAt: nil, sends: [])
         issue(&state)
         let send = try await deliver(state, to: number, locales: request.locales, reference: request.verificationID)
         state.sends.append(send)
@@ -61,6 +61,10 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider {
         let state = try verification.state.decode(OwnCodeState.self)
         guard let seed = state.seedBytes, let stored = state.digestBytes else {
             throw GatewayError(.internal, "The stored own-code state of this verification is damaged.")
+        }
+        guard state.keyID == keyID else {
+            // Issued under a secret the gateway no longer holds (rotated): no code can match.
+            throw GatewayError(.expired, "This code was issued under a previous secret; start a new verification.")
         }
         // The engine expires the verification first; the code keeps its own expiry all the same.
         if let expiresAt = state.expiresAt, clock.now >= expiresAt {
@@ -83,6 +87,12 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider {
             throw GatewayError(.unsupportedChannel, "Provider \(id) sends its own codes by SMS only.")
         }
         var state = try verification.state.decode(OwnCodeState.self)
+        guard state.keyID == keyID else {
+            throw GatewayError(
+                .invalidRequest,
+                "This verification's code was issued under another secret than provider \(id)'s; resend without "
+                    + "`provider`, or start a new verification.")
+        }
         if settings.newCodeOnResend { issue(&state) }
         let send = try await deliver(state, to: number, locales: verification.locales, reference: verification.id)
         state.sends.append(send)
@@ -124,6 +134,12 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider {
             status: sent.status)
     }
 
+    /// Names the key without revealing it: the first 8 bytes of its MAC of a fixed label, Base64. States made under
+    /// another key (a rotated secret, another gateway's) are told apart by it.
+    private var keyID: String {
+        Data(settings.key.authenticationCode(for: Array("own-code/v1/key-id".utf8)).prefix(8)).base64EncodedString()
+    }
+
     private static let secureSeed: @Sendable () -> [UInt8] = {
         var generator = SystemRandomNumberGenerator()
         return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
@@ -137,6 +153,8 @@ public struct OwnCodeState: Codable, Sendable, Hashable {
     public var seed: String
     /// The MAC of the code under the key, bound to the seed, Base64.
     public var digest: String
+    /// Which key the code was issued under (not the key: a MAC of a fixed label).
+    public var keyID: String
     /// The code's length and alphabet.
     public var format: OwnCodeFormat
     /// When the code stops working.
@@ -146,6 +164,7 @@ public struct OwnCodeState: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case seed, digest, format, sends
+        case keyID = "key_id"
         case expiresAt = "expires_at"
     }
 

@@ -1,11 +1,12 @@
 import GatewayCore
 
-/// Vonage's errors in the gateway taxonomy, in three vocabularies: `v2` problem details by HTTP status and `type`
-/// fragment (docs/vendors/vonage.md §2.4), `v1` `status` codes by operation (§1.5), and `sdk`, the retired Nexmo
-/// Verify iOS SDK's `VerifyError` cases (§3.1). Never by `title`, `detail` or `error_text`, which vary and can name
+/// Vonage's errors in the gateway taxonomy, in five vocabularies: `v2` problem details by HTTP status and `type`
+/// fragment (docs/vendors/vonage.md §2.4), `v1` `status` codes by operation (§1.5), `sdk`, the retired Nexmo
+/// Verify iOS SDK's `VerifyError` cases (§3.1), and for the SMS API (the `vonage_sms` plugin) `sms`, a refused
+/// part's `status` (docs/vendors/vonage-sms.md §5), and `dlr`, a delivery receipt's `err-code` (§4.4). Never by `title`, `detail` or `error_text`, which vary and can name
 /// the number; `docs/errors.md` says why each row maps as it does.
 enum VonageErrorMapping {
-    static let table = VendorErrorTable(vendor: "Vonage", rows: v2Rows + v1Rows + sdkRows)
+    static let table = VendorErrorTable(vendor: "Vonage", rows: v2Rows + v1Rows + sdkRows + smsRows + dlrRows)
 
     static func v2(
         _ status: Int, _ fragment: String, _ operation: String?, _ title: String, _ mapsTo: GatewayError.Code
@@ -140,4 +141,70 @@ enum VonageErrorMapping {
     static func sdkError(rawValue: Int) -> GatewayError.Code? {
         table.row(vocabulary: "sdk", code: String(rawValue))?.mapsTo
     }
+
+    static func sms(_ code: Int, _ text: String, _ mapsTo: GatewayError.Code) -> VendorErrorRow {
+        VendorErrorRow(
+            vocabulary: "sms", code: String(code), name: text, mapsTo: mapsTo, source: "docs/vendors/vonage-sms.md §5")
+    }
+
+    /// Every SMS API `status` of docs/vendors/vonage-sms.md §5 (0 is accepted and has no row), answered in HTTP 200.
+    // swift-format-ignore
+    static let smsRows: [VendorErrorRow] = [
+        sms(1, "Throttled", .providerRateLimited),
+        sms(2, "Missing parameters", .providerError),
+        sms(3, "Invalid parameters", .invalidPhoneNumber),
+        sms(4, "Invalid credentials", .providerAuthFailed),
+        sms(5, "Internal error", .providerUnavailable),
+        sms(6, "Invalid message", .invalidPhoneNumber),
+        sms(7, "Number barred", .destinationBlocked),
+        sms(8, "Partner account barred", .providerAuthFailed),
+        sms(9, "Partner quota violation", .providerInsufficientFunds),
+        sms(10, "Too many existing binds", .providerRateLimited),
+        sms(11, "Account not enabled for HTTP", .providerRejected),
+        sms(12, "Message too long", .providerRejected),
+        sms(14, "Invalid signature", .providerAuthFailed),
+        sms(15, "Invalid sender address", .providerRejected),
+        sms(17, "Message blocked", .providerRejected),
+        sms(22, "Invalid network code", .providerRejected),
+        sms(23, "Invalid callback URL", .providerRejected),
+        sms(29, "Non-whitelisted destination", .providerRejected),
+        sms(32, "Signature and API secret disallowed", .providerAuthFailed),
+        sms(33, "Number de-activated", .invalidPhoneNumber),
+    ]
+
+    /// Maps a refused part's `status` (non-zero); a code no row knows is `provider_error`.
+    static func mapSMS(status code: Int, providerID: String) -> GatewayError {
+        let row = table.row(vocabulary: "sms", code: String(code), httpStatus: 200, operation: nil)
+        return table.error(
+            row?.mapsTo ?? .providerError, detail: "Vonage SMS status \(code)\(row.map { ": " + $0.name } ?? "")",
+            vendorCode: String(code), httpStatus: 200, providerID: providerID)
+    }
+
+    static func dlr(_ code: Int, _ text: String, _ mapsTo: GatewayError.Code) -> VendorErrorRow {
+        VendorErrorRow(
+            vocabulary: "dlr", code: String(code), name: text, mapsTo: mapsTo, source: "docs/vendors/vonage-sms.md §4.4"
+        )
+    }
+
+    /// Every delivery receipt `err-code` of docs/vendors/vonage-sms.md §4.4 but 0 (delivered): what a message that was
+    /// not delivered means for its verification.
+    // swift-format-ignore
+    static let dlrRows: [VendorErrorRow] = [
+        dlr(1, "Unknown", .deliveryFailed),
+        dlr(2, "Absent subscriber, temporary", .deliveryFailed),
+        dlr(3, "Absent subscriber, permanent", .invalidPhoneNumber),
+        dlr(4, "Call barred by user", .destinationBlocked),
+        dlr(5, "Portability error", .deliveryFailed),
+        dlr(6, "Anti-spam rejection", .providerRejected),
+        dlr(7, "Handset busy", .deliveryFailed),
+        dlr(8, "Network error", .deliveryFailed),
+        dlr(9, "Illegal number", .destinationBlocked),
+        dlr(10, "Illegal message", .providerRejected),
+        dlr(11, "Unroutable", .unsupportedDestination),
+        dlr(12, "Destination unreachable", .deliveryFailed),
+        dlr(13, "Subscriber age restriction", .destinationBlocked),
+        dlr(14, "Number blocked by carrier", .destinationBlocked),
+        dlr(15, "Destination lacks credit", .deliveryFailed),
+        dlr(99, "General error", .deliveryFailed),
+    ]
 }

@@ -45,15 +45,17 @@ extension VerificationsController {
 
     @Sendable func resend(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         let (id, reader) = try await Self.idAndBody(
-            request, context, allowing: ["channel", "app_verification", "client_context"])
+            request, context, allowing: ["channel", "app_verification", "client_context", "provider"])
         let proof = try Self.parseProof(reader)
+        let provider = try reader.string("provider", maxLength: 40)
         let channel = try reader.string("channel", maxLength: 32).map { (name) throws(GatewayError) in
             try Self.parseChannel(name, field: "channel")
         }
         let record = try await service.resend(
             id: id,
             request: ResendRequest(
-                channel: channel, appVerification: proof, clientContext: try Self.parseClientContext(reader)),
+                channel: channel, appVerification: proof, clientContext: try Self.parseClientContext(reader),
+                provider: provider),
             owner: Self.owner(context))
         return JSONResponse.response(Self.render(record, now: service.clock.now))
     }

@@ -99,9 +99,7 @@ public struct ExperimentReport: Sendable {
                 }
             }
             // Nil as soon as one start has no price: a partial sum would look like a real cost.
-            let priced = mine.filter { $0.status != .failed }.map {
-                prices.price(provider: $0.providerID, country: $0.destination.phoneNumber?.region)
-            }
+            let priced = mine.filter { $0.status != .failed }.map { $0.cost(prices) }
             let cost: Double? = priced.contains(nil) ? nil : priced.reduce(0) { $0 + ($1 ?? 0) }
             let times = approved.map { $0.updatedAt.timeIntervalSince($0.createdAt) }
             return Arm(

@@ -7,8 +7,7 @@ import HTTPTypes
 /// key SID with the sandbox secret), form-encoded, answered `201` with the Message resource, or Twilio's
 /// error envelope: 21211 for a `To` that is not E.164, 21604/21602 for a missing `From`/`MessagingServiceSid`
 /// or `Body`, 21617 for a body over 1,600 characters, 20404 for another account. Each message is recorded in the
-/// ``SandboxOutbox`` under the plugin id, with the code read from its origin-bound line (else its first word
-/// of 4 to 10 digits).
+/// ``SandboxOutbox`` under the plugin id, with the code read from its text (``SandboxOutbox/Message/code(in:)``).
 public final class TwilioMessagingEmulator: ContextEmulator {
     /// The fault switch tests and the sandbox use to make the emulated API misbehave.
     public let faults = FaultSwitch()
@@ -80,7 +79,8 @@ public final class TwilioMessagingEmulator: ContextEmulator {
         let date = TwilioMessagingWire.rfc2822(now)
         _ = outbox.record(
             SandboxOutbox.Message(
-                provider: plugin, kind: .sms, channel: "sms", to: to, code: Self.code(in: body), text: body,
+                provider: plugin, kind: .sms, channel: "sms", to: to, code: SandboxOutbox.Message.code(in: body),
+                text: body,
                 sentAt: now))
         let message = TwilioMessagingWire.Message(
             sid: sid, accountSID: TwilioSandbox.accountSID, messagingServiceSID: service, from: from, to: to,
@@ -91,17 +91,5 @@ public final class TwilioMessagingEmulator: ContextEmulator {
             uri: "/2010-04-01/Accounts/\(TwilioSandbox.accountSID)/Messages/\(sid).json",
             subresourceURIs: ["media": "/2010-04-01/Accounts/\(TwilioSandbox.accountSID)/Messages/\(sid)/Media.json"])
         return .json(message, status: 201)
-    }
-
-    /// The code a message carries, for the outbox: the origin-bound line's (`@host #code`), else the first word
-    /// of 4 to 10 digits.
-    static func code(in text: String) -> String? {
-        if let last = text.split(separator: "\n").last, last.hasPrefix("@"),
-            let hash = last.split(separator: " ").first(where: { $0.hasPrefix("#") })
-        {
-            return String(hash.dropFirst())
-        }
-        let words = text.split(whereSeparator: { !$0.isLetter && !$0.isNumber })
-        return words.first { (4...10).contains($0.count) && $0.allSatisfy(\.isNumber) }.map(String.init)
     }
 }

@@ -1,0 +1,95 @@
+import Foundation
+import GatewayCore
+import HTTPTypes
+import Synchronization
+
+/// The Vonage SMS API, emulated on the wire for the sandbox and tests: `POST /sms/json`, form-encoded, with the
+/// ``VonageSandbox`` key and secret as Basic auth or as `api_key`/`api_secret` fields. It answers HTTP 200 with
+/// one element per part (``VonageSMSWire/Answer``), `status` `"0"` and a `message-id` each, or one refused element:
+/// 4 for other credentials, 2 for a missing `from`, `to` or `text`, 3 for a `to` that is not 7 to 15 digits, a
+/// `ttl` outside 20,000 to 604,800,000 ms or a `client-ref` over 100 characters, 23 for a `callback` over 100.
+/// Each message is recorded in the ``SandboxOutbox`` under the plugin id, the recipient with its `+`, and the
+/// code read from its text (``SandboxOutbox/Message/code(in:)``).
+public final class VonageSMSEmulator: ContextEmulator {
+    /// The fault switch tests and the sandbox use to make the emulated API misbehave.
+    public let faults = FaultSwitch()
+    /// Rows of ``VonageErrorMapping/table`` (its `sms` vocabulary) armed to refuse the next send.
+    package let errors = EmulatorErrorSwitch()
+    /// The clock, outbox and logger the emulator was built with.
+    public let context: EmulatorContext
+    private let counter = Counter()
+
+    /// An emulator that records its messages in `context.outbox`.
+    public init(context: EmulatorContext) {
+        self.context = context
+    }
+
+    /// Answers one request as the SMS API would, after the fault switch had its say.
+    public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
+        await withFaults(serverError: Self.problem) {
+            guard request.path == "/sms/json" else { return .response(Self.problem(404)) }
+            guard request.method == .post else { return .response(Self.problem(405)) }
+            let form = FormEncoding.decode(String(decoding: request.body, as: UTF8.self))
+            if let row = errors.take(operation: VendorOperation.sendSMS.name), let code = row.code {
+                return .response(Self.refused(code, row.name))
+            }
+            return .response(send(form, authorization: request.headerFields[.authorization]))
+        }
+    }
+
+    private func send(_ form: [String: String], authorization: String?) -> TransportResponse {
+        let credentials =
+            VendorHTTPClient.basicCredentials(authorization) ?? (form["api_key"] ?? "", form["api_secret"] ?? "")
+        guard credentials.user == VonageSandbox.apiKey,
+            ConstantTime.equals(credentials.password, VonageSandbox.apiSecret)
+        else { return Self.refused("4", "Bad Credentials") }
+        guard let from = form["from"], !from.isEmpty, let to = form["to"], !to.isEmpty, let text = form["text"],
+            !text.isEmpty
+        else { return Self.refused("2", "Missing from, to or text") }
+        guard (7...15).contains(to.count), to.allSatisfy(\.isNumber) else { return Self.refused("3", "Invalid to") }
+        if let ttl = form["ttl"], Int(ttl).map({ (20_000...604_800_000).contains($0) }) != true {
+            return Self.refused("3", "Invalid ttl")
+        }
+        if let reference = form["client-ref"], reference.count > 100 { return Self.refused("3", "Invalid client-ref") }
+        if let callback = form["callback"], callback.count > 100 { return Self.refused("23", "Invalid callback") }
+        let now = clock.now
+        _ = outbox.record(
+            SandboxOutbox.Message(
+                provider: VonageSMSPlugin.plugin.id, kind: .sms, channel: "sms", to: "+" + to,
+                code: SandboxOutbox.Message.code(in: text), text: text, sentAt: now))
+        let parts = max(1, SMSMeasurement(measuring: text).segments)
+        let answer = VonageSMSWire.Answer(
+            messageCount: String(parts),
+            messages: (0..<parts).map { _ in
+                VonageSMSWire.Part(
+                    to: to, messageID: counter.nextID(), status: "0", errorText: nil, remainingBalance: "10.00000000",
+                    messagePrice: "0.03330000", network: "310260", clientRef: form["client-ref"])
+            })
+        return .json(answer, status: 200)
+    }
+
+    /// One refused element in a 200, as the SMS API answers every refusal.
+    static func refused(_ status: String, _ text: String) -> TransportResponse {
+        .json(
+            VonageSMSWire.Answer(
+                messageCount: "1",
+                messages: [VonageSMSWire.Part(status: status, errorText: text)]),
+            status: 200)
+    }
+
+    /// An HTTP error the API answers outside its `messages` (an unknown path, a 5xx from the fault switch).
+    static func problem(_ status: Int) -> TransportResponse {
+        TransportResponse(status: HTTPResponse.Status(code: status), headerFields: [:], body: Data())
+    }
+
+    /// Message ids as Vonage writes them: 16 upper-case hex digits, in order.
+    private final class Counter: Sendable {
+        private let next = Mutex<UInt64>(0x1C00_0000_0000_0000)
+        func nextID() -> String {
+            next.withLock { value in
+                value += 1
+                return String(value, radix: 16, uppercase: true)
+            }
+        }
+    }
+}
