@@ -68,6 +68,14 @@ def http_json(port, method, path, body=None, key=KEY):
         connection.close()
 
 
+def median_ratio_interval(ratios, seed):
+    """The median of paired rounds' ratios and a bootstrap 90% interval of that median (2,000 resamples)."""
+    import random, statistics
+    generator = random.Random(seed)
+    medians = sorted(statistics.median(generator.choices(ratios, k=len(ratios))) for _ in range(2000))
+    return statistics.median(ratios), medians[int(0.05 * len(medians))], medians[int(0.95 * len(medians)) - 1]
+
+
 def active_rps(wrk_result):
     """Requests per second over the time the load ran."""
     return wrk_result.get("active_rps", wrk_result["rps"])

@@ -18,7 +18,7 @@ target (issue 34) is at most +10%.
 With --native-idempotency each native start carries an `Idempotency-Key`, so that both sides guard against a
 double submit (the facade always does: its creates to one number run one at a time under a claim in the store).
 """
-import argparse, base64, json, os, random, re, statistics, subprocess, sys, tempfile
+import argparse, base64, json, os, re, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
@@ -89,10 +89,7 @@ def main():
     native_us = statistics.median(r["us_per_start"] for r in rounds["native"])
     facade_us = statistics.median(r["us_per_start"] for r in rounds["facade"])
     ratios = [f["us_per_start"] / n["us_per_start"] for n, f in zip(rounds["native"], rounds["facade"])]
-    ratio = statistics.median(ratios)
-    generator = random.Random(34)
-    medians = sorted(statistics.median(generator.choices(ratios, k=len(ratios))) for _ in range(2000))
-    low, high = medians[int(0.05 * len(medians))], medians[int(0.95 * len(medians)) - 1]
+    ratio, low, high = bench.median_ratio_interval(ratios, seed=34)
     bench.log("facade/native per round, median %.3f (90%% interval %.3f..%.3f); medians %.0f / %.0f µs = %.3f"
               % (ratio, low, high, facade_us, native_us, facade_us / native_us))
     print("RESULT " + json.dumps({
