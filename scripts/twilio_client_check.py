@@ -6,7 +6,10 @@
     .venv/bin/python scripts/twilio_client_check.py
 
 It creates a verification, checks a wrong code (pending), the right code (approved), then makes six
-wrong checks on a new verification: the sixth must raise Twilio error 60202. Exit status 0 on success.
+wrong checks on a new verification: the sixth must raise Twilio error 60202. Then Programmable Messaging, the
+API the `twilio_messaging` plugin sends the gateway's own codes through: `client.messages.create` against its
+emulator, from a number and through a Messaging Service, and a `To` that is not a number (21211). Exit
+status 0 on success.
 """
 import argparse, json, sys, urllib.request
 
@@ -74,7 +77,35 @@ def main():
         print("wrong auth token -> TwilioRestException 20003 (401)")
     else:
         raise SystemExit("a wrong auth token was accepted")
+    check_messaging(args.base)
     return 0
+
+
+def check_messaging(base):
+    """`client.messages.create` against the Twilio Messaging emulator: the Message resource as the library reads it."""
+    client = Client(ACCOUNT_SID, AUTH_TOKEN)
+    client.api.base_url = f"{base}/sandbox/twilio_messaging"
+    to = "+15005550010"
+    message = client.messages.create(to=to, from_="+15005550006", body="Your code is 482916.")
+    assert message.sid.startswith("SM") and len(message.sid) == 34, message.sid
+    assert message.status == "queued" and message.num_segments == "1", (message.status, message.num_segments)
+    assert message.to == to and message.body == "Your code is 482916.", (message.to, message.body)
+    assert message.date_created is not None, message.date_created  # RFC 2822, parsed by the library
+    service = "MG" + "0a" * 16
+    pooled = client.messages.create(to=to, messaging_service_sid=service, body="Your code is 482916.")
+    assert pooled.status == "accepted" and pooled.num_segments == "0", (pooled.status, pooled.num_segments)
+    assert pooled.messaging_service_sid == service, pooled.messaging_service_sid
+    with urllib.request.urlopen(f"{base}/sandbox/outbox") as response:
+        sent = [m for m in json.load(response)["messages"] if m["to"] == to and m["provider"] == "twilio_messaging"]
+    assert [m["code"] for m in sent] == ["482916", "482916"], sent
+    print(f"messages.create {message.sid} (queued, 1 segment) and through {service} (accepted); both in the outbox")
+    try:
+        client.messages.create(to="not-a-number", from_="+15005550006", body="x")
+    except TwilioRestException as error:
+        assert error.code == 21211 and error.status == 400, (error.code, error.status)
+        print("a To that is not a number -> TwilioRestException 21211 (400)")
+    else:
+        raise SystemExit("an invalid To was accepted")
 
 
 if __name__ == "__main__":

@@ -12,8 +12,10 @@ The client builds `https://{api_host}{path}` (vonage-http-client's HttpClientOpt
 REQUESTS_CA_BUNDLE. For Verify v2 (`vonage-verify`) and the legacy v1 (`vonage-verify-legacy`) it starts a
 verification, checks a wrong and then the right code, triggers the next workflow step and cancels (first
 refused inside the cancel window, then accepted). For v2 it also runs silent auth as the spec describes it
-(the device follows `check_url`'s redirects to a code the backend checks, once) and a WhatsApp step. Exit
-status 0 on success.
+(the device follows `check_url`'s redirects to a code the backend checks, once) and a WhatsApp step. Then
+the SMS API (`vonage-sms`, part of `vonage`), which the `vonage_sms` plugin sends the gateway's own codes
+through: a text and a unicode message to its emulator (`rest_host` `127.0.0.1:PORT/sandbox/vonage_sms`), and a
+refusal for a wrong secret. Exit status 0 on success.
 """
 import argparse, json, os, pathlib, re, ssl, sys, time, urllib.request
 
@@ -33,10 +35,10 @@ def sandbox_private_key():
     return "\n".join(line.strip() for line in match.group(0).splitlines()) + "\n"
 
 
-def outbox(base, context, to):
+def outbox(base, context, to, provider="vonage"):
     with urllib.request.urlopen(f"{base}/sandbox/outbox", context=context) as response:
         messages = json.load(response)["messages"]
-    return [m for m in messages if m["to"] == to and m["provider"] == "vonage"]
+    return [m for m in messages if m["to"] == to and m["provider"] == provider]
 
 
 def latest(base, context, to):
@@ -174,7 +176,31 @@ def main():
     found = legacy.search(started.request_id)
     assert found.status == "CANCELLED", found
     print("v1 cancel after the window -> status 0; search says CANCELLED")
+    check_sms(args.base, context)
     return 0
+
+
+def check_sms(base, context):
+    """`vonage.sms.send` against the SMS API emulator: the answer as the package reads it, and its error."""
+    from vonage import Auth, HttpClientOptions, Vonage
+    from vonage_sms import SmsMessage
+    from vonage_sms.errors import SmsError
+
+    options = HttpClientOptions(rest_host=base.removeprefix("https://") + "/sandbox/vonage_sms", timeout=10)
+    client = Vonage(Auth(api_key=API_KEY, api_secret=API_SECRET), http_client_options=options)
+    to = "14155550181"
+    sent = client.sms.send(SmsMessage(to=to, from_="Acme", text="Your code is 482916.", client_ref="vf_check"))
+    part = sent.messages[0]
+    assert sent.message_count == "1" and part.status == "0", sent
+    assert len(part.message_id) == 16 and part.client_ref == "vf_check" and part.to == to, part
+    unicode = client.sms.send(SmsMessage(to=to, from_="Acme", text="Acme の認証コード: 482916", type="unicode"))
+    assert unicode.messages[0].status == "0", unicode
+    sent_codes = [m["code"] for m in outbox(base, context, "+" + to, provider="vonage_sms")]
+    assert sent_codes == ["482916", "482916"], sent_codes
+    print(f"sms.send {part.message_id} (1 part, client-ref echoed) and a unicode message; both in the outbox")
+    intruder = Vonage(Auth(api_key=API_KEY, api_secret="wrong-secret"), http_client_options=options)
+    expect_error(lambda: intruder.sms.send(SmsMessage(to=to, from_="Acme", text="x")),
+                 lambda e: isinstance(e, SmsError) and "error code 4" in str(e), "sms with a wrong secret")
 
 
 if __name__ == "__main__":
