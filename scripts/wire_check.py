@@ -8,8 +8,9 @@ then drives the gateway's public API over every vendor and channel (starts, wron
 cancels, refreshes, the vendors' error paths the emulators can produce) and validates every recorded
 request and every emulator answer against the vendor's document:
 
-* Twilio Verify v2, Vonage Verify v1 and v2, Sinch Verification, Telnyx Verify v2: the OpenAPI files in `--specs`
-  (`../shared/specs` beside the repository; never copied into it).
+* Twilio Verify v2, Vonage Verify v1 and v2, Sinch Verification, Telnyx Verify v2, and for the messaging plugins
+  (the gateway's own codes) Twilio's 2010-04-01 API (`Messages.json`) and Vonage's SMS API: the OpenAPI files in
+  `--specs` (`../shared/specs` beside the repository; never copied into it).
 * Firebase (Identity Toolkit v1, and v2 for the multi-factor methods): the discovery documents that ship in
   google-api-python-client (`googleapiclient/discovery_cache/documents/identitytoolkit.v1.json` and `.v2.json`);
   they are not OpenAPI, so a small validator reads their `schemas` and `methods` here.
@@ -98,6 +99,11 @@ ALLOW = {
     # answers other statuses too (401, 404, 422, 5xx; docs/vendors/telnyx.md §8.1, the SDK's exception per
     # status). Those answers are checked against the same `verify_Errors` schema, properties closed.
     "telnyx:error-status": "Telnyx's document declares only 400 errors; other error statuses are checked against verify_Errors",
+    # Vonage's SMS API answers a refused send in HTTP 200 with a `messages` element of `status` and `error-text`
+    # (its `ErrorMessage` schema, docs/vendors/vonage-sms.md §3), but the document's `SMS.messages` items are
+    # `Message`, which has no `error-text`. A refused part is checked against `ErrorMessage`, an accepted one
+    # against `Message`.
+    "vonage:sms-refused-part": "Vonage's SMS document types every messages element as Message; a refused one is checked against ErrorMessage",
 }
 
 ERROR_SCHEMAS = {
@@ -464,6 +470,25 @@ def validate_openapi(doc, record, vendor):
             sms = doc.document["components"]["schemas"]["VerificationStatusResponseSms"]
             base["properties"]["price"] = sms["allOf"][1]["properties"]["price"]
             schema_node = base
+    # The SMS API's refused parts: ErrorMessage elements in `messages` (ALLOW).
+    if vendor == "vonage" and op.template.startswith("/sms/"):
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            parsed = None
+        parts = parsed.get("messages") if isinstance(parsed, dict) else None
+        if isinstance(parts, list) and any(isinstance(p, dict) and p.get("status") != "0" for p in parts):
+            allowed.append("vonage:sms-refused-part")
+            schemas = doc.document["components"]["schemas"]
+            answer = copy.deepcopy(reader.resolve(schemas["SMS"]))
+            answer["properties"]["messages"] = {
+                "type": "array", "items": {"oneOf": [schemas["Message"], schemas["ErrorMessage"]]}}
+            ans_problems += check_json_answer(reader.convert(answer, strict=True), raw, answer_headers)
+            for index, part in enumerate(parts):
+                if isinstance(part, dict) and part.get("status") != "0":
+                    for e in errors_of(reader.convert(schemas["ErrorMessage"], strict=True), part):
+                        ans_problems.append(f"refused part {index}: {e}")
+            return req_problems, ans_problems, allowed
     ans_problems += check_json_answer(reader.convert(schema_node, strict=True), raw, answer_headers)
     return req_problems, ans_problems, allowed
 
@@ -986,11 +1011,44 @@ def drive_firebase_second_factor(d, proof):
             multi_factor={"type": "enroll", "id_token": id_token})
 
 
-VENDORS = ("twilio", "vonage-v2", "vonage-v1", "sinch", "firebase", "telnyx")
+def drive_twilio_messaging(d):
+    """The gateway's own codes through Twilio Programmable Messaging: from a number, from an alphanumeric sender
+    (GB), through a Messaging Service, a resend, and the emulator's 5xx (Twilio's error object)."""
+    for provider, to in (("twilio_messaging", "+14155550901"), ("twilio_messaging", "+447400123901"),
+                         ("twilio_messaging_service", "+14155550902")):
+        status, v = d.start(provider, to)
+        if status != 201:
+            continue
+        d.expect(f"{provider} resend", *d.call("POST", f"/v1/verifications/{v['id']}/resend", {}), (200,))
+        d.check(v["id"], d.code(to), expect=(200,))
+    d.call("PUT", "/sandbox/faults/twilio_messaging", {"server_error_status": 503, "remaining": 1})
+    d.start("twilio_messaging", "+14155550903", expect=(502, 503))
+    d.call("DELETE", "/sandbox/faults/twilio_messaging")
+
+
+def drive_vonage_sms(d):
+    """The gateway's own codes through Vonage's SMS API: a number sender, an alphanumeric one with a unicode
+    message (GB, Japanese), a resend through it from a Twilio-sent code, and a refused part (a wrong secret)."""
+    status, v = d.start("vonage_sms", "+14155550911")
+    if status == 201:
+        d.check(v["id"], d.code("+14155550911"), expect=(200,))
+    d.start("vonage_sms", "+447400123911", locales=["ja"])
+    status, v = d.start("twilio_messaging", "+14155550912")
+    if status == 201:
+        d.expect("resend through vonage_sms", *d.call(
+            "POST", f"/v1/verifications/{v['id']}/resend", {"provider": "vonage_sms"}), (200,))
+    d.start("vonage_sms-wrong-secret", "+14155550913", expect=(502, 503))
+
+
+VENDORS = ("twilio", "vonage-v2", "vonage-v1", "sinch", "firebase", "telnyx", "twilio-messaging", "vonage-sms")
 
 
 def vendor_of(path):
     """Which document a recorded path belongs to, and the path the document describes."""
+    if path.startswith("/sandbox/twilio_messaging/"):
+        return "twilio-messaging", path[len("/sandbox/twilio_messaging"):]
+    if path.startswith("/sandbox/vonage_sms/"):
+        return "vonage-sms", path[len("/sandbox/vonage_sms"):]
     if path.startswith("/sandbox/twilio/"):
         return "twilio", path[len("/sandbox/twilio"):]
     if path.startswith("/sandbox/vonage/v2/"):
@@ -1035,7 +1093,8 @@ class IdentityToolkitDocuments:
 def load_documents(specs, discovery):
     files = {"twilio": "twilio_verify_v2.yaml", "vonage-v2": "vonage_verify_v2.yaml",
              "vonage-v1": "vonage_verify_v1.yaml", "sinch": "sinch_verification_v1.yaml",
-             "telnyx": "telnyx_verify_v2.yaml"}
+             "telnyx": "telnyx_verify_v2.yaml", "twilio-messaging": "twilio_api_v2010.yaml",
+             "vonage-sms": "vonage_sms.yaml"}
     missing = [f for f in files.values() if not os.path.isfile(os.path.join(specs, f))]
     if missing:
         raise SystemExit(f"vendor specs missing in {specs}: {', '.join(missing)} (give --specs ../shared/specs)")
@@ -1146,6 +1205,22 @@ def mutations(records):
             second, "request", lambda v: v["phoneSignInInfo"].__setitem__("phone", "+1")), "request"))
         out.append(("Firebase second-factor answer without its phoneResponseInfo object", with_json(
             second, "response", lambda v: v.__setitem__("phoneResponseInfo", "session")), "answer"))
+    messaging = first(lambda r: r["request"]["path"].endswith("/Messages.json") and r["response"]["status"] == 201)
+    if messaging:
+        out.append(("Twilio Messaging create without its required To", with_form(
+            messaging, lambda f: [(k, v) for k, v in f if k != "To"]), "request"))
+        out.append(("Twilio Messaging create with an unknown field", with_form(
+            messaging, lambda f: f + [("Urgent", "true")]), "request"))
+        out.append(("Twilio Messaging answer whose num_segments is a number", with_json(
+            messaging, "response", lambda v: v.__setitem__("num_segments", 1)), "answer"))
+    sms = first(lambda r: r["request"]["path"].endswith("/sms/json") and b'"status":"0"' in r["response"]["body"])
+    if sms:
+        out.append(("Vonage SMS send without its required text", with_form(
+            sms, lambda f: [(k, v) for k, v in f if k != "text"]), "request"))
+        out.append(("Vonage SMS send whose ttl is below the API's floor", with_form(
+            sms, lambda f: [(k, "1000" if k == "ttl" else v) for k, v in f]), "request"))
+        out.append(("Vonage SMS answer whose part has an unknown field", with_json(
+            sms, "response", lambda v: v["messages"][0].__setitem__("surprise", 1)), "answer"))
     return out
 
 
@@ -1214,6 +1289,17 @@ providers:
       verify_profile_id: "{TELNYX_PROFILE}", base_url: "{via}/telnyx/v2"}}}}
   - {{id: telnyx-other-profile, plugin: telnyx, settings: {{api_key_env: WIRE_TELNYX_KEY,
       verify_profile_id: "0f0f0f0f-0000-4000-8000-000000000001", base_url: "{via}/telnyx/v2"}}}}
+  - {{id: twilio_messaging, plugin: twilio_messaging, settings: {{account_sid: AC5a4db0c5a4db0c5a4db0c5a4db0c0001,
+      auth_token_env: WIRE_TWILIO_TOKEN, base_url: "{via}/twilio_messaging"}},
+     senders: {{default: "+15005550006", GB: Acme}}}}
+  - {{id: twilio_messaging_service, plugin: twilio_messaging, settings: {{
+      account_sid: AC5a4db0c5a4db0c5a4db0c5a4db0c0001, auth_token_env: WIRE_TWILIO_TOKEN,
+      base_url: "{via}/twilio_messaging"}}, senders: {{default: MG0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a}}}}
+  - {{id: vonage_sms, plugin: vonage_sms, settings: {{api_key: 5a4db0c1, api_secret_env: WIRE_VONAGE_SECRET,
+      base_url: "{via}/vonage_sms"}}, senders: {{default: "+14155550199", GB: Acme}}}}
+  - {{id: vonage_sms-wrong-secret, plugin: vonage_sms, settings: {{api_key: 5a4db0c1,
+      api_secret_env: WIRE_TWILIO_TOKEN, base_url: "{via}/vonage_sms"}}, senders: {{default: "+14155550199"}}}}
+messages: {{app: Wire, origin_bound: {{host: example.com}}}}
 """
     config_path = os.path.join(work, "wire.yaml")
     with open(config_path, "w") as f:
@@ -1233,6 +1319,7 @@ providers:
         for name, step in (("twilio", drive_twilio), ("twilio lookup", drive_twilio_lookup), ("twilio push", drive_twilio_push), ("vonage", lambda d: drive_vonage(d, "vonage", "04")),
                            ("vonage-legacy", lambda d: drive_vonage(d, "vonage-legacy", "05")),
                            ("sinch", drive_sinch), ("firebase", drive_firebase), ("telnyx", drive_telnyx),
+                           ("twilio_messaging", drive_twilio_messaging), ("vonage_sms", drive_vonage_sms),
                            ("faults", drive_faults)):
             before = len(recorder.records)
             step(driver)
@@ -1274,11 +1361,11 @@ providers:
         count, missed = self_test(docs, recorder.records)
         vendors_covered = {vendor_of(r["request"]["path"])[0] for _, r, _ in mutations(recorder.records)}
     print()
-    print(f"{'vendor':<11} {'requests':>8} {'answers':>8} {'invalid requests':>17} {'invalid answers':>16}  allowed")
+    print(f"{'vendor':<16} {'requests':>8} {'answers':>8} {'invalid requests':>17} {'invalid answers':>16}  allowed")
     for vendor in VENDORS:
         t = totals[vendor]
         allowed = ", ".join(f"{k} x{n}" for k, n in sorted(t["allowed"].items())) or "-"
-        print(f"{vendor:<11} {t['requests']:>8} {t['answers']:>8} {t['bad_requests']:>17} {t['bad_answers']:>16}  {allowed}")
+        print(f"{vendor:<16} {t['requests']:>8} {t['answers']:>8} {t['bad_requests']:>17} {t['bad_answers']:>16}  {allowed}")
         if args.verbose:
             for op in sorted({re.sub(r"/[A-Za-z0-9%+._-]{16,}", "/…", op) for op in t["operations"]}):
                 print("    " + op)
