@@ -15,6 +15,8 @@ package struct MessagingRig: ProviderConformanceRig {
     package let outbox = SandboxOutbox()
     package let emulator: any ErrorSwitchedEmulator
     package let recorder: RecordingTransport
+    /// Keeps the delivery receipts the emulator posts to the gateway's callback route.
+    package let sink = CallbackSink()
     package let provider: any VerificationProvider
 
     package var errors: EmulatorErrorSwitch { emulator.errors }
@@ -26,18 +28,29 @@ package struct MessagingRig: ProviderConformanceRig {
         requestTimeout: Duration = .seconds(10),
         makeEmulator: (EmulatorContext) -> any ErrorSwitchedEmulator
     ) throws {
-        emulator = makeEmulator(EmulatorContext(clock: clock, outbox: outbox, logger: .quiet))
+        emulator = makeEmulator(
+            .testing(
+                clock: clock, outbox: outbox, callbacks: sink, route: "http://gateway.test/callbacks/" + plugin.id))
         recorder = RecordingTransport(InProcessTransport(emulator: emulator, pathPrefix: mount))
         var context = try plugin.testContext(
             baseURL: "http://localhost:8080" + mount, settings: settings, transport: recorder, clock: clock,
             requestTimeout: requestTimeout)
         context.ownCodes = ownCodes
+        // The vendor is told the callback route under this address, and asked for receipts there.
+        context.publicBaseURL = URL(string: "http://gateway.test")
         provider = try plugin.makeProvider(context)
     }
 
     package func tick() async {}
 
-    package func callbacks() async -> [VendorCallback] { [] }
+    /// The receipts the emulator has posted, waiting (up to a minute, for a busy machine) for the first: the
+    /// emulator posts them after it answered the send.
+    package func callbacks() async -> [VendorCallback] {
+        for _ in 0..<600 where sink.requests.isEmpty {
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return sink.vendorCallbacks
+    }
 
     /// The form body of the `index`th request (the last by default).
     package func form(_ index: Int = -1) throws -> [String: String] {

@@ -101,6 +101,16 @@ package struct ProviderConformance: Sendable {
     package var callbackChannel: Channel = .sms
     /// The header fields that carry a callback's signature.
     package var signatureHeaders: [HTTPField.Name] = []
+    /// A callback changed after it was signed; by default its body with a space added, which changes what a
+    /// form or raw-body signature covers.
+    package var tamper: @Sendable (VendorCallback) -> VendorCallback = { callback in
+        var tampered = callback
+        tampered.body = callback.body + Data(" ".utf8)
+        return tampered
+    }
+    /// A callback without its signature, for a vendor that signs inside the body (Vonage SMS's `sig`); by
+    /// default the callback without ``signatureHeaders``.
+    package var unsign: (@Sendable (VendorCallback) -> VendorCallback)?
     /// The emulator's table whose rows the state measure reads; empty for an emulator that keeps no state
     /// (a messaging API that only sends), which the measure then passes over.
     package var stateTable: String
@@ -206,16 +216,18 @@ package struct ProviderConformance: Sendable {
     }
 
     private func start(
-        _ rig: any ProviderConformanceRig, index: Int = 0, channel: Channel = .sms, fallbacks: [Channel] = []
+        _ rig: any ProviderConformanceRig, index: Int = 0, channel: Channel = .sms, fallbacks: [Channel] = [],
+        verificationID: String? = nil
     ) async throws -> Started {
         let destination = try destinationFor(channel) ?? self.destination(index)
         try await rig.prepare(destination, for: channel)
         let request = StartVerification(
-            destination: destination, channel: channel, appVerification: appVerification, fallbackChannels: fallbacks)
+            destination: destination, channel: channel, appVerification: appVerification, fallbackChannels: fallbacks,
+            verificationID: verificationID)
         let first = try await rig.provider.start(request)
         var verification = ProviderVerification(
-            destination: destination, channel: first.channel ?? channel, fallbackChannels: fallbacks,
-            reference: first.reference, state: first.state)
+            id: verificationID ?? "", destination: destination, channel: first.channel ?? channel,
+            fallbackChannels: fallbacks, reference: first.reference, state: first.state)
         let result = try await rig.completed(first, of: verification)
         Self.apply(result, to: &verification)
         let code = try await rig.appCode(after: result, to: destination) ?? rig.outbox.last(to: destination.value)?.code
@@ -370,7 +382,8 @@ package struct ProviderConformance: Sendable {
     func callbacksAreTakenOnlyWhenSigned() async throws {
         let rig = try rig()
         guard let receiving = rig.provider.callbackReceiving else { return }
-        let started = try await start(rig, channel: callbackChannel)
+        let started = try await start(
+            rig, channel: callbackChannel, verificationID: "vf_" + String(repeating: "c", count: 32))
         if rig.provider.capabilities.completesWithoutCode.contains(callbackChannel) {
             try await rig.approveWithoutCode(started.result, to: started.verification.destination)
         } else {
@@ -383,17 +396,32 @@ package struct ProviderConformance: Sendable {
         let verification = started.verification
         let lookup = VerificationLookup { _ in verification }
         var approved = false
+        var receipts: [DeliveryReceipt] = []
         for callback in callbacks {
             let reply = try await receiving.handleCallback(callback, lookup: lookup)
             approved = approved || reply.updates.contains { $0.change.status == .approved }
-            var tampered = callback
-            tampered.body = callback.body + Data(" ".utf8)
+            receipts += reply.receipts
+            let tampered = tamper(callback)
             await expectGatewayError(.unauthorized) { try await receiving.handleCallback(tampered, lookup: lookup) }
             var unsigned = callback
-            for field in signatureHeaders { unsigned.headerFields[field] = nil }
+            if let unsign {
+                unsigned = unsign(callback)
+            } else {
+                for field in signatureHeaders { unsigned.headerFields[field] = nil }
+            }
             await expectGatewayError(.unauthorized) { try await receiving.handleCallback(unsigned, lookup: lookup) }
         }
-        #expect(approved, "\(name): no callback reported the approval")
+        if rig.provider is OwnCodeProvider {
+            // A messaging vendor reports deliveries, not approvals (the gateway approves its own codes).
+            #expect(
+                receipts.contains { $0.messageID == started.result.reference && $0.status == .delivered },
+                "\(name): no receipt reported the message delivered")
+            #expect(
+                receipts.allSatisfy { $0.verificationID == verification.id }, "\(name): a receipt lost its verification"
+            )
+        } else {
+            #expect(approved, "\(name): no callback reported the approval")
+        }
     }
 
     func expiredDoesNotApprove() async throws {

@@ -68,11 +68,15 @@ package final class CallbackSink: HTTPTransport {
         return TransportResponse(status: .ok)
     }
 
-    /// The callbacks as the provider's plugin gets them.
+    /// The callbacks as the provider's plugin gets them: the subpath is what follows `/callbacks/{provider id}`.
     package var vendorCallbacks: [VendorCallback] {
         requests.map {
-            VendorCallback(
-                method: $0.method, url: $0.url, subpath: "/", query: nil, headerFields: $0.headerFields, body: $0.body)
+            let parts = $0.url.path.split(separator: "/", omittingEmptySubsequences: false)
+            let below = parts.count > 3 && parts[1] == "callbacks" ? parts[3...].joined(separator: "/") : ""
+            return VendorCallback(
+                method: $0.method, url: $0.url, subpath: "/" + below, query: $0.url.query,
+                headerFields: $0.headerFields,
+                body: $0.body)
         }
     }
 }

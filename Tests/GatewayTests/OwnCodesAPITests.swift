@@ -1,6 +1,8 @@
 import Foundation
 import GatewayCore
 import GatewayTestSupport
+import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
 import Testing
 
@@ -98,6 +100,66 @@ struct OwnCodesAPITests {
         }
     }
 
+    @Test("both sends' signed receipts reach the timeline and /metrics; a forged one is 401 and changes nothing")
+    func receipts() async throws {
+        try await withGateway { client, runtime, _ in
+            let start = try await client.call(
+                .post, "/v1/verifications", json: #"{"to": "+14155550104", "provider": "twilio_messaging"}"#)
+            let id = try #require(start.body["id"] as? String)
+            let resent = try await client.call(
+                .post, "/v1/verifications/\(id)/resend", json: #"{"provider": "vonage_sms"}"#)
+            #expect(resent.status == .ok)
+            // The emulators post their receipts after answering the sends: wait for them, a busy machine's while.
+            var deliveries: [[String: String]] = []
+            for _ in 0..<600 {
+                let read = try await client.call(.get, "/v1/verifications/\(id)?include=timeline")
+                let timeline = try #require(read.body["timeline"] as? [[String: Any]])
+                deliveries = timeline.filter { $0["kind"] as? String == "delivery" }.compactMap {
+                    $0["detail"] as? [String: String]
+                }
+                if deliveries.count >= 3 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(
+                Set(deliveries.map { "\($0["provider"] ?? "-") \($0["status"] ?? "-")" }) == [
+                    "twilio_messaging sent", "twilio_messaging delivered", "vonage_sms delivered",
+                ])
+            #expect(deliveries.count == 3)
+            let state = try await runtime.service.get(id: id).providerState.decode(OwnCodeState.self)
+            #expect(Set(deliveries.compactMap { $0["message_id"] }) == Set(state.sends.map(\.messageID)))
+
+            let forged = try await client.execute(
+                uri: "/callbacks/twilio_messaging/\(id)", method: .post,
+                headers: [.contentType: "application/x-www-form-urlencoded", .init("X-Twilio-Signature")!: "Zm9yZ2Vk"],
+                body: ByteBuffer(
+                    string: "MessageSid=\(state.sends[0].messageID)&MessageStatus=undelivered&ErrorCode=30003")
+            ) { $0 }
+            #expect(forged.status == .unauthorized)
+            let unsigned = try await client.execute(
+                uri: "/callbacks/vonage_sms", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"messageId": "X", "status": "failed", "client-ref": "\#(id)"}"#)
+            ) { $0 }
+            #expect(unsigned.status == .unauthorized)
+            let events = try await runtime.service.events(id: id).filter { $0.kind == .delivery }
+            #expect(events.count == 3)
+
+            let text = try await client.execute(
+                uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(GatewayHarness.apiKey)"]
+            ) { String(buffer: $0.body) }
+            let samples = try PrometheusSample.parse(text)
+            let labels = ["country": "US", "code": "none"]
+            #expect(
+                samples.value(
+                    "gateway_deliveries_total",
+                    labels.merging(["provider": "twilio_messaging", "status": "delivered"]) { $1 }) == 1)
+            #expect(
+                samples.value(
+                    "gateway_deliveries_total",
+                    labels.merging(["provider": "vonage_sms", "status": "delivered"]) { $1 })
+                    == 1)
+        }
+    }
+
     @Test("a Verify vendor's verification cannot be resent through a messaging provider")
     func verifyCodesStay() async throws {
         try await withGateway { client, _, _ in
@@ -132,7 +194,7 @@ struct OwnCodesAPITests {
             let providers = try #require(answer.body["providers"] as? [[String: Any]])
             let messaging = try #require(providers.first { $0["id"] as? String == "twilio_messaging" })
             #expect(messaging["channels"] as? [String] == ["sms"])
-            #expect(messaging["operations"] as? [String] == ["resend"])
+            #expect(messaging["operations"] as? [String] == ["resend", "callbacks"])
         }
     }
 }

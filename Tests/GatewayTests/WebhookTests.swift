@@ -226,6 +226,42 @@ struct WebhookTests {
         }
     }
 
+    @Test("a delivery receipt of an own code is a verification.delivery webhook with the message's status")
+    func deliveryReceipts() async throws {
+        let harness = GatewayHarness()
+        let receiver = WebhookReceiver()
+        let config = Self.config() + "\nmessages: {app: Acme}\nrouting:\n  default: [twilio_messaging]\n"
+        let (app, runtime) = try await build(harness, receiver: receiver, config: config)
+        let dispatcher = try #require(runtime.webhooks)
+        try await app.test(.router) { client in
+            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+14155550100"}"#)
+            let id = try #require(start.body["id"] as? String)
+            // The emulator posts `sent` then `delivered` after its answer; wait for both, a busy machine's while.
+            for _ in 0..<600 {
+                let events = try await runtime.service.events(id: id)
+                if events.filter({ $0.kind == .delivery }).count >= 2 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            await dispatcher.pump()
+            let bodies = receiver.requests.compactMap {
+                try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any]
+            }
+            let deliveries = bodies.filter { $0["type"] as? String == "verification.delivery" }.compactMap {
+                $0["data"] as? [String: Any]
+            }
+            #expect(deliveries.count == 2)
+            let delivered = try #require(
+                deliveries.first { ($0["delivery"] as? [String: Any])?["status"] as? String == "delivered" })
+            #expect(delivered["verification_id"] as? String == id)
+            // The verification's own status beside the message's.
+            #expect(delivered["status"] as? String == "pending")
+            let delivery = try #require(delivered["delivery"] as? [String: String])
+            #expect(delivery["provider"] == "twilio_messaging" && delivery["vendor_status"] == "delivered")
+            #expect(delivery["message_id"]?.hasPrefix("SM") == true)
+            #expect(receiver.requests.allSatisfy { WebhookReceiver.verify($0, secret: Self.secret) })
+        }
+    }
+
     @Test("a restart loses nothing and repeats nothing: the queue and its cursor are in the store")
     func survivesRestart() async throws {
         let harness = GatewayHarness()

@@ -49,6 +49,7 @@ struct TwilioMessagingTests {
                 },
             calls: [:], expiresAfter: 600, stateTable: "")
         subject.checksAreTheGateways = true
+        subject.signatureHeaders = [TwilioPushCrypto.signatureHeader]
         subject.makeRigWithTimeout = { try TwilioMessagingRig.make(requestTimeout: $0) }
         return subject
     }()

@@ -15,13 +15,15 @@ enum VonageSMSRig {
     static let mount = "/sandbox/vonage_sms"
     static let key = HMACOwnCodeKey(secret: Array("the own-code secret of the Vonage SMS tests, 32+ bytes".utf8))!
 
-    static func make(requestTimeout: Duration = .seconds(10), app: String = "Acme") throws -> MessagingRig {
+    static func make(
+        requestTimeout: Duration = .seconds(10), app: String = "Acme", settings: [String: String] = [:]
+    ) throws -> MessagingRig {
         try MessagingRig(
             VonageSMSPlugin.plugin, mount: mount,
             ownCodes: OwnCodeSettings(
                 key: key, catalog: MessageCatalog(app: app),
                 senders: try SenderTable(fallback: .alphanumeric("Acme"), byCountry: ["US": .number("+14155550199")])),
-            requestTimeout: requestTimeout, makeEmulator: VonageSMSEmulator.init(context:))
+            settings: settings, requestTimeout: requestTimeout, makeEmulator: VonageSMSEmulator.init(context:))
     }
 }
 
@@ -40,8 +42,20 @@ struct VonageSMSTests {
             calls: [:], expiresAfter: 600, stateTable: "")
         subject.checksAreTheGateways = true
         subject.makeRigWithTimeout = { try VonageSMSRig.make(requestTimeout: $0) }
+        // The receipt's `sig` is a field of its JSON body, over the other fields.
+        subject.tamper = { Self.receipt($0) { $0["price"] = "0.00000001" } }
+        subject.unsign = { Self.receipt($0) { $0["sig"] = nil } }
         return subject
     }()
+
+    /// `callback` with its JSON receipt's fields changed by `change`.
+    static func receipt(_ callback: VendorCallback, _ change: (inout [String: String]) -> Void) -> VendorCallback {
+        var fields = (try? JSONDecoder().decode([String: String].self, from: callback.body)) ?? [:]
+        change(&fields)
+        var changed = callback
+        changed.body = (try? JSONEncoder().encode(fields)) ?? Data()
+        return changed
+    }
 
     @Test("Vonage SMS API", arguments: ProviderConformance.Check.allCases)
     func conformance(_ check: ProviderConformance.Check) async throws {

@@ -5,12 +5,19 @@ import HTTPTypes
 public struct CallbackReply: Sendable {
     /// The changes to apply, one per verification the callback names; empty when it changes nothing.
     public var updates: [ProviderUpdate]
+    /// Delivery receipts of the gateway's own messages, to record on their verifications' timelines.
+    public var receipts: [DeliveryReceipt]
     /// The HTTP answer to the vendor (Sinch's request event is answered with an allow or deny body).
     public var response: TransportResponse
 
-    /// A reply applying `updates` and answering the vendor `200 OK` with no body unless told.
-    public init(updates: [ProviderUpdate], response: TransportResponse = TransportResponse(status: .ok)) {
+    /// A reply applying `updates`, recording `receipts`, and answering the vendor `200 OK` with no body unless
+    /// told.
+    public init(
+        updates: [ProviderUpdate], receipts: [DeliveryReceipt] = [],
+        response: TransportResponse = TransportResponse(status: .ok)
+    ) {
         self.updates = updates
+        self.receipts = receipts
         self.response = response
     }
 }

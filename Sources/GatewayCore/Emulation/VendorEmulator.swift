@@ -133,6 +133,25 @@ public struct CallbackSender: Sendable {
         }
     }
 
+    /// Sends a receipt-like callback until the gateway takes it (a 2xx), as a vendor that retries does: after a
+    /// failure, a `404`, a `429` or a 5xx it tries again, `attempts` times in all, waiting 250 ms and then twice as long
+    /// each time. A receipt can reach the gateway before the start that sent the message has stored it, which
+    /// answers `404` until it has. Gives up (logging `<name> refused`) after the last attempt.
+    public func sendRetrying(_ request: TransportRequest, attempts: Int = 7, logger: Logger, name: String) async {
+        var pause = Duration.milliseconds(250)
+        for attempt in 1...max(1, attempts) {
+            let status = try? await send(request).status.code
+            if let status, (200..<300).contains(status) { return }
+            let retryable = status.map { $0 == 404 || $0 == 429 || $0 >= 500 } ?? true
+            if attempt == attempts || !retryable {
+                logger.notice("\(name) refused", metadata: ["http.status": "\(status.map(String.init) ?? "none")"])
+                return
+            }
+            try? await Task.sleep(for: pause)
+            pause *= 2
+        }
+    }
+
     /// `request` with its URL moved from under ``baseURL`` to under the delivery address, if there is one.
     func delivered(_ request: TransportRequest) -> TransportRequest {
         guard let baseURL, let deliveryURL else { return request }

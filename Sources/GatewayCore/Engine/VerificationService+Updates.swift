@@ -346,7 +346,7 @@ extension VerificationService {
     }
 
     /// Hands a vendor's callback to the plugin of `providerID`, which verifies its signature, then applies
-    /// the updates it found. A callback for a verification the gateway does not hold is answered and
+    /// the updates it found and records the delivery receipts (``recordDeliveries(_:providerID:)``). A callback for a verification the gateway does not hold is answered and
     /// otherwise ignored, so the vendor does not retry it forever.
     public func handleCallback(providerID: String, _ callback: VendorCallback) async throws(GatewayError)
         -> CallbackReply
@@ -371,6 +371,7 @@ extension VerificationService {
             }
             try await apply(update.change, to: record.id, source: "callback")
         }
+        try await recordDeliveries(reply.receipts, providerID: providerID)
         return reply
     }
 

@@ -7,7 +7,7 @@ import Foundation
 /// ``OwnCodeSettings/newCodeOnResend``). Attempts, expiry and a double-submitted check are the engine's, as for
 /// every provider. What is stored with the verification is ``OwnCodeState``: a random seed and the MAC of the
 /// code under ``OwnCodeSettings/key``, never the code (docs/own-codes.md).
-public struct OwnCodeProvider: VerificationProvider, ResendingProvider {
+public struct OwnCodeProvider: VerificationProvider, ResendingProvider, CallbackReceivingProvider {
     /// The provider id from the configuration (`twilio_messaging`).
     public let id: String
     /// SMS only; regions follow from the sender table.
@@ -32,7 +32,19 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider {
         self.seedSource = seedSource ?? Self.secureSeed
         self.capabilities = ProviderCapabilities(
             channels: [.sms], excludedRegions: settings.senders.excludedRegions,
-            servedRegions: settings.senders.servedRegions, resendKeepsCode: !settings.newCodeOnResend)
+            servedRegions: settings.senders.servedRegions, resendKeepsCode: !settings.newCodeOnResend,
+            withheld: sender is any ReceiptReadingSender ? [] : [.callbacks])
+    }
+
+    /// Reads the delivery receipts in a callback of the sender's vendor, which the engine records on the
+    /// verifications' timelines (docs/own-codes.md, "Receipts"). Offered only over a ``ReceiptReadingSender``.
+    public func handleCallback(_ callback: VendorCallback, lookup: VerificationLookup) async throws(GatewayError)
+        -> CallbackReply
+    {
+        guard let reader = sender as? any ReceiptReadingSender else {
+            throw GatewayError(.notFound, "Provider `\(id)` takes no callbacks.")
+        }
+        return CallbackReply(updates: [], receipts: try reader.receipts(in: callback))
     }
 
     /// Issues a code and sends it.

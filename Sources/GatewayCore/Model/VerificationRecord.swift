@@ -185,6 +185,8 @@ public struct VerificationEvent: Sendable, Codable, Equatable {
         case providerUpdate = "provider_update"
         /// The gateway's token for an approval outside a check was handed out.
         case tokenIssued = "token_issued"
+        /// A messaging vendor's receipt for one of the gateway's own messages (docs/own-codes.md, "Receipts").
+        case delivery
     }
 
     /// The verification the event belongs to.

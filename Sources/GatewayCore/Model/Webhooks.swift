@@ -16,9 +16,12 @@ public enum WebhookEventType: String, Sendable, Codable, CaseIterable {
     case canceled = "verification.canceled"
     /// The vendor (or a resend) moved the verification to another channel.
     case channelChanged = "verification.channel_changed"
+    /// A messaging vendor's delivery receipt for one of the gateway's own messages: `data.delivery` says what.
+    case delivery = "verification.delivery"
 
     /// The webhook an event of the log stands for, if any.
     public static func of(_ event: VerificationEvent) -> WebhookEventType? {
+        if event.kind == .delivery { return .delivery }
         if event.detail["previous_channel"] != nil { return .channelChanged }
         guard event.kind == .statusChanged, let raw = event.detail["status"],
             let status = VerificationStatus(rawValue: raw)

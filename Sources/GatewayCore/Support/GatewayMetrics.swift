@@ -89,6 +89,17 @@ public struct GatewayMetrics: Sendable {
             "gateway_pumping_guard_refusals_total", [("country", country), ("tripped", tripped ? "true" : "false")])
     }
 
+    /// A messaging vendor's receipt for one of the gateway's own messages: `status` as normalized, `error` the
+    /// taxonomy code of the vendor's error code (`none` without one).
+    func delivery(_ record: VerificationRecord, provider: String, status: DeliveryStatus, error: GatewayError.Code?) {
+        count(
+            "gateway_deliveries_total",
+            [
+                ("provider", provider), ("country", Self.country(of: record.destination)),
+                ("status", status.rawValue), ("code", error?.rawValue ?? "none"),
+            ])
+    }
+
     private func labels(_ record: VerificationRecord) -> [(String, String)] {
         [
             ("provider", record.providerID), ("country", Self.country(of: record.destination)),

@@ -180,6 +180,14 @@ enum VonageErrorMapping {
             vendorCode: String(code), httpStatus: 200, providerID: providerID)
     }
 
+    /// A delivery receipt's non-zero `err-code`, by its `dlr` row.
+    static func mapDLR(code: String, providerID: String) -> GatewayError {
+        let row = table.row(vocabulary: "dlr", code: code, httpStatus: 200, operation: nil)
+        return table.error(
+            row?.mapsTo ?? .deliveryFailed, detail: "Vonage DLR err-code \(code)\(row.map { ": " + $0.name } ?? "")",
+            vendorCode: code, httpStatus: 200, providerID: providerID)
+    }
+
     static func dlr(_ code: Int, _ text: String, _ mapsTo: GatewayError.Code) -> VendorErrorRow {
         VendorErrorRow(
             vocabulary: "dlr", code: String(code), name: text, mapsTo: mapsTo, source: "docs/vendors/vonage-sms.md §4.4"

@@ -185,13 +185,22 @@ struct WebhookDispatcher: Service {
     /// The JSON body of a webhook: what changed, with no phone number or code.
     static func payload(_ sequenced: SequencedEvent, type: WebhookEventType, record: VerificationRecord?) -> Data {
         let event = sequenced.event
+        // A delivery event's own status is the message's, not the verification's: it goes under `delivery`.
+        let isDelivery = event.kind == .delivery
         var data: [String: JSONValue] = [
             "verification_id": .string(event.verificationID),
-            "status": .string(event.detail["status"] ?? record?.status.rawValue ?? "pending"),
+            "status": .string((isDelivery ? nil : event.detail["status"]) ?? record?.status.rawValue ?? "pending"),
         ]
         if let channel = event.detail["channel"] ?? record?.channel.rawValue { data["channel"] = .string(channel) }
         if let previous = event.detail["previous_channel"] { data["previous_channel"] = .string(previous) }
-        if let reason = event.detail["reason"] ?? event.detail["error"] { data["reason"] = .string(reason) }
+        if isDelivery {
+            let keys = ["provider", "message_id", "status", "vendor_status", "error_code", "error"]
+            data["delivery"] = .object(
+                Dictionary(
+                    uniqueKeysWithValues: keys.compactMap { key in event.detail[key].map { (key, .string($0)) } }))
+        } else if let reason = event.detail["reason"] ?? event.detail["error"] {
+            data["reason"] = .string(reason)
+        }
         if let record {
             if record.providerID != "-" { data["provider"] = .string(record.providerID) }
             if let region = record.destination.phoneNumber?.region { data["country"] = .string(region) }

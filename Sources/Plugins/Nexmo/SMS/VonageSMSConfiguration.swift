@@ -9,6 +9,13 @@ struct VonageSMSConfiguration: Sendable, Equatable {
     var apiSecret: String
     /// Without a trailing slash.
     var baseURL: String
+    /// The account's signature secret, which signs delivery receipts once Vonage has turned signed webhooks on;
+    /// `nil`: no receipts are asked for (an unsigned one could be anyone's).
+    var signatureSecret: String?
+    /// How receipts are signed: `md5hash` (MD5 of the parameters and the secret, Vonage's default) or an HMAC.
+    var signatureMethod: String
+
+    static let signatureMethods = ["md5hash", "md5", "sha1", "sha256", "sha512"]
 
     static let defaultBaseURL = "https://rest.nexmo.com"
 
@@ -16,6 +23,11 @@ struct VonageSMSConfiguration: Sendable, Equatable {
         .text("api_key", "API key (the dashboard's key): the Basic-auth user."),
         .secret("api_secret", "API secret: the Basic-auth password."),
         .url("base_url", "SMS API base URL; defaults to https://rest.nexmo.com."),
+        .secret("signature_secret", "Signature secret of signed webhooks, to take delivery receipts.", required: false),
+        .text(
+            "signature_method", "How receipts are signed: md5hash (the default), md5, sha1, sha256 or sha512 (HMACs).",
+            required: false, check: { signatureMethods.contains($0) },
+            reason: "must be one of md5hash, md5, sha1, sha256, sha512"),
     ]
 
     init(settings values: [String: String], providerID: String) throws(ConfigurationError) {
@@ -24,5 +36,7 @@ struct VonageSMSConfiguration: Sendable, Equatable {
         apiKey = settings["api_key"] ?? ""
         apiSecret = settings["api_secret"] ?? ""
         baseURL = settings.url("base_url", default: Self.defaultBaseURL)
+        signatureSecret = settings["signature_secret"]
+        signatureMethod = settings["signature_method"] ?? "md5hash"
     }
 }

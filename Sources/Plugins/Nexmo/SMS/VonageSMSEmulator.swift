@@ -10,7 +10,14 @@ import Synchronization
 /// `ttl` outside 20,000 to 604,800,000 ms or a `client-ref` over 100 characters, 23 for a `callback` over 100.
 /// Each message is recorded in the ``SandboxOutbox`` under the plugin id, the recipient with its `+`, and the
 /// code read from its text (``SandboxOutbox/Message/code(in:)``).
+///
+/// A message with a `callback` gets a delivery receipt per part after the answer, POST-JSON and signed (`sig`,
+/// method `md5hash`) with ``VonageSandbox/signatureSecret``: `delivered`, or with a `dlr` row armed for
+/// ``receiptOperation``, `failed` with that row's `err-code`.
 public final class VonageSMSEmulator: ContextEmulator {
+    /// The operation name that arms a receipt's `err-code` (`errors.arm` with a `dlr` row of this operation).
+    package static let receiptOperation = "delivery_receipt"
+
     /// The fault switch tests and the sandbox use to make the emulated API misbehave.
     public let faults = FaultSwitch()
     /// Rows of ``VonageErrorMapping/table`` (its `sms` vocabulary) armed to refuse the next send.
@@ -65,7 +72,41 @@ public final class VonageSMSEmulator: ContextEmulator {
                     to: to, messageID: counter.nextID(), status: "0", errorText: nil, remainingBalance: "10.00000000",
                     messagePrice: "0.03330000", network: "310260", clientRef: form["client-ref"])
             })
+        if let url = form["callback"].flatMap(URL.init(string:)) {
+            let code = errors.take(operation: Self.receiptOperation)?.code
+            let receipts = answer.messages.map { part in
+                receipt(part, from: from, error: code, now: now)
+            }
+            Task { [callbacks, logger] in
+                for body in receipts {
+                    var headers = HTTPFields()
+                    headers[.contentType] = "application/json"
+                    let request = TransportRequest(method: .post, url: url, headerFields: headers, body: body)
+                    await callbacks.sendRetrying(request, logger: logger, name: "vonage sandbox delivery receipt")
+                }
+            }
+        }
         return .json(answer, status: 200)
+    }
+
+    /// The signed JSON receipt of one part: every value a string, as the API's `DeliveryReceipt` has them.
+    private func receipt(_ part: VonageSMSWire.Part, from: String, error: String?, now: Date) -> Data {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+        let t = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: now)
+        func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
+        let scts = two((t.year ?? 0) % 100) + two(t.month) + two(t.day) + two(t.hour) + two(t.minute)
+        let stamp = "\(t.year ?? 0)-\(two(t.month))-\(two(t.day)) \(two(t.hour)):\(two(t.minute)):\(two(t.second))"
+        var fields = [
+            "msisdn": part.to ?? "", "to": from, "network-code": "310260", "messageId": part.messageID ?? "",
+            "price": "0.03330000", "status": error == nil ? "delivered" : "failed", "scts": scts,
+            "err-code": error ?? "0", "api-key": VonageSandbox.apiKey, "message-timestamp": stamp,
+            "timestamp": String(Int(now.timeIntervalSince1970)), "nonce": UUID().uuidString.lowercased(),
+        ]
+        if let reference = part.clientRef { fields["client-ref"] = reference }
+        fields["sig"] = VonageSMSSender.signature(fields, secret: VonageSandbox.signatureSecret, method: "md5hash")
+        let body = JSONValue.object(fields.mapValues { .string($0) })
+        return (try? JSONEncoder().encode(body)) ?? Data()
     }
 
     /// One refused element in a 200, as the SMS API answers every refusal.

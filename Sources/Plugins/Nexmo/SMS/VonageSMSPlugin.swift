@@ -14,7 +14,7 @@ public enum VonageSMSPlugin {
         sandboxSettings: { baseURL in
             [
                 "api_key": VonageSandbox.apiKey, "api_secret": VonageSandbox.apiSecret,
-                "base_url": baseURL.absoluteString,
+                "base_url": baseURL.absoluteString, "signature_secret": VonageSandbox.signatureSecret,
             ]
         })
 }

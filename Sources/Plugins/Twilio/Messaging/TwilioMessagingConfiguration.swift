@@ -11,6 +11,9 @@ struct TwilioMessagingConfiguration: Sendable, Equatable {
     var authToken: String
     /// Without a trailing slash.
     var baseURL: String
+    /// The account's auth token, which Twilio signs status callbacks with: `auth_token`, or `webhook_auth_token`
+    /// beside an API key; `nil` (no receipts asked for) with an API key alone.
+    var signingToken: String?
 
     static let defaultBaseURL = "https://api.twilio.com"
 
@@ -25,6 +28,10 @@ struct TwilioMessagingConfiguration: Sendable, Equatable {
             reason: "must be SK followed by 32 hex digits"),
         .secret("auth_token", "Auth token, or the API key's secret when api_key_sid is set."),
         .url("base_url", "Messaging API base URL; defaults to https://api.twilio.com."),
+        .secret(
+            "webhook_auth_token",
+            "The account's auth token, to check status-callback signatures when auth_token is an API key's secret.",
+            required: false),
     ]
 
     init(settings values: [String: String], providerID: String) throws(ConfigurationError) {
@@ -34,5 +41,6 @@ struct TwilioMessagingConfiguration: Sendable, Equatable {
         username = settings["api_key_sid"] ?? accountSID
         authToken = settings["auth_token"] ?? ""
         baseURL = settings.url("base_url", default: Self.defaultBaseURL)
+        signingToken = settings["webhook_auth_token"] ?? (settings["api_key_sid"] == nil ? authToken : nil)
     }
 }

@@ -8,7 +8,14 @@ import HTTPTypes
 /// error envelope: 21211 for a `To` that is not E.164, 21604/21602 for a missing `From`/`MessagingServiceSid`
 /// or `Body`, 21617 for a body over 1,600 characters, 20404 for another account. Each message is recorded in the
 /// ``SandboxOutbox`` under the plugin id, with the code read from its text (``SandboxOutbox/Message/code(in:)``).
+///
+/// A message with a `StatusCallback` gets two status callbacks after the answer, `sent` then `delivered`, form
+/// encoded and signed with `X-Twilio-Signature` under the sandbox auth token; a row armed for
+/// ``receiptOperation`` makes the second `undelivered` (or `failed`, for 30001 and 30002) with its code.
 public final class TwilioMessagingEmulator: ContextEmulator {
+    /// The operation name that arms a receipt's error (`errors.arm` with a row of this operation).
+    package static let receiptOperation = "status_callback"
+
     /// The fault switch tests and the sandbox use to make the emulated API misbehave.
     public let faults = FaultSwitch()
     /// Rows of ``TwilioErrorMapping/table`` armed to answer the next send with Twilio's error envelope.
@@ -90,6 +97,28 @@ public final class TwilioMessagingEmulator: ContextEmulator {
             dateUpdated: date, apiVersion: "2010-04-01",
             uri: "/2010-04-01/Accounts/\(TwilioSandbox.accountSID)/Messages/\(sid).json",
             subresourceURIs: ["media": "/2010-04-01/Accounts/\(TwilioSandbox.accountSID)/Messages/\(sid)/Media.json"])
+        if let url = form["StatusCallback"].flatMap(URL.init(string:)) {
+            let failure = errors.take(operation: Self.receiptOperation)?.code
+            let last = failure.map { ["30001", "30002"].contains($0) ? "failed" : "undelivered" } ?? "delivered"
+            var fields = [("MessageSid", sid), ("SmsSid", sid), ("AccountSid", TwilioSandbox.accountSID), ("To", to)]
+            fields.append(service.map { ("MessagingServiceSid", $0) } ?? ("From", from ?? ""))
+            let receipts = [
+                fields + [("MessageStatus", "sent")],
+                fields + [("MessageStatus", last)] + (failure.map { [("ErrorCode", $0)] } ?? []),
+            ]
+            Task { [callbacks, logger] in
+                for parameters in receipts {
+                    var headers = HTTPFields()
+                    headers[.contentType] = "application/x-www-form-urlencoded"
+                    headers[TwilioPushCrypto.signatureHeader] = TwilioPushCrypto.webhookSignature(
+                        url: url.absoluteString, parameters: parameters, authToken: TwilioSandbox.authToken)
+                    let request = TransportRequest(
+                        method: .post, url: url, headerFields: headers, body: Data(FormEncoding.encode(parameters).utf8)
+                    )
+                    await callbacks.sendRetrying(request, logger: logger, name: "twilio sandbox status callback")
+                }
+            }
+        }
         return .json(message, status: 201)
     }
 }

@@ -9,14 +9,18 @@ extension VendorOperation {
 
 /// Twilio Programmable Messaging: one `POST /2010-04-01/Accounts/{AccountSid}/Messages.json` per message, form
 /// encoded, Basic auth, the Message resource as JSON (docs/vendors/twilio-messaging.md). Errors are Twilio's one
-/// dictionary, mapped by ``TwilioErrorMapping`` as for Verify.
-struct TwilioMessagingSender: MessageSender {
+/// dictionary, mapped by ``TwilioErrorMapping`` as for Verify. Each message asks for status callbacks at
+/// `…/callbacks/{provider id}/{verification id}`, which Twilio signs with the account's auth token, URL and all.
+struct TwilioMessagingSender: ReceiptReadingSender {
     let configuration: TwilioMessagingConfiguration
     let client: VendorHTTPClient
+    /// The provider's callback route, when the gateway has a public address and the auth token to check them.
+    let receiptURL: URL?
 
     init(context: ProviderContext) throws(ConfigurationError) {
         configuration = try TwilioMessagingConfiguration(settings: context.settings, providerID: context.providerID)
         client = VendorHTTPClient(vendor: "Twilio", context: context, baseURL: configuration.baseURL)
+        receiptURL = configuration.signingToken == nil ? nil : context.callbackURL
     }
 
     var messagesPath: String { "/2010-04-01/Accounts/\(configuration.accountSID)/Messages.json" }
@@ -31,6 +35,9 @@ struct TwilioMessagingSender: MessageSender {
         // Dropped unsent after the code's validity: a late code is of no use (Twilio takes 1 to 36000 seconds).
         let seconds = min(max(Int(message.validity.components.seconds), 1), 36000)
         form.append(("ValidityPeriod", String(seconds)))
+        if let receiptURL, !message.reference.isEmpty {
+            form.append(("StatusCallback", receiptURL.appending(path: message.reference).absoluteString))
+        }
         var headers = HTTPFields()
         headers[.authorization] = VendorHTTPClient.basicAuthorization(configuration.username, configuration.authToken)
         headers[.accept] = "application/json"
@@ -56,5 +63,31 @@ struct TwilioMessagingSender: MessageSender {
         // `num_segments` is "0" until a Messaging Service has picked the sender.
         let segments = resource.numSegments.flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
         return SentMessage(messageID: sid, status: status, segments: segments)
+    }
+}
+
+extension TwilioMessagingSender {
+    /// A status callback: form-encoded, signed with `X-Twilio-Signature` over the URL (our verification id in its
+    /// path) and every parameter; `MessageSid`, `MessageStatus` and, for a failure, `ErrorCode`.
+    func receipts(in callback: VendorCallback) throws(GatewayError) -> [DeliveryReceipt] {
+        let parameters = TwilioEmulator.formPairs(callback.body)
+        guard let token = configuration.signingToken,
+            TwilioPushCrypto.isValidWebhook(
+                signature: callback.headerFields[TwilioPushCrypto.signatureHeader], url: callback.url.absoluteString,
+                parameters: parameters, authToken: token)
+        else { throw client.refusedCallback("bad X-Twilio-Signature") }
+        let form = Dictionary(parameters, uniquingKeysWith: { _, last in last })
+        guard let sid = form["MessageSid"] ?? form["SmsSid"], let name = form["MessageStatus"] ?? form["SmsStatus"],
+            let status = TwilioMessagingWire.deliveryStatus(name)
+        else { throw GatewayError.invalidRequest("The status callback names no message or no status.") }
+        let id = callback.subpath.split(separator: "/").first.map(String.init)
+        let code = form["ErrorCode"].flatMap { $0.isEmpty || $0 == "0" ? nil : $0 }
+        let error = code.map {
+            TwilioErrorMapping.map(code: Int($0), httpStatus: 200, retryAfter: nil, providerID: client.providerID).code
+        }
+        return [
+            DeliveryReceipt(
+                messageID: sid, verificationID: id, status: status, vendorStatus: name, errorCode: code, error: error)
+        ]
     }
 }
