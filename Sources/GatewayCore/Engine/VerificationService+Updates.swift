@@ -4,7 +4,10 @@ extension VerificationService {
     // MARK: resend, cancel
 
     /// Sends the verification again through the provider that started it, or through the one `request` names
-    /// when both send the gateway's own codes (the verification then moves to it, with its code).
+    /// when both send the gateway's own codes (the verification then moves to it, with its code). Without
+    /// `provider`, an own-code verification moves by itself to the next messaging provider of its route that
+    /// has not failed it (``nextMessagingProvider(_:current:)``), and back to its own should that one fail before
+    /// sending.
     ///
     /// With no channel named, a provider that does not run workflows itself moves to the next of the
     /// request's `fallback_channels`, if any are left. Like a check, a resend holds the verification's
@@ -20,42 +23,70 @@ extension VerificationService {
         }
         // The record the lease took is the one validated, so this answers as the validation did; should it
         // ever not, the lease goes back before the refusal.
-        let resender: any ResendingProvider
-        let channel: Channel?
-        let usesFallback: Bool
-        let sender: any VerificationProvider
+        var senders: [any VerificationProvider]
         do {
-            sender = try Self.resendingProvider(record, current: provider, named: named)
-            (resender, channel, usesFallback) = try Self.resendChannel(
-                record, provider: sender, request: request, maxSends: maxSends)
+            senders = [try Self.resendingProvider(record, current: provider, named: named)]
+            _ = try Self.resendChannel(record, provider: senders[0], request: request, maxSends: maxSends)
         } catch {
             _ = try? await finishCheck(id) { _ in }
             throw error
         }
-        let began = clock.instant
-        let result: ProviderStartResult
-        do {
-            var vendorRequest = request
-            vendorRequest.channel = channel
-            result = try await resender.resend(
-                ProviderVerification(record, clientContext: request.clientContext), request: vendorRequest)
-            // Provisional, as the lease: ``finishCheck`` commits (synced) after it on every path.
-            try? await store.append(
-                contentsOf: [callEvent(record.id, sender.id, "resend", outcome: "accepted", since: began)],
-                durability: .provisional)
-        } catch {
-            try? await store.append(
-                contentsOf: [callEvent(record.id, sender.id, "resend", outcome: error.code.rawValue, since: began)],
-                durability: .provisional)
-            let forgot = error.code == .expired || error.code == .notFound
-            let settled = try await finishCheck(id) { record in
-                if forgot {
-                    record.status = .expired
-                    record.nextAction = nil
+        if named == nil, let next = await nextMessagingProvider(record, current: provider),
+            (try? Self.resendChannel(record, provider: next, request: request, maxSends: maxSends)) != nil
+        {
+            senders.insert(next, at: 0)
+        }
+        var sent:
+            (
+                result: ProviderStartResult, sender: any VerificationProvider, channel: Channel?, usesFallback: Bool
+            )?
+        for (index, sender) in senders.enumerated() {
+            // Validated above for each sender, on this very record.
+            guard
+                case (let resender, let channel, let usesFallback)? = try? Self.resendChannel(
+                    record, provider: sender, request: request, maxSends: maxSends)
+            else { continue }
+            let began = clock.instant
+            do {
+                var vendorRequest = request
+                vendorRequest.channel = channel
+                let result = try await resender.resend(
+                    ProviderVerification(record, clientContext: request.clientContext), request: vendorRequest)
+                // Provisional, as the lease: ``finishCheck`` commits (synced) after it on every path.
+                try? await store.append(
+                    contentsOf: [callEvent(record.id, sender.id, "resend", outcome: "accepted", since: began)],
+                    durability: .provisional)
+                sent = (result, sender, channel, usesFallback)
+                break
+            } catch {
+                try? await store.append(
+                    contentsOf: [callEvent(record.id, sender.id, "resend", outcome: error.code.rawValue, since: began)],
+                    durability: .provisional)
+                let vendorFailed = error.errorClass == .providerTransient || error.errorClass == .providerPermanent
+                if index < senders.count - 1, vendorFailed, !error.sendMayHaveHappened {
+                    // The provider the resend moved to failed before sending: the verification's own sends it.
+                    logger.warning(
+                        "resend through the next provider failed; resending through the verification's own",
+                        metadata: [
+                            "verification.id": "\(id)", "provider.id": "\(sender.id)",
+                            "error.code": "\(error.code.rawValue)",
+                        ])
+                    continue
                 }
+                let forgot = error.code == .expired || error.code == .notFound
+                let settled = try await finishCheck(id) { record in
+                    if forgot {
+                        record.status = .expired
+                        record.nextAction = nil
+                    }
+                }
+                if let truth = settled.finalStateError, !forgot || settled.status != .expired { throw truth }
+                throw error
             }
-            if let truth = settled.finalStateError, !forgot || settled.status != .expired { throw truth }
-            throw error
+        }
+        guard case (let result, let sender, let channel, let usesFallback)? = sent else {
+            _ = try? await finishCheck(id) { _ in }
+            throw GatewayError.internal()
         }
         let newChannel = result.channel ?? channel ?? record.channel
         var detail = [

@@ -148,7 +148,7 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
 
     /// Names the key without revealing it: the first 8 bytes of its MAC of a fixed label, Base64. States made under
     /// another key (a rotated secret, another gateway's) are told apart by it.
-    private var keyID: String {
+    var keyID: String {
         Data(settings.key.authenticationCode(for: Array("own-code/v1/key-id".utf8)).prefix(8)).base64EncodedString()
     }
 

@@ -242,6 +242,25 @@ public struct RoutingTable: Sendable, Equatable {
             failoverOnTimeout: failoverOnTimeout, country: country, adaptive: adaptive)
     }
 
+    /// The providers of the route a verification recorded (``Decision/route``), in the route's order with its
+    /// fallbacks: what a resend may move along. `nil` for a route that names no fixed list: an experiment (its
+    /// arm must stay its arm's), a forced provider, a test number, or a route this table does not hold (a front
+    /// door's own).
+    public func providerIDs(ofRoute name: String, channel: Channel) -> [String]? {
+        if let rule = rules.first(where: { $0.name == name }) {
+            var ids: [String]
+            switch rule.target {
+            case .providers(let list): ids = list
+            case .adaptive(let policy): ids = policy.providers
+            case .experiment: return nil
+            }
+            for id in rule.fallbacks where !ids.contains(id) { ids.append(id) }
+            return ids
+        }
+        if name == "channel:\(channel.rawValue)" { return routes[channel] }
+        return name == "default" ? defaultOrder : nil
+    }
+
     /// The providers to try for `request`, in order, and the ones passed over with the reason.
     public func candidates(
         for request: StartVerification, registry: ProviderRegistry
