@@ -272,3 +272,68 @@ final class RecordingSender: MessageSender {
         #expect(verify.cost(prices) == 0.05)
     }
 }
+
+@Suite("Codes the caller chose")
+struct CustomCodeTests {
+    @Test(
+        "a custom code is 4 to 10 digits, or of the alphanumeric alphabet in either case",
+        arguments: [
+            ("4821", "4821", OwnCodeFormat.Alphabet.digits), ("0000000000", "0000000000", .digits),
+            ("ab7k", "AB7K", .alphanumeric), ("ZZZZZ", "ZZZZZ", .alphanumeric),
+        ])
+    func accepted(_ code: String, _ normalized: String, _ alphabet: OwnCodeFormat.Alphabet) throws {
+        let custom = try #require(OwnCodeFormat.custom(code))
+        #expect(custom.code == normalized && custom.format == OwnCodeFormat(length: code.count, alphabet: alphabet))
+    }
+
+    @Test("anything else is no custom code", arguments: ["482", "48213648213", "O123", "12 34", "12-34", "١٢٣٤", ""])
+    func refused(_ code: String) {
+        #expect(OwnCodeFormat.custom(code) == nil)
+    }
+
+    @Test("sealing gives the code back only with the key and the seed")
+    func sealing() throws {
+        let seed = Array(repeating: UInt8(7), count: 16)
+        let sealed = OwnCodeProviderTests.key.seal(code: "4821", seed: seed)
+        #expect(sealed != Array("4821".utf8))
+        #expect(OwnCodeProviderTests.key.unseal(sealed, seed: seed) == "4821")
+        #expect(OwnCodeProviderTests.key.unseal(sealed, seed: Array(repeating: 8, count: 16)) != "4821")
+        #expect(OwnCodeProviderTests.key.unseal(Array(repeating: 0, count: 40), seed: seed) == nil)
+    }
+
+    @Test("the start sends the caller's code, stores it sealed, resends it even with new_code_on_resend, approves it")
+    func startResendCheck() async throws {
+        let sender = RecordingSender()
+        let h = try ServiceHarness([try OwnCodeProviderTests.provider(sender: sender, newCodeOnResend: true)])
+        var start = try StartVerification.sms()
+        start.customCode = "48213"
+        let record = try await h.service.start(start)
+        #expect(try sender.code() == "48213")
+        let state = try record.providerState.decode(OwnCodeState.self)
+        #expect(state.sealedCode != nil && state.format == OwnCodeFormat(length: 5))
+        #expect(!String(decoding: try JSONEncoder().encode(state), as: UTF8.self).contains("48213"))
+        _ = try await h.service.resend(id: record.id)
+        #expect(try sender.code() == "48213")
+        await expectGatewayError(.incorrectCode) { _ = try await h.check(record.id, "48214") }
+        #expect(try await h.check(record.id, "48213").record.status == .approved)
+    }
+
+    @Test("routing passes over providers that make their own codes; with none left the start is refused")
+    func routing() async throws {
+        let sender = RecordingSender()
+        let verify = ScriptedProvider(id: "verify")
+        let h = try ServiceHarness([verify, try OwnCodeProviderTests.provider(sender: sender)])
+        var start = try StartVerification.sms()
+        start.customCode = "4821"
+        let record = try await h.service.start(start)
+        #expect(record.providerID == "own_sms" && verify.calls.isEmpty)
+        let skipped = try await h.events(record.id, .started).first?.detail["skipped"]
+        #expect(skipped?.contains("verify:custom_code_not_supported") == true)
+
+        let onlyVerify = try ServiceHarness([ScriptedProvider(id: "verify")])
+        await expectGatewayError(.invalidRequest) { _ = try await onlyVerify.service.start(start) }
+        var bad = try StartVerification.sms()
+        bad.customCode = "12"
+        await expectGatewayError(.invalidRequest) { _ = try await h.service.start(bad) }
+    }
+}

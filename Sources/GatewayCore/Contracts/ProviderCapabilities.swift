@@ -34,6 +34,9 @@ public struct ProviderCapabilities: Sendable, Equatable {
     /// The vendor's own limit on checks per verification (Vonage v1 allows 3); the gateway's limit for a
     /// verification is the lower of this and its policy.
     public var vendorMaxAttempts: Int?
+    /// Whether a start may bring the code to send (``StartVerification/customCode``): only a provider that
+    /// sends the gateway's own codes can; routing passes the others over for such a start.
+    public var takesCustomCode: Bool
 
     /// Capabilities with `channels`, and everything else off or empty unless given. Which optional operations
     /// are offered is not declared here: it follows from the protocols the provider adopts, less `withheld`.
@@ -50,8 +53,10 @@ public struct ProviderCapabilities: Sendable, Equatable {
         completesWithoutCode: Set<Channel> = [],
         nativeWorkflows: Bool = false,
         vendorMaxAttempts: Int? = nil,
+        takesCustomCode: Bool = false,
         withheld: ProviderOperations = []
     ) {
+        self.takesCustomCode = takesCustomCode
         self.channels = channels
         self.excludedRegions = excludedRegions
         self.servedRegions = servedRegions

@@ -17,6 +17,10 @@ public struct StartVerification: Sendable {
     public var multiFactor: MultiFactor?
     /// Code length the caller asks for, where the vendor lets a request choose it.
     public var codeLength: Int?
+    /// The code to send, chosen by the caller (the Twilio front door's `CustomCode`), already checked with
+    /// ``OwnCodeFormat/custom(_:)``. Only providers that take one (``ProviderCapabilities/takesCustomCode``)
+    /// are candidates for such a start.
+    public var customCode: String?
     /// The caller's own reference, echoed back and stored.
     public var clientReference: String?
     /// Free-form metadata stored with the verification, never sent to a vendor.

@@ -357,6 +357,14 @@ public struct VerificationService: Sendable {
                 "No provider this request could go to runs a multi-factor `\(step.kind.rawValue)` "
                     + "(`multi_factor`); GET /v1/admin/providers lists the steps each provider runs.")
         }
+        if request.customCode != nil,
+            skippedReasons.contains(where: { $0.reason == RoutingTable.Skip.customCodeNotSupported })
+        {
+            return GatewayError(
+                .invalidRequest,
+                "A code chosen by the caller can be sent only by the providers of the gateway's own codes, and the "
+                    + "route of this request has none that could take it.")
+        }
         let onlyUnknown =
             !skippedReasons.isEmpty && skippedReasons.allSatisfy { $0.reason == "unknown_provider" }
         let channelReasons: Set<String> = ["channel_not_supported", "fallback_channels_not_supported"]

@@ -49,6 +49,20 @@ public struct OwnCodeFormat: Sendable, Hashable, Codable {
         return nil
     }
 
+    /// The format of a code the caller chose (the Twilio front door's `CustomCode`): 4 to 10 digits, or 4 to 10
+    /// characters of the alphanumeric alphabet (lower case read as upper case), so that a check reads it as it
+    /// reads the gateway's own. `nil` for anything else.
+    public static func custom(_ code: String) -> (code: String, format: OwnCodeFormat)? {
+        guard (minimumLength...maximumLength).contains(code.count) else { return nil }
+        for alphabet in Alphabet.allCases {
+            let format = OwnCodeFormat(length: code.count, alphabet: alphabet)
+            if let normalized = format.normalized(code), normalized.count == code.count {
+                return (normalized, format)
+            }
+        }
+        return nil
+    }
+
     /// What the user typed, as it is compared: spaces and dashes removed, lower case read as upper case for
     /// the alphanumeric alphabet. `nil` when it cannot be a code of this format (wrong length or character),
     /// which the check counts as a wrong code.

@@ -28,6 +28,20 @@ extension OwnCodeKey {
         authenticationCode(for: Array("own-code/v1/check".utf8) + seed + Array(code.utf8))
     }
 
+    /// A code the caller chose, sealed for the store: its bytes XOR the key's MAC of the seed under a label of
+    /// its own. As with a derived code, the store alone reveals nothing of it, and the key with the seed gives it.
+    public func seal(code: String, seed: [UInt8]) -> [UInt8] {
+        let pad = authenticationCode(for: Array("own-code/v1/seal".utf8) + seed)
+        return zip(Array(code.utf8), pad).map { $0 ^ $1 }
+    }
+
+    /// The code ``seal(code:seed:)`` sealed; `nil` when the sealed bytes are longer than a pad or not text.
+    public func unseal(_ sealed: [UInt8], seed: [UInt8]) -> String? {
+        let pad = authenticationCode(for: Array("own-code/v1/seal".utf8) + seed)
+        guard sealed.count <= pad.count else { return nil }
+        return String(validating: zip(sealed, pad).map { $0 ^ $1 }, as: UTF8.self)
+    }
+
     /// Whether `entered` (already ``OwnCodeFormat/normalized(_:)``) is the code whose digest is `stored`,
     /// compared in time that does not depend on where they differ.
     public func matches(_ entered: String, seed: [UInt8], stored: [UInt8]) -> Bool {

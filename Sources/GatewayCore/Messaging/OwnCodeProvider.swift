@@ -33,7 +33,7 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
         self.capabilities = ProviderCapabilities(
             channels: [.sms], excludedRegions: settings.senders.excludedRegions,
             servedRegions: settings.senders.servedRegions, resendKeepsCode: !settings.newCodeOnResend,
-            withheld: sender is any ReceiptReadingSender ? [] : [.callbacks])
+            takesCustomCode: true, withheld: sender is any ReceiptReadingSender ? [] : [.callbacks])
     }
 
     /// Reads the delivery receipts in a callback of the sender's vendor, which the engine records on the
@@ -47,7 +47,7 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
         return CallbackReply(updates: [], receipts: try reader.receipts(in: callback))
     }
 
-    /// Issues a code and sends it.
+    /// Issues a code (or takes the start's ``StartVerification/customCode``) and sends it.
     public func start(_ request: StartVerification) async throws(GatewayError) -> ProviderStartResult {
         guard request.channel == .sms else {
             throw GatewayError(.unsupportedChannel, "Provider \(id) sends its own codes by SMS only.")
@@ -58,7 +58,16 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
         var format = settings.format
         if let length = request.codeLength { format.length = min(max(length, 4), 10) }
         var state = OwnCodeState(seed: "", digest: "", keyID: keyID, format: format, expiresAt: nil, sends: [])
-        issue(&state)
+        if let customCode = request.customCode {
+            guard let custom = OwnCodeFormat.custom(customCode) else {
+                throw GatewayError(
+                    .invalidRequest, "A custom code is 4 to 10 digits, or letters and digits without 0, O, 1, I, L.")
+            }
+            state.format = custom.format
+            issue(&state, custom: custom.code)
+        } else {
+            issue(&state)
+        }
         let send = try await deliver(state, to: number, locales: request.locales, reference: request.verificationID)
         state.sends.append(send)
         return ProviderStartResult(
@@ -105,21 +114,34 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
                 "This verification's code was issued under another secret than provider \(id)'s; resend without "
                     + "`provider`, or start a new verification.")
         }
-        if settings.newCodeOnResend { issue(&state) }
+        // A code the caller chose stays the one it chose.
+        if settings.newCodeOnResend, state.sealedCode == nil { issue(&state) }
         let send = try await deliver(state, to: number, locales: verification.locales, reference: verification.id)
         state.sends.append(send)
         return ProviderStartResult(
             reference: send.messageID, state: try ProviderState(state),
-            expiresAt: settings.newCodeOnResend ? state.expiresAt : nil, contentLanguage: send.locale, channel: .sms)
+            expiresAt: settings.newCodeOnResend && state.sealedCode == nil ? state.expiresAt : nil,
+            contentLanguage: send.locale, channel: .sms)
     }
 
-    /// Gives `state` a new code: a new seed, the digest of its code, and the validity from now.
-    private func issue(_ state: inout OwnCodeState) {
+    /// Gives `state` a new code: a new seed, the digest of its code (derived from the seed, or `custom`, which
+    /// is then kept sealed), and the validity from now.
+    private func issue(_ state: inout OwnCodeState, custom: String? = nil) {
         let seed = seedSource()
+        let code = custom ?? settings.key.code(seed: seed, format: state.format)
         state.seed = Data(seed).base64EncodedString()
-        state.digest = Data(settings.key.digest(code: settings.key.code(seed: seed, format: state.format), seed: seed))
-            .base64EncodedString()
+        state.digest = Data(settings.key.digest(code: code, seed: seed)).base64EncodedString()
+        state.sealedCode = custom.map { Data(settings.key.seal(code: $0, seed: seed)).base64EncodedString() }
         state.expiresAt = clock.now.addingTimeInterval(Double(settings.validity.components.seconds))
+    }
+
+    /// The code of `state`, to send: unsealed when the caller chose it, else derived from the seed.
+    private func code(of state: OwnCodeState, seed: [UInt8]) throws(GatewayError) -> String {
+        guard let sealed = state.sealedCode else { return settings.key.code(seed: seed, format: state.format) }
+        guard let bytes = Data(base64Encoded: sealed),
+            let code = settings.key.unseal(Array(bytes), seed: seed), state.format.normalized(code) == code
+        else { throw GatewayError(.internal, "The stored own-code state of this verification is damaged.") }
+        return code
     }
 
     /// Renders the code of `state` for `number` and sends it from the number's sender.
@@ -134,7 +156,7 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
                 .unsupportedDestination,
                 "Provider \(id) has no sender for \(number.region ?? "this number's country").")
         }
-        let code = settings.key.code(seed: seed, format: state.format)
+        let code = try code(of: state, seed: seed)
         let message = settings.catalog.render(code: code, locales: locales, minutes: settings.validityMinutes)
         let sent = try await sender.send(
             OutboundMessage(
@@ -173,11 +195,15 @@ public struct OwnCodeState: Codable, Sendable, Hashable {
     public var expiresAt: Date?
     /// Every message sent for the verification, first to last.
     public var sends: [OwnCodeSend]
+    /// A code the caller chose (which the seed cannot derive), sealed under the key and the seed
+    /// (``OwnCodeKey/seal(code:seed:)``), Base64; `nil` for the gateway's own.
+    public var sealedCode: String?
 
     enum CodingKeys: String, CodingKey {
         case seed, digest, format, sends
         case keyID = "key_id"
         case expiresAt = "expires_at"
+        case sealedCode = "sealed_code"
     }
 
     var seedBytes: [UInt8]? { Data(base64Encoded: seed).map(Array.init) }

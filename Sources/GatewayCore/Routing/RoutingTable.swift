@@ -123,6 +123,8 @@ public struct RoutingTable: Sendable, Equatable {
 
         /// The provider does not run the request's multi-factor step (``StartVerification/multiFactor``).
         public static let multiFactorNotSupported = "multi_factor_not_supported"
+        /// The start brings its own code (``StartVerification/customCode``) and the provider's vendor makes its own.
+        public static let customCodeNotSupported = "custom_code_not_supported"
     }
 
     /// Where a start goes and why.
@@ -212,6 +214,10 @@ public struct RoutingTable: Sendable, Equatable {
             if let step = request.multiFactor, !provider.capabilities.multiFactorKinds.contains(step.kind) {
                 // The request continues (or enrolls) a user's second factor at a vendor that runs it.
                 skipped.append(Skip(providerID: id, reason: Skip.multiFactorNotSupported))
+                continue
+            }
+            if request.customCode != nil, !provider.capabilities.takesCustomCode {
+                skipped.append(Skip(providerID: id, reason: Skip.customCodeNotSupported))
                 continue
             }
             if !provider.capabilities.channels.contains(request.channel) {

@@ -7,9 +7,9 @@ extension TwilioCompatController {
     /// Twilio's channels the facade serves, as the gateway's.
     static let channels: [String: Channel] = ["sms": .sms, "call": .voice, "whatsapp": .whatsapp, "email": .email]
 
-    static func parseCreate(_ form: TwilioCompatForm, service verifyService: TwilioCompatSettings.Service)
-        throws(TwilioCompatError) -> StartVerification
-    {
+    static func parseCreate(
+        _ form: TwilioCompatForm, service verifyService: TwilioCompatSettings.Service, takesCustomCodes: Bool = false
+    ) throws(TwilioCompatError) -> StartVerification {
         let to = try form.required("To")
         let channelName = try form.required("Channel")
         guard let channel = channels[channelName] else {
@@ -19,9 +19,23 @@ extension TwilioCompatController {
             }
             throw TwilioCompatError.invalidParameter("Channel", "it must be one of sms, call, whatsapp, email")
         }
-        for name in ["CustomCode", "Amount", "Payee", "CustomMessage", "TemplateSid", "TemplateCustomSubstitutions"]
+        for name in ["Amount", "Payee", "CustomMessage", "TemplateSid", "TemplateCustomSubstitutions"]
         where form[name] != nil {
             throw TwilioCompatError.unsupported(name, refusals[name] ?? "")
+        }
+        var customCode: String?
+        if let code = form["CustomCode"] {
+            guard takesCustomCodes else {
+                throw TwilioCompatError.unsupported("CustomCode", refusals["CustomCode"] ?? "")
+            }
+            guard channel == .sms, let custom = OwnCodeFormat.custom(code) else {
+                throw TwilioCompatError.invalidParameter(
+                    "CustomCode",
+                    channel == .sms
+                        ? "it must be 4 to 10 digits, or letters and digits without 0, O, 1, I and L"
+                        : "the gateway's own codes go by sms only")
+            }
+            customCode = custom.code
         }
         if let token = form["EnableSnaClientToken"], token != "false" {
             throw TwilioCompatError.unsupported("EnableSnaClientToken", "the `sna` channel is not served")
@@ -74,14 +88,32 @@ extension TwilioCompatController {
             }
             clientContext.ipAddress = ip
         }
-        return StartVerification(
+        var start = StartVerification(
             destination: destination, channel: channel, locales: locales, codeLength: verifyService.codeLength,
             metadata: metadata, clientContext: clientContext, route: verifyService.route)
+        start.customCode = customCode
+        return start
+    }
+
+    /// Whether the service's starts may bring a `CustomCode` (its `custom_code_enabled`): every provider its route
+    /// can send to, fallbacks and experiment arms included, sends the gateway's own codes.
+    func takesCustomCodes(_ verifyService: TwilioCompatSettings.Service) -> Bool {
+        let route = verifyService.route
+        var ids: [String]
+        switch route.target {
+        case .providers(let list): ids = list
+        case .adaptive(let policy): ids = policy.providers
+        case .experiment(let name): ids = service.routing.experiments[name]?.arms.map(\.providerID) ?? []
+        }
+        ids += route.fallbacks
+        return !ids.isEmpty
+            && ids.allSatisfy { service.registry.provider($0)?.capabilities.takesCustomCode == true }
     }
 
     /// Why each refused parameter is refused (Twilio's 60204, "Service does not support this feature").
     static let refusals: [String: String] = [
-        "CustomCode": "the vendors behind this gateway generate and check their own codes",
+        "CustomCode": "this service's route sends through vendors that generate and check their own codes; only a "
+            + "route of the gateway's own-code providers takes one",
         "Amount": "PSD2 transaction parameters are not served by this gateway",
         "Payee": "PSD2 transaction parameters are not served by this gateway",
         "CustomMessage": "deprecated by Twilio; each vendor sends its own message",

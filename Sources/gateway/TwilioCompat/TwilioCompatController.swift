@@ -44,7 +44,8 @@ struct TwilioCompatController: Sendable {
         var request = request
         let verifyService = try verifyService(context)
         let form = try await form(&request, context: context, allowing: Self.createParameters)
-        let start = try Self.parseCreate(form, service: verifyService)
+        let start = try Self.parseCreate(
+            form, service: verifyService, takesCustomCodes: takesCustomCodes(verifyService))
         // One create at a time per key, service, `To` and channel, across instances: a repeated create resends
         // the pending verification, creates at the same instant start one and send once (+CreateClaim).
         let record = try await createOnce(

@@ -123,7 +123,7 @@ extension TwilioCompatController {
             "dtmf_input_required": .bool(false),
             "tts_name": .null,
             "do_not_share_warning_enabled": .bool(false),
-            "custom_code_enabled": .bool(false),
+            "custom_code_enabled": .bool(takesCustomCodes(verifyService)),
             "push": .null,
             "totp": .null,
             "default_template_sid": .null,
