@@ -94,7 +94,8 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             breakers: CircuitBreakers(settings: configuration.breakers, clock: options.clock), logger: logger,
             metrics: GatewayMetrics(factory: metrics.factory), leaseOwners: instances,
             adaptive: AdaptiveRouter(
-                store: store.store, routing: routing, prices: configuration.prices, clock: options.clock,
+                store: store.store, routing: routing, prices: configuration.prices,
+                segmentsPerStart: registry.segmentsPerStart, clock: options.clock,
                 codeValidity: configuration.policy.codeValidity, logger: logger))
         // Every start hands out a client secret derived from the signing key; the record keeps its hash.
         let clientSecrets = ClientSecrets(signingKey: signer.privateKey)

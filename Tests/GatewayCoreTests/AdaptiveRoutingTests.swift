@@ -135,6 +135,18 @@ struct AdaptiveModelTests {
         #expect(cheap == 2000)
     }
 
+    @Test("a provider priced per segment costs its price times the segments of its message per start")
+    func perSegmentPrice() {
+        var prices = PriceTable()
+        prices.set(0.01, provider: "own", country: nil)
+        prices.set(0.03, provider: "verify", country: "GB")
+        let table = RoutingTable(defaultOrder: ["own"], rules: [])
+        let router = AdaptiveRouter(
+            store: InMemoryVerificationStore(), routing: table, prices: prices, segmentsPerStart: ["own": 2],
+            clock: ManualClock(), logger: .quiet)
+        #expect(router.priceList(["own", "verify", "unpriced"], country: "GB") == ["own": 0.02, "verify": 0.03])
+    }
+
     @Test("settings that make no sense are problems, each named")
     func policyProblems() {
         #expect(AdaptivePolicy(providers: ["a", "b"]).problems(route: "r").isEmpty)

@@ -271,6 +271,38 @@ final class RecordingSender: MessageSender {
         let verify = try await h.service.start(try .sms("+16505553435", forced: "verify"))
         #expect(verify.cost(prices) == 0.05)
     }
+
+    @Test func eachAcceptedSendPutsItsBilledSegmentsOnItsVendorCall() async throws {
+        let second = RecordingSender()
+        let h = try ServiceHarness([
+            try Self.provider("first", sender: RecordingSender()), try Self.provider("second", sender: second),
+            ScriptedProvider(id: "verify"),
+        ])
+        let record = try await h.service.start(try .sms(forced: "first"))
+        _ = try await h.service.resend(id: record.id, request: ResendRequest(provider: "second"))
+        second.fail(with: GatewayError(.providerUnavailable, "down"))
+        _ = try? await h.service.resend(id: record.id, request: ResendRequest(provider: "second"))
+        let calls = try await h.events(record.id, .providerCall)
+        #expect(
+            calls.map { "\($0.detail["provider"] ?? "") \($0.detail["segments"] ?? "-")" } == [
+                "first 1", "second 1", "second -",
+            ])
+        let verify = try await h.service.start(try .sms("+16505553435", forced: "verify"))
+        #expect(try await h.events(verify.id, .providerCall).allSatisfy { $0.detail["segments"] == nil })
+    }
+
+    @Test func aProviderSaysHowManySegmentsItsStartsMessageTakes() throws {
+        #expect(try Self.provider(sender: RecordingSender()).capabilities.segmentsPerMessage == 1)
+        let long = OwnCodeSettings(
+            key: Self.key,
+            catalog: MessageCatalog(
+                app: "Acme",
+                overrides: ["en": try MessageTemplate(String(repeating: "Your code for Acme. ", count: 8) + "{code}")]),
+            senders: try SenderTable(fallback: .number("+14155550100")))
+        let provider = OwnCodeProvider(id: "long", sender: RecordingSender(), settings: long, clock: ManualClock())
+        #expect(provider.capabilities.segmentsPerMessage == 2)
+        #expect(ScriptedProvider(id: "verify").capabilities.segmentsPerMessage == nil)
+    }
 }
 
 @Suite("Codes the caller chose")

@@ -76,6 +76,22 @@ struct ConsoleStoreTests {
         try await Self.checkCountriesLatencyLookup(a, b)
     }
 
+    @Test("SQLite: own-code segments per vendor, country and sending vendor, and the cost they make")
+    func sqliteCountrySegments() async throws {
+        let (a, b) = try Self.sqlitePair()
+        defer { Self.close(a, b) }
+        try await Self.checkCountrySegments(a, b)
+    }
+
+    @Test(
+        "PostgreSQL: own-code segments per vendor, country and sending vendor, and the cost they make",
+        .enabled(if: PostgresTestServer.isAvailable))
+    func postgresCountrySegments() async throws {
+        let (a, b) = try await Self.postgresPair()
+        defer { Self.close(a, b) }
+        try await Self.checkCountrySegments(a, b)
+    }
+
     @Test("SQLite: refusals counted per kind and minute by two stores at once, read and pruned")
     func sqliteRefusals() async throws {
         let (a, b) = try Self.sqlitePair()
@@ -191,9 +207,12 @@ extension ConsoleStoreTests {
         return record
     }
 
-    static func call(_ id: String, _ provider: String, ms: String?, at offset: TimeInterval) -> VerificationEvent {
+    static func call(
+        _ id: String, _ provider: String, ms: String?, at offset: TimeInterval, segments: Int? = nil
+    ) -> VerificationEvent {
         var detail = ["provider": provider, "operation": "start", "outcome": "ok"]
         detail["latency_ms"] = ms
+        detail["segments"] = segments.map(String.init)
         return VerificationEvent(
             verificationID: id, kind: .providerCall, at: epoch.addingTimeInterval(offset), detail: detail)
     }
@@ -262,6 +281,69 @@ extension ConsoleStoreTests {
 }
 
 extension ConsoleStoreTests {
+    static func checkCountrySegments(_ a: any SQLStore, _ b: any SQLStore) async throws {
+        let since = epoch.addingTimeInterval(-3600)
+        let gb = "+447400123456"
+        let own = "twilio_messaging"
+        let records = [
+            try numbered("VEs0", gb, provider: own, status: .approved, at: -3700),  // before the window
+            try numbered("VEs1", gb, provider: own, status: .approved, at: -100),
+            try numbered("VEs2", gb, provider: own, status: .failed, at: -90),
+            try numbered("VEs3", "+447400123457", provider: own, status: .pending, at: -80),
+            try numbered("VEs4", gb, provider: own, status: .approved, at: -70, testNumber: true),
+            try numbered("VEs5", gb, provider: "twilio", status: .approved, at: -60),
+        ]
+        // VEs1: one segment through its own vendor, a resend of two through vonage_sms. VEs2's start failed and
+        // VEs3's resend failed: no segments. A test number's and an earlier verification's are not counted; a
+        // Verify vendor's call has none.
+        let events: [String: [VerificationEvent]] = [
+            "VEs0": [call("VEs0", own, ms: "9", at: -3700, segments: 5)],
+            "VEs1": [
+                call("VEs1", own, ms: "10", at: -100, segments: 1),
+                call("VEs1", "vonage_sms", ms: "12", at: -95, segments: 2),
+            ],
+            "VEs2": [call("VEs2", own, ms: "400", at: -90)],
+            "VEs3": [call("VEs3", own, ms: "20", at: -80, segments: 2), call("VEs3", own, ms: "21", at: -79)],
+            "VEs4": [call("VEs4", own, ms: "8", at: -70, segments: 3)],
+            "VEs5": [call("VEs5", "twilio", ms: "30", at: -60)],
+        ]
+        for record in records { try await a.insert(record, events: events[record.id] ?? []) }
+
+        let segments = try await b.countrySegments(since: since)
+        #expect(
+            Set(segments.map { "\($0.providerID) \($0.country ?? "-") \($0.senderID) \($0.segments)" }) == [
+                "twilio_messaging GB twilio_messaging 3", "twilio_messaging GB vonage_sms 2",
+            ])
+        var prices = PriceTable()
+        prices.set(0.01, provider: own, country: "GB")
+        prices.set(0.02, provider: "vonage_sms", country: nil)
+        prices.set(0.05, provider: "twilio", country: nil)
+        let rows = try await b.countryStats(since: since)
+        let report = CountryStats.build(
+            rows: rows, segments: segments, providers: [own, "vonage_sms", "twilio"], prices: prices,
+            window: .hour, until: epoch)
+        let cell = try #require(report.cells.first { $0.providerID == own })
+        #expect(cell.starts == 3 && cell.approvals == 1 && cell.failed == 1)
+        #expect(cell.segments == [own: 3, "vonage_sms": 2])
+        // Three segments at 0.01 and two at vonage_sms's 0.02, not three starts at one price.
+        #expect(abs((report.cost(cell) ?? 0) - 0.07) < 1e-9)
+        let twilio = try #require(report.cells.first { $0.providerID == "twilio" })
+        #expect(twilio.segments.isEmpty && abs((report.cost(twilio) ?? 0) - 0.05) < 1e-9)
+        // The vendor that sent has no price: no cost rather than a partial one.
+        var partial = PriceTable()
+        partial.set(0.01, provider: own, country: "GB")
+        let unpriced = CountryStats.build(
+            rows: rows, segments: segments, providers: [own], prices: partial, window: .hour, until: epoch)
+        #expect(unpriced.cost(try #require(unpriced.cells.first { $0.providerID == own })) == nil)
+        let json = report.json
+        guard case .array(let cells)? = json["cells"] else {
+            Issue.record("no cells")
+            return
+        }
+        #expect(cells.contains { $0["provider"] == .string(own) && $0["segments"] == .number(5) })
+        #expect(cells.contains { $0["provider"] == .string("twilio") && $0["segments"] == .null })
+    }
+
     static func checkRefusals(_ a: any SQLStore, _ b: any SQLStore) async throws {
         let minute = RefusalStats.bucket(epoch)
         #expect(minute % 60 == 0 && minute <= Int(epoch.timeIntervalSince1970))

@@ -37,6 +37,10 @@ public struct ProviderCapabilities: Sendable, Equatable {
     /// Whether a start may bring the code to send (``StartVerification/customCode``): only a provider that
     /// sends the gateway's own codes can; routing passes the others over for such a start.
     public var takesCustomCode: Bool
+    /// For a provider priced per message segment (the gateway's own codes): the segments a start's message
+    /// takes, in its default language with the longest code of its format. Adaptive routing multiplies the
+    /// provider's price by it; `nil` for a vendor priced per verification.
+    public var segmentsPerMessage: Int?
 
     /// Capabilities with `channels`, and everything else off or empty unless given. Which optional operations
     /// are offered is not declared here: it follows from the protocols the provider adopts, less `withheld`.
@@ -54,9 +58,11 @@ public struct ProviderCapabilities: Sendable, Equatable {
         nativeWorkflows: Bool = false,
         vendorMaxAttempts: Int? = nil,
         takesCustomCode: Bool = false,
+        segmentsPerMessage: Int? = nil,
         withheld: ProviderOperations = []
     ) {
         self.takesCustomCode = takesCustomCode
+        self.segmentsPerMessage = segmentsPerMessage
         self.channels = channels
         self.excludedRegions = excludedRegions
         self.servedRegions = servedRegions

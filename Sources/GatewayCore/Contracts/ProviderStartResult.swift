@@ -18,6 +18,10 @@ public struct ProviderStartResult: Sendable, Equatable {
     public var sentNothing: Bool
     /// What the app must do next (`nil`: enter the code it receives).
     public var nextAction: NextAction?
+    /// For a provider priced per message segment (the gateway's own codes): the segments this send was billed
+    /// in. `nil` for a vendor priced per verification. The engine puts it on the send's `provider_call` event,
+    /// which the console's cost per country adds up.
+    public var billedSegments: Int?
 
     /// A result with the vendor's `reference`; the rest defaults to a pending verification with no news.
     public init(
@@ -28,7 +32,8 @@ public struct ProviderStartResult: Sendable, Equatable {
         contentLanguage: String? = nil,
         channel: Channel? = nil,
         sentNothing: Bool = false,
-        nextAction: NextAction? = nil
+        nextAction: NextAction? = nil,
+        billedSegments: Int? = nil
     ) {
         self.reference = reference
         self.state = state
@@ -38,5 +43,6 @@ public struct ProviderStartResult: Sendable, Equatable {
         self.channel = channel
         self.sentNothing = sentNothing
         self.nextAction = nextAction
+        self.billedSegments = billedSegments
     }
 }

@@ -79,6 +79,16 @@ public struct ProviderRegistry: Sendable {
     /// The configured provider with `id`, or `nil` when none has it.
     public func provider(_ id: String) -> (any VerificationProvider)? { byID[id] }
 
+    /// The segments a start's message takes, by provider, for those priced per segment (the gateway's own
+    /// codes, ``ProviderCapabilities/segmentsPerMessage``).
+    public var segmentsPerStart: [String: Int] {
+        var found: [String: Int] = [:]
+        for provider in providers {
+            if let segments = provider.capabilities.segmentsPerMessage { found[provider.id] = segments }
+        }
+        return found
+    }
+
     /// The ids of the configured providers, in configuration order.
     public var providerIDs: [String] { providers.map(\.id) }
 

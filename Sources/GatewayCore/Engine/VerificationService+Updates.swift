@@ -54,7 +54,11 @@ extension VerificationService {
                     ProviderVerification(record, clientContext: request.clientContext), request: vendorRequest)
                 // Provisional, as the lease: ``finishCheck`` commits (synced) after it on every path.
                 try? await store.append(
-                    contentsOf: [callEvent(record.id, sender.id, "resend", outcome: "accepted", since: began)],
+                    contentsOf: [
+                        callEvent(
+                            record.id, sender.id, "resend", outcome: "accepted", since: began,
+                            segments: result.billedSegments)
+                    ],
                     durability: .provisional)
                 sent = (result, sender, channel, usesFallback)
                 break

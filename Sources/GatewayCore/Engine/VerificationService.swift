@@ -130,7 +130,8 @@ public struct VerificationService: Sendable {
             adaptive
             ?? (hasAdaptiveRoutes
                 ? AdaptiveRouter(
-                    store: store, routing: routing, clock: clock, codeValidity: policy.codeValidity, logger: logger)
+                    store: store, routing: routing, segmentsPerStart: registry.segmentsPerStart, clock: clock,
+                    codeValidity: policy.codeValidity, logger: logger)
                 : nil)
         self.metrics = metrics
         self.leaseOwners = leaseOwners
@@ -284,7 +285,10 @@ public struct VerificationService: Sendable {
             do {
                 let result = try await Self.startOrChallenge(provider, request)
                 breakers.record(provider.id, country: decision.country, failure: false)
-                attempt.calls.append(callEvent(attempt.id, provider.id, "start", outcome: "accepted", since: began))
+                attempt.calls.append(
+                    callEvent(
+                        attempt.id, provider.id, "start", outcome: "accepted", since: began,
+                        segments: result.billedSegments))
                 return try await persistStart(attempt, provider: provider, result: result)
             } catch {
                 attempt.calls.append(
@@ -816,17 +820,20 @@ public struct VerificationService: Sendable {
         return provider
     }
 
+    /// The `provider_call` event of a call that began at `since`; `segments`: what an accepted send of the
+    /// gateway's own code was billed in (``ProviderStartResult/billedSegments``).
     func callEvent(
-        _ id: String, _ provider: String, _ operation: String, outcome: String, since: ContinuousClock.Instant
+        _ id: String, _ provider: String, _ operation: String, outcome: String, since: ContinuousClock.Instant,
+        segments: Int? = nil
     ) -> VerificationEvent {
         let elapsed = clock.instant - since
         let ms = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         metrics.providerCall(
             provider: provider, operation: operation, outcome: outcome,
             nanoseconds: elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
-        return VerificationEvent(
-            verificationID: id, kind: .providerCall, at: clock.now,
-            detail: ["provider": provider, "operation": operation, "outcome": outcome, "latency_ms": String(ms)])
+        var detail = ["provider": provider, "operation": operation, "outcome": outcome, "latency_ms": String(ms)]
+        if let segments { detail["segments"] = String(segments) }
+        return VerificationEvent(verificationID: id, kind: .providerCall, at: clock.now, detail: detail)
     }
 
     /// A new verification id: `vf_` and 32 lowercase hex digits, ``Hex/timeOrdered()``: the creation

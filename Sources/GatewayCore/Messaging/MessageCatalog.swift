@@ -66,10 +66,21 @@ public struct MessageCatalog: Sendable {
         return RenderedMessage(text: text, locale: locale, measurement: SMSMeasurement(measuring: text))
     }
 
+    /// The segments of a start's message in the default language (``locale(for:)`` of no locales) with the
+    /// longest code of `format`: what adaptive routing prices a start at.
+    public func segments(format: OwnCodeFormat, minutes: Int) -> Int {
+        render(code: Self.widest(format), locales: [], minutes: minutes).measurement.segments
+    }
+
+    /// The code of `format` that takes the most room: its length of the alphabet's last character.
+    static func widest(_ format: OwnCodeFormat) -> String {
+        String(repeating: format.alphabet.characters.last ?? "9", count: format.length)
+    }
+
     /// Every locale whose rendering with the longest code of `format` takes more than ``maxSegments``, as one
     /// sentence each, sorted by locale.
     public func problems(format: OwnCodeFormat, minutes: Int) -> [String] {
-        let widest = String(repeating: format.alphabet.characters.last ?? "9", count: format.length)
+        let widest = Self.widest(format)
         return templates.keys.sorted().compactMap { locale in
             let measurement = render(code: widest, locales: [locale], minutes: minutes).measurement
             guard measurement.segments > maxSegments else { return nil }

@@ -33,7 +33,9 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
         self.capabilities = ProviderCapabilities(
             channels: [.sms], excludedRegions: settings.senders.excludedRegions,
             servedRegions: settings.senders.servedRegions, resendKeepsCode: !settings.newCodeOnResend,
-            takesCustomCode: true, withheld: sender is any ReceiptReadingSender ? [] : [.callbacks])
+            takesCustomCode: true,
+            segmentsPerMessage: settings.catalog.segments(format: settings.format, minutes: settings.validityMinutes),
+            withheld: sender is any ReceiptReadingSender ? [] : [.callbacks])
     }
 
     /// Reads the delivery receipts in a callback of the sender's vendor, which the engine records on the
@@ -72,7 +74,7 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
         state.sends.append(send)
         return ProviderStartResult(
             reference: send.messageID, state: try ProviderState(state), expiresAt: state.expiresAt,
-            contentLanguage: send.locale, channel: .sms)
+            contentLanguage: send.locale, channel: .sms, billedSegments: send.segments)
     }
 
     /// Compares `code` with the stored digest: `approved` or `pending` (a wrong code, which the engine counts).
@@ -121,7 +123,7 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
         return ProviderStartResult(
             reference: send.messageID, state: try ProviderState(state),
             expiresAt: settings.newCodeOnResend && state.sealedCode == nil ? state.expiresAt : nil,
-            contentLanguage: send.locale, channel: .sms)
+            contentLanguage: send.locale, channel: .sms, billedSegments: send.segments)
     }
 
     /// Gives `state` a new code: a new seed, the digest of its code (derived from the seed, or `custom`, which

@@ -14,6 +14,9 @@ public final class AdaptiveRouter: Sendable {
     public let policies: [String: AdaptivePolicy]
     /// The providers' prices, for `conversions_per_cost` and the report's cost per approval.
     public let prices: PriceTable
+    /// The segments a start's message takes, for providers priced per segment (the gateway's own codes,
+    /// ``ProviderCapabilities/segmentsPerMessage``): their price per start is their price times this.
+    public let segmentsPerStart: [String: Int]
     /// How long a code stays valid: a bucket older than this has no verification left that can be approved.
     public let codeValidity: TimeInterval
     /// How long a context's evidence, once read, is used before it is read again. This instance's own starts
@@ -71,7 +74,8 @@ public final class AdaptiveRouter: Sendable {
     /// most once per second and context unless `refreshInterval` says otherwise.
     public init(
         store: any AdaptiveEvidenceStore, routing: RoutingTable, prices: PriceTable = PriceTable(),
-        clock: any WallClock, codeValidity: TimeInterval = 600, refreshInterval: TimeInterval = 1,
+        segmentsPerStart: [String: Int] = [:], clock: any WallClock, codeValidity: TimeInterval = 600,
+        refreshInterval: TimeInterval = 1,
         random: AdaptiveRandom = AdaptiveRandom(), logger: Logger
     ) {
         var policies: [String: AdaptivePolicy] = [:]
@@ -81,6 +85,7 @@ public final class AdaptiveRouter: Sendable {
         self.policies = policies
         self.store = store
         self.prices = prices
+        self.segmentsPerStart = segmentsPerStart
         self.clock = clock
         self.codeValidity = codeValidity
         self.refreshInterval = refreshInterval
@@ -146,10 +151,13 @@ public final class AdaptiveRouter: Sendable {
         }
     }
 
-    /// The providers' prices for `country` (their default without one), for those that have one.
-    func priceList(_ providers: [String], country: String?) -> [String: Double] {
+    /// The providers' prices per start for `country` (their default without one), for those that have one: a
+    /// price per segment times ``segmentsPerStart`` for a provider priced so.
+    package func priceList(_ providers: [String], country: String?) -> [String: Double] {
         var found: [String: Double] = [:]
-        for id in providers { found[id] = prices.price(provider: id, country: country) }
+        for id in providers {
+            found[id] = prices.price(provider: id, country: country).map { $0 * Double(segmentsPerStart[id] ?? 1) }
+        }
         return found
     }
 

@@ -87,9 +87,12 @@ struct AdminController: Sendable {
         guard let stats else { throw GatewayError(.notFound, "This store keeps no statistics.") }
         let window = try Self.window(request)
         let now = service.clock.now
-        let rows = try await stats.countryStats(since: now.addingTimeInterval(-Double(window.seconds)))
+        let since = now.addingTimeInterval(-Double(window.seconds))
+        let rows = try await stats.countryStats(since: since)
+        let segments = try await stats.countrySegments(since: since)
         let report = CountryStats.build(
-            rows: rows, providers: service.registry.providerIDs, prices: prices, window: window, until: now)
+            rows: rows, segments: segments, providers: service.registry.providerIDs, prices: prices, window: window,
+            until: now)
         return JSONResponse.response(report.json)
     }
 

@@ -9,6 +9,10 @@ protocol VerificationStatsStore: Sendable {
     func verificationStats(since: Date, bucketSeconds: Int) async throws(GatewayError) -> [VerificationStatsRow]
     /// Verifications created since `since` (test numbers left out) by vendor, country and status.
     func countryStats(since: Date) async throws(GatewayError) -> [CountryStatsRow]
+    /// The segments the accepted sends of the gateway's own codes were billed in, for the verifications
+    /// created since `since` (test numbers left out), by the verification's vendor, its country and the vendor
+    /// that sent.
+    func countrySegments(since: Date) async throws(GatewayError) -> [CountrySegmentsRow]
     /// The vendor calls of the verifications created since `since`, counted by vendor and latency (ms).
     func vendorLatencies(since: Date) async throws(GatewayError) -> [LatencyRow]
     /// The newest `limit` verifications to `destination` (an E.164 number), newest first.
@@ -30,6 +34,15 @@ struct CountryStatsRow: Sendable, Equatable {
     var country: String?
     var status: String
     var count: Int
+}
+
+struct CountrySegmentsRow: Sendable, Equatable {
+    /// The verification's vendor.
+    var providerID: String
+    var country: String?
+    /// The vendor that sent (another one for a resend that moved).
+    var senderID: String
+    var segments: Int
 }
 
 struct LatencyRow: Sendable, Equatable {
@@ -192,9 +205,10 @@ struct VerificationStats: Sendable {
 }
 
 /// `GET /v1/admin/stats/countries`: per vendor and country, over the last hour or day, verifications started
-/// and approved, the conversion, and the cost per approval from the routing configuration's `prices` (as
-/// `gateway experiments report` counts it: every start that did not fail is paid at the vendor's price for
-/// the country).
+/// and approved, the conversion, and the cost per approval from the routing configuration's `prices`, as
+/// `gateway experiments report` counts it: a Verify vendor's start that did not fail is paid at its price for
+/// the country; the gateway's own codes are paid per segment sent, each send at the price of the vendor that
+/// sent it (a resend through another vendor at that one's).
 struct CountryStats: Sendable {
     struct Cell: Sendable, Equatable {
         var providerID: String
@@ -202,6 +216,9 @@ struct CountryStats: Sendable {
         var starts = 0
         var approvals = 0
         var failed = 0
+        /// The segments the cell's verifications' own-code messages were billed in, by the vendor that sent;
+        /// empty for a Verify vendor.
+        var segments: [String: Int] = [:]
     }
 
     var window: VerificationStats.Window
@@ -211,8 +228,8 @@ struct CountryStats: Sendable {
     var prices: PriceTable
 
     static func build(
-        rows: [CountryStatsRow], providers: [String], prices: PriceTable, window: VerificationStats.Window,
-        until: Date
+        rows: [CountryStatsRow], segments: [CountrySegmentsRow] = [], providers: [String], prices: PriceTable,
+        window: VerificationStats.Window, until: Date
     ) -> CountryStats {
         struct Key: Hashable {
             var provider: String
@@ -225,6 +242,12 @@ struct CountryStats: Sendable {
             cell.starts += row.count
             if row.status == VerificationStatus.approved.rawValue { cell.approvals += row.count }
             if row.status == VerificationStatus.failed.rawValue { cell.failed += row.count }
+            cells[key] = cell
+        }
+        for row in segments {
+            let key = Key(provider: row.providerID, country: row.country)
+            var cell = cells[key] ?? Cell(providerID: row.providerID, country: row.country)
+            cell.segments[row.senderID, default: 0] += row.segments
             cells[key] = cell
         }
         // Vendors in routing order, then any other; countries by starts, most first; unknown countries last.
@@ -242,10 +265,21 @@ struct CountryStats: Sendable {
             prices: prices)
     }
 
-    /// What the cell's starts cost: nil when the vendor has no price for the country (nor a default), or
-    /// the country is unknown and the vendor has no default.
+    /// What the cell's starts cost: its own-code segments at each sending vendor's price, or else its starts that
+    /// did not fail at its vendor's. Nil when a vendor in it has no price for the country (nor a default), or
+    /// the country is unknown and the vendor has no default: a partial sum never passes for a cost.
     func cost(_ cell: Cell) -> Double? {
-        prices.price(provider: cell.providerID, country: cell.country).map { $0 * Double(cell.starts - cell.failed) }
+        guard !cell.segments.isEmpty else {
+            return prices.price(provider: cell.providerID, country: cell.country).map {
+                $0 * Double(cell.starts - cell.failed)
+            }
+        }
+        var total = 0.0
+        for (sender, segments) in cell.segments {
+            guard let price = prices.price(provider: sender, country: cell.country) else { return nil }
+            total += price * Double(segments)
+        }
+        return total
     }
 
     var json: JSONValue {
@@ -261,6 +295,8 @@ struct CountryStats: Sendable {
                         "provider": .string(cell.providerID), "country": cell.country.map(JSONValue.string) ?? .null,
                         "starts": .number(Double(cell.starts)), "approvals": .number(Double(cell.approvals)),
                         "failed": .number(Double(cell.failed)),
+                        "segments": cell.segments.isEmpty
+                            ? .null : .number(Double(cell.segments.values.reduce(0, +))),
                         "conversion": number(cell.starts > 0 ? Double(cell.approvals) / Double(cell.starts) : nil),
                         "cost": number(cost),
                         "cost_per_approval": number(

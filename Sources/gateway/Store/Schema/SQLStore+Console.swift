@@ -45,6 +45,14 @@ extension SQLStore {
         }
     }
 
+    func countrySegments(since: Date) async throws(GatewayError) -> [CountrySegmentsRow] {
+        try await rows("country segments", ConsoleRows.segments, [.date(since)]) { row in
+            CountrySegmentsRow(
+                providerID: row.text(0) ?? "", country: row.text(1), senderID: row.text(2) ?? "",
+                segments: row.int(3) ?? 0)
+        }
+    }
+
     func vendorLatencies(since: Date) async throws(GatewayError) -> [LatencyRow] {
         try await rows("vendor latencies", ConsoleRows.latencies, [.date(since)]) { row in
             LatencyRow(providerID: row.text(0) ?? "", milliseconds: row.int(1) ?? 0, count: row.int(2) ?? 0)
@@ -96,6 +104,16 @@ enum ConsoleRows {
         """
         SELECT provider_id, country, status, count(*) FROM verifications
         WHERE created_at >= $1 AND test_number = 0 GROUP BY provider_id, country, status
+        """)
+    /// The billed segments of the own-code sends of the verifications made since `$1` (test numbers left out), by
+    /// the verification's vendor, its country and the vendor that sent (the window's verifications by the
+    /// `created_at` index, their events by the `verification_id` one).
+    static let segments = StoreStatement(
+        """
+        SELECT v.provider_id, v.country, e.provider_id, CAST(sum(e.segments) AS BIGINT)
+        FROM verifications v JOIN verification_events e ON e.verification_id = v.id
+        WHERE v.created_at >= $1 AND v.test_number = 0 AND e.segments IS NOT NULL AND e.provider_id IS NOT NULL
+        GROUP BY v.provider_id, v.country, e.provider_id
         """)
     /// The vendor calls of the verifications made since `$1`, counted by vendor and latency in milliseconds:
     /// a histogram the percentiles are read from (the window's verifications by the `created_at` index, their

@@ -168,8 +168,8 @@ extension RecordRows {
 enum EventRows {
     static let insert = StoreStatement(
         """
-        INSERT INTO verification_events (verification_id, kind, at, detail, provider_id, latency_ms)
-        VALUES ($1, $2, $3, $4, $5, $6)
+        INSERT INTO verification_events (verification_id, kind, at, detail, provider_id, latency_ms, segments)
+        VALUES ($1, $2, $3, $4, $5, $6, $7)
         """)
     static let selectByVerification = StoreStatement(
         "SELECT verification_id, kind, at, detail FROM verification_events WHERE verification_id = $1 ORDER BY seq")
@@ -179,12 +179,14 @@ enum EventRows {
     static func inserts<Value>(_ events: [VerificationEvent], then next: StoreStep<Value>) throws -> StoreStep<Value> {
         guard !events.isEmpty else { return next }
         let statements = try events.map { (event) throws(StoreError) -> (StoreStatement, [StoreValue]) in
-            // A vendor call's vendor and latency also in columns, for the console's percentiles.
+            // A vendor call's vendor, latency and billed segments also in columns, for the console's
+            // percentiles and cost.
             let isCall = event.kind == .providerCall
             let values: [StoreValue] = [
                 .text(event.verificationID), .text(event.kind.rawValue), .date(event.at),
                 .text(try StoreJSON.text(event.detail)), isCall ? .optionalText(event.detail["provider"]) : .null,
                 isCall ? .optionalInt(event.detail["latency_ms"].flatMap { Int($0) }) : .null,
+                isCall ? .optionalInt(event.detail["segments"].flatMap { Int($0) }) : .null,
             ]
             return (insert, values)
         }

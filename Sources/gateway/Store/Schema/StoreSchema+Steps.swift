@@ -208,5 +208,10 @@ extension StoreSchema {
                         constraints: ["PRIMARY KEY (kind, bucket_start)"], withoutRowID: true)),
                 .index(SchemaIndex("refusal_counts_bucket_start", on: "refusal_counts", ["bucket_start"])),
             ]),
+        // The segments an accepted send of the gateway's own code was billed in, on its vendor call's event row
+        // (NULL for Verify vendors' calls and for events from before this step), for the console's cost.
+        SchemaStep(
+            "billed segments of own-code sends",
+            [.add(.optional("segments", .integer), to: "verification_events")]),
     ]
 }
