@@ -54,15 +54,17 @@ let vendors = [
     Vendor("Firebase", uses: ["GatewayKitCrypto", crypto], testsUse: [crypto, cryptoExtras]),
     // ID tokens (RS256, keys from the tenant's JWKS) verified, the emulator's signed; SHA-256 of the device id.
     Vendor("IDaaS", uses: ["GatewayKitCrypto", crypto]),
-    // Application-signed requests: MD5 of the body and HMAC-SHA256.
-    Vendor("Sinch", uses: [crypto]),
+    // Application-signed requests: MD5 of the body and HMAC-SHA256, which also signs the SMS API's delivery reports.
+    // The SMS API's tests key their own codes with the kit's HMAC key, as the gateway does.
+    Vendor("Sinch", uses: [crypto], testsUse: ["GatewayKitCrypto"]),
     // Application JWTs (RS256) for Verify v2, and the HS256 signatures of Vonage's callbacks. The SMS API's tests key
     // their own codes with the kit's HMAC key, as the gateway does.
     Vendor(
         "Vonage", folder: "Nexmo", uses: ["GatewayKitCrypto", crypto, cryptoExtras],
         testsUse: [crypto, "GatewayKitCrypto"]),
-    // Ed25519: checking the signatures of Telnyx's webhooks, and the emulator's signing of its own.
-    Vendor("Telnyx", uses: [crypto], testsUse: [crypto]),
+    // Ed25519: checking the signatures of Telnyx's webhooks (Verify and Messaging), and the emulator's signing of its
+    // own. The Messaging tests key their own codes with the kit's HMAC key, as the gateway does.
+    Vendor("Telnyx", uses: [crypto], testsUse: [crypto, "GatewayKitCrypto"]),
 ]
 
 let package = Package(

@@ -8,16 +8,22 @@
 Points the SDK at the sandbox's Sinch emulator with `verification_origin` and `disable_https`, and with
 application signing (the SDK's only scheme for Verification): starts an SMS verification, reads the code from
 the sandbox outbox, reports a wrong code (FAIL / Invalid code) and the right one (SUCCESSFUL), reads the status
-by id and by reference, and checks that a wrong application secret is refused (40102). Exit status 0 on success.
+by id and by reference, and checks that a wrong application secret is refused (40102). Then the SMS emulator the
+sandbox's `sinch_sms` provider sends the gateway's own codes through (`/sandbox/sinch_sms`), with the plan's API
+token: `sms.batches.send` of a text and of a unicode message (each a batch with its id, recorded in the outbox with
+its code), and a wrong token refused (SMSException, 401). Exit status 0 on success.
 """
 import argparse, json, sys, time, urllib.parse, urllib.request
 
 from sinch import SinchClient
+from sinch.domains.sms.exceptions import SMSException
 from sinch.domains.verification.exceptions import VerificationException
 
 # The sandbox's fixed credentials (Sources/Plugins/Sinch, SinchSandbox).
 APPLICATION_KEY = "5a4db0c0-5a4d-4b0c-8a4d-b0c05a4d0001"
 APPLICATION_SECRET = "c2FuZGJveC1zaW5jaC1hcHBsaWNhdGlvbi1zZWNyZXQ="
+SERVICE_PLAN_ID = "5a4db0c05a4d4b0c8a4db0c05a4d0002"
+SMS_API_TOKEN = "sandbox0sinch0sms0api0token00001"
 
 
 def latest_code(base, to):
@@ -75,7 +81,38 @@ def main():
         print("wrong application secret -> VerificationException 40102 (401)")
     else:
         raise SystemExit("a wrong application secret was accepted")
+
+    check_sms(args.base)
     return 0
+
+
+def sms_client(base, token):
+    sinch = SinchClient(service_plan_id=SERVICE_PLAN_ID, sms_api_token=token)
+    url = urllib.parse.urlsplit(base)
+    # The SDK formats the region into this host; without a placeholder it is used as it is.
+    sinch.configuration.sms_domain_with_service_plan_id = url.netloc + "/sandbox/sinch_sms"
+    sinch.configuration.disable_https = url.scheme == "http"
+    return sinch
+
+
+def check_sms(base):
+    """Sinch SMS's emulator, as the SDK's `sms.batches.send` speaks to it."""
+    sinch = sms_client(base, SMS_API_TOKEN)
+    for to, text, code in (("+46701230002", "Your Acme code is 482913.", "482913"),
+                           ("+46701230003", "Din kod för Acme är 482914 ✓", "482914")):
+        batch = sinch.sms.batches.send(body=text, to=[to], from_="Acme", delivery_report="none")
+        assert batch.id and len(batch.id) == 26 and batch.to == [to] and batch.body == text, batch
+        with urllib.request.urlopen(f"{base}/sandbox/outbox?to={urllib.parse.quote(to)}") as response:
+            sent = [m for m in json.load(response)["messages"] if m["provider"] == "sinch_sms"]
+        assert [m["code"] for m in sent] == [code], sent
+        print(f"sms.batches.send to {to}: batch {batch.id}, in the outbox with its code")
+    try:
+        sms_client(base, "wrong-token").sms.batches.send(body="x 123456", to=["+46701230004"], delivery_report="none")
+    except SMSException as error:
+        assert error.http_response.status_code == 401, error.http_response.status_code
+        print("wrong API token -> SMSException (401)")
+    else:
+        raise SystemExit("a wrong SMS API token was accepted")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,11 @@
 Points `Telnyx(api_key=..., base_url=...)` at `/sandbox/telnyx/v2`: triggers an SMS verification, reads the code
 from the sandbox outbox, checks a wrong code (`rejected`) and the right one by id (`accepted`), retrieves it
 (`accepted`), triggers a call verification and checks its code by phone number with the profile, and checks that a
-wrong API key is refused (`AuthenticationError`, Telnyx code 10009). Exit status 0 on success.
+wrong API key is refused (`AuthenticationError`, Telnyx code 10009). Then the messaging emulator the sandbox's
+`telnyx_messaging` provider sends the gateway's own codes through, at `/sandbox/telnyx_messaging/v2`:
+`client.messages.send` from a number (a queued message with its parts, recorded in the outbox), from an
+alphanumeric sender with the sandbox's messaging profile, and without one (`BadRequestError`, code 40306).
+Exit status 0 on success.
 """
 import argparse, json, sys, urllib.parse, urllib.request
 
@@ -18,6 +22,7 @@ from telnyx import Telnyx
 # The sandbox's fixed values (Sources/Plugins/Telnyx, TelnyxSandbox).
 API_KEY = "KEYSANDBOX0TELNYX0000000000000001"
 PROFILE = "4900017a-0000-4000-8000-7e1a7e1a0001"
+MESSAGING_PROFILE = "4000eba1-0000-4000-8000-7e1a7e1a0002"
 
 
 def latest_code(base, to, kind):
@@ -67,7 +72,41 @@ def main():
         print("wrong API key -> AuthenticationError 10009 (401)")
     else:
         raise SystemExit("a wrong API key was accepted")
+
+    check_messaging(args.base)
     return 0
+
+
+def outbox(base, to):
+    with urllib.request.urlopen(f"{base}/sandbox/outbox?to={urllib.parse.quote(to)}") as response:
+        return [m for m in json.load(response)["messages"] if m["provider"] == "telnyx_messaging"]
+
+
+def check_messaging(base):
+    """Telnyx Messaging's emulator, as the SDK's `client.messages.send` speaks to it."""
+    client = Telnyx(api_key=API_KEY, base_url=f"{base}/sandbox/telnyx_messaging/v2", max_retries=0)
+    to = "+14155550902"
+    sent = client.messages.send(from_="+14155550199", to=to, text="Your Acme code is 482913.", type="SMS")
+    message = sent.data
+    assert message.id and message.to[0].phone_number == to and message.to[0].status == "queued", sent
+    assert message.parts == 1 and message.encoding == "GSM-7" and message.from_.phone_number == "+14155550199", sent
+    recorded = outbox(base, to)
+    assert [m["code"] for m in recorded] == ["482913"], recorded
+    print(f"messages.send from a number: {message.id} queued, {message.parts} part, in the outbox with its code")
+
+    to = "+447400123902"
+    sent = client.messages.send(
+        from_="Acme", to=to, text="Ihr Acme-Code lautet 482914. Gültig für 10 Minuten.",
+        messaging_profile_id=MESSAGING_PROFILE)
+    assert sent.data.to[0].status == "queued" and sent.data.messaging_profile_id == MESSAGING_PROFILE, sent
+    print(f"messages.send from an alphanumeric sender with the profile: queued, encoding {sent.data.encoding}")
+    try:
+        client.messages.send(from_="Acme", to=to, text="Your Acme code is 482915.")
+    except telnyx.BadRequestError as error:
+        assert error.status_code == 400 and error.body["errors"][0]["code"] == "40306", error.body
+        print("an alphanumeric sender without a messaging profile -> BadRequestError 40306 (400)")
+    else:
+        raise SystemExit("an alphanumeric sender without a messaging profile was accepted")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ cancels, refreshes, the vendors' error paths the emulators can produce) and vali
 request and every emulator answer against the vendor's document:
 
 * Twilio Verify v2, Vonage Verify v1 and v2, Sinch Verification, Telnyx Verify v2, and for the messaging plugins
-  (the gateway's own codes) Twilio's 2010-04-01 API (`Messages.json`) and Vonage's SMS API: the OpenAPI files in
+  (the gateway's own codes) Twilio's 2010-04-01 API (`Messages.json`), Vonage's SMS API and Telnyx Messaging v2
+  (`POST /messages`): the OpenAPI files in
   `--specs` (`../shared/specs` beside the repository; never copied into it).
 * Firebase (Identity Toolkit v1, and v2 for the multi-factor methods): the discovery documents that ship in
   google-api-python-client (`googleapiclient/discovery_cache/documents/identitytoolkit.v1.json` and `.v2.json`);
@@ -98,7 +99,8 @@ ALLOW = {
     # Telnyx's Verify document declares only 400 (`verify_GenericErrorResponse`) for its operations; Telnyx
     # answers other statuses too (401, 404, 422, 5xx; docs/vendors/telnyx.md §8.1, the SDK's exception per
     # status). Those answers are checked against the same `verify_Errors` schema, properties closed.
-    "telnyx:error-status": "Telnyx's document declares only 400 errors; other error statuses are checked against verify_Errors",
+    "telnyx:error-status": "Telnyx's Verify document declares only 400 errors and its Messages document only 4XX; other "
+                           "error statuses are checked against verify_Errors or messaging_Errors",
     # Vonage's SMS API answers a refused send in HTTP 200 with a `messages` element of `status` and `error-text`
     # (its `ErrorMessage` schema, docs/vendors/vonage-sms.md §3), but the document's `SMS.messages` items are
     # `Message`, which has no `error-text`. A refused part is checked against `ErrorMessage`, an accepted one
@@ -127,6 +129,7 @@ ERROR_SCHEMAS = {
 # The Telnyx sandbox's fixed values (Sources/Plugins/Telnyx, TelnyxSandbox).
 TELNYX_KEY = "KEYSANDBOX0TELNYX0000000000000001"
 TELNYX_PROFILE = "4900017a-0000-4000-8000-7e1a7e1a0001"
+TELNYX_MESSAGING_PROFILE = "4000eba1-0000-4000-8000-7e1a7e1a0002"
 
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 
@@ -436,8 +439,10 @@ def validate_openapi(doc, record, vendor):
         if response["status"] >= 400 and entry in ALLOW:
             allowed.append(entry)
             schema = ERROR_SCHEMAS.get(vendor)
-            if schema is None and vendor == "telnyx":  # Telnyx: its verify_Errors schema (ALLOW)
-                schema = reader.convert(doc.document["components"]["schemas"]["verify_Errors"], strict=True)
+            if schema is None and vendor == "telnyx":  # Telnyx: its verify_Errors or messaging_Errors schema (ALLOW)
+                schemas = doc.document["components"]["schemas"]
+                name = "messaging_Errors" if "messaging_Errors" in schemas else "verify_Errors"
+                schema = reader.convert(schemas[name], strict=True)
             if schema is None:  # Sinch: its own Error schema, errorCode a string or a whole number (ALLOW)
                 schema = reader.convert(doc.document["components"]["schemas"]["Error"], strict=True)
                 schema["properties"]["errorCode"] = {"type": ["string", "integer"]}
@@ -1040,7 +1045,27 @@ def drive_vonage_sms(d):
     d.start("vonage_sms-wrong-secret", "+14155550913", expect=(502, 503))
 
 
-VENDORS = ("twilio", "vonage-v2", "vonage-v1", "sinch", "firebase", "telnyx", "twilio-messaging", "vonage-sms")
+def drive_telnyx_messaging(d):
+    """The gateway's own codes through Telnyx Messaging: a number sender, an alphanumeric one with the messaging
+    profile and a unicode message (GB, Japanese), a resend through it from a Twilio-sent code, a wrong API key
+    (Telnyx's errors object) and the emulator's 5xx."""
+    status, v = d.start("telnyx_messaging", "+14155550921")
+    if status == 201:
+        d.expect("telnyx_messaging resend", *d.call("POST", f"/v1/verifications/{v['id']}/resend", {}), (200,))
+        d.check(v["id"], d.code("+14155550921"), expect=(200,))
+    d.start("telnyx_messaging", "+447400123921", locales=["ja"])
+    status, v = d.start("twilio_messaging", "+14155550922")
+    if status == 201:
+        d.expect("resend through telnyx_messaging", *d.call(
+            "POST", f"/v1/verifications/{v['id']}/resend", {"provider": "telnyx_messaging"}), (200,))
+    d.start("telnyx_messaging-wrong-key", "+14155550923", expect=(502, 503))
+    d.call("PUT", "/sandbox/faults/telnyx_messaging", {"server_error_status": 503, "remaining": 1})
+    d.start("telnyx_messaging", "+14155550924", expect=(502, 503))
+    d.call("DELETE", "/sandbox/faults/telnyx_messaging")
+
+
+VENDORS = ("twilio", "vonage-v2", "vonage-v1", "sinch", "firebase", "telnyx", "twilio-messaging", "vonage-sms",
+           "telnyx-messaging")
 
 
 def vendor_of(path):
@@ -1049,6 +1074,8 @@ def vendor_of(path):
         return "twilio-messaging", path[len("/sandbox/twilio_messaging"):]
     if path.startswith("/sandbox/vonage_sms/"):
         return "vonage-sms", path[len("/sandbox/vonage_sms"):]
+    if path.startswith("/sandbox/telnyx_messaging/"):
+        return "telnyx-messaging", path[len("/sandbox/telnyx_messaging"):]
     if path.startswith("/sandbox/twilio/"):
         return "twilio", path[len("/sandbox/twilio"):]
     if path.startswith("/sandbox/vonage/v2/"):
@@ -1094,7 +1121,7 @@ def load_documents(specs, discovery):
     files = {"twilio": "twilio_verify_v2.yaml", "vonage-v2": "vonage_verify_v2.yaml",
              "vonage-v1": "vonage_verify_v1.yaml", "sinch": "sinch_verification_v1.yaml",
              "telnyx": "telnyx_verify_v2.yaml", "twilio-messaging": "twilio_api_v2010.yaml",
-             "vonage-sms": "vonage_sms.yaml"}
+             "vonage-sms": "vonage_sms.yaml", "telnyx-messaging": "telnyx_messaging_v2.yaml"}
     missing = [f for f in files.values() if not os.path.isfile(os.path.join(specs, f))]
     if missing:
         raise SystemExit(f"vendor specs missing in {specs}: {', '.join(missing)} (give --specs ../shared/specs)")
@@ -1221,6 +1248,15 @@ def mutations(records):
             sms, lambda f: [(k, "1000" if k == "ttl" else v) for k, v in f]), "request"))
         out.append(("Vonage SMS answer whose part has an unknown field", with_json(
             sms, "response", lambda v: v["messages"][0].__setitem__("surprise", 1)), "answer"))
+    telnyx_message = first(lambda r: r["request"]["path"].endswith("/telnyx_messaging/v2/messages")
+                           and r["response"]["status"] == 200)
+    if telnyx_message:
+        out.append(("Telnyx Messaging send without its required to", with_json(
+            telnyx_message, "request", lambda v: v.pop("to")), "request"))
+        out.append(("Telnyx Messaging send whose type is not SMS or MMS", with_json(
+            telnyx_message, "request", lambda v: v.__setitem__("type", "RCS")), "request"))
+        out.append(("Telnyx Messaging answer whose parts is a string", with_json(
+            telnyx_message, "response", lambda v: v["data"].__setitem__("parts", "1")), "answer"))
     return out
 
 
@@ -1299,6 +1335,11 @@ providers:
       base_url: "{via}/vonage_sms"}}, senders: {{default: "+14155550199", GB: Acme}}}}
   - {{id: vonage_sms-wrong-secret, plugin: vonage_sms, settings: {{api_key: 5a4db0c1,
       api_secret_env: WIRE_TWILIO_TOKEN, base_url: "{via}/vonage_sms"}}, senders: {{default: "+14155550199"}}}}
+  - {{id: telnyx_messaging, plugin: telnyx_messaging, settings: {{api_key_env: WIRE_TELNYX_KEY,
+      messaging_profile_id: "{TELNYX_MESSAGING_PROFILE}", base_url: "{via}/telnyx_messaging/v2"}},
+     senders: {{default: "+14155550199", GB: Acme}}}}
+  - {{id: telnyx_messaging-wrong-key, plugin: telnyx_messaging, settings: {{api_key_env: WIRE_VONAGE_SECRET,
+      base_url: "{via}/telnyx_messaging/v2"}}, senders: {{default: "+14155550199"}}}}
 messages: {{app: Wire, origin_bound: {{host: example.com}}}}
 """
     config_path = os.path.join(work, "wire.yaml")
@@ -1320,6 +1361,7 @@ messages: {{app: Wire, origin_bound: {{host: example.com}}}}
                            ("vonage-legacy", lambda d: drive_vonage(d, "vonage-legacy", "05")),
                            ("sinch", drive_sinch), ("firebase", drive_firebase), ("telnyx", drive_telnyx),
                            ("twilio_messaging", drive_twilio_messaging), ("vonage_sms", drive_vonage_sms),
+                           ("telnyx_messaging", drive_telnyx_messaging),
                            ("faults", drive_faults)):
             before = len(recorder.records)
             step(driver)

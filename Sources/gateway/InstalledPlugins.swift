@@ -15,6 +15,7 @@ enum InstalledPlugins {
 
     static let all: [GatewayPlugin] = [
         TwilioPlugin.plugin, FirebasePlugin.plugin, IDaaSPlugin.plugin, SinchPlugin.plugin, VonagePlugin.plugin,
-        TelnyxPlugin.plugin, TwilioMessagingPlugin.plugin, VonageSMSPlugin.plugin,
+        TelnyxPlugin.plugin, TwilioMessagingPlugin.plugin, VonageSMSPlugin.plugin, TelnyxMessagingPlugin.plugin,
+        SinchSMSPlugin.plugin,
     ]
 }

@@ -52,6 +52,13 @@ package struct MessagingRig: ProviderConformanceRig {
         return sink.vendorCallbacks
     }
 
+    /// The JSON object body of the `index`th request (the last by default).
+    package func json(_ index: Int = -1) throws -> [String: JSONValue] {
+        let requests = recorder.requests
+        let request = try #require(index < 0 ? requests.last : requests[index])
+        return try #require(try JSONDecoder().decode(JSONValue.self, from: request.body).objectValue)
+    }
+
     /// The form body of the `index`th request (the last by default).
     package func form(_ index: Int = -1) throws -> [String: String] {
         let requests = recorder.requests

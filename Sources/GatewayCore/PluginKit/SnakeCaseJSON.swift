@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// JSON with snake_case keys, for a vendor whose wire uses them: its wire types keep Swift's names and list no
 /// keys. The encoder writes sorted keys without escaped slashes, as ``VendorHTTPClient/json(_:)`` does. The key
@@ -19,6 +20,22 @@ public enum SnakeCaseJSON {
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         return decoder
     }()
+
+    /// `value` encoded with ``encoder``, or `{}` should it not encode: what an emulator answers or posts.
+    public static func encode(_ value: some Encodable) -> Data {
+        (try? encoder.encode(value)) ?? Data("{}".utf8)
+    }
+}
+
+extension TransportResponse {
+    /// `value` as snake_case JSON (``SnakeCaseJSON/encode(_:)``) with `Content-Type: application/json`: an emulator's
+    /// answer for a vendor whose wire uses snake_case keys.
+    public static func snakeCaseJSON(_ value: some Encodable, status: Int) -> TransportResponse {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return TransportResponse(
+            status: HTTPResponse.Status(code: status), headerFields: headers, body: SnakeCaseJSON.encode(value))
+    }
 }
 
 extension VendorHTTPClient {

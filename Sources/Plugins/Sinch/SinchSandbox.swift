@@ -8,6 +8,13 @@ public enum SinchSandbox {
     /// Where the sandbox mounts the emulator; the Python SDK signs paths with it included.
     public static let mountPath = "/sandbox/sinch"
 
+    /// The SMS service plan the ``SinchSMSEmulator`` knows, and the sandbox's `sinch_sms` provider sends with.
+    public static let servicePlanID = "5a4db0c05a4d4b0c8a4db0c05a4d0002"
+    /// That plan's API token (`Authorization: Bearer`).
+    public static let smsAPIToken = "sandbox0sinch0sms0api0token00001"
+    /// The secret the SMS emulator signs its delivery reports with (`x-sinch-webhook-signature`).
+    public static let smsWebhookSecret = "sandbox-sinch-sms-webhook-secret-0001"
+
     /// A number Sinch's fraud engine denies: the start is accepted, nothing is sent, and the verification
     /// reports `DENIED` with reason `Fraud`.
     public static let fraudNumber = "+46700000666"

@@ -253,14 +253,10 @@ public final class TelnyxEmulator: ContextEmulator {
         return json(status, ["errors": [item]])
     }
 
-    static func encode(_ value: some Encodable) -> Data {
-        (try? SnakeCaseJSON.encoder.encode(value)) ?? Data("{}".utf8)
-    }
+    static func encode(_ value: some Encodable) -> Data { SnakeCaseJSON.encode(value) }
 
     static func json(_ status: Int, _ value: some Encodable) -> TransportResponse {
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return TransportResponse(status: HTTPResponse.Status(code: status), headerFields: headers, body: encode(value))
+        .snakeCaseJSON(value, status: status)
     }
 
     static func digits(_ count: Int) -> String {
