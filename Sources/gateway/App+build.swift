@@ -117,8 +117,11 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
             service: service, store: store.store, signer: signer, keyring: keyring, metrics: metrics,
             configuration: configuration, sandbox: sandbox, receiver: receiver, options: options, routes: routes,
             clientSecrets: clientSecrets, https: tls != nil)
-        let (services, webhooks) = try await buildServices(
+        var (services, webhooks) = try await buildServices(
             options, configuration, store: store, instances: instances, outbound: outbound)
+        if routing.rules.contains(where: { $0.delivery?.failover == true }) {
+            services.append(DeliveryFailoverService(service: service, clock: options.clock, logger: logger))
+        }
         let app = Application(
             router: router, server: try httpServer(tls: tls),
             configuration: ApplicationConfiguration(

@@ -8,4 +8,10 @@ struct InMemoryStoreTests {
 
     @Test("Every check of the store conformance suite", arguments: StoreConformance.Check.allCases)
     func conforms(_ check: StoreConformance.Check) async throws { try await conformance.run(check) }
+
+    @Test(
+        "Every check of the delivery deadline conformance suite", arguments: DeliveryDeadlineConformance.Check.allCases)
+    func deliveryDeadlines(_ check: DeliveryDeadlineConformance.Check) async throws {
+        try await DeliveryDeadlineConformance { InMemoryVerificationStore() }.run(check)
+    }
 }

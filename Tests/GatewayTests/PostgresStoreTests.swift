@@ -56,6 +56,17 @@ final class PostgresStoreTests: Sendable {
     @Test("Every check of the webhook queue conformance suite", arguments: WebhookQueueConformance.Check.allCases)
     func webhookQueue(_ check: WebhookQueueConformance.Check) async throws { try await webhooks.run(check) }
 
+    @Test(
+        "Every check of the delivery deadline conformance suite", arguments: DeliveryDeadlineConformance.Check.allCases)
+    func deliveryDeadlines(_ check: DeliveryDeadlineConformance.Check) async throws {
+        let opened = opened
+        try await DeliveryDeadlineConformance {
+            let store = try await Self.store()
+            opened.add(store)
+            return store
+        }.run(check)
+    }
+
     // MARK: - Several instances on one database
 
     @Test("Two stores (two instances) on one schema: one migration, one winner per version, one claim per key")

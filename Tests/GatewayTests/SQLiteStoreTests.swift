@@ -62,6 +62,16 @@ final class SQLiteStoreTests: Sendable {
     @Test("Every check of the webhook queue conformance suite", arguments: WebhookQueueConformance.Check.allCases)
     func webhookQueue(_ check: WebhookQueueConformance.Check) async throws { try await webhooks.run(check) }
 
+    @Test(
+        "Every check of the delivery deadline conformance suite", arguments: DeliveryDeadlineConformance.Check.allCases)
+    func deliveryDeadlines(_ check: DeliveryDeadlineConformance.Check) async throws {
+        let directory = directory
+        try await DeliveryDeadlineConformance {
+            try SQLiteVerificationStore(
+                path: directory.appendingPathComponent("\(UUID().uuidString).sqlite").path, logger: Logger.quiet)
+        }.run(check)
+    }
+
     // MARK: - Durability
 
     @Test("A record, its events and a completed key survive closing and reopening the file")

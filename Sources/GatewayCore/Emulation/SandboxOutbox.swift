@@ -75,22 +75,59 @@ public final class SandboxOutbox: Sendable {
         public var seed: Int
         /// The share delivered to numbers of a country (its region, `GB`), in place of ``rate`` there.
         public var byCountry: [String: Double]
+        /// Of the messages not delivered, the share whose receipt says so (with ``undeliveredCode``); the others
+        /// get no receipt at all, as from a vendor that answered and then went silent. Messaging emulators only.
+        public var undeliveredReceiptRate: Double
+        /// ``undeliveredReceiptRate`` for numbers of a country, in its place there.
+        public var undeliveredReceiptRateByCountry: [String: Double]
+        /// The vendor's error code an `undelivered` receipt carries; `nil`: the emulator's own default.
+        public var undeliveredCode: String?
+        /// How long after its answer the emulator posts a message's receipts.
+        public var receiptDelayMilliseconds: Int
 
-        /// Delivery settings; rates are clamped to 0…1. By default every message is delivered.
-        public init(rate: Double = 1, seed: Int = 0, byCountry: [String: Double] = [:]) {
+        /// Delivery settings; rates are clamped to 0…1. By default every message is delivered, and an
+        /// undelivered one is reported at once.
+        public init(
+            rate: Double = 1, seed: Int = 0, byCountry: [String: Double] = [:], undeliveredReceiptRate: Double = 1,
+            undeliveredReceiptRateByCountry: [String: Double] = [:], undeliveredCode: String? = nil,
+            receiptDelayMilliseconds: Int = 0
+        ) {
             self.rate = min(1, max(0, rate))
             self.seed = seed
             self.byCountry = byCountry.mapValues { min(1, max(0, $0)) }
+            self.undeliveredReceiptRate = min(1, max(0, undeliveredReceiptRate))
+            self.undeliveredReceiptRateByCountry = undeliveredReceiptRateByCountry.mapValues { min(1, max(0, $0)) }
+            self.undeliveredCode = undeliveredCode
+            self.receiptDelayMilliseconds = max(0, receiptDelayMilliseconds)
         }
 
         /// The share delivered to `to` (E.164, or its digits).
         public func rate(to: String) -> Double {
-            guard !byCountry.isEmpty,
-                let region = try? PhoneNumber(parsing: to.hasPrefix("+") ? to : "+" + to).region,
-                let rate = byCountry[region]
-            else { return rate }
-            return rate
+            Self.rate(to: to, byCountry: byCountry) ?? rate
         }
+
+        /// The share of undelivered messages to `to` that get an `undelivered` receipt.
+        public func undeliveredReceiptRate(to: String) -> Double {
+            Self.rate(to: to, byCountry: undeliveredReceiptRateByCountry) ?? undeliveredReceiptRate
+        }
+
+        private static func rate(to: String, byCountry: [String: Double]) -> Double? {
+            guard !byCountry.isEmpty,
+                let region = try? PhoneNumber(parsing: to.hasPrefix("+") ? to : "+" + to).region
+            else { return nil }
+            return byCountry[region]
+        }
+    }
+
+    /// What a messaging emulator reports of a message it took (``receipt(for:delivered:)``).
+    public enum Receipt: Sendable, Equatable {
+        /// A `delivered` receipt.
+        case delivered
+        /// A receipt that says the message was not delivered, with this vendor error code (`nil`: the
+        /// emulator's default).
+        case undelivered(code: String?)
+        /// No receipt at all.
+        case none
     }
 
     /// The outbox keeps at most this many messages; the oldest go first.
@@ -147,6 +184,43 @@ public final class SandboxOutbox: Sendable {
         messages.withLock { $0.append(message, capacity: capacity) }
         onSend?(message)
         return true
+    }
+
+    /// What the vendor reports of `message`, which ``record(_:)`` found `delivered` or not, and after how long:
+    /// an undelivered one gets its receipt for a share ``Delivery/undeliveredReceiptRate(to:)`` of messages,
+    /// decided from the seed, the provider, the recipient and how many messages it was sent, as the delivery is.
+    public func receipt(for message: Message, delivered: Bool) -> (receipt: Receipt, delay: Duration) {
+        let setting = delivery(for: message.provider)
+        let delay = Duration.milliseconds(setting.receiptDelayMilliseconds)
+        guard !delivered else { return (.delivered, delay) }
+        let rate = setting.undeliveredReceiptRate(to: message.to)
+        let count = deliveries.withLock { $0.counters[message.provider + " " + message.to, default: 0] }
+        let draw = StableHash.unit([String(setting.seed), "receipt", message.provider, message.to, String(count)])
+        return (draw < rate ? .undelivered(code: setting.undeliveredCode) : .none, delay)
+    }
+
+    /// A messaging emulator's receipts for a message: whether to post any, the failure code of the last one
+    /// (`nil`: delivered), and the wait before posting.
+    public struct ReceiptPlan: Sendable, Equatable {
+        /// Whether the emulator posts receipts for the message at all.
+        public var posts: Bool
+        /// The vendor error code the final receipt carries; `nil` for a `delivered` one.
+        public var failureCode: String?
+        /// How long after its answer the emulator posts them.
+        public var delay: Duration
+    }
+
+    /// ``receipt(for:delivered:)`` as an emulator posts it: a row `armed` for the receipt (its code) fails it
+    /// whatever the delivery settings say; an undelivered message without a configured code fails with
+    /// `defaultCode`.
+    public func receiptPlan(for message: Message, delivered: Bool, armed: String?, defaultCode: String) -> ReceiptPlan {
+        let (receipt, delay) = self.receipt(for: message, delivered: delivered)
+        if let armed { return ReceiptPlan(posts: true, failureCode: armed, delay: delay) }
+        switch receipt {
+        case .delivered: return ReceiptPlan(posts: true, failureCode: nil, delay: delay)
+        case .undelivered(let code): return ReceiptPlan(posts: true, failureCode: code ?? defaultCode, delay: delay)
+        case .none: return ReceiptPlan(posts: false, failureCode: nil, delay: delay)
+        }
     }
 
     /// Puts back messages kept from an earlier run (oldest first), without announcing them as sent.

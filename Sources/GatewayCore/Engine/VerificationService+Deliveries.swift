@@ -60,6 +60,7 @@ extension VerificationService {
         _ = try? await store.completeIdempotencyKey(
             key, token: token, response: StoredResponse(status: 200, body: Data()))
         metrics.delivery(record, provider: providerID, status: receipt.status, error: receipt.error)
+        await expediteDeliveryDeadline(receipt, of: record, providerID: providerID)
     }
 
     /// Whether `record` sent the message `receipt` is about through `providerID`. Found by its message id, it is

@@ -12,9 +12,10 @@ extension VerificationService {
     /// arm must stay its arm's; a forced provider; a front door's service route).
     ///
     /// The timeline is read only when the route has a candidate, to learn which providers' messages failed.
-    func nextMessagingProvider(_ record: VerificationRecord, current: any VerificationProvider) async
-        -> (any VerificationProvider)?
-    {
+    /// `excluding` passes over more providers (a delivery failover's, those that already sent this code).
+    func nextMessagingProvider(
+        _ record: VerificationRecord, current: any VerificationProvider, excluding: Set<String> = []
+    ) async -> (any VerificationProvider)? {
         guard let own = current as? OwnCodeProvider, let route = record.route,
             let ids = routing.providerIDs(ofRoute: route, channel: record.channel), ids.count > 1
         else { return nil }
@@ -24,7 +25,7 @@ extension VerificationService {
         let region = record.destination.phoneNumber?.policyRegion
         let startFailed = Set(record.failovers.map { String($0.prefix { $0 != ":" }) })
         let candidates = order.compactMap { id -> OwnCodeProvider? in
-            guard id != current.id, !startFailed.contains(id),
+            guard id != current.id, !startFailed.contains(id), !excluding.contains(id),
                 let target = registry.provider(id) as? OwnCodeProvider, target.keyID == own.keyID,
                 target.capabilities.channels.contains(record.channel),
                 region.map(target.capabilities.serves(region:)) ?? true,

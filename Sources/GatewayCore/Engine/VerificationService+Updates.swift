@@ -15,9 +15,21 @@ extension VerificationService {
     public func resend(id: String, request: ResendRequest = ResendRequest(), owner: String? = nil)
         async throws(GatewayError) -> VerificationRecord
     {
+        try await resend(id: id, request: request, owner: owner, failover: nil)
+    }
+
+    /// ``resend(id:request:owner:)``; `failover`, for a delivery failover's send: why (`sinch undelivered 402`),
+    /// recorded on the `resent` event as `delivery_failover`, and the send count it follows, which must still be
+    /// the verification's when the lease is taken (else `invalid_state`, and nothing is sent).
+    func resend(id: String, request: ResendRequest, owner: String?, failover: (reason: String, sends: Int)?)
+        async throws(GatewayError) -> VerificationRecord
+    {
         let maxSends = policy.maxSends
         let named = try request.provider.map { name throws(GatewayError) in try handoverTarget(name) }
         let (record, provider) = try await acquireLease(id, owner: owner) { (record, provider) throws(GatewayError) in
+            if let failover, record.sends != failover.sends {
+                throw GatewayError(.invalidState, "The verification was sent again since; no failover is due.")
+            }
             let sender = try Self.resendingProvider(record, current: provider, named: named)
             _ = try Self.resendChannel(record, provider: sender, request: request, maxSends: maxSends)
         }
@@ -102,6 +114,7 @@ extension VerificationService {
             detail["provider"] = sender.id
             detail["previous_provider"] = record.providerID
         }
+        if let failover { detail["delivery_failover"] = failover.reason }
         // Written with the change, in one transaction (the webhook queue reads the event log).
         let resent = VerificationEvent(verificationID: id, kind: .resent, at: clock.now, detail: detail)
         let settled = try await finishCheck(id, known: record, events: [resent]) { record in
@@ -119,6 +132,7 @@ extension VerificationService {
             record.nextAction = result.nextAction
         }
         if let error = settled.finalStateError { throw error }
+        if !result.sentNothing { await scheduleDeliveryDeadline(settled) }
         return settled
     }
 

@@ -724,6 +724,7 @@ public struct VerificationService: Sendable {
                 "verification.id": "\(id)", "provider.id": "\(provider.id)", "channel": "\(record.channel.rawValue)",
                 "to": "\(request.destination.masked)", "client.ip": "\(request.clientContext.masked)",
             ])
+        if record.sends > 0 { await scheduleDeliveryDeadline(record) }
         return record
     }
 

@@ -27,12 +27,16 @@ public struct Route: Sendable, Equatable {
     public var fallbacks: [String]
     /// Fail over even after a timeout that may have sent the code (a second SMS is possible).
     public var failoverOnTimeout: Bool
+    /// For a route of messaging providers: send the code again through another when a message is not
+    /// delivered (``DeliveryPolicy``); `nil`: receipts are recorded and nothing more.
+    public var delivery: DeliveryPolicy?
 
     /// A rule that matches everything unless limited, with no fallbacks, failing over only before a send.
     public init(
         name: String, channels: Set<Channel>? = nil, countries: Set<String>? = nil, apiKeys: Set<String>? = nil,
-        target: Target, fallbacks: [String] = [], failoverOnTimeout: Bool = false
+        target: Target, fallbacks: [String] = [], failoverOnTimeout: Bool = false, delivery: DeliveryPolicy? = nil
     ) {
+        self.delivery = delivery
         self.name = name
         self.channels = channels
         self.countries = countries

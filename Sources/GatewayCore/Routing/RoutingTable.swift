@@ -81,6 +81,14 @@ public struct RoutingTable: Sendable, Equatable {
                     problems.append("\(label): provider `\(id)` cannot send \(channel.rawValue)")
                 }
             }
+            if let delivery = rule.delivery, delivery.failover {
+                if case .experiment = rule.target {
+                    problems.append("\(label): `delivery.failover` needs `providers` or `adaptive`, not an experiment")
+                } else if Set(ids).filter({ registry.provider($0) is OwnCodeProvider }).count < 2 {
+                    problems.append(
+                        "\(label): `delivery.failover` needs at least two providers that send the gateway's own codes")
+                }
+            }
         }
         for experiment in experiments.values.sorted(by: { $0.name < $1.name }) {
             for arm in experiment.arms where !known.contains(arm.providerID) {
@@ -265,6 +273,11 @@ public struct RoutingTable: Sendable, Equatable {
         }
         if name == "channel:\(channel.rawValue)" { return routes[channel] }
         return name == "default" ? defaultOrder : nil
+    }
+
+    /// The delivery policy of the route named `name`, when it has one (``Route/delivery``).
+    public func delivery(ofRoute name: String) -> DeliveryPolicy? {
+        rules.first { $0.name == name }?.delivery
     }
 
     /// The providers to try for `request`, in order, and the ones passed over with the reason.

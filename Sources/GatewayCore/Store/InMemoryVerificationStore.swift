@@ -16,6 +16,8 @@ package final class InMemoryVerificationStore: VerificationStore {
         var deliveries: [String: WebhookDelivery] = [:]
         var instances: [String: GatewayInstance] = [:]
         var adaptive: [AdaptiveCell] = []
+        /// Delivery deadlines by verification id and send.
+        var deadlines: [String: [Int: DeliveryDeadline]] = [:]
     }
 
     private struct IdempotencyEntry {
@@ -340,5 +342,47 @@ extension InMemoryVerificationStore: WebhookQueueStore {
 
     package func webhookDelivery(id: String) async throws(GatewayError) -> WebhookDelivery? {
         state.withLock { $0.deliveries[id] }
+    }
+}
+
+extension InMemoryVerificationStore: DeliveryDeadlineStore {
+    package func scheduleDeliveryDeadline(_ deadline: DeliveryDeadline) async throws(GatewayError) {
+        state.withLock { $0.deadlines[deadline.verificationID, default: [:]][deadline.send] = deadline }
+    }
+
+    package func claimDueDeliveryDeadlines(at: Date, limit: Int, lease: TimeInterval) async throws(GatewayError)
+        -> [DeliveryDeadline]
+    {
+        state.withLock { state in
+            let due = state.deadlines.values.flatMap(\.values).filter { $0.dueAt <= at }
+                .sorted { ($0.dueAt, $0.verificationID, $0.send) < ($1.dueAt, $1.verificationID, $1.send) }
+                .prefix(limit)
+            for deadline in due {
+                state.deadlines[deadline.verificationID]?[deadline.send]?.dueAt = at.addingTimeInterval(lease)
+            }
+            return Array(due)
+        }
+    }
+
+    package func expediteDeliveryDeadline(verificationID: String, providerID: String, messageID: String, to at: Date)
+        async throws(GatewayError) -> Bool
+    {
+        state.withLock { state in
+            guard
+                let found = state.deadlines[verificationID]?.values.first(where: {
+                    $0.providerID == providerID && $0.messageID == messageID
+                }),
+                found.dueAt > at
+            else { return false }
+            state.deadlines[verificationID]?[found.send]?.dueAt = at
+            return true
+        }
+    }
+
+    package func removeDeliveryDeadline(verificationID: String, send: Int) async throws(GatewayError) {
+        state.withLock { state in
+            state.deadlines[verificationID]?[send] = nil
+            if state.deadlines[verificationID]?.isEmpty == true { state.deadlines[verificationID] = nil }
+        }
     }
 }

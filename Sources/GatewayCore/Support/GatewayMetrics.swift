@@ -100,6 +100,14 @@ public struct GatewayMetrics: Sendable {
             ])
     }
 
+    /// A delivery failover (docs/routing.md, "Delivery failover"): the code sent again through `to` because the
+    /// message of `from` failed (`reason` `failed`) or was not reported delivered in time (`not_delivered`).
+    func deliveryFailover(_ record: VerificationRecord, from: String, to: String, reason: String) {
+        count(
+            "gateway_delivery_failovers_total",
+            [("from", from), ("to", to), ("country", Self.country(of: record.destination)), ("reason", reason)])
+    }
+
     private func labels(_ record: VerificationRecord) -> [(String, String)] {
         [
             ("provider", record.providerID), ("country", Self.country(of: record.destination)),

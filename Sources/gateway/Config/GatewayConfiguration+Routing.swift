@@ -101,7 +101,7 @@ extension GatewayConfiguration {
     private func readRoute(_ item: ConfigValue, named: inout [NamedProvider]) -> Route? {
         guard let entry = item.map() else { return nil }
         entry.rejectUnknown([
-            "name", "match", "providers", "experiment", "adaptive", "fallbacks", "failover_on_timeout",
+            "name", "match", "providers", "experiment", "adaptive", "fallbacks", "failover_on_timeout", "delivery",
         ])
         guard let name = entry.string("name", nonEmpty: true, message: "\(entry.path): `name` is required") else {
             if !entry.has("name") { entry.problem("\(entry.path): `name` is required") }
@@ -154,7 +154,26 @@ extension GatewayConfiguration {
             providerIDs(entry.value("fallbacks"), "\(label): `fallbacks`", "\(label) fallbacks", &named) ?? []
         route.failoverOnTimeout =
             entry.bool("failover_on_timeout", message: "\(label): `failover_on_timeout` must be true or false") ?? false
+        if let value = entry.value("delivery") { route.delivery = readDelivery(value, label: label) }
         return route
+    }
+
+    /// A route's delivery settings (docs/routing.md, "Delivery failover"): `{deliver_within: 20s, failover: true}`,
+    /// both optional; nil after logging why not.
+    private func readDelivery(_ value: ConfigValue, label: String) -> DeliveryPolicy? {
+        guard let fields = value.map(message: "\(label): `delivery` must be a mapping") else { return nil }
+        fields.rejectUnknown(["deliver_within", "failover"])
+        var policy = DeliveryPolicy()
+        if let within = fields.value("deliver_within") {
+            if let seconds = Self.duration(within.node), (1...3600).contains(seconds) {
+                policy.deliverWithin = seconds
+            } else {
+                within.problem("\(label): `delivery.deliver_within` must be a duration from 1s to 1h, such as 20s")
+            }
+        }
+        policy.failover =
+            fields.bool("failover", message: "\(label): `delivery.failover` must be true or false") ?? true
+        return policy
     }
 
     /// An adaptive route's settings (docs/routing.md §3a); nil after logging why not. The problems of the

@@ -155,7 +155,30 @@ extension Sandbox {
             }
             if let seed = try reader.integer("delivery_seed", in: 0...Int(Int32.max)) { delivery.seed = seed }
             if let byCountry = try reader.object("delivery_rate_by_country") {
-                delivery.byCountry = try Self.countryRates(byCountry)
+                delivery.byCountry = try Self.countryRates(byCountry, field: "delivery_rate_by_country")
+            }
+            if let rate = try reader.number("undelivered_receipt_rate") {
+                guard (0...1).contains(rate) else {
+                    throw GatewayError.invalidRequest("`undelivered_receipt_rate` must be a number from 0 to 1.")
+                }
+                delivery.undeliveredReceiptRate = rate
+            }
+            if let byCountry = try reader.object("undelivered_receipt_rate_by_country") {
+                delivery.undeliveredReceiptRateByCountry = try Self.countryRates(
+                    byCountry, field: "undelivered_receipt_rate_by_country")
+            }
+            if reader.fields["undelivered_code"] == .null {
+                delivery.undeliveredCode = nil
+            } else if let code = try reader.string("undelivered_code") {
+                guard (1...16).contains(code.count), code.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+                else {
+                    throw GatewayError.invalidRequest(
+                        "`undelivered_code` must be the vendor's error code: 1 to 16 letters and digits.")
+                }
+                delivery.undeliveredCode = code
+            }
+            if let delay = try reader.integer("receipt_delay_ms", in: 0...600_000) {
+                delivery.receiptDelayMilliseconds = delay
             }
             mount.emulator.faults.set(faults)
             outbox.setDelivery(delivery, for: mount.pluginID)
@@ -170,7 +193,8 @@ extension Sandbox {
         try reader.rejectUnknown(allowing: [
             "latency_ms", "latency_jitter_ms", "server_error_status", "malformed_body", "connection_reset",
             "error_rate", "error_status", "reset_rate", "malformed_rate", "seed", "remaining", "delivery_rate",
-            "delivery_seed", "delivery_rate_by_country",
+            "delivery_seed", "delivery_rate_by_country", "undelivered_receipt_rate",
+            "undelivered_receipt_rate_by_country", "undelivered_code", "receipt_delay_ms",
         ])
         let latencyBound = 0...FaultSwitch.Faults.maximumLatencyMilliseconds
         let faults = FaultSwitch.Faults(
@@ -192,16 +216,16 @@ extension Sandbox {
 
     /// `{"ID": 0.4, "GB": 0.95}`: region codes (any case) to delivery rates from 0 to 1; every problem in one
     /// `invalid_request`. An empty object clears them.
-    static func countryRates(_ reader: JSONObjectReader) throws(GatewayError) -> [String: Double] {
+    static func countryRates(_ reader: JSONObjectReader, field: String) throws(GatewayError) -> [String: Double] {
         var rates: [String: Double] = [:]
         var problems: [String] = []
         for key in reader.fields.keys.sorted() {
             guard let region = PhoneRegion.named(key)?.code else {
-                problems.append("`delivery_rate_by_country`: `\(key)` is not a region code.")
+                problems.append("`\(field)`: `\(key)` is not a region code.")
                 continue
             }
             guard case .number(let rate) = reader.fields[key], (0...1).contains(rate) else {
-                problems.append("`delivery_rate_by_country.\(key)` must be a number from 0 to 1.")
+                problems.append("`\(field).\(key)` must be a number from 0 to 1.")
                 continue
             }
             rates[region] = rate
@@ -223,6 +247,11 @@ extension Sandbox {
             "delivery_rate": .number(delivery.rate),
             "delivery_seed": .number(Double(delivery.seed)),
             "delivery_rate_by_country": .object(delivery.byCountry.mapValues(JSONValue.number)),
+            "undelivered_receipt_rate": .number(delivery.undeliveredReceiptRate),
+            "undelivered_receipt_rate_by_country": .object(
+                delivery.undeliveredReceiptRateByCountry.mapValues(JSONValue.number)),
+            "undelivered_code": delivery.undeliveredCode.map(JSONValue.string) ?? .null,
+            "receipt_delay_ms": .number(Double(delivery.receiptDelayMilliseconds)),
             "latency_ms": .number(Double(faults.latencyMilliseconds)),
             "latency_jitter_ms": .number(Double(faults.latencyJitterMilliseconds)),
             "server_error_status": faults.serverErrorStatus.map { .number(Double($0)) } ?? .null,

@@ -60,10 +60,10 @@ public final class VonageSMSEmulator: ContextEmulator {
         if let reference = form["client-ref"], reference.count > 100 { return Self.refused("3", "Invalid client-ref") }
         if let callback = form["callback"], callback.count > 100 { return Self.refused("23", "Invalid callback") }
         let now = clock.now
-        _ = outbox.record(
-            SandboxOutbox.Message(
-                provider: VonageSMSPlugin.plugin.id, kind: .sms, channel: "sms", to: "+" + to,
-                code: SandboxOutbox.Message.code(in: text), text: text, sentAt: now))
+        let recorded = SandboxOutbox.Message(
+            provider: VonageSMSPlugin.plugin.id, kind: .sms, channel: "sms", to: "+" + to,
+            code: SandboxOutbox.Message.code(in: text), text: text, sentAt: now)
+        let delivered = outbox.record(recorded)
         let parts = max(1, SMSMeasurement(measuring: text).segments)
         let answer = VonageSMSWire.Answer(
             messageCount: String(parts),
@@ -73,11 +73,15 @@ public final class VonageSMSEmulator: ContextEmulator {
                     messagePrice: "0.03330000", network: "310260", clientRef: form["client-ref"])
             })
         if let url = form["callback"].flatMap(URL.init(string:)) {
-            let code = errors.take(operation: Self.receiptOperation)?.code
+            let plan = outbox.receiptPlan(
+                for: recorded, delivered: delivered, armed: errors.take(operation: Self.receiptOperation)?.code,
+                defaultCode: "1")
             let receipts = answer.messages.map { part in
-                receipt(part, from: from, error: code, now: now)
+                receipt(part, from: from, error: plan.failureCode, now: now)
             }
             Task { [callbacks, logger] in
+                guard plan.posts else { return }
+                if plan.delay > .zero { try? await Task.sleep(for: plan.delay) }
                 for body in receipts {
                     var headers = HTTPFields()
                     headers[.contentType] = "application/json"

@@ -82,12 +82,18 @@ public final class SinchSMSEmulator: ContextEmulator {
         if let expiry, expiry <= now {
             return Self.problem(400, "syntax_constraint_violation", "expire_at must be after send_at")
         }
+        let wantsReports = body.deliveryReport == "per_recipient_final" || body.deliveryReport == "per_recipient"
+        var plans: [(recipient: String, plan: SandboxOutbox.ReceiptPlan)] = []
         for to in body.to {
             let number = to.hasPrefix("+") ? to : "+" + to
-            _ = outbox.record(
-                SandboxOutbox.Message(
-                    provider: SinchSMSPlugin.plugin.id, kind: .sms, channel: "sms", to: number,
-                    code: SandboxOutbox.Message.code(in: body.body), text: body.body, sentAt: now))
+            let recorded = SandboxOutbox.Message(
+                provider: SinchSMSPlugin.plugin.id, kind: .sms, channel: "sms", to: number,
+                code: SandboxOutbox.Message.code(in: body.body), text: body.body, sentAt: now)
+            let delivered = outbox.record(recorded)
+            guard wantsReports else { continue }
+            let armed = errors.take(operation: Self.receiptOperation)?.code
+            plans.append(
+                (to, outbox.receiptPlan(for: recorded, delivered: delivered, armed: armed, defaultCode: "404")))
         }
         let id = Self.batchID()
         let batch = SinchSMSWire.Batch(
@@ -95,25 +101,33 @@ public final class SinchSMSEmulator: ContextEmulator {
             createdAt: Self.timestamp(now), modifiedAt: Self.timestamp(now), deliveryReport: kind,
             expireAt: Self.timestamp(expiry ?? now.addingTimeInterval(3 * 86_400)), callbackUrl: body.callbackUrl,
             clientReference: body.clientReference, flashMessage: false)
-        if kind == "per_recipient_final" || kind == "per_recipient", let url = body.callbackUrl.flatMap(URL.init) {
-            report(batch: id, recipients: body.to, reference: body.clientReference, to: url, now: now)
+        if wantsReports, let url = body.callbackUrl.flatMap(URL.init) {
+            report(batch: id, plans: plans, reference: body.clientReference, to: url, now: now)
         }
         return .snakeCaseJSON(batch, status: 201)
     }
 
-    /// Posts one final report per recipient to `url`, signed, after the answer.
-    private func report(batch: String, recipients: [String], reference: String?, to url: URL, now: Date) {
-        let failure = errors.take(operation: Self.receiptOperation)
-        let bodies = recipients.map { recipient in
-            SnakeCaseJSON.encode(
-                SinchSMSWire.RecipientReport(
-                    type: "recipient_delivery_report_sms", batchId: batch, recipient: recipient,
-                    status: failure == nil ? "Delivered" : "Failed",
-                    code: failure?.code.flatMap { Int($0) } ?? 0, at: Self.timestamp(now),
-                    operatorStatusAt: Self.timestamp(now), clientReference: reference))
+    /// Posts one final report per recipient to `url`, signed, after the answer: `Delivered`, or `Failed` with its
+    /// plan's code; none for a recipient whose plan posts nothing.
+    private func report(
+        batch: String, plans: [(recipient: String, plan: SandboxOutbox.ReceiptPlan)], reference: String?, to url: URL,
+        now: Date
+    ) {
+        let reports = plans.filter(\.plan.posts).map { recipient, plan in
+            (
+                plan.delay,
+                SnakeCaseJSON.encode(
+                    SinchSMSWire.RecipientReport(
+                        type: "recipient_delivery_report_sms", batchId: batch, recipient: recipient,
+                        status: plan.failureCode == nil ? "Delivered" : "Failed",
+                        code: plan.failureCode.flatMap { Int($0) } ?? 0, at: Self.timestamp(now),
+                        operatorStatusAt: Self.timestamp(now), clientReference: reference))
+            )
         }
+        guard !reports.isEmpty else { return }
         Task { [callbacks, logger, clock] in
-            for body in bodies {
+            for (delay, body) in reports {
+                if delay > .zero { try? await Task.sleep(for: delay) }
                 let nonce = UUID().uuidString.lowercased()
                 let timestamp = String(Int(clock.now.timeIntervalSince1970))
                 var headers = HTTPFields()

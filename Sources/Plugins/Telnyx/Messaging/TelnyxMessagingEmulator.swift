@@ -75,10 +75,10 @@ public final class TelnyxMessagingEmulator: ContextEmulator {
         let measurement = SMSMeasurement(measuring: text)
         guard measurement.segments <= 10 else { return TelnyxEmulator.error(400, "40302", "Too many segments") }
         let now = clock.now
-        _ = outbox.record(
-            SandboxOutbox.Message(
-                provider: TelnyxMessagingPlugin.plugin.id, kind: .sms, channel: "sms", to: to,
-                code: SandboxOutbox.Message.code(in: text), text: text, sentAt: now))
+        let recorded = SandboxOutbox.Message(
+            provider: TelnyxMessagingPlugin.plugin.id, kind: .sms, channel: "sms", to: to,
+            code: SandboxOutbox.Message.code(in: text), text: text, sentAt: now)
+        let delivered = outbox.record(recorded)
         let parts = max(1, measurement.segments)
         let message = TelnyxMessagingWire.Message(
             id: UUID().uuidString.lowercased(), recordType: "message", direction: "outbound", type: "SMS",
@@ -89,13 +89,24 @@ public final class TelnyxMessagingEmulator: ContextEmulator {
             messagingProfileId: body.messagingProfileId, receivedAt: Self.timestamp(now),
             validUntil: Self.timestamp(now.addingTimeInterval(14_400)), webhookUrl: body.webhookUrl, waitSeconds: 0,
             tags: [])
-        if let url = body.webhookUrl.flatMap(URL.init(string:)) { deliver(message, to: url, now: now) }
+        if let url = body.webhookUrl.flatMap(URL.init(string:)) {
+            let plan = outbox.receiptPlan(
+                for: recorded, delivered: delivered, armed: errors.take(operation: Self.receiptOperation)?.code,
+                defaultCode: "40008")
+            deliver(message, to: url, now: now, plan: plan)
+        }
         return TelnyxEmulator.json(200, TelnyxWire.DataEnvelope(data: message))
     }
 
     /// Posts `message.sent`, then `message.finalized`, to `url`, each signed, after the answer.
-    private func deliver(_ message: TelnyxMessagingWire.Message, to url: URL, now: Date) {
-        let failure = errors.take(operation: Self.receiptOperation)
+    private func deliver(
+        _ message: TelnyxMessagingWire.Message, to url: URL, now: Date, plan: SandboxOutbox.ReceiptPlan
+    ) {
+        guard plan.posts else { return }
+        let failure = plan.failureCode.map { code in
+            TelnyxMessagingErrorMapping.table.row(anyStatus: code)
+                ?? VendorErrorRow(code: code, name: "Undeliverable", mapsTo: .deliveryFailed, source: "sandbox")
+        }
         var sent = message
         sent.to = message.to?.map {
             var recipient = $0
@@ -122,6 +133,7 @@ public final class TelnyxMessagingEmulator: ContextEmulator {
                     meta: ["attempt": 1, "delivered_to": .string(url.absoluteString)]))
         }
         Task { [callbacks, logger, clock] in
+            if plan.delay > .zero { try? await Task.sleep(for: plan.delay) }
             for body in bodies {
                 let (signature, timestamp) = TelnyxEmulator.sign(body, key: TelnyxEmulator.signingKey, now: clock.now)
                 var headers = HTTPFields()

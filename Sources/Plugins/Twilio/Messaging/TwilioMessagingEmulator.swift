@@ -84,11 +84,11 @@ public final class TwilioMessagingEmulator: ContextEmulator {
         let now = clock.now
         let sid = "SM" + Hex.timeOrdered(now: now)
         let date = TwilioMessagingWire.rfc2822(now)
-        _ = outbox.record(
-            SandboxOutbox.Message(
-                provider: plugin, kind: .sms, channel: "sms", to: to, code: SandboxOutbox.Message.code(in: body),
-                text: body,
-                sentAt: now))
+        let recorded = SandboxOutbox.Message(
+            provider: plugin, kind: .sms, channel: "sms", to: to, code: SandboxOutbox.Message.code(in: body),
+            text: body,
+            sentAt: now)
+        let delivered = outbox.record(recorded)
         let message = TwilioMessagingWire.Message(
             sid: sid, accountSID: TwilioSandbox.accountSID, messagingServiceSID: service, from: from, to: to,
             body: body, status: service == nil ? "queued" : "accepted", direction: "outbound-api",
@@ -98,7 +98,10 @@ public final class TwilioMessagingEmulator: ContextEmulator {
             uri: "/2010-04-01/Accounts/\(TwilioSandbox.accountSID)/Messages/\(sid).json",
             subresourceURIs: ["media": "/2010-04-01/Accounts/\(TwilioSandbox.accountSID)/Messages/\(sid)/Media.json"])
         if let url = form["StatusCallback"].flatMap(URL.init(string:)) {
-            let failure = errors.take(operation: Self.receiptOperation)?.code
+            let plan = outbox.receiptPlan(
+                for: recorded, delivered: delivered, armed: errors.take(operation: Self.receiptOperation)?.code,
+                defaultCode: "30003")
+            let failure = plan.failureCode
             let last = failure.map { ["30001", "30002"].contains($0) ? "failed" : "undelivered" } ?? "delivered"
             var fields = [("MessageSid", sid), ("SmsSid", sid), ("AccountSid", TwilioSandbox.accountSID), ("To", to)]
             fields.append(service.map { ("MessagingServiceSid", $0) } ?? ("From", from ?? ""))
@@ -107,6 +110,8 @@ public final class TwilioMessagingEmulator: ContextEmulator {
                 fields + [("MessageStatus", last)] + (failure.map { [("ErrorCode", $0)] } ?? []),
             ]
             Task { [callbacks, logger] in
+                guard plan.posts else { return }
+                if plan.delay > .zero { try? await Task.sleep(for: plan.delay) }
                 for parameters in receipts {
                     var headers = HTTPFields()
                     headers[.contentType] = "application/x-www-form-urlencoded"

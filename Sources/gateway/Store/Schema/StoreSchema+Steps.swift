@@ -213,5 +213,21 @@ extension StoreSchema {
         SchemaStep(
             "billed segments of own-code sends",
             [.add(.optional("segments", .integer), to: "verification_events")]),
+        // When each own-code message on a route with delivery failover must be reported delivered by
+        // (docs/routing.md, "Delivery failover"): a row per verification and send, removed once acted on.
+        SchemaStep(
+            "delivery deadlines",
+            [
+                .create(
+                    SchemaTable(
+                        "delivery_deadlines",
+                        [
+                            .required("verification_id", .text), .required("send", .integer),
+                            .required("provider_id", .text), .required("message_id", .text),
+                            .required("due_at", .real),
+                        ],
+                        constraints: ["PRIMARY KEY (verification_id, send)"], withoutRowID: true)),
+                .index(SchemaIndex("delivery_deadlines_due", on: "delivery_deadlines", ["due_at"])),
+            ]),
     ]
 }

@@ -1,0 +1,109 @@
+import Foundation
+import GatewayCore
+import GatewayTestSupport
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import gateway
+
+/// Delivery failover through the API and the sandbox's messaging emulators: a vendor set to lose its messages
+/// silently, or to report them undelivered, and a route with `delivery: {failover: true}`.
+@Suite("Delivery failover over the API")
+struct DeliveryFailoverAPITests {
+    static let config = """
+        sandbox: true
+        messages: {app: Acme}
+        routing:
+          routes:
+            - name: otp
+              match: {channels: [sms]}
+              providers: [telnyx_messaging, sinch_sms, vonage_sms]
+              delivery: {deliver_within: 20s, failover: true}
+        """
+
+    func withGateway(
+        _ body: @Sendable (any TestClientProtocol, GatewayRuntime, GatewayHarness) async throws -> Void
+    ) async throws {
+        let harness = GatewayHarness()
+        let (app, runtime) = try await buildApplication(harness.options(config: Self.config))
+        try await app.test(.router) { client in try await body(client, runtime, harness) }
+    }
+
+    static func timeline(_ client: any TestClientProtocol, _ id: String) async throws -> [[String: Any]] {
+        let read = try await client.call(.get, "/v1/verifications/\(id)?include=timeline")
+        return try #require(read.body["timeline"] as? [[String: Any]])
+    }
+
+    @Test("a vendor that answers and never delivers: the code goes through the next vendor at the deadline")
+    func silent() async throws {
+        try await withGateway { client, runtime, harness in
+            let faults = try await client.call(
+                .put, "/sandbox/faults/telnyx_messaging", json: #"{"delivery_rate": 0, "undelivered_receipt_rate": 0}"#)
+            #expect(faults.status == .ok && faults.body["undelivered_receipt_rate"] as? Double == 0)
+            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+14155550130"}"#)
+            #expect(start.status == .created && start.body["provider"] as? String == "telnyx_messaging")
+            let id = try #require(start.body["id"] as? String)
+            #expect(runtime.sandbox?.outbox.messages(to: "+14155550130").isEmpty == true)
+            #expect(await runtime.service.runDueDeliveryDeadlines() == 0)
+            harness.clock.advance(by: 21)
+            #expect(await runtime.service.runDueDeliveryDeadlines() == 1)
+            let message = try #require(runtime.sandbox?.outbox.messages(to: "+14155550130").last)
+            #expect(message.provider == "sinch_sms")
+            let resent = try #require(try await Self.timeline(client, id).last { $0["kind"] as? String == "resent" })
+            let detail = try #require(resent["detail"] as? [String: String])
+            #expect(detail["delivery_failover"] == "telnyx_messaging not delivered within 20s")
+            #expect(detail["provider"] == "sinch_sms" && detail["previous_provider"] == "telnyx_messaging")
+            let check = try await client.call(
+                .post, "/v1/verifications/\(id)/check", json: #"{"code": "\#(try #require(message.code))"}"#)
+            #expect(check.status == .ok && check.body["status"] as? String == "approved")
+        }
+    }
+
+    @Test("a vendor that reports the message undelivered: the failover goes at once, with the vendor's code")
+    func undelivered() async throws {
+        try await withGateway { client, runtime, _ in
+            let faults = try await client.call(
+                .put, "/sandbox/faults/telnyx_messaging", json: #"{"delivery_rate": 0, "undelivered_code": "40006"}"#)
+            #expect(faults.status == .ok && faults.body["undelivered_code"] as? String == "40006")
+            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+14155550131"}"#)
+            let id = try #require(start.body["id"] as? String)
+            // The emulator posts its receipts after answering: wait for the failure, a busy machine's while.
+            var failed = false
+            for _ in 0..<600 where !failed {
+                failed = try await Self.timeline(client, id).contains {
+                    ($0["detail"] as? [String: String])?["status"] == "undelivered"
+                }
+                if !failed { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(failed)
+            #expect(await runtime.service.runDueDeliveryDeadlines() == 1)
+            let resent = try #require(try await Self.timeline(client, id).last { $0["kind"] as? String == "resent" })
+            #expect(
+                (resent["detail"] as? [String: String])?["delivery_failover"] == "telnyx_messaging undelivered 40006")
+            #expect(runtime.sandbox?.outbox.messages(to: "+14155550131").map(\.provider) == ["sinch_sms"])
+            let read = try await client.call(.get, "/v1/verifications/\(id)")
+            #expect(read.body["provider"] as? String == "sinch_sms" && read.body["sends"] as? Int == 2)
+        }
+    }
+
+    @Test("the sandbox refuses delivery settings that make no sense, each in the one error shape")
+    func badSettings() async throws {
+        try await withGateway { client, _, _ in
+            for body in [
+                #"{"undelivered_receipt_rate": 2}"#, #"{"undelivered_code": "30 08"}"#, #"{"receipt_delay_ms": -1}"#,
+                #"{"undelivered_receipt_rate_by_country": {"XX": 0.5}}"#,
+            ] {
+                let answer = try await client.call(.put, "/sandbox/faults/sinch_sms", json: body)
+                #expect(answer.status == .badRequest && answer.body.errorCode == "invalid_request", "\(body)")
+            }
+            let fine = try await client.call(
+                .put, "/sandbox/faults/sinch_sms",
+                json: #"{"undelivered_receipt_rate_by_country": {"id": 0}, "receipt_delay_ms": 250}"#)
+            #expect(fine.status == .ok)
+            #expect(fine.body["undelivered_receipt_rate_by_country"] as? [String: Double] == ["ID": 0])
+            #expect(fine.body["receipt_delay_ms"] as? Double == 250)
+        }
+    }
+}

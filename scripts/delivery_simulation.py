@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Issue 47: delivery failover, simulated. Four messaging vendors, delivery that differs by country, and one
+vendor that silently stops delivering in one country midway.
+
+    scripts/delivery_simulation.py                       # builds and starts its own sandbox gateway
+    scripts/delivery_simulation.py --no-build --users 2000 --rate 25 --deliver-within 5
+
+It writes a configuration with one route for every SMS through the four messaging plugins, in the order
+twilio_messaging, vonage_sms, sinch_sms, telnyx_messaging, with `delivery: {deliver_within: N s, failover: true}`,
+starts `gateway` with it on a free loopback port, and gives each emulator a delivery rate per country through
+`PUT /sandbox/faults/{plugin}` (`delivery_rate_by_country`); a message that is not delivered gets an `undelivered`
+receipt with the vendor's code. Users arrive at `--rate` per second, in turn from GB, ID and DE. Each starts a
+verification, watches the sandbox outbox (the phone) for up to `deliver_within + 5` seconds, and types the code
+it got. Halfway, twilio_messaging in ID stops delivering and stops sending receipts (`delivery_rate_by_country`
+0 and `undelivered_receipt_rate_by_country` 0): it still answers every send, as a vendor that goes quiet does.
+
+It checks the issue's figures (exit status 1 if one fails):
+  1. after the break, >= 99% of the users in ID receive a code within `deliver_within + 5` seconds of their start;
+  2. no user receives two messages (two `delivered` receipts on one verification's timeline: a second send
+     after a delivered first one);
+  3. every user who received a code and typed it is approved.
+It prints, per country and phase, users, codes received in time, the median and 95th percentile time to the
+code, failovers, and the broken vendor's share of the starts in ID (which stays at the route's first place: the
+route's order does not yet learn from receipts; docs/routing.md says what does). Stdlib only.
+"""
+import argparse, concurrent.futures, os, shutil, statistics, sys, tempfile, time, urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sandbox_gateway as gw  # noqa: E402
+
+KEY = "sk_sandbox_delivery_sim_0001"
+VENDORS = ("twilio_messaging", "vonage_sms", "sinch_sms", "telnyx_messaging")
+COUNTRIES = ("GB", "ID", "DE")
+# Delivered share per vendor and country; what is not delivered gets an `undelivered` receipt with `code`.
+RATES = {
+    "twilio_messaging": ({"GB": 0.97, "ID": 0.93, "DE": 0.95}, "30003"),
+    "vonage_sms": ({"GB": 0.90, "ID": 0.95, "DE": 0.92}, "12"),
+    "sinch_sms": ({"GB": 0.93, "ID": 0.90, "DE": 0.97}, "402"),
+    "telnyx_messaging": ({"GB": 0.95, "ID": 0.92, "DE": 0.90}, "40006"),
+}
+BROKEN = ("twilio_messaging", "ID")
+
+CONFIG = """\
+sandbox: true
+messages: {{app: Sim}}
+routing:
+  routes:
+    - name: otp
+      match: {{channels: [sms]}}
+      providers: [{providers}]
+      delivery: {{deliver_within: {within}s, failover: true}}
+"""
+
+
+def number(country, index):
+    """A valid mobile number of the country, one per user."""
+    if country == "GB":
+        return f"+4474{index // 1_000_000:02d}{index % 1_000_000:06d}"
+    if country == "ID":
+        return f"+62812{index % 10_000_000:07d}"
+    return f"+49151{index % 100_000_000:08d}"
+
+
+def call(base, method, path, body=None, key=KEY):
+    return gw.call(base, method, path, body, key=key)
+
+
+def set_rates(base, seed, broken=False):
+    for vendor, (rates, code) in RATES.items():
+        body = {"delivery_rate_by_country": dict(rates), "delivery_seed": seed, "undelivered_code": code,
+                "undelivered_receipt_rate_by_country": {}}
+        if broken and vendor == BROKEN[0]:
+            body["delivery_rate_by_country"][BROKEN[1]] = 0
+            body["undelivered_receipt_rate_by_country"] = {BROKEN[1]: 0}
+        status, answer = call(base, "PUT", f"/sandbox/faults/{vendor}", body, key=None)
+        if status != 200 or answer.get("delivery_rate_by_country") != body["delivery_rate_by_country"]:
+            raise SystemExit(f"cannot set {vendor}'s delivery: {status} {answer}")
+
+
+def simulate_user(base, index, window, phase):
+    country = COUNTRIES[index % 3]
+    to = number(country, index)
+    began = time.monotonic()
+    status, started = call(base, "POST", "/v1/verifications", {"to": to, "channel": "sms"})
+    result = {"index": index, "country": country, "phase": phase, "first": started.get("provider"),
+              "received": None, "messages": 0, "approved": False}
+    if status != 201:
+        result["error"] = started.get("error", {}).get("code", str(status))
+        return result
+    messages = []
+    while time.monotonic() - began < window:
+        _, outbox = call(base, "GET", "/sandbox/outbox?to=" + urllib.parse.quote(to), key=None)
+        messages = outbox.get("messages", [])
+        if messages:
+            result["received"] = time.monotonic() - began
+            break
+        time.sleep(0.25)
+    if messages:
+        status, checked = call(base, "POST", f"/v1/verifications/{started['id']}/check",
+                               {"code": messages[0]["code"]})
+        result["approved"] = status == 200 and checked.get("status") == "approved"
+    else:
+        call(base, "POST", f"/v1/verifications/{started['id']}/cancel", {})
+    result["id"] = started["id"]
+    return result
+
+
+def run_phase(base, indices, rate, window, phase, concurrency):
+    began = time.monotonic()
+
+    def paced(position_index):
+        position, index = position_index
+        delay = began + position / rate - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        return simulate_user(base, index, window, phase)
+
+    with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+        return list(pool.map(paced, enumerate(indices)))
+
+
+def percentile(values, share):
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--users", type=int, default=2000)
+    parser.add_argument("--rate", type=float, default=25, help="users arriving per second")
+    parser.add_argument("--deliver-within", type=int, default=5, help="the route's deliver_within, in seconds")
+    parser.add_argument("--seed", type=int, default=47)
+    parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--keep", action="store_true")
+    args = parser.parse_args()
+    directory = tempfile.mkdtemp(prefix="delivery-simulation-")
+    config = os.path.join(directory, "gateway.yaml")
+    with open(config, "w") as f:
+        f.write(CONFIG.format(providers=", ".join(VENDORS), within=args.deliver_within))
+    binary = os.path.join(gw.ROOT, ".build", "debug", "gateway") if args.no_build else gw.build()
+    os.environ["GATEWAY_SANDBOX_API_KEY"] = KEY
+    gw.KEY = KEY
+    process, base = gw.start(binary, os.path.join(directory, "data"), extra=["--config", config],
+                             log_path=os.path.join(directory, "gateway.log"))
+    window = args.deliver_within + 5
+    concurrency = int(args.rate * (window + 2)) + 16
+    failed = False
+    try:
+        set_rates(base, args.seed)
+        half = args.users // 2
+        results = run_phase(base, range(half), args.rate, window, "before", concurrency)
+        set_rates(base, args.seed, broken=True)
+        results += run_phase(base, range(half, args.users), args.rate, window, "after", concurrency)
+        time.sleep(1)
+        # Each verification's timeline: who sent, and why it failed over.
+        failovers = {}
+        for r in results:
+            if "id" not in r:
+                continue
+            _, read = call(base, "GET", f"/v1/verifications/{r['id']}?include=timeline")
+            reasons = [e["detail"].get("delivery_failover") for e in read.get("timeline", [])
+                       if e.get("kind") == "resent" and e.get("detail", {}).get("delivery_failover")]
+            r["failovers"] = len(reasons)
+            for reason in reasons:
+                kind = "silent" if "not delivered within" in reason else "undelivered"
+                failovers[kind] = failovers.get(kind, 0) + 1
+            # Messages that reached the phone: the `delivered` receipts, one per message (the outbox keeps only
+            # the newest thousand messages).
+            r["messages"] = len({e["detail"].get("message_id") for e in read.get("timeline", [])
+                                 if e.get("kind") == "delivery" and e.get("detail", {}).get("status") == "delivered"})
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except Exception:
+            process.kill()
+
+    errors = [r for r in results if "error" in r]
+    print(f"users {len(results)}, start errors {len(errors)}, deliver_within {args.deliver_within}s, "
+          f"window {window}s, rate {args.rate}/s")
+    print(f"{'phase':<7} {'country':<8} {'users':>6} {'in time':>8} {'share':>7} {'p50 s':>6} {'p95 s':>6} "
+          f"{'failed over':>12} {'broken first':>13}")
+    for phase in ("before", "after"):
+        for country in COUNTRIES:
+            group = [r for r in results if r["phase"] == phase and r["country"] == country]
+            got = [r["received"] for r in group if r["received"] is not None]
+            moved = sum(1 for r in group if r.get("failovers"))
+            broken = sum(1 for r in group if r["first"] == BROKEN[0])
+            share = len(got) / len(group) if group else 0
+            print(f"{phase:<7} {country:<8} {len(group):>6} {len(got):>8} {share:>7.2%} "
+                  f"{percentile(got, 0.5):>6.1f} {percentile(got, 0.95):>6.1f} {moved:>12} "
+                  f"{broken / len(group) if group else 0:>13.1%}")
+    print(f"failovers by cause: {failovers}")
+    after_id = [r for r in results if r["phase"] == "after" and r["country"] == BROKEN[1]]
+    in_time = sum(1 for r in after_id if r["received"] is not None)
+    share = in_time / len(after_id) if after_id else 0
+    doubles = [r for r in results if r["messages"] > 1]
+    unapproved = [r for r in results if r["received"] is not None and not r["approved"]]
+    checks = [
+        (f"after the break, {share:.2%} of {len(after_id)} users in {BROKEN[1]} got a code within {window}s "
+         f"(>= 99%)", share >= 0.99),
+        (f"users who received two messages: {len(doubles)} (0)", not doubles),
+        (f"users who got a code and were not approved: {len(unapproved)} (0)", not unapproved),
+        (f"start errors: {len(errors)} (0)", not errors),
+    ]
+    for text, ok in checks:
+        print(("PASS " if ok else "FAIL ") + text)
+        failed = failed or not ok
+    if args.keep or failed:
+        print(f"kept {directory}")
+    else:
+        shutil.rmtree(directory, ignore_errors=True)
+    print("delivery simulation: " + ("FAILED" if failed else "passed"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
