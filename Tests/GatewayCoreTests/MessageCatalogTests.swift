@@ -7,6 +7,14 @@ import Testing
         #expect(template.render(code: "123456", app: "Acme", minutes: 10) == "Acme: 123456 (10 min)")
     }
 
+    @Test func rendersRepeatsAndEdgesAndNeverRendersAValueAgain() throws {
+        let template = try MessageTemplate("{code} is your code; {code} again, for {minutes}m. — {app}")
+        #expect(
+            template.render(code: "12 34", app: "Acme {code}", minutes: 5)
+                == "12 34 is your code; 12 34 again, for 5m. — Acme {code}")
+        #expect(try MessageTemplate("{code}").render(code: "9", app: "", minutes: 1) == "9")
+    }
+
     @Test func refusesWhatCannotRender() {
         #expect(throws: MessageTemplateError(problems: ["no `{code}` placeholder"])) { try MessageTemplate("Hi {app}") }
         #expect(

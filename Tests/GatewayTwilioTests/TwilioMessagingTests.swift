@@ -189,3 +189,22 @@ struct TwilioMessagingTests {
         }
     }
 }
+
+@Suite("Twilio's RFC 2822 dates")
+struct TwilioDateTests {
+    @Test("the emulator's dates are what a UTC RFC 2822 formatter writes, leap days and 1969 included")
+    func rfc2822() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss '+0000'"
+        var generator = SystemRandomNumberGenerator()
+        let fixed: [TimeInterval] = [0, -1, -86_400 * 8 + 5, 951_782_400, 1_709_164_799, 1_900_000_000, 4_102_444_800]
+        let drawn = (0..<500).map { _ in TimeInterval(Int.random(in: -2_000_000_000...5_000_000_000, using: &generator))
+        }
+        for seconds in fixed + drawn {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(TwilioMessagingWire.rfc2822(date) == formatter.string(from: date), "\(seconds)")
+        }
+    }
+}

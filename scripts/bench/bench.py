@@ -120,7 +120,8 @@ class Gateway:
 
     def start(self, timeout=60.0):
         """Launches and polls /healthz every 2 ms; returns seconds from launch to the first 200."""
-        self.port = free_port()
+        # A port set before the start (a configuration that names the gateway's own URL) is kept.
+        self.port = self.port or free_port()
         env = dict(os.environ, GATEWAY_SANDBOX_API_KEY=KEY)
         log_file = open(self.log_path, "a")
         began = time.perf_counter()
