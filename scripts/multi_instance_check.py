@@ -43,6 +43,12 @@ fails if a key of a vendor that can look a start up (Sinch by reference, Twilio 
 201 (the same id on a second retry), if a Vonage key (no lookup) answers anything but the documented `409
 idempotency_outcome_unknown`, if any key takes longer than the claim lease (start deadline + 15 s), or if a
 number got two sends (or none).
+Delivery deadlines (issue 47), after the crash phase: the instances also send the gateway's own codes (one
+own-code secret for all), numbers of FR through sms_first then sms_second with `delivery: {deliver_within: 3s,
+failover: true}`. The vendor's sms_first goes quiet for FR (answers, delivers nothing, no receipt); C starts a
+few verifications and is killed as their deadlines come due, then restarted. Every one must fail over exactly
+once (one `delivery_failover` resend, two sends, one message from sms_second at the vendor) within the deadline
+plus the claim's lease plus 10 s, and the code it carries must approve.
 `--sqlite` runs only that phase, with one instance on its SQLite file (restarted on the same data directory).
 Stdlib only.
 """
@@ -69,6 +75,9 @@ VONAGE = {"api_key": "5a4db0c1", "api_secret": "Sandbox0Secret01",
 VONAGE_VARIABLE = "MULTI_INSTANCE_VONAGE_SECRET"
 VONAGE_SIGNATURE_VARIABLE = "MULTI_INSTANCE_VONAGE_SIGNATURE_SECRET"
 SIGNING_KEY_VARIABLE = "MULTI_INSTANCE_TOKEN_SIGNING_KEY"
+OWN_CODE_VARIABLE = "MULTI_INSTANCE_OWN_CODE_SECRET"
+DELIVER_WITHIN = 3  # the `deadlines` route's deliver_within, seconds
+DEADLINE_COUNTRY = ("FR", "+3361234")  # its country, and the prefix of its numbers
 
 
 def providers_yaml(vendor):
@@ -85,7 +94,32 @@ def providers_yaml(vendor):
             "  - id: vonage\n"
             "    plugin: vonage\n"
             f"    settings: {{api_key: {VONAGE['api_key']}, api_secret_env: {VONAGE_VARIABLE}, brand: Gateway, "
-            f"signature_secret_env: {VONAGE_SIGNATURE_VARIABLE}, base_url: '{vendor.base}/sandbox/vonage'}}\n")
+            f"signature_secret_env: {VONAGE_SIGNATURE_VARIABLE}, base_url: '{vendor.base}/sandbox/vonage'}}\n"
+            # The gateway's own codes through two messaging vendors (issue 47's delivery deadlines).
+            "  - id: sms_first\n"
+            "    plugin: twilio_messaging\n"
+            f"    settings: {{account_sid: {TWILIO['account_sid']}, auth_token_env: {TOKEN_VARIABLE}, "
+            f"base_url: '{vendor.base}/sandbox/twilio_messaging'}}\n"
+            "    senders: {default: '+15005550006'}\n"
+            "  - id: sms_second\n"
+            "    plugin: vonage_sms\n"
+            f"    settings: {{api_key: {VONAGE['api_key']}, api_secret_env: {VONAGE_VARIABLE}, "
+            f"base_url: '{vendor.base}/sandbox/vonage_sms'}}\n"
+            "    senders: {default: '+14155550199'}\n")
+
+
+def own_codes_yaml():
+    """One own-code secret for every instance (a code derived on one is checked on another) and the route of
+    the delivery deadlines: numbers of DEADLINE_COUNTRY through sms_first, then sms_second."""
+    return (f"own_codes: {{secret_env: {OWN_CODE_VARIABLE}}}\n"
+            "messages: {app: Multi}\n"
+            "routing:\n"
+            "  default: [twilio, sinch, vonage]\n"
+            "  routes:\n"
+            "    - name: deadlines\n"
+            f"      match: {{countries: [{DEADLINE_COUNTRY[0]}]}}\n"
+            "      providers: [sms_first, sms_second]\n"
+            f"      delivery: {{deliver_within: {DELIVER_WITHIN}s, failover: true}}\n")
 
 
 def vendor_instance(args, root):
@@ -106,6 +140,7 @@ def set_vendor_secrets():
     os.environ[SINCH_VARIABLE] = SINCH["application_secret"]
     os.environ[VONAGE_VARIABLE] = VONAGE["api_secret"]
     os.environ[VONAGE_SIGNATURE_VARIABLE] = VONAGE["signature_secret"]
+    os.environ[OWN_CODE_VARIABLE] = "multi-instance check own-code secret, 32 bytes or more"
 
 
 class Violations:
@@ -662,6 +697,69 @@ def set_faults(client, vendor, plugin, faults):
 LOOKUP_KINDS = ("sinch", "sinch-lost", "twilio")
 
 
+def deadline_phase(client, vendor, instances, count, lease):
+    """Issue 47: kill -9 of the instance that holds pending delivery deadlines. `count` verifications start on
+    C through sms_first, whose vendor answers and then delivers nothing and sends no receipt; C is killed just
+    as their deadlines come due (it may have claimed some) and restarted. Holds: every verification fails over
+    exactly once, to sms_second (one `delivery_failover` resend, one sms_second message per number at the
+    vendor), within the deadline plus the claim's lease plus 10 s; the code it carries approves."""
+    client.begin("deadlines")
+    victim = instances[2]
+    set_faults(client, vendor, "twilio_messaging",
+               {"delivery_rate_by_country": {DEADLINE_COUNTRY[0]: 0},
+                "undelivered_receipt_rate_by_country": {DEADLINE_COUNTRY[0]: 0}})
+    base = int(time.time() * 1000) % 10_000
+    numbers = [f"{DEADLINE_COUNTRY[1]}{(base + i) % 10_000:04d}" for i in range(count)]
+    started = {}
+    for to in numbers:
+        answer = client.call(victim, "POST", "/v1/verifications", {"to": to, "channel": "sms"}, record=False)
+        if answer.status != 201 or answer.body.get("provider") != "sms_first":
+            VIOLATIONS.add(f"deadlines: start to {to} on C: {answer.status} {json.dumps(answer.body)[:200]}")
+            continue
+        started[to] = answer.body["id"]
+    began = time.monotonic()
+    time.sleep(DELIVER_WITHIN + 0.4)
+    victim.kill9(client)
+    killed = time.monotonic()
+    victim.start()
+    restarted = time.monotonic()
+    bound = DELIVER_WITHIN + lease + 10
+    pending = dict(started)
+    moved = {}
+    while pending and time.monotonic() - began < bound:
+        for to, vid in list(pending.items()):
+            answer = client.call(instances[0], "GET", f"/v1/verifications/{vid}", record=False)
+            if answer.body.get("provider") == "sms_second":
+                moved[to] = time.monotonic() - began
+                del pending[to]
+        time.sleep(0.5)
+    for to in pending:
+        VIOLATIONS.add(f"deadlines: {started[to]} to {to} did not fail over within {bound:.0f}s of its start")
+    time.sleep(1.5)  # a second failover, were there one, would be on its way
+    approved = 0
+    for to, vid in started.items():
+        read = client.call(instances[1], "GET", f"/v1/verifications/{vid}?include=timeline", record=False)
+        reasons = [e["detail"].get("delivery_failover") for e in read.body.get("timeline", [])
+                   if e.get("kind") == "resent" and e.get("detail", {}).get("delivery_failover")]
+        outbox = client.call(vendor, "GET", "/sandbox/outbox?to=" + urllib.parse.quote(to), key=None, record=False)
+        sent = [m.get("provider") for m in outbox.body.get("messages") or []]
+        if len(reasons) != 1 or read.body.get("sends") != 2 or sent != ["vonage_sms"]:
+            VIOLATIONS.add(f"deadlines: {vid}: failovers {reasons}, sends {read.body.get('sends')}, "
+                           f"delivered by {sent} (one failover, two sends, one delivered message expected)")
+            continue
+        code = outbox.body["messages"][0].get("code")
+        check = client.call(instances[1], "POST", f"/v1/verifications/{vid}/check", {"code": code}, record=False)
+        approved += check.status == 200 and check.body.get("status") == "approved"
+    if approved != len(started):
+        VIOLATIONS.add(f"deadlines: {approved} of {len(started)} failed-over codes approved")
+    set_faults(client, vendor, "twilio_messaging", {})
+    times = sorted(moved.values())
+    return (f"delivery deadlines: {len(started)} verifications on C, kill -9 {killed - began:.1f}s after the starts "
+            f"(deliver_within {DELIVER_WITHIN}s), C healthy again in {restarted - killed:.1f}s; each failed over once "
+            f"to sms_second, {times[0] if times else 0:.1f}-{times[-1] if times else 0:.1f}s after its start "
+            f"(bound {bound:.0f}s); {approved} approved")
+
+
 def crash_kinds(keys):
     lost, twilio, vonage = max(1, keys // 8), max(1, keys // 8), max(1, keys // 4)
     return ["sinch-lost"] * lost + ["sinch"] * max(1, keys - lost - twilio - vonage) + ["twilio"] * twilio \
@@ -945,7 +1043,7 @@ def main():
                 file.write(
                     "# Sandbox (its API key, its own emulators unused) with real providers: the vendor's emulators.\n"
                     "sandbox: true\n"
-                    + providers_yaml(vendor) +
+                    + providers_yaml(vendor) + own_codes_yaml() +
                     f"store: '{postgres.url}'\n"
                     f"token: {{signing_key_env: {SIGNING_KEY_VARIABLE}}}\n"
                     f"policy: {{check_lease_seconds: {CHECK_LEASE}, start_deadline_seconds: {START_DEADLINE}}}\n"
@@ -1000,6 +1098,7 @@ def main():
             crashed = crash_phase(load, instances[2], instances[:2], args.crash_keys, CRASH_LATENCY_MS, CLAIM_LEASE,
                                   CHECK_BOUND)
             print(crash_summary(crashed, CLAIM_LEASE))
+            print(deadline_phase(client, vendor, instances, 6 if args.short else 16, CHECK_LEASE))
 
             outage = outage_phase(load, instances, postgres, args.outage, args.recovery_bound,
                                   *((1.0, 1.5) if args.short else (2.0, 3.0)))

@@ -171,6 +171,20 @@ struct DeliveryFailoverTests {
         #expect(rig.messages("b") == 1 && rig.messages("c") == 0)
     }
 
+    @Test("deadlines live in the store: a service started anew on it acts on those left by the one before")
+    func restart() async throws {
+        let store = InMemoryVerificationStore()
+        let before = try Self.rig(store: store)
+        let record = try await before.h.service.start(try .sms())
+        // A new process on the same store: its own providers and clock, nothing in memory of the start.
+        let after = try Self.rig(store: store)
+        after.h.clock.advance(by: before.h.clock.now.timeIntervalSince(after.h.clock.now) + 21)
+        #expect(await after.h.service.runDueDeliveryDeadlines() == 1)
+        #expect(try await after.h.stored(record.id).providerID == "b")
+        #expect(after.messages("b") == 1)
+        #expect(await after.h.service.runDueDeliveryDeadlines() == 0)
+    }
+
     @Test("without failover, or a route of one messaging provider, receipts are only recorded")
     func off() async throws {
         let rig = try Self.rig(failover: false)

@@ -35,15 +35,16 @@ extension VerificationService {
             verificationID: record.id, providerID: providerID, messageID: receipt.messageID, to: clock.now)
     }
 
-    /// One round: claims the deadlines that are due (each for `lease` seconds, so no other instance takes it
-    /// meanwhile) and acts on each. Returns how many it acted on. A store failure ends the round; the next
-    /// round tries again.
+    /// One round: claims the deadlines that are due (each for `lease` seconds, the policy's check lease by
+    /// default, so no other instance takes it meanwhile) and acts on each. Returns how many it acted on. A store
+    /// failure ends the round; the next round tries again.
     @discardableResult
-    public func runDueDeliveryDeadlines(limit: Int = 50, lease: TimeInterval = 60) async -> Int {
+    public func runDueDeliveryDeadlines(limit: Int = 50, lease: TimeInterval? = nil) async -> Int {
         guard let deadlines = deliveryDeadlines else { return 0 }
         let due: [DeliveryDeadline]
         do {
-            due = try await deadlines.claimDueDeliveryDeadlines(at: clock.now, limit: limit, lease: lease)
+            due = try await deadlines.claimDueDeliveryDeadlines(
+                at: clock.now, limit: limit, lease: lease ?? policy.checkLease)
         } catch {
             logger.warning("delivery deadlines not read", metadata: ["error.code": "\(error.code.rawValue)"])
             return 0
