@@ -18,10 +18,11 @@ It checks the issue's figures (exit status 1 if one fails):
   1. after the break, >= 99% of the users in ID receive a code within `deliver_within + 5` seconds of their start;
   2. no user receives two messages (two `delivered` receipts on one verification's timeline: a second send
      after a delivered first one);
-  3. every user who received a code and typed it is approved.
+  3. every user who received a code and typed it is approved;
+  4. within 300 users of ID after the break, the broken vendor's share of a rolling 50 ID starts falls under
+     10%: its circuit breaker counts messages not delivered as failures, and routing passes an open breaker over.
 It prints, per country and phase, users, codes received in time, the median and 95th percentile time to the
-code, failovers, and the broken vendor's share of the starts in ID (which stays at the route's first place: the
-route's order does not yet learn from receipts; docs/routing.md says what does). Stdlib only.
+code, failovers, and the broken vendor's share of the starts. Stdlib only.
 """
 import argparse, concurrent.futures, os, shutil, statistics, sys, tempfile, time, urllib.parse
 
@@ -205,6 +206,19 @@ def main():
         (f"users who got a code and were not approved: {len(unapproved)} (0)", not unapproved),
         (f"start errors: {len(errors)} (0)", not errors),
     ]
+    # The rolling share of the broken vendor among ID's starts after the break, in arrival order.
+    ordered = sorted(after_id, key=lambda r: r["index"])
+    fell = None
+    for end in range(50, len(ordered) + 1):
+        window_share = sum(1 for r in ordered[end - 50:end] if r["first"] == BROKEN[0]) / 50
+        if window_share < 0.10:
+            fell = end
+            break
+    tail = ordered[fell:] if fell else []
+    tail_share = sum(1 for r in tail if r["first"] == BROKEN[0]) / len(tail) if tail else float("nan")
+    checks.append((f"the broken vendor's share of a rolling 50 {BROKEN[1]} starts fell under 10% after "
+                   f"{fell if fell else 'never'} of {len(ordered)} users (<= 300); after that {tail_share:.1%}",
+                   fell is not None and fell <= 300))
     for text, ok in checks:
         print(("PASS " if ok else "FAIL ") + text)
         failed = failed or not ok

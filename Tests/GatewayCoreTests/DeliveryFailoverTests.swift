@@ -224,3 +224,47 @@ struct DeliveryFailoverTests {
         #expect(!problems.contains { $0.contains("`quiet`") })
     }
 }
+
+@Suite("Delivery failover and the circuit breakers")
+struct DeliveryBreakerTests {
+    @Test("a vendor that answers and delivers nothing opens its breaker: later starts go straight to the next")
+    func silentVendorOpensItsBreaker() async throws {
+        let rig = try DeliveryFailoverTests.rig()
+        var ids: [String] = []
+        for index in 0..<5 { ids.append(try await rig.h.service.start(try .sms("+1650555340\(index)")).id) }
+        #expect(rig.messages("a") == 5)
+        rig.h.clock.advance(by: 21)
+        #expect(await rig.h.service.runDueDeliveryDeadlines() == 5)
+        #expect(rig.h.service.breakers.state("a", country: "US") == .open)
+        let next = try await rig.h.service.start(try .sms("+16505553499"))
+        #expect(next.providerID == "b" && rig.messages("a") == 5)
+        let started = try #require(try await rig.h.events(next.id, .started).first)
+        #expect(started.detail["skipped"] == "a:breaker_open")
+    }
+
+    @Test("delivered messages keep the breaker closed, and a half-open probe is resolved by its delivery")
+    func deliveredKeepsItClosed() async throws {
+        let rig = try DeliveryFailoverTests.rig()
+        for index in 0..<12 {
+            let record = try await rig.h.service.start(try .sms("+165055534\(10 + index)"))
+            try await rig.receipt("a", "msg-\(index + 1)", .delivered, of: record.id)
+        }
+        rig.h.clock.advance(by: 21)
+        _ = await rig.h.service.runDueDeliveryDeadlines()
+        #expect(rig.h.service.breakers.state("a", country: "US") == .closed)
+        #expect(rig.messages("b") == 0)
+    }
+
+    @Test("a half-open probe whose outcome never comes is given back after the window")
+    func stuckProbe() {
+        let clock = ManualClock()
+        let breakers = CircuitBreakers(settings: .init(consecutiveFailures: 1, window: 60, cooldown: 30), clock: clock)
+        breakers.record("a", country: "US", failure: true)
+        #expect(!breakers.allow("a", country: "US"))
+        clock.advance(by: 31)
+        #expect(breakers.allow("a", country: "US"))
+        #expect(!breakers.allow("a", country: "US"))
+        clock.advance(by: 61)
+        #expect(breakers.allow("a", country: "US"))
+    }
+}

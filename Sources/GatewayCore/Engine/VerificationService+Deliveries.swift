@@ -60,6 +60,7 @@ extension VerificationService {
         _ = try? await store.completeIdempotencyKey(
             key, token: token, response: StoredResponse(status: 200, body: Data()))
         metrics.delivery(record, provider: providerID, status: receipt.status, error: receipt.error)
+        countDelivery(receipt, of: record, providerID: providerID)
         await expediteDeliveryDeadline(receipt, of: record, providerID: providerID)
     }
 

@@ -6,6 +6,18 @@ extension VerificationService {
     /// The store's delivery deadlines, when it keeps them.
     var deliveryDeadlines: (any DeliveryDeadlineStore)? { store as? any DeliveryDeadlineStore }
 
+    /// Whether a message `provider` sends on `route` has a delivery deadline: its breaker then learns from the
+    /// delivery (a `delivered` receipt, or the deadline passing or a failed receipt), not from the acceptance.
+    func awaitsDelivery(_ provider: any VerificationProvider, route: String) -> Bool {
+        provider is OwnCodeProvider && routing.delivery(ofRoute: route)?.failover == true && deliveryDeadlines != nil
+    }
+
+    /// A `delivered` receipt is a success of its provider's breaker for the destination's country.
+    func countDelivery(_ receipt: DeliveryReceipt, of record: VerificationRecord, providerID: String) {
+        guard receipt.status == .delivered else { return }
+        breakers.record(providerID, country: record.destination.phoneNumber?.region, failure: false)
+    }
+
     /// After an own-code send on a route whose ``DeliveryPolicy`` fails over: keeps the deadline by which the
     /// message must be reported delivered. Best effort: a store failure is logged, and that message is then
     /// only recorded, never failed over.
@@ -65,6 +77,10 @@ extension VerificationService {
         guard let record = try? await store.record(id: id) else {
             return await done()
         }
+        if record.status == .approved, record.providerID == deadline.providerID, record.sends == deadline.send {
+            // The code arrived: as good as a `delivered` receipt, for a vendor that sends none.
+            breakers.record(deadline.providerID, country: record.destination.phoneNumber?.region, failure: false)
+        }
         guard record.effectiveStatus(at: clock.now) == .pending, record.sends == deadline.send,
             let state = try? record.providerState.decode(OwnCodeState.self), let current = try? provider(for: record),
             current.id == deadline.providerID
@@ -85,6 +101,9 @@ extension VerificationService {
                 ([deadline.providerID, event.detail["status"] ?? ""] + [event.detail["error_code"]].compactMap { $0 })
                     .joined(separator: " ")
             } ?? "\(deadline.providerID) not delivered within \(Int(within))s"
+        // Not delivered: a failure of its provider's breaker for the country (a vendor that answers 201 and
+        // delivers nothing is unwell), before the next provider is chosen by the breakers.
+        breakers.record(deadline.providerID, country: record.destination.phoneNumber?.region, failure: true)
         let tried = Set(state.sends.map(\.provider))
         guard let next = await nextMessagingProvider(record, current: current, excluding: tried) else {
             logger.notice(

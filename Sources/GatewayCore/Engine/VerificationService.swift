@@ -284,7 +284,11 @@ public struct VerificationService: Sendable {
             attempt.idempotency?.setSendMayHaveHappened(true)
             do {
                 let result = try await Self.startOrChallenge(provider, request)
-                breakers.record(provider.id, country: decision.country, failure: false)
+                // A message whose delivery the route watches is a success only once delivered (its receipt, or
+                // its deadline's failure, tells the breaker); any other accepted start is one now.
+                if result.sentNothing || !awaitsDelivery(provider, route: decision.route) {
+                    breakers.record(provider.id, country: decision.country, failure: false)
+                }
                 attempt.calls.append(
                     callEvent(
                         attempt.id, provider.id, "start", outcome: "accepted", since: began,

@@ -119,6 +119,9 @@ public final class CircuitBreakers: Sendable {
         var openUntil: Date?
         var cooldown: TimeInterval
         var probeInFlight = false
+        /// When the probe in flight was let through: a probe whose outcome never comes (its verification's
+        /// delivery deadline lost with a crashed instance) is given back after ``Settings/window``.
+        var probeSince: Date?
     }
 
     /// When breakers open and for how long.
@@ -139,6 +142,7 @@ public final class CircuitBreakers: Sendable {
     /// let through at a time; the caller must then ``record(_:country:failure:retryAfter:)`` its outcome.
     public func allow(_ providerID: String, country: String?) -> Bool {
         let now = clock.now
+        let window = settings.window
         return breakers.withLock { all in
             let key = Key(providerID: providerID, country: country ?? Self.anyCountry)
             guard var breaker = all[key] else { return true }
@@ -150,10 +154,14 @@ public final class CircuitBreakers: Sendable {
                 guard let until = breaker.openUntil, now >= until else { return false }
                 breaker.state = .halfOpen
                 breaker.probeInFlight = true
+                breaker.probeSince = now
                 return true
             case .halfOpen:
-                if breaker.probeInFlight { return false }
+                if breaker.probeInFlight, let since = breaker.probeSince, now < since.addingTimeInterval(window) {
+                    return false
+                }
                 breaker.probeInFlight = true
+                breaker.probeSince = now
                 return true
             }
         }
