@@ -28,6 +28,7 @@ import argparse, concurrent.futures, os, shutil, statistics, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sandbox_gateway as gw  # noqa: E402
+from adaptive_simulation import number  # noqa: E402  (a valid mobile number of GB, ID or DE, one per user)
 
 KEY = "sk_sandbox_delivery_sim_0001"
 VENDORS = ("twilio_messaging", "vonage_sms", "sinch_sms", "telnyx_messaging")
@@ -51,15 +52,6 @@ routing:
       providers: [{providers}]
       delivery: {{deliver_within: {within}s, failover: true}}
 """
-
-
-def number(country, index):
-    """A valid mobile number of the country, one per user."""
-    if country == "GB":
-        return f"+4474{index // 1_000_000:02d}{index % 1_000_000:06d}"
-    if country == "ID":
-        return f"+62812{index % 10_000_000:07d}"
-    return f"+49151{index % 100_000_000:08d}"
 
 
 def call(base, method, path, body=None, key=KEY):
