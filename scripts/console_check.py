@@ -8,15 +8,17 @@
 It starts a sandbox gateway with a 50/50 experiment on GB SMS (Twilio as control, Firebase delivering fewer
 messages), an adaptive route for DE SMS (Sinch and Vonage, Vonage delivering half), KP denied, the SMS-pumping
 guard, a webhook endpoint nobody listens on, and plays traffic: experiment users, German users, a start to KP,
-24 unanswered starts to one French prefix (the guard blocks it at the 20th), then US starts while Twilio answers 503 to
+12 own-code starts to Indonesia through Sinch SMS (three in four delivered), 24 unanswered starts to one French
+prefix (the guard blocks it at the 20th), then US starts while Twilio answers 503 to
 everything (they fail over to Sinch and Twilio's US breaker opens). Then, in the browser:
 
   - a `verify` key is refused at sign-in, and nothing is shown;
-  - an `admin` key signs in (the cookie is HttpOnly and SameSite=Strict); the overview flags Twilio as failing;
+  - an `admin` key signs in (the cookie is HttpOnly and SameSite=Strict); the overview flags Twilio as failing
+    and shows Sinch SMS's delivery rate and times;
   - the experiment's page shows the same p-value as `gateway experiments report` and a verdict;
   - a forged DELETE of the block without the CSRF token is refused (403) and the block stays; the Lift button
     (which sends the token) lifts it;
-  - the countries page colours conversion per vendor and country;
+  - the countries page colours conversion per vendor and country, with Sinch SMS's delivery in Indonesia;
   - the adaptive page shows the German route's shares, posterior intervals and shares over time;
   - the abuse page counts the refusals per kind (the pumping guard's, a start to a denied country);
   - a verification is looked up by id, and by number: its timeline is shown and its number only masked;
@@ -55,6 +57,10 @@ routing:
     - name: de-adaptive
       match: {{channels: [sms], countries: [DE]}}
       adaptive: {{providers: [sinch, vonage], objective: conversions, min_share: 0.05, window: 1h}}
+    - name: id-own-codes
+      match: {{channels: [sms], countries: [ID]}}
+      providers: [sinch_sms]
+messages: {{app: Acme}}
 countries: {{deny: [KP]}}
 experiments:
   - name: {experiment}
@@ -129,6 +135,14 @@ def play_traffic(base, users):
     with ThreadPoolExecutor(max_workers=6) as pool:
         errors = [e for e in pool.map(german, range(40)) if e]
     check(not errors, "40 users on the adaptive route" + (f": {errors[:3]}" if errors else ""))
+
+    # The gateway's own codes in Indonesia through Sinch SMS, which delivers three messages in four: its
+    # receipts make the delivery figures.
+    status, _ = call(base, "PUT", "/sandbox/faults/sinch_sms", {"delivery_rate": 0.75, "delivery_seed": 9}, key=None)
+    check(status == 200, f"sinch_sms delivers 75% of its messages ({status})")
+    own = [call(base, "POST", "/v1/verifications", {"to": f"+62812555{n:04d}"}) for n in range(12)]
+    check(all(status == 201 and started.get("provider") == "sinch_sms" for status, started in own),
+          f"12 own-code starts to ID through sinch_sms: {[(s, a.get('provider')) for s, a in own]}")
 
     # A country the configuration denies: refused before anything is sent, counted as geo:KP.
     status, answer = call(base, "POST", "/v1/verifications", {"to": "+850212345678"})
@@ -260,6 +274,17 @@ def run_browser(args, base, binary, config, data_dir, env, prefix, looked_up):
               f"the overview flags twilio ({flagged}: {' '.join(twilio.inner_text().split())}); sinch is {sinch}")
         latency = page.text_content("#vendors tr[data-vendor=sinch] td.latency").strip()
         check(latency.endswith(" ms"), f"the overview shows sinch's latency p50 / p95: {latency}")
+        # Sinch SMS's receipts: a delivery rate and times (wait for the last receipts: the overview redraws).
+        delivery = ""
+        for _ in range(120):
+            delivery = page.text_content("#vendors tr[data-vendor=sinch_sms] td.delivery").strip()
+            if "%" in delivery and "–" not in delivery.split("·")[0]:
+                break
+            time.sleep(0.5)
+        check(re.match(r"^\d+\.\d% · [\d.]+ (ms|s) / [\d.]+ (ms|s)$", delivery) is not None,
+              f"the overview shows sinch_sms's delivery rate and times: {delivery!r}")
+        check(page.text_content("#vendors tr[data-vendor=sinch] td.delivery").strip() == "–",
+              "and none for sinch's Verify product")
         shot(page, "overview")
 
         # First paint and the overview drawn, on a fresh load (signed in).
@@ -283,6 +308,9 @@ def run_browser(args, base, binary, config, data_dir, env, prefix, looked_up):
             "#countries tr[data-country=GB] td.heat", "cells => cells.map(c => [c.dataset.vendor, c.className])")
         check(len(heated) >= 2 and all(re.search(r"heat-\d", c) for _, c in heated),
               f"the countries page colours GB per vendor: {heated}; {' '.join(gb.inner_text().split())}")
+        indonesia = page.text_content("#countries tr[data-country=ID] td[data-vendor=sinch_sms] .delivery") or ""
+        check(re.match(r"^delivered \d+\.\d% · p50 [\d.]+ (ms|s)$", indonesia.strip()) is not None,
+              f"the countries page shows sinch_sms's delivery in ID: {indonesia.strip()!r}")
         shot(page, "countries")
 
         # The experiment: the same p-value as the command line, and a verdict.

@@ -22,7 +22,13 @@ It checks the issue's figures (exit status 1 if one fails):
   4. within 300 users of ID after the break, the broken vendor's share of a rolling 50 ID starts falls under
      10%: its circuit breaker counts messages not delivered as failures, and routing passes an open breaker over.
 It prints, per country and phase, users, codes received in time, the median and 95th percentile time to the
-code, failovers, and the broken vendor's share of the starts. Stdlib only.
+code, failovers, and the broken vendor's share of the starts.
+
+With --adaptive it plays the learning from receipts instead: the route is adaptive with `objective: deliveries`
+per country (no failover, so each user's code is its first message's), and from the start twilio_messaging
+delivers only 60% in ID, reporting the rest undelivered; nothing breaks midway. It checks that
+twilio_messaging's share of the last 100 ID starts is at most 15% (it starts at a quarter), and prints each
+vendor's share per country and half, and the delivered share of first messages per half. Stdlib only.
 """
 import argparse, concurrent.futures, os, shutil, statistics, sys, tempfile, time, urllib.parse
 
@@ -41,6 +47,18 @@ RATES = {
     "telnyx_messaging": ({"GB": 0.95, "ID": 0.92, "DE": 0.90}, "40006"),
 }
 BROKEN = ("twilio_messaging", "ID")
+WEAK_RATE = 0.6  # --adaptive: the broken vendor's delivery in ID from the start, with undelivered receipts
+
+ADAPTIVE_CONFIG = """\
+sandbox: true
+messages: {{app: Sim}}
+routing:
+  routes:
+    - name: otp
+      match: {{channels: [sms]}}
+      adaptive: {{providers: [{providers}], objective: deliveries, per: [country], min_share: 0.03, window: 1h,
+                  settle_after: 30s}}
+"""
 
 CONFIG = """\
 sandbox: true
@@ -58,10 +76,12 @@ def call(base, method, path, body=None, key=KEY):
     return gw.call(base, method, path, body, key=key)
 
 
-def set_rates(base, seed, broken=False):
+def set_rates(base, seed, broken=False, weak=False):
     for vendor, (rates, code) in RATES.items():
         body = {"delivery_rate_by_country": dict(rates), "delivery_seed": seed, "undelivered_code": code,
                 "undelivered_receipt_rate_by_country": {}}
+        if weak and vendor == BROKEN[0]:
+            body["delivery_rate_by_country"][BROKEN[1]] = WEAK_RATE
         if broken and vendor == BROKEN[0]:
             body["delivery_rate_by_country"][BROKEN[1]] = 0
             body["undelivered_receipt_rate_by_country"] = {BROKEN[1]: 0}
@@ -127,11 +147,14 @@ def main():
     parser.add_argument("--seed", type=int, default=47)
     parser.add_argument("--no-build", action="store_true")
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--adaptive", action="store_true",
+                        help="an adaptive route learning from receipts (objective: deliveries), see above")
     args = parser.parse_args()
     directory = tempfile.mkdtemp(prefix="delivery-simulation-")
     config = os.path.join(directory, "gateway.yaml")
     with open(config, "w") as f:
-        f.write(CONFIG.format(providers=", ".join(VENDORS), within=args.deliver_within))
+        template = ADAPTIVE_CONFIG if args.adaptive else CONFIG
+        f.write(template.format(providers=", ".join(VENDORS), within=args.deliver_within))
     binary = os.path.join(gw.ROOT, ".build", "debug", "gateway") if args.no_build else gw.build()
     os.environ["GATEWAY_SANDBOX_API_KEY"] = KEY
     gw.KEY = KEY
@@ -140,6 +163,15 @@ def main():
     window = args.deliver_within + 5
     concurrency = int(args.rate * (window + 2)) + 16
     failed = False
+    if args.adaptive:
+        try:
+            return adaptive(base, args, window, concurrency, directory)
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except Exception:
+                process.kill()
     try:
         set_rates(base, args.seed)
         half = args.users // 2
@@ -219,6 +251,46 @@ def main():
     else:
         shutil.rmtree(directory, ignore_errors=True)
     print("delivery simulation: " + ("FAILED" if failed else "passed"))
+    return 1 if failed else 0
+
+
+def adaptive(base, args, window, concurrency, directory):
+    """--adaptive: the bandit learns from the receipts which vendor delivers in each country."""
+    set_rates(base, args.seed, weak=True)
+    results = run_phase(base, range(args.users), args.rate, window, "all", concurrency)
+    time.sleep(1)
+    errors = [r for r in results if "error" in r]
+    half = args.users // 2
+    print(f"users {len(results)}, start errors {len(errors)}, objective deliveries, {BROKEN[0]} delivering "
+          f"{WEAK_RATE:.0%} in {BROKEN[1]}, rate {args.rate}/s")
+    print(f"{'half':<7} {'country':<8} {'users':>6} {'code':>7} " + " ".join(f"{v:>17}" for v in VENDORS))
+    for name, part in (("first", [r for r in results if r["index"] < half]),
+                       ("second", [r for r in results if r["index"] >= half])):
+        for country in COUNTRIES:
+            group = [r for r in part if r["country"] == country]
+            got = sum(1 for r in group if r["received"] is not None)
+            shares = [sum(1 for r in group if r["first"] == v) / len(group) if group else 0 for v in VENDORS]
+            print(f"{name:<7} {country:<8} {len(group):>6} {got / len(group) if group else 0:>7.1%} "
+                  + " ".join(f"{share:>17.1%}" for share in shares))
+    ordered = sorted([r for r in results if r["country"] == BROKEN[1]], key=lambda r: r["index"])
+    last = ordered[-100:]
+    weak_share = sum(1 for r in last if r["first"] == BROKEN[0]) / len(last) if last else 1
+    unapproved = [r for r in results if r["received"] is not None and not r["approved"]]
+    checks = [
+        (f"{BROKEN[0]}'s share of the last {len(last)} {BROKEN[1]} starts: {weak_share:.1%} (<= 15%)",
+         weak_share <= 0.15),
+        (f"users who got a code and were not approved: {len(unapproved)} (0)", not unapproved),
+        (f"start errors: {len(errors)} (0)", not errors),
+    ]
+    failed = False
+    for text, ok in checks:
+        print(("PASS " if ok else "FAIL ") + text)
+        failed = failed or not ok
+    if args.keep or failed:
+        print(f"kept {directory}")
+    else:
+        shutil.rmtree(directory, ignore_errors=True)
+    print("delivery simulation (adaptive): " + ("FAILED" if failed else "passed"))
     return 1 if failed else 0
 
 

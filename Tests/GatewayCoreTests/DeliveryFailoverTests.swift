@@ -94,6 +94,28 @@ struct DeliveryFailoverTests {
         #expect(rig.messages("b") == 0 && rig.messages("c") == 0)
     }
 
+    @Test("a failed receipt that beats the send's deadline into the store still fails over at once")
+    func receiptBeforeDeadline() async throws {
+        let store = InMemoryVerificationStore()
+        let rig = try Self.rig(store: store)
+        let record = try await rig.h.service.start(try .sms())
+        // As if the receipt arrived between the start's commit and its deadline's write: no deadline yet.
+        try await store.removeDeliveryDeadline(verificationID: record.id, send: 1)
+        try await rig.receipt("a", "msg-1", .undelivered, of: record.id, code: "30003")
+        // Then the start's own write, due 20 s on: the earlier time stays.
+        try await store.scheduleDeliveryDeadline(
+            DeliveryDeadline(
+                verificationID: record.id, send: 1, providerID: "a", messageID: "msg-1",
+                dueAt: rig.h.clock.now.addingTimeInterval(20)))
+        #expect(await rig.h.service.runDueDeliveryDeadlines() == 1)
+        #expect(try await rig.resent(record.id).last?["delivery_failover"] == "a undelivered 30003")
+        // A failed receipt for a message that is not the latest writes nothing.
+        try await rig.receipt("a", "msg-1", .failed, of: record.id, code: "30008")
+        rig.h.clock.advance(by: 1)
+        #expect(await rig.h.service.runDueDeliveryDeadlines() == 0)
+        #expect(rig.messages("b") == 1 && rig.messages("c") == 0)
+    }
+
     @Test("a late receipt for the first send, after the failover, is recorded and changes nothing")
     func lateReceipt() async throws {
         let rig = try Self.rig()

@@ -14,4 +14,9 @@ struct InMemoryStoreTests {
     func deliveryDeadlines(_ check: DeliveryDeadlineConformance.Check) async throws {
         try await DeliveryDeadlineConformance { InMemoryVerificationStore() }.run(check)
     }
+
+    @Test("Every check of the delivery stats conformance suite", arguments: DeliveryStatsConformance.Check.allCases)
+    func deliveryStats(_ check: DeliveryStatsConformance.Check) async throws {
+        try await DeliveryStatsConformance { InMemoryVerificationStore() }.run(check)
+    }
 }

@@ -3,7 +3,8 @@ import GatewayCore
 import Testing
 
 /// The behaviour every ``DeliveryDeadlineStore`` must show (in memory, SQLite, PostgreSQL), written once like
-/// ``WebhookQueueConformance``: a deadline is kept per verification and send (scheduling again replaces it),
+/// ``WebhookQueueConformance``: a deadline is kept per verification and send (scheduling again replaces it, but
+/// for the same message keeps the earlier due time),
 /// comes due in order, is claimed by one claimer at a time until its lease runs out, is brought forward only
 /// by its own message's id, and is gone once removed.
 public struct DeliveryDeadlineConformance: Sendable {
@@ -75,6 +76,13 @@ public struct DeliveryDeadlineConformance: Sendable {
         let later = try await store.claimDueDeliveryDeadlines(
             at: Self.epoch.addingTimeInterval(100), limit: 1, lease: 600)
         #expect(later == [moved])
+        // The same message scheduled again, due later (the send's write after a failed receipt's): the earlier
+        // time stays.
+        try await store.scheduleDeliveryDeadline(Self.deadline("vf_d", due: 50))
+        try await store.scheduleDeliveryDeadline(Self.deadline("vf_d", due: 500))
+        let kept = try await store.claimDueDeliveryDeadlines(
+            at: Self.epoch.addingTimeInterval(60), limit: 5, lease: 600)
+        #expect(kept == [Self.deadline("vf_d", due: 50)])
     }
 
     /// A claimed deadline is not handed out again until its lease runs out; then it is, to the next claimer.

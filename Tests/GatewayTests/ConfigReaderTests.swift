@@ -299,7 +299,8 @@ struct AdaptiveConfigTests {
         let problems = check.problems.byPosition()
         let messages = problems.map(\.message).joined(separator: "\n")
         for expected in [
-            "unknown provider `nosuch`", "`adaptive.objective` must be conversions or conversions_per_cost",
+            "unknown provider `nosuch`",
+            "`adaptive.objective` must be conversions, conversions_per_cost, deliveries or deliveries_per_cost",
             "`carrier` is not one of country, channel", "`adaptive.window` must be a duration", "unknown key `extra`",
             "route `b`: give one of `providers`, `experiment` or `adaptive`, not 2",
             "`min_share` must be at least 0 and below 1/2",

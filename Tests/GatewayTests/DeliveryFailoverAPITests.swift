@@ -92,6 +92,46 @@ struct DeliveryFailoverAPITests {
         }
     }
 
+    @Test("the console's statistics show each sending vendor's deliveries, per country too")
+    func figures() async throws {
+        try await withGateway { client, runtime, _ in
+            _ = try await client.call(
+                .put, "/sandbox/faults/telnyx_messaging", json: #"{"delivery_rate": 0, "undelivered_code": "40006"}"#)
+            let start = try await client.call(.post, "/v1/verifications", json: #"{"to": "+14155550132"}"#)
+            #expect(start.body["provider"] as? String == "telnyx_messaging")
+            // Telnyx's receipt says undelivered, the failover sends through Sinch, whose receipt says delivered.
+            var vendors: [String: [String: Any]] = [:]
+            for _ in 0..<600 {
+                _ = await runtime.service.runDueDeliveryDeadlines()
+                let stats = try await client.call(.get, "/v1/admin/stats")
+                vendors = [:]
+                for vendor in stats.body["providers"] as? [[String: Any]] ?? [] {
+                    if let id = vendor["id"] as? String, let delivery = vendor["delivery"] as? [String: Any] {
+                        vendors[id] = delivery
+                    }
+                }
+                if vendors["sinch_sms"]?["delivered"] as? Double == 1 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let telnyx = try #require(vendors["telnyx_messaging"])
+            #expect(telnyx["sends"] as? Double == 1 && telnyx["undelivered"] as? Double == 1)
+            #expect(telnyx["rate"] as? Double == 0 && telnyx["p50_ms"] is NSNull)
+            let sinch = try #require(vendors["sinch_sms"])
+            #expect(sinch["sends"] as? Double == 1 && sinch["delivered"] as? Double == 1)
+            #expect(sinch["rate"] as? Double == 1)
+            // The test clock stands still: delivered within the first bucket, half a second (counted from the
+            // resend's lease when the receipt beats the resend's answer into the store: still the first bucket).
+            #expect(sinch["p50_ms"] as? Double == 500 && sinch["p95_ms"] as? Double == 500)
+            #expect(vendors["vonage_sms"] == nil)
+            let countries = try await client.call(.get, "/v1/admin/stats/countries")
+            let cells = try #require(countries.body["cells"] as? [[String: Any]])
+            let cell = try #require(cells.first { $0["provider"] as? String == "sinch_sms" })
+            #expect(cell["country"] as? String == "US")
+            let delivery = try #require(cell["delivery"] as? [String: Any])
+            #expect(delivery["delivered"] as? Double == 1 && delivery["rate"] as? Double == 1)
+        }
+    }
+
     @Test("the sandbox refuses delivery settings that make no sense, each in the one error shape")
     func badSettings() async throws {
         try await withGateway { client, _, _ in

@@ -67,6 +67,16 @@ final class PostgresStoreTests: Sendable {
         }.run(check)
     }
 
+    @Test("Every check of the delivery stats conformance suite", arguments: DeliveryStatsConformance.Check.allCases)
+    func deliveryStats(_ check: DeliveryStatsConformance.Check) async throws {
+        let opened = opened
+        try await DeliveryStatsConformance {
+            let store = try await Self.store()
+            opened.add(store)
+            return store
+        }.run(check)
+    }
+
     // MARK: - Several instances on one database
 
     @Test("Two stores (two instances) on one schema: one migration, one winner per version, one claim per key")

@@ -72,6 +72,15 @@ final class SQLiteStoreTests: Sendable {
         }.run(check)
     }
 
+    @Test("Every check of the delivery stats conformance suite", arguments: DeliveryStatsConformance.Check.allCases)
+    func deliveryStats(_ check: DeliveryStatsConformance.Check) async throws {
+        let directory = directory
+        try await DeliveryStatsConformance {
+            try SQLiteVerificationStore(
+                path: directory.appendingPathComponent("\(UUID().uuidString).sqlite").path, logger: Logger.quiet)
+        }.run(check)
+    }
+
     // MARK: - Durability
 
     @Test("A record, its events and a completed key survive closing and reopening the file")

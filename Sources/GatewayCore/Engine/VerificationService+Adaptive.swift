@@ -35,9 +35,51 @@ extension VerificationService {
         return choice
     }
 
-    /// Counts, in its adaptive context, a verification that this write moved from pending to final.
+    /// Counts, in its adaptive context, a verification that this write moved from pending to final, for the
+    /// provider its start was counted for (an own-code verification's first sender, which a delivery failover
+    /// or a resend through another provider does not change). On a route that learns from deliveries only an
+    /// approval counts, as the first message's delivery, when every message went through that provider and no
+    /// receipt was counted first (``countAdaptiveDelivery(_:providerID:delivered:)``).
     func countAdaptiveOutcome(from previous: VerificationRecord, to next: VerificationRecord) async {
         guard let adaptive, next.adaptiveContext != nil, previous.status != next.status else { return }
-        await adaptive.countOutcome(previous: previous.status, next)
+        let sends =
+            registry.provider(next.providerID) is OwnCodeProvider
+            ? (try? next.providerState.decode(OwnCodeState.self))?.sends ?? [] : []
+        if let route = next.route, adaptive.policies[route]?.objective.countsDeliveries == true {
+            guard previous.status == .pending, next.status == .approved, let first = sends.first,
+                sends.allSatisfy({ $0.provider == first.provider })
+            else { return }
+            await countAdaptiveDelivery(next, providerID: first.provider, delivered: true)
+            return
+        }
+        await adaptive.countOutcome(previous: previous.status, next, providerID: sends.first?.provider)
+    }
+
+    /// On a route that learns from deliveries: counts whether the start's first message was delivered, once
+    /// per verification (a claim in the store settles a receipt and an approval arriving together, on one
+    /// instance or two).
+    func countAdaptiveDelivery(_ record: VerificationRecord, providerID: String, delivered: Bool) async {
+        guard let adaptive, let context = record.adaptiveContext, let route = record.route,
+            adaptive.policies[route]?.objective.countsDeliveries == true
+        else { return }
+        let key = IdempotencyKey(scope: "adaptive-delivery", key: record.id)
+        let token = UUID().uuidString
+        do {
+            switch try await store.claimIdempotencyKey(
+                key, fingerprint: "delivery", token: token, at: clock.now, lease: 60)
+            {
+            case .claimed, .takenOver: break
+            case .replay, .inProgress, .mismatch: return
+            }
+        } catch {
+            logger.warning(
+                "adaptive delivery not counted",
+                metadata: ["verification.id": "\(record.id)", "error.code": "\(error.code.rawValue)"])
+            return
+        }
+        await adaptive.countResult(
+            route: route, context: context, providerID: providerID, startedAt: record.createdAt, success: delivered)
+        _ = try? await store.completeIdempotencyKey(
+            key, token: token, response: StoredResponse(status: 200, body: Data()))
     }
 }

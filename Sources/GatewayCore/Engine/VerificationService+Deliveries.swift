@@ -62,6 +62,7 @@ extension VerificationService {
         metrics.delivery(record, provider: providerID, status: receipt.status, error: receipt.error)
         countDelivery(receipt, of: record, providerID: providerID)
         await expediteDeliveryDeadline(receipt, of: record, providerID: providerID)
+        await learnFromDelivery(receipt, of: record, providerID: providerID)
     }
 
     /// Whether `record` sent the message `receipt` is about through `providerID`. Found by its message id, it is

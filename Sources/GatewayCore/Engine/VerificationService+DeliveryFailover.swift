@@ -39,12 +39,24 @@ extension VerificationService {
     }
 
     /// A receipt that says a message failed brings its deadline forward to now, so the next round acts on it.
+    /// A receipt can beat the deadline into the store (it arrives between the send's commit and the deadline's
+    /// write): for the verification's latest message, still pending, it then writes the deadline itself, due
+    /// now, and the send's own write, due later, keeps the earlier time (``DeliveryDeadlineStore``).
     func expediteDeliveryDeadline(_ receipt: DeliveryReceipt, of record: VerificationRecord, providerID: String) async {
         guard receipt.status == .undelivered || receipt.status == .failed, let deadlines = deliveryDeadlines,
             let route = record.route, routing.delivery(ofRoute: route)?.failover == true
         else { return }
-        _ = try? await deadlines.expediteDeliveryDeadline(
-            verificationID: record.id, providerID: providerID, messageID: receipt.messageID, to: clock.now)
+        let now = clock.now
+        let expedited = try? await deadlines.expediteDeliveryDeadline(
+            verificationID: record.id, providerID: providerID, messageID: receipt.messageID, to: now)
+        guard expedited == false, record.status == .pending, record.sends > 0,
+            let last = try? record.providerState.decode(OwnCodeState.self).sends.last,
+            last.provider == providerID, last.messageID == receipt.messageID
+        else { return }
+        _ = try? await deadlines.scheduleDeliveryDeadline(
+            DeliveryDeadline(
+                verificationID: record.id, send: record.sends, providerID: providerID, messageID: receipt.messageID,
+                dueAt: now))
     }
 
     /// One round: claims the deadlines that are due (each for `lease` seconds, the policy's check lease by

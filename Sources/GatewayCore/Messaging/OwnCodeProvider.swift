@@ -167,7 +167,7 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
         return OwnCodeSend(
             provider: id, messageID: sent.messageID, sender: from.value, locale: message.locale,
             encoding: message.measurement.encoding, segments: sent.segments ?? message.measurement.segments,
-            status: sent.status)
+            status: sent.status, sentAt: clock.now)
     }
 
     /// Names the key without revealing it: the first 8 bytes of its MAC of a fixed label, Base64. States made under
@@ -228,9 +228,13 @@ public struct OwnCodeSend: Codable, Sendable, Hashable {
     public var segments: Int
     /// The delivery status the vendor last reported.
     public var status: DeliveryStatus
+    /// When the vendor accepted it (the gateway's clock); `nil` in states stored before the gateway kept it.
+    /// Its `delivered` receipt's arrival less this is the delivery time of the console's figures.
+    public var sentAt: Date?
 
     enum CodingKeys: String, CodingKey {
         case provider, sender, locale, encoding, segments, status
         case messageID = "message_id"
+        case sentAt = "sent_at"
     }
 }

@@ -173,7 +173,7 @@ public enum AdaptiveModel {
 
     /// The score a provider is ranked by: its sampled rate, divided by its price for `conversions_per_cost`.
     static func score(_ sample: Double, price: Double?, objective: AdaptivePolicy.Objective) -> Double {
-        guard objective == .conversionsPerCost, let price else { return sample }
+        guard objective.isPerCost, let price else { return sample }
         return sample / max(price, 1e-9)
     }
 
@@ -220,7 +220,7 @@ public enum AdaptiveModel {
         let order = [chosen] + ranked.filter { $0 != chosen }
         func describe(_ id: String) -> String {
             let sample = twoDecimals(samples[id]!)
-            guard objective == .conversionsPerCost else { return "\(id) \(sample)" }
+            guard objective.isPerCost else { return "\(id) \(sample)" }
             return "\(id) \(sample)/\(String(format: "%.4g", priced[id]!))"
         }
         let others = ranked.filter { $0 != chosen }.map(describe).joined(separator: ", ")

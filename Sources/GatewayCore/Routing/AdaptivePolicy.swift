@@ -6,7 +6,7 @@ import Foundation
 /// ```yaml
 /// adaptive:
 ///   providers: [twilio, sinch, vonage]
-///   objective: conversions_per_cost   # or conversions
+///   objective: conversions_per_cost   # or conversions, deliveries, deliveries_per_cost
 ///   per: [country, channel]
 ///   min_share: 0.05
 ///   window: 24h
@@ -18,6 +18,16 @@ public struct AdaptivePolicy: Sendable, Equatable {
         case conversions
         /// The approval rate divided by the provider's price for the destination country (`prices`).
         case conversionsPerCost = "conversions_per_cost"
+        /// For providers that send the gateway's own codes: the rate at which a start's first message is
+        /// delivered, by the vendors' receipts (an approval stands for a delivery when no receipt came first).
+        case deliveries
+        /// The delivery rate divided by the provider's price for the destination country.
+        case deliveriesPerCost = "deliveries_per_cost"
+
+        /// Whether a provider's score is its sampled rate over its price.
+        public var isPerCost: Bool { self == .conversionsPerCost || self == .deliveriesPerCost }
+        /// Whether the evidence is delivery receipts rather than approvals.
+        public var countsDeliveries: Bool { self == .deliveries || self == .deliveriesPerCost }
     }
 
     /// A part of the context a decision is learned in.

@@ -187,17 +187,34 @@ public final class AdaptiveRouter: Sendable {
         await add(cell(route: route, policy: policy, context: context, providerID: providerID, at: at, starts: 1))
     }
 
-    /// Counts how an adaptive verification ended: approved, or a failure for any other final status. Only
-    /// the move from pending to final is counted, once, by the writer that made it.
-    public func countOutcome(previous: VerificationStatus, _ record: VerificationRecord) async {
+    /// Counts how an adaptive verification ended: approved, or a failure for any other final status, for
+    /// `providerID`, the provider its start was counted for (`record`'s own, unless a later send moved it).
+    /// Only the move from pending to final is counted, once, by the writer that made it; a route whose
+    /// objective counts deliveries counts them instead (``countResult(route:context:providerID:startedAt:success:)``).
+    public func countOutcome(previous: VerificationStatus, _ record: VerificationRecord, providerID: String? = nil)
+        async
+    {
         guard previous == .pending, record.status.isFinal, let context = record.adaptiveContext,
-            let route = record.route, let policy = policies[route]
+            let route = record.route, let policy = policies[route], !policy.objective.countsDeliveries
         else { return }
         let approved = record.status == .approved
         await add(
             cell(
-                route: route, policy: policy, context: context, providerID: record.providerID, at: record.createdAt,
-                approvals: approved ? 1 : 0, failures: approved ? 0 : 1))
+                route: route, policy: policy, context: context, providerID: providerID ?? record.providerID,
+                at: record.createdAt, approvals: approved ? 1 : 0, failures: approved ? 0 : 1))
+    }
+
+    /// Counts one result of a start on `route` in `context` at `providerID`: a success (an approval, or for a
+    /// route that learns from deliveries a delivered first message) or a failure, in the bucket of the start.
+    /// The caller counts each start's result once.
+    public func countResult(route: String, context: String, providerID: String, startedAt: Date, success: Bool)
+        async
+    {
+        guard let policy = policies[route] else { return }
+        await add(
+            cell(
+                route: route, policy: policy, context: context, providerID: providerID, at: startedAt,
+                approvals: success ? 1 : 0, failures: success ? 0 : 1))
     }
 
     private func cell(

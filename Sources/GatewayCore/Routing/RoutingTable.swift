@@ -81,6 +81,13 @@ public struct RoutingTable: Sendable, Equatable {
                     problems.append("\(label): provider `\(id)` cannot send \(channel.rawValue)")
                 }
             }
+            if case .adaptive(let policy) = rule.target, policy.objective.countsDeliveries {
+                for id in policy.providers where registry.provider(id).map({ !($0 is OwnCodeProvider) }) == true {
+                    problems.append(
+                        "\(label): `adaptive.objective: \(policy.objective.rawValue)` learns from delivery receipts, "
+                            + "which provider `\(id)` does not send (it is not a messaging provider)")
+                }
+            }
             if let delivery = rule.delivery, delivery.failover {
                 if case .experiment = rule.target {
                     problems.append("\(label): `delivery.failover` needs `providers` or `adaptive`, not an experiment")

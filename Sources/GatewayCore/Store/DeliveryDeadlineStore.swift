@@ -29,7 +29,8 @@ public struct DeliveryDeadline: Sendable, Equatable {
 /// instances, one acts on each. A store that keeps them (SQLite, PostgreSQL, the in-memory one) passes the
 /// delivery-deadline conformance suite.
 public protocol DeliveryDeadlineStore: Sendable {
-    /// Keeps `deadline`, replacing the one of the same verification and send.
+    /// Keeps `deadline`, replacing the one of the same verification and send; for the same provider and message
+    /// the earlier due time stays (a failed receipt may have written the deadline, due now, before the send did).
     func scheduleDeliveryDeadline(_ deadline: DeliveryDeadline) async throws(GatewayError)
 
     /// Deadlines due at `at`, earliest first, at most `limit`; each is claimed by moving its due time to

@@ -18,6 +18,8 @@ package final class InMemoryVerificationStore: VerificationStore {
         var adaptive: [AdaptiveCell] = []
         /// Delivery deadlines by verification id and send.
         var deadlines: [String: [Int: DeliveryDeadline]] = [:]
+        /// Delivery tallies by key, their `count` zero.
+        var tallies: [DeliveryTally: Int] = [:]
     }
 
     private struct IdempotencyEntry {
@@ -347,7 +349,16 @@ extension InMemoryVerificationStore: WebhookQueueStore {
 
 extension InMemoryVerificationStore: DeliveryDeadlineStore {
     package func scheduleDeliveryDeadline(_ deadline: DeliveryDeadline) async throws(GatewayError) {
-        state.withLock { $0.deadlines[deadline.verificationID, default: [:]][deadline.send] = deadline }
+        state.withLock { state in
+            var kept = deadline
+            if let old = state.deadlines[deadline.verificationID]?[deadline.send],
+                old.providerID == deadline.providerID,
+                old.messageID == deadline.messageID
+            {
+                kept.dueAt = min(old.dueAt, deadline.dueAt)
+            }
+            state.deadlines[deadline.verificationID, default: [:]][deadline.send] = kept
+        }
     }
 
     package func claimDueDeliveryDeadlines(at: Date, limit: Int, lease: TimeInterval) async throws(GatewayError)
@@ -383,6 +394,34 @@ extension InMemoryVerificationStore: DeliveryDeadlineStore {
         state.withLock { state in
             state.deadlines[verificationID]?[send] = nil
             if state.deadlines[verificationID]?.isEmpty == true { state.deadlines[verificationID] = nil }
+        }
+    }
+}
+
+extension InMemoryVerificationStore: DeliveryStatsStore {
+    package func countDeliveries(_ tally: DeliveryTally) async throws(GatewayError) {
+        var key = tally
+        key.count = 0
+        state.withLock { $0.tallies[key, default: 0] += tally.count }
+    }
+
+    package func deliveryTallies(since minute: Int) async throws(GatewayError) -> [DeliveryTally] {
+        state.withLock { state in
+            state.tallies.compactMap { key, count in
+                guard key.minute >= minute else { return nil }
+                var tally = key
+                tally.count = count
+                return tally
+            }
+        }
+    }
+
+    @discardableResult
+    package func pruneDeliveryTallies(before minute: Int) async throws(GatewayError) -> Int {
+        state.withLock { state in
+            let old = state.tallies.keys.filter { $0.minute < minute }
+            for key in old { state.tallies[key] = nil }
+            return old.count
         }
     }
 }

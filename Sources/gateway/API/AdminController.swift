@@ -78,7 +78,18 @@ struct AdminController: Sendable {
         var report = VerificationStats.build(
             rows: try await counted, providers: service.registry.providerIDs, window: window, until: now)
         report.latency = VerificationStats.latencies(try await latencies)
+        report.delivery = try await Self.deliveryFigures(stats, since: since)
         return JSONResponse.response(report.json)
+    }
+
+    /// The own-code delivery figures since `since`, when the store keeps delivery tallies.
+    static func deliveryFigures(_ stats: any VerificationStatsStore, since: Date) async throws(GatewayError)
+        -> DeliveryFigures?
+    {
+        guard let tallies = stats as? any DeliveryStatsStore else { return nil }
+        return DeliveryFigures.build(
+            tallies: try await tallies.deliveryTallies(since: DeliveryTally.minute(of: since)),
+            segments: try await stats.countrySegments(since: since))
     }
 
     /// `GET /v1/admin/stats/countries?window=1h|24h`: per vendor and country, starts, approvals, conversion
@@ -90,9 +101,13 @@ struct AdminController: Sendable {
         let since = now.addingTimeInterval(-Double(window.seconds))
         let rows = try await stats.countryStats(since: since)
         let segments = try await stats.countrySegments(since: since)
-        let report = CountryStats.build(
+        var report = CountryStats.build(
             rows: rows, segments: segments, providers: service.registry.providerIDs, prices: prices, window: window,
             until: now)
+        if let tallies = stats as? any DeliveryStatsStore {
+            report.delivery = DeliveryFigures.build(
+                tallies: try await tallies.deliveryTallies(since: DeliveryTally.minute(of: since)), segments: segments)
+        }
         return JSONResponse.response(report.json)
     }
 

@@ -191,7 +191,9 @@ extension GatewayConfiguration {
             policy.objective =
                 objective.choice(
                     AdaptivePolicy.Objective.self,
-                    message: "\(label): `adaptive.objective` must be conversions or conversions_per_cost")
+                    message:
+                        "\(label): `adaptive.objective` must be conversions, conversions_per_cost, deliveries or "
+                        + "deliveries_per_cost")
                 ?? .conversions
         }
         if let per = fields.value("per") {

@@ -43,6 +43,8 @@ struct CountrySegmentsRow: Sendable, Equatable {
     /// The vendor that sent (another one for a resend that moved).
     var senderID: String
     var segments: Int
+    /// How many accepted sends those segments are of.
+    var sends: Int = 0
 }
 
 struct LatencyRow: Sendable, Equatable {
@@ -97,6 +99,8 @@ struct VerificationStats: Sendable {
     var since: Date
     /// Vendor call latency per vendor, p50 and p95 in milliseconds, and the calls they are read from.
     var latency: [String: Latency] = [:]
+    /// Own-code delivery per sending vendor and country (nil when the store keeps no tallies).
+    var delivery: DeliveryFigures?
 
     struct Latency: Sendable, Equatable {
         var calls: Int
@@ -188,6 +192,7 @@ struct VerificationStats: Sendable {
                             ? .number(Double(vendor.approvals) / Double(vendor.starts)) : .null,
                         "statuses": counts(vendor.statuses), "errors": counts(vendor.errors),
                         "error_count": .number(Double(errorCount)),
+                        "delivery": DeliveryFigures.json(delivery?.vendor(id)),
                         "latency_ms": latency[id].map { value -> JSONValue in
                             [
                                 "calls": .number(Double(value.calls)), "p50": .number(Double(value.p50)),
@@ -226,6 +231,8 @@ struct CountryStats: Sendable {
     var until: Date
     var cells: [Cell]
     var prices: PriceTable
+    /// Own-code delivery per sending vendor and country (nil when the store keeps no tallies).
+    var delivery: DeliveryFigures?
 
     static func build(
         rows: [CountryStatsRow], segments: [CountrySegmentsRow] = [], providers: [String], prices: PriceTable,
@@ -299,10 +306,73 @@ struct CountryStats: Sendable {
                             ? .null : .number(Double(cell.segments.values.reduce(0, +))),
                         "conversion": number(cell.starts > 0 ? Double(cell.approvals) / Double(cell.starts) : nil),
                         "cost": number(cost),
+                        "delivery": DeliveryFigures.json(
+                            delivery?.cell(provider: cell.providerID, country: cell.country)),
                         "cost_per_approval": number(
                             cell.approvals > 0 ? cost.map { $0 / Double(cell.approvals) } : nil),
                     ]
                 }),
+        ]
+    }
+}
+
+/// The delivery figures of the stats routes, per sending vendor and country: the own-code messages the window's
+/// verifications sent (their `provider_call` events), and the final receipts that arrived in the window (the
+/// store's delivery tallies), with the send-to-delivered percentiles (docs/own-codes.md, "Delivery figures").
+struct DeliveryFigures: Sendable {
+    struct Key: Hashable {
+        var provider: String
+        var country: String?
+    }
+
+    var cells: [Key: DeliveryLatency.Figures] = [:]
+
+    static func build(tallies: [DeliveryTally], segments: [CountrySegmentsRow]) -> DeliveryFigures {
+        var figures = DeliveryFigures()
+        for row in segments {
+            let key = Key(provider: row.senderID, country: row.country)
+            var cell = figures.cells[key] ?? DeliveryLatency.Figures(sends: 0)
+            cell.sends = (cell.sends ?? 0) + row.sends
+            figures.cells[key] = cell
+        }
+        for tally in tallies {
+            let key = Key(provider: tally.providerID, country: tally.country)
+            var cell = figures.cells[key] ?? DeliveryLatency.Figures(sends: 0)
+            cell.add(tally)
+            figures.cells[key] = cell
+        }
+        return figures
+    }
+
+    /// A vendor's figures in one country, if it sent or had receipts there.
+    func cell(provider: String, country: String?) -> DeliveryLatency.Figures? {
+        cells[Key(provider: provider, country: country)]
+    }
+
+    /// A vendor's figures over every country, if it sent or had receipts anywhere.
+    func vendor(_ provider: String) -> DeliveryLatency.Figures? {
+        var total: DeliveryLatency.Figures?
+        for (key, cell) in cells where key.provider == provider {
+            var sum = total ?? DeliveryLatency.Figures(sends: 0)
+            sum.sends = (sum.sends ?? 0) + (cell.sends ?? 0)
+            sum.delivered += cell.delivered
+            sum.undelivered += cell.undelivered
+            sum.failed += cell.failed
+            sum.histogram.merge(cell.histogram, uniquingKeysWith: +)
+            total = sum
+        }
+        return total
+    }
+
+    /// `delivery` of a vendor or a cell: `null` for a vendor that sent no own-code message and had no receipt.
+    static func json(_ figures: DeliveryLatency.Figures?) -> JSONValue {
+        guard let figures else { return .null }
+        func number(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
+        return [
+            "sends": number(figures.sends), "delivered": number(figures.delivered),
+            "undelivered": number(figures.undelivered), "failed": number(figures.failed),
+            "rate": figures.rate.map(JSONValue.number) ?? .null, "p50_ms": number(figures.percentile(0.5)),
+            "p95_ms": number(figures.percentile(0.95)),
         ]
     }
 }

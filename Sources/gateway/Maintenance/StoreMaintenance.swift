@@ -4,7 +4,8 @@ import Logging
 import ServiceLifecycle
 
 /// The store's upkeep, run in the background by every instance: idempotency keys older than the policy's
-/// retention are deleted in bounded batches, so the table stays the size of a day's starts. Several
+/// retention are deleted in bounded batches, so the table stays the size of a day's starts, and the console's
+/// per-minute counts older than two days go. Several
 /// instances pruning at once is harmless (each batch deletes what is still there).
 struct StoreMaintenance: Service {
     let store: any VerificationStore
@@ -20,6 +21,7 @@ struct StoreMaintenance: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             await pruneIdempotencyKeys()
             await pruneRefusalCounts()
+            await pruneDeliveryTallies()
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
     }
@@ -34,6 +36,20 @@ struct StoreMaintenance: Service {
                 before: RefusalStats.bucket(clock.now.addingTimeInterval(-Self.refusalRetention)))
         } catch {
             logger.warning("refusal count pruning failed", metadata: ["error.code": "\(error.code.rawValue)"])
+        }
+    }
+
+    /// Delivery tallies (per vendor, country and minute) are kept two days, like the refusal counts: the console
+    /// reads at most one.
+    static let deliveryTallyRetention: TimeInterval = 2 * 86_400
+
+    func pruneDeliveryTallies() async {
+        guard let tallies = store as? any DeliveryStatsStore else { return }
+        do {
+            try await tallies.pruneDeliveryTallies(
+                before: DeliveryTally.minute(of: clock.now.addingTimeInterval(-Self.deliveryTallyRetention)))
+        } catch {
+            logger.warning("delivery tally pruning failed", metadata: ["error.code": "\(error.code.rawValue)"])
         }
     }
 

@@ -142,6 +142,8 @@
         el("td", { class: "num", text: percent(vendor.conversion) }),
         el("td", { class: "num", text: vendor.error_count }),
         el("td", { text: errors || "–" }),
+        el("td", { class: "num delivery", text: deliveryText(vendor.delivery),
+                   title: deliveryTitle(vendor.delivery) }),
         el("td", { class: "num latency", text: vendor.latency_ms
           ? vendor.latency_ms.p50 + " / " + vendor.latency_ms.p95 + " ms" : "–" }),
         el("td", {}, breakerCell),
@@ -163,13 +165,32 @@
           el("div", { class: "big", text: percent(totalStarts ? totalApprovals / totalStarts : null) })),
         el("div", { class: "card" }, el("div", { class: "muted", text: "Failing vendors" }),
           el("div", { class: "big" + (failing ? " error" : ""), text: failing }))),
-      table(["Vendor", "Starts", "Approved", "Conversion", "Errors", "Error classes", "Latency p50 / p95",
+      table(["Vendor", "Starts", "Approved", "Conversion", "Errors", "Error classes", "Delivered · p50 / p95",
+             "Latency p50 / p95",
              "Breakers",
              "Starts / errors (" + stats.window + ")"], rows, { id: "vendors" }),
       el("p", { class: "muted", text: "A vendor is flagged when a circuit breaker is not closed in some " +
         "country, or at least 5 errors are a fifth or more of its attempts. Errors are the vendor's failures " +
-        "that the gateway failed over, and verifications that failed at the vendor. Latency is over the " +
-        "vendor calls of the window's verifications. Breakers are this instance's." }));
+        "that the gateway failed over, and verifications that failed at the vendor. Delivered: the share of " +
+        "the gateway's own-code messages the vendor sent that its receipts report delivered, and the time " +
+        "from send to receipt (at most). Latency is over the vendor calls of the window's verifications. " +
+        "Breakers are this instance's." }));
+  }
+
+  // A vendor's or a cell's own-code delivery: "97% · 4 s / 20 s", or "–" for a Verify vendor.
+  function seconds(ms) {
+    return ms === null || ms === undefined ? "–" : ms < 1000 ? ms + " ms" : (ms / 1000) + " s";
+  }
+
+  function deliveryText(delivery) {
+    if (!delivery) return "–";
+    return percent(delivery.rate) + " · " + seconds(delivery.p50_ms) + " / " + seconds(delivery.p95_ms);
+  }
+
+  function deliveryTitle(delivery) {
+    if (!delivery) return null;
+    return delivery.delivered + " delivered, " + delivery.undelivered + " undelivered, " + delivery.failed +
+      " failed of " + delivery.sends + " sent";
   }
 
   // Conversion as a heat class, heat-0 (under 10%) to heat-9 (90% or more): colours live in the style
@@ -205,7 +226,9 @@
                           "data-conversion": cell.conversion,
                           title: cell.approvals + " of " + cell.starts + " approved" },
           el("div", { class: "rate", text: percent(cell.conversion) }),
-          el("div", { class: "sub", text: "n " + cell.starts + " · " + money(cell.cost_per_approval) + " / ok" }));
+          el("div", { class: "sub", text: "n " + cell.starts + " · " + money(cell.cost_per_approval) + " / ok" }),
+          cell.delivery ? el("div", { class: "sub delivery", title: deliveryTitle(cell.delivery),
+            text: "delivered " + percent(cell.delivery.rate) + " · p50 " + seconds(cell.delivery.p50_ms) }) : null);
       })));
     view.replaceChildren(
       el("h2", { text: "Countries" }),
@@ -220,7 +243,9 @@
       el("div", { class: "legend" }, el("span", { class: "muted", text: "Conversion " }),
         [0, 2, 4, 6, 8, 9].map((n) => el("span", { class: "heat heat-" + n, text: (n * 10) + "%" }))),
       el("p", { class: "muted", text: "Each cell: conversion, starts and cost per approval (the routing " +
-        "configuration's prices for every start that did not fail, over the approvals). \"unknown\" " +
+        "configuration's prices for every start that did not fail, over the approvals); for a vendor that " +
+        "sends the gateway's own codes, the share of its messages delivered and the median time to the " +
+        "delivered receipt. \"unknown\" " +
         "counts verifications stored before the gateway kept their country; \"none (blocked)\" the starts " +
         "the SMS-pumping guard refused as it set a block." }));
   }

@@ -49,7 +49,7 @@ extension SQLStore {
         try await rows("country segments", ConsoleRows.segments, [.date(since)]) { row in
             CountrySegmentsRow(
                 providerID: row.text(0) ?? "", country: row.text(1), senderID: row.text(2) ?? "",
-                segments: row.int(3) ?? 0)
+                segments: row.int(3) ?? 0, sends: row.int(4) ?? 0)
         }
     }
 
@@ -105,12 +105,12 @@ enum ConsoleRows {
         SELECT provider_id, country, status, count(*) FROM verifications
         WHERE created_at >= $1 AND test_number = 0 GROUP BY provider_id, country, status
         """)
-    /// The billed segments of the own-code sends of the verifications made since `$1` (test numbers left out), by
-    /// the verification's vendor, its country and the vendor that sent (the window's verifications by the
-    /// `created_at` index, their events by the `verification_id` one).
+    /// The billed segments and the number of the own-code sends of the verifications made since `$1` (test
+    /// numbers left out), by the verification's vendor, its country and the vendor that sent (the window's
+    /// verifications by the `created_at` index, their events by the `verification_id` one).
     static let segments = StoreStatement(
         """
-        SELECT v.provider_id, v.country, e.provider_id, CAST(sum(e.segments) AS BIGINT)
+        SELECT v.provider_id, v.country, e.provider_id, CAST(sum(e.segments) AS BIGINT), count(*)
         FROM verifications v JOIN verification_events e ON e.verification_id = v.id
         WHERE v.created_at >= $1 AND v.test_number = 0 AND e.segments IS NOT NULL AND e.provider_id IS NOT NULL
         GROUP BY v.provider_id, v.country, e.provider_id

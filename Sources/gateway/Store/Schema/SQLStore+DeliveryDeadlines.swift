@@ -52,7 +52,12 @@ enum DeadlineRows {
         """
         INSERT INTO delivery_deadlines (\(columns)) VALUES ($1, $2, $3, $4, $5)
         ON CONFLICT (verification_id, send) DO UPDATE
-        SET provider_id = excluded.provider_id, message_id = excluded.message_id, due_at = excluded.due_at
+        SET provider_id = excluded.provider_id, message_id = excluded.message_id,
+            due_at = CASE
+                WHEN delivery_deadlines.provider_id = excluded.provider_id
+                    AND delivery_deadlines.message_id = excluded.message_id
+                    AND delivery_deadlines.due_at < excluded.due_at
+                THEN delivery_deadlines.due_at ELSE excluded.due_at END
         """)
     static let due = StoreStatement(
         """

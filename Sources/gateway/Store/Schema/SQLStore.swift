@@ -6,7 +6,8 @@ import Synchronization
 /// (``PostgresVerificationStore``). Every operation of the store protocols is written once, in the
 /// extensions beside this file, as a ``StoreCall`` of the schema's statements; a store only runs calls
 /// (``run(_:)``) and says how its database reports failures.
-protocol SQLStore: VerificationStore, WebhookQueueStore, DeliveryDeadlineStore, APIKeyStore, ConsoleSessionStore,
+protocol SQLStore: VerificationStore, WebhookQueueStore, DeliveryDeadlineStore, DeliveryStatsStore, APIKeyStore,
+    ConsoleSessionStore,
     VerificationStatsStore
 {
     /// When expired rate counters are deleted next.

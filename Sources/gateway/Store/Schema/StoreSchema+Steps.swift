@@ -229,5 +229,23 @@ extension StoreSchema {
                         constraints: ["PRIMARY KEY (verification_id, send)"], withoutRowID: true)),
                 .index(SchemaIndex("delivery_deadlines_due", on: "delivery_deadlines", ["due_at"])),
             ]),
+        // Own-code delivery outcomes per provider, country, minute, outcome and send-to-delivered bucket
+        // (docs/own-codes.md, "Delivery figures"): the console's delivery rate and times. A number without a
+        // country is kept as ''.
+        SchemaStep(
+            "delivery tallies",
+            [
+                .create(
+                    SchemaTable(
+                        "delivery_counts",
+                        [
+                            .required("provider_id", .text), .required("country", .text),
+                            .required("minute", .integer), .required("outcome", .text),
+                            .required("latency_ms", .integer), .required("count", .integer),
+                        ],
+                        constraints: ["PRIMARY KEY (provider_id, country, minute, outcome, latency_ms)"],
+                        withoutRowID: true)),
+                .index(SchemaIndex("delivery_counts_minute", on: "delivery_counts", ["minute"])),
+            ]),
     ]
 }
