@@ -139,6 +139,14 @@ def percentile(values, share):
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+def stop(process):
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except Exception:
+        process.kill()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--users", type=int, default=2000)
@@ -162,16 +170,11 @@ def main():
                              log_path=os.path.join(directory, "gateway.log"))
     window = args.deliver_within + 5
     concurrency = int(args.rate * (window + 2)) + 16
-    failed = False
     if args.adaptive:
         try:
             return adaptive(base, args, window, concurrency, directory)
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except Exception:
-                process.kill()
+            stop(process)
     try:
         set_rates(base, args.seed)
         half = args.users // 2
@@ -196,11 +199,7 @@ def main():
             r["messages"] = len({e["detail"].get("message_id") for e in read.get("timeline", [])
                                  if e.get("kind") == "delivery" and e.get("detail", {}).get("status") == "delivered"})
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except Exception:
-            process.kill()
+        stop(process)
 
     errors = [r for r in results if "error" in r]
     print(f"users {len(results)}, start errors {len(errors)}, deliver_within {args.deliver_within}s, "
@@ -243,15 +242,7 @@ def main():
     checks.append((f"the broken vendor's share of a rolling 50 {BROKEN[1]} starts fell under 10% after "
                    f"{fell if fell else 'never'} of {len(ordered)} users (<= 300); after that {tail_share:.1%}",
                    fell is not None and fell <= 300))
-    for text, ok in checks:
-        print(("PASS " if ok else "FAIL ") + text)
-        failed = failed or not ok
-    if args.keep or failed:
-        print(f"kept {directory}")
-    else:
-        shutil.rmtree(directory, ignore_errors=True)
-    print("delivery simulation: " + ("FAILED" if failed else "passed"))
-    return 1 if failed else 0
+    return verdict(checks, args, directory, "delivery simulation")
 
 
 def adaptive(base, args, window, concurrency, directory):
@@ -282,6 +273,11 @@ def adaptive(base, args, window, concurrency, directory):
         (f"users who got a code and were not approved: {len(unapproved)} (0)", not unapproved),
         (f"start errors: {len(errors)} (0)", not errors),
     ]
+    return verdict(checks, args, directory, "delivery simulation (adaptive)")
+
+
+def verdict(checks, args, directory, name):
+    """Prints each check, keeps the directory when one failed (or --keep); the exit status."""
     failed = False
     for text, ok in checks:
         print(("PASS " if ok else "FAIL ") + text)
@@ -290,7 +286,7 @@ def adaptive(base, args, window, concurrency, directory):
         print(f"kept {directory}")
     else:
         shutil.rmtree(directory, ignore_errors=True)
-    print("delivery simulation (adaptive): " + ("FAILED" if failed else "passed"))
+    print(f"{name}: " + ("FAILED" if failed else "passed"))
     return 1 if failed else 0
 
 

@@ -33,13 +33,7 @@ struct DeliveryFailoverTests {
         _ ids: [String] = ["a", "b", "c"], within: TimeInterval = 20, failover: Bool = true, maxSends: Int = 10,
         store: any VerificationStore = InMemoryVerificationStore()
     ) throws -> Rig {
-        var senders: [String: ReceiptSender] = [:]
-        var providers: [any VerificationProvider] = []
-        for id in ids {
-            let sender = ReceiptSender()
-            senders[id] = sender
-            providers.append(try DeliveryReceiptTests.provider(id, sender: sender))
-        }
+        let (providers, senders) = try DeliveryReceiptTests.providers(ids)
         let route = Route(
             name: "sms", channels: [.sms], target: .providers(ids),
             delivery: DeliveryPolicy(deliverWithin: within, failover: failover))

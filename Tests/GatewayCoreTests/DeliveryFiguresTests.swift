@@ -96,13 +96,7 @@ struct DeliveryFiguresTests {
     }
 
     static func adaptive(_ ids: [String] = ["a", "b"], settle: TimeInterval = 60) throws -> Adaptive {
-        var senders: [String: ReceiptSender] = [:]
-        var providers: [any VerificationProvider] = []
-        for id in ids {
-            let sender = ReceiptSender()
-            senders[id] = sender
-            providers.append(try DeliveryReceiptTests.provider(id, sender: sender))
-        }
+        let (providers, senders) = try DeliveryReceiptTests.providers(ids)
         let policy = AdaptivePolicy(
             providers: ids, objective: .deliveries, minShare: 0.05, window: 3600, settleAfter: settle)
         let store = InMemoryVerificationStore()

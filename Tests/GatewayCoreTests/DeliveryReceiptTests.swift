@@ -38,6 +38,18 @@ final class ReceiptSender: ReceiptReadingSender {
 
 @Suite("Delivery receipts of the gateway's own messages")
 struct DeliveryReceiptTests {
+    /// An own-code provider per id, each over a ``ReceiptSender`` of its own, and those senders by id.
+    static func providers(_ ids: [String]) throws -> ([any VerificationProvider], [String: ReceiptSender]) {
+        var senders: [String: ReceiptSender] = [:]
+        var providers: [any VerificationProvider] = []
+        for id in ids {
+            let sender = ReceiptSender()
+            senders[id] = sender
+            providers.append(try provider(id, sender: sender))
+        }
+        return (providers, senders)
+    }
+
     static func provider(_ id: String = "own_sms", sender: any MessageSender) throws -> OwnCodeProvider {
         let settings = OwnCodeSettings(
             key: OwnCodeProviderTests.key,
