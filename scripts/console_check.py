@@ -30,7 +30,7 @@ request may go to any host but the gateway. With --seed-verifications N it first
 straight into the gateway's SQLite file (spread over the last day) and reports the console's first paint and
 the time until the overview is drawn. Exit status 0 when everything holds.
 """
-import argparse, os, random, re, shutil, sqlite3, subprocess, sys, tempfile, time, urllib.parse
+import argparse, base64, os, random, re, shutil, sqlite3, subprocess, sys, tempfile, time, urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -395,6 +395,9 @@ def run_browser(args, base, binary, config, data_dir, env, prefix, looked_up):
         parked = page.text_content("#parked-count")
         rows = page.eval_on_selector_all("#deliveries tbody tr", "rows => rows.length")
         check(rows > 0 and int(parked) > 0, f"webhooks: {rows} deliveries shown, retry queue {pending}, parked {parked}")
+        endpoint = page.text_content("#endpoints tr[data-endpoint=nobody]") or ""
+        check("standard" in endpoint and "active" in endpoint,
+              f"the webhooks page lists the endpoint, Standard Webhooks signing, active: {' '.join(endpoint.split())!r}")
         shot(page, "webhooks")
         replayed = page.get_attribute("#parked tbody tr", "data-delivery")
         page.click(f"#parked tr[data-delivery='{replayed}'] button.replay")
@@ -446,7 +449,7 @@ def main():
     with open(config, "w") as f:
         f.write(CONFIG.format(experiment=EXPERIMENT, dead_port=gw.free_port()))
     env = dict(os.environ, GATEWAY_SANDBOX_API_KEY=ADMIN_KEY, CONSOLE_VERIFY_KEY=VERIFY_KEY,
-               CONSOLE_READ_KEY=READ_KEY, CONSOLE_WEBHOOK_SECRET="console-check-webhook-secret")
+               CONSOLE_READ_KEY=READ_KEY, CONSOLE_WEBHOOK_SECRET="whsec_" + base64.b64encode(b"console-check-webhook-secret-32b").decode())
     os.environ.update(env)
     extra = ["--config", config]
     if args.seed_verifications:

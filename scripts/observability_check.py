@@ -118,7 +118,7 @@ def main():
         f.write(
             "sandbox: true\n"
             "webhooks:\n"
-            f"  endpoints: [{{name: app, url: '{receiver.url}', secret_env: APP_WEBHOOK_SECRET}}]\n"
+            f"  endpoints: [{{name: app, url: '{receiver.url}', secret_env: APP_WEBHOOK_SECRET, signing: legacy}}]\n"
             "  initial_backoff_seconds: 1\n  max_backoff_seconds: 2\n  poll_interval_ms: 100\n")
     os.environ["APP_WEBHOOK_SECRET"] = SECRET
 

@@ -66,7 +66,8 @@ func buildRouter(
     AdminController(service: service, prices: configuration.prices, stats: store as? any VerificationStatsStore)
         .addRoutes(to: admin)
     if let queue = store as? any VerificationStore & WebhookQueueStore {
-        WebhooksAdminController(queue: queue, clock: options.clock).addRoutes(to: admin)
+        WebhooksAdminController(queue: queue, clock: options.clock, endpoints: configuration.webhooks.endpoints)
+            .addRoutes(to: admin)
     }
     return router.router
 }

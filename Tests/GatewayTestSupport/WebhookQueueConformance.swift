@@ -21,6 +21,7 @@ public struct WebhookQueueConformance: Sendable {
         case cursorStartsAtTheNewestEventAndMovesByCompareAndSet
         case deliveriesAreUniquePerEndpointAndEvent
         case claimsAreExclusiveUntilTheLeaseRunsOut
+        case endpointsAreDisabledOnceAndEnabledAgain
 
         /// The check's name as the test report shows it.
         public var testDescription: String {
@@ -29,6 +30,8 @@ public struct WebhookQueueConformance: Sendable {
                 "Webhook cursor starts at the newest event and moves by compare-and-set"
             case .deliveriesAreUniquePerEndpointAndEvent: "Webhook deliveries are unique per endpoint and event"
             case .claimsAreExclusiveUntilTheLeaseRunsOut: "Webhook claims are exclusive until the lease runs out"
+            case .endpointsAreDisabledOnceAndEnabledAgain:
+                "A webhook endpoint is disabled once, keeps its first reason, and is enabled again"
             }
         }
     }
@@ -40,6 +43,7 @@ public struct WebhookQueueConformance: Sendable {
             try await cursorStartsAtTheNewestEventAndMovesByCompareAndSet()
         case .deliveriesAreUniquePerEndpointAndEvent: try await deliveriesAreUniquePerEndpointAndEvent()
         case .claimsAreExclusiveUntilTheLeaseRunsOut: try await claimsAreExclusiveUntilTheLeaseRunsOut()
+        case .endpointsAreDisabledOnceAndEnabledAgain: try await endpointsAreDisabledOnceAndEnabledAgain()
         }
     }
 
@@ -127,5 +131,24 @@ public struct WebhookQueueConformance: Sendable {
         try await cursorStartsAtTheNewestEventAndMovesByCompareAndSet()
         try await deliveriesAreUniquePerEndpointAndEvent()
         try await claimsAreExclusiveUntilTheLeaseRunsOut()
+    }
+
+    /// Disabling twice (two instances seeing the same `410`) keeps the first time and reason; enabling removes
+    /// it, once; the other endpoints are untouched.
+    public func endpointsAreDisabledOnceAndEnabledAgain() async throws {
+        let store = try await makeStore()
+        let epoch = StoreConformance.epoch
+        #expect(try await store.disabledWebhookEndpoints().isEmpty)
+        async let first: Void = store.disableWebhookEndpoint("app", at: epoch, reason: "HTTP 410")
+        async let second: Void = store.disableWebhookEndpoint("app", at: epoch, reason: "HTTP 410")
+        _ = try await (first, second)
+        try await store.disableWebhookEndpoint("app", at: epoch.addingTimeInterval(60), reason: "later")
+        try await store.disableWebhookEndpoint("audit", at: epoch.addingTimeInterval(5), reason: "gone")
+        let disabled = try await store.disabledWebhookEndpoints()
+        #expect(disabled["app"] == DisabledWebhookEndpoint(at: epoch, reason: "HTTP 410"))
+        #expect(disabled["audit"] == DisabledWebhookEndpoint(at: epoch.addingTimeInterval(5), reason: "gone"))
+        #expect(try await store.enableWebhookEndpoint("app"))
+        #expect(try await !store.enableWebhookEndpoint("app"))
+        #expect(try await store.disabledWebhookEndpoints().keys.sorted() == ["audit"])
     }
 }

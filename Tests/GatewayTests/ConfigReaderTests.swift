@@ -24,7 +24,7 @@ struct ConfigReaderTests {
 
     static let environment = [
         "TWILIO_AUTH_TOKEN": "0123456789abcdef0123456789abcdef", "GATEWAY_API_KEY": "sk_live_0123456789abcdef",
-        "APP_WEBHOOK_SECRET": "whsec_0123456789abcdef",
+        "APP_WEBHOOK_SECRET": "whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
     ]
 
     @Test("five independent mistakes in five sections are five problems, each on its own line")
@@ -92,7 +92,8 @@ struct ConfigReaderTests {
             found == [
                 "4 webhooks.endpoints[0].name must be a non-empty string of at most 64 characters",
                 "4 webhooks.endpoints[0].url must be an http(s) URL",
-                "6 webhooks.endpoints[1]: environment variable MISSING must hold a secret of at least 16 bytes",
+                "6 webhooks.endpoints[1]: environment variable MISSING must hold a Standard Webhooks secret: whsec_ and 24 "
+                    + "to 64 random bytes in Base64 (or set signing: legacy to keep the X-Gateway-Signature scheme)",
                 "7 webhooks.max_attempts must be a whole number from 1 to 50",
                 "9 api key one: key_sha256 must be 64 hex digits",
                 "10 api key two: unknown scope `superuser` (verify, admin, read)",

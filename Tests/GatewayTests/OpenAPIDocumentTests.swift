@@ -64,7 +64,7 @@ struct OpenAPIDocumentTests {
                 .replacingOccurrences(of: "{factor_id}", with: "YF0")
             operations.append((try #require(HTTPRequest.Method(rawValue: parts[0])), concrete))
         }
-        #expect(operations.count == 46)
+        #expect(operations.count == 48)
         let all = operations
         try await GatewayHarness().run { client, _ in
             for (method, uri) in all {

@@ -13,9 +13,11 @@ import Testing
 /// every request.
 final class WebhookReceiver: HTTPTransport {
     private let state: Mutex<(failuresLeft: Int, requests: [TransportRequest])>
+    private let failure: HTTPResponse.Status
 
-    init(failures: Int = 0) {
+    init(failures: Int = 0, failure: HTTPResponse.Status = .internalServerError) {
         state = Mutex((failures, []))
+        self.failure = failure
     }
 
     var requests: [TransportRequest] { state.withLock { $0.requests } }
@@ -27,7 +29,7 @@ final class WebhookReceiver: HTTPTransport {
             state.failuresLeft -= 1
             return true
         }
-        return TransportResponse(status: fail ? .internalServerError : .noContent)
+        return TransportResponse(status: fail ? failure : .noContent)
     }
 
     static func verify(_ request: TransportRequest, secret: String) -> Bool {
@@ -57,7 +59,7 @@ struct WebhookTests {
         sandbox: true
         webhooks:
           endpoints:
-            - {name: app, url: "http://127.0.0.1:9/hooks", secret_env: APP_WEBHOOK_SECRET\(events)}
+            - {name: app, url: "http://127.0.0.1:9/hooks", secret_env: APP_WEBHOOK_SECRET, signing: legacy\(events)}
           max_attempts: \(maxAttempts)
           initial_backoff_seconds: 2
           max_backoff_seconds: 60
@@ -299,6 +301,14 @@ struct WebhookTests {
             "webhooks: {endpoints: [{name: a, url: 'http://x/h', secret: abc}]}",
             "webhooks: {endpoints: [{name: a, url: 'ftp://x/h', secret_env: APP_WEBHOOK_SECRET}]}",
             "webhooks: {endpoints: [{name: a, url: 'http://x/h', secret_env: MISSING}]}",
+            // A secret that is not a Standard Webhooks one, without signing: legacy.
+            "webhooks: {endpoints: [{name: a, url: 'http://x/h', secret_env: APP_WEBHOOK_SECRET}]}",
+            "webhooks: {endpoints: [{name: a, url: 'http://x/h', secret_env: [APP_WEBHOOK_SECRET], signing: legacy}]}",
+            "webhooks: {endpoints: [{name: a, url: 'http://x/h', secret_env: STANDARD_SECRET, signing: modern}]}",
+            "webhooks: {endpoints: [{name: a, url: 'http://x/h', secret_env: STANDARD_SECRET, format: xml}]}",
+            "webhooks: {endpoints: [{name: a, url: 'http://x/h', secret_env: STANDARD_SECRET, signing_key_env: STANDARD_SECRET}]}",
+            "webhooks: {endpoints: [{name: a, url: 'http://x/h', secret_env: APP_WEBHOOK_SECRET, signing: legacy, signing_key_env: ED_KEY}]}",
+            "webhooks: {endpoints: [], cloudevents: {type_prefix: 'com example'}}",
             "webhooks: {endpoints: [{name: a, url: 'http://x/h', secret_env: APP_WEBHOOK_SECRET, events: [verification.done]}]}",
             "webhooks: {endpoints: [{name: a, url: 'http://x/h', secret_env: APP_WEBHOOK_SECRET}, {name: a, url: 'http://y/h', secret_env: APP_WEBHOOK_SECRET}]}",
             "webhooks: {endpoints: [], max_attempts: 0}",
@@ -306,7 +316,11 @@ struct WebhookTests {
         ]
         for yaml in cases {
             let options = try harness.options(
-                config: "sandbox: true\n" + yaml + "\n", environment: ["APP_WEBHOOK_SECRET": Self.secret])
+                config: "sandbox: true\n" + yaml + "\n",
+                environment: [
+                    "APP_WEBHOOK_SECRET": Self.secret, "STANDARD_SECRET": StandardWebhookTests.secrets[0],
+                    "ED_KEY": StandardWebhookTests.signingKey,
+                ])
             await #expect(throws: ConfigurationError.self, "\(yaml)") { _ = try await buildApplication(options) }
         }
     }

@@ -135,6 +135,30 @@ public protocol WebhookQueueStore: Sendable {
 
     /// The delivery with `id`, or `nil` when there is none.
     func webhookDelivery(id: String) async throws(GatewayError) -> WebhookDelivery?
+
+    /// Marks the endpoint named `endpoint` disabled (its receiver answered `410 Gone`): no delivery is queued for
+    /// it or sent to it until it is enabled again. A second disabling keeps the first's time and reason.
+    func disableWebhookEndpoint(_ endpoint: String, at: Date, reason: String) async throws(GatewayError)
+
+    /// Enables a disabled endpoint again; `false` when it was not disabled.
+    func enableWebhookEndpoint(_ endpoint: String) async throws(GatewayError) -> Bool
+
+    /// The disabled endpoints by name.
+    func disabledWebhookEndpoints() async throws(GatewayError) -> [String: DisabledWebhookEndpoint]
+}
+
+/// Why and since when an endpoint receives nothing (``WebhookQueueStore/disableWebhookEndpoint(_:at:reason:)``).
+public struct DisabledWebhookEndpoint: Sendable, Equatable {
+    /// When it was disabled.
+    public var at: Date
+    /// Why, as the dispatcher recorded it (`HTTP 410 Gone from the receiver`).
+    public var reason: String
+
+    /// A disabling from its parts.
+    public init(at: Date, reason: String) {
+        self.at = at
+        self.reason = reason
+    }
 }
 
 /// Retries: the wait after the n-th failed attempt is `initial × 2^(n-1)`, at most `maximum`, plus up to

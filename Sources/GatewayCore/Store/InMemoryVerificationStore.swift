@@ -20,6 +20,7 @@ package final class InMemoryVerificationStore: VerificationStore {
         var deadlines: [String: [Int: DeliveryDeadline]] = [:]
         /// Delivery tallies by key, their `count` zero.
         var tallies: [DeliveryTally: Int] = [:]
+        var disabledEndpoints: [String: DisabledWebhookEndpoint] = [:]
     }
 
     private struct IdempotencyEntry {
@@ -344,6 +345,22 @@ extension InMemoryVerificationStore: WebhookQueueStore {
 
     package func webhookDelivery(id: String) async throws(GatewayError) -> WebhookDelivery? {
         state.withLock { $0.deliveries[id] }
+    }
+
+    package func disableWebhookEndpoint(_ endpoint: String, at: Date, reason: String) async throws(GatewayError) {
+        state.withLock { state in
+            if state.disabledEndpoints[endpoint] == nil {
+                state.disabledEndpoints[endpoint] = DisabledWebhookEndpoint(at: at, reason: reason)
+            }
+        }
+    }
+
+    package func enableWebhookEndpoint(_ endpoint: String) async throws(GatewayError) -> Bool {
+        state.withLock { $0.disabledEndpoints.removeValue(forKey: endpoint) != nil }
+    }
+
+    package func disabledWebhookEndpoints() async throws(GatewayError) -> [String: DisabledWebhookEndpoint] {
+        state.withLock { $0.disabledEndpoints }
     }
 }
 

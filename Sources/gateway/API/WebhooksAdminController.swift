@@ -7,10 +7,60 @@ import Hummingbird
 struct WebhooksAdminController: Sendable {
     let queue: any WebhookQueueStore
     let clock: any WallClock
+    /// The configured endpoints.
+    var endpoints: [WebhookEndpoint] = []
 
     func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
         group.get("webhooks/deliveries", use: list)
         group.post("webhooks/deliveries/{id}/replay", use: replay)
+        group.get("webhooks/endpoints", use: listEndpoints)
+        group.post("webhooks/endpoints/{name}/enable", use: enable)
+    }
+
+    /// `GET /v1/admin/webhooks/endpoints`: each configured endpoint, how it signs, its Ed25519 public key, and
+    /// whether a `410 Gone` disabled it.
+    @Sendable func listEndpoints(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let disabled = try await queue.disabledWebhookEndpoints()
+        return JSONResponse.response(["endpoints": .array(endpoints.map { Self.json($0, disabled: disabled[$0.name]) })]
+        )
+    }
+
+    /// `POST /v1/admin/webhooks/endpoints/{name}/enable`: an endpoint its receiver disabled (`410`) receives events
+    /// again from now on; the deliveries parked meanwhile can be replayed one by one.
+    @Sendable func enable(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let name = try context.parameters.require("name")
+        guard let endpoint = endpoints.first(where: { $0.name == name }) else {
+            throw GatewayError(.notFound, "No webhook endpoint is configured with this name.")
+        }
+        guard try await queue.enableWebhookEndpoint(name) else {
+            throw GatewayError(.invalidState, "This webhook endpoint is not disabled.")
+        }
+        return JSONResponse.response(Self.json(endpoint, disabled: nil))
+    }
+
+    static func json(_ endpoint: WebhookEndpoint, disabled: DisabledWebhookEndpoint?) -> JSONValue {
+        let signing: String
+        let secrets: Int
+        switch endpoint.signing {
+        case .legacy:
+            signing = "legacy"
+            secrets = 1
+        case .standard(let list, _):
+            signing = "standard"
+            secrets = list.count
+        }
+        return .object([
+            "name": .string(endpoint.name),
+            "url": .string(endpoint.url.absoluteString),
+            "events": endpoint.events.map { .array($0.map(\.rawValue).sorted().map(JSONValue.string)) } ?? .null,
+            "signing": .string(signing),
+            "secrets": .number(Double(secrets)),
+            "public_key": endpoint.publicKey.map(JSONValue.string) ?? .null,
+            "format": .string(endpoint.format.rawValue),
+            "state": .string(disabled == nil ? "active" : "disabled"),
+            "disabled_at": disabled.map { .string(VerificationsController.timestamp($0.at)) } ?? .null,
+            "disabled_reason": disabled.map { .string($0.reason) } ?? .null,
+        ])
     }
 
     /// `GET /v1/admin/webhooks/deliveries?state=parked&limit=50`: newest first.

@@ -184,6 +184,15 @@ extension GatewayConfiguration {
         config.readServer(top, environment: environment)
         if let webhooks = top.map("webhooks", message: "`webhooks` must be a mapping with `endpoints`") {
             config.webhooks = readWebhooks(webhooks, environment: environment)
+            if let base = config.publicBaseURL, let host = base.host(), !host.isEmpty {
+                // CloudEvents' source and type prefix default to the gateway's public address.
+                if config.webhooks.cloudEventsSource == nil { config.webhooks.cloudEventsSource = base.absoluteString }
+                if config.webhooks.cloudEventsTypePrefix == nil, host.contains("."),
+                    !host.allSatisfy({ $0.isNumber || $0 == "." })
+                {
+                    config.webhooks.cloudEventsTypePrefix = host.split(separator: ".").reversed().joined(separator: ".")
+                }
+            }
         }
         if !config.sandbox {
             // Entries listed but unusable (a plugin misspelt, a variable not set) are problems of their own,

@@ -495,12 +495,31 @@
   }
 
   async function webhooks(view) {
-    const [all, parked, pending] = await Promise.all([
+    const [all, parked, pending, configured] = await Promise.all([
       api("GET", "/v1/admin/webhooks/deliveries?limit=100"),
       api("GET", "/v1/admin/webhooks/deliveries?state=parked&limit=500"),
       api("GET", "/v1/admin/webhooks/deliveries?state=pending&limit=500"),
+      api("GET", "/v1/admin/webhooks/endpoints"),
     ]);
     const isAdmin = session.key.scopes.includes("admin");
+    const endpointRow = (e) => el("tr", { "data-endpoint": e.name, "data-state": e.state },
+      el("td", {}, el("strong", { text: e.name })),
+      el("td", {}, el("code", { text: e.url })),
+      el("td", { text: e.signing + (e.signing === "standard" ? " · " + e.secrets + " secret" +
+        (e.secrets > 1 ? "s" : "") + (e.public_key ? " · Ed25519" : "") : "") }),
+      el("td", { text: e.format }),
+      el("td", {}, el("span", { class: "badge " + (e.state === "active" ? "ok" : "failing"), text: e.state })),
+      el("td", { text: e.state === "disabled" ? e.disabled_reason + " · " + when(e.disabled_at) : "–" }),
+      el("td", {}, e.state === "active" ? null : el("button", { type: "button", class: "enable",
+        disabled: !isAdmin, title: isAdmin ? null : "needs an admin key", text: "Enable",
+        onclick: async (event) => {
+          event.target.disabled = true;
+          try {
+            await api("POST", "/v1/admin/webhooks/endpoints/" + encodeURIComponent(e.name) + "/enable");
+            status("Enabled " + e.name + ".");
+            show("webhooks", true);
+          } catch (error) { status(error.message, true); event.target.disabled = false; }
+        } })));
     const row = (d) => el("tr", { "data-delivery": d.id, "data-state": d.state },
       el("td", { text: when(d.created_at) }),
       el("td", {}, el("code", { text: d.type })),
@@ -530,6 +549,12 @@
         el("div", { class: "card" }, el("div", { class: "muted", text: "Failed (parked)" }),
           el("div", { class: "big" + (parked.deliveries.length ? " error" : ""), id: "parked-count",
             text: parked.deliveries.length }))),
+      el("h3", { text: "Endpoints" }),
+      configured.endpoints.length === 0 ? el("p", { class: "muted", text: "No endpoint is configured." })
+        : table(["Endpoint", "URL", "Signing", "Format", "State", "Disabled", ""],
+                configured.endpoints.map(endpointRow), { id: "endpoints" }),
+      el("p", { class: "muted", text: "An endpoint whose receiver answers 410 Gone is disabled for every " +
+        "instance: nothing is queued for it until it is enabled again; replay what was parked meanwhile." }),
       el("h3", { text: "Failed deliveries" }),
       parked.deliveries.length === 0 ? el("p", { class: "muted", text: "No delivery is parked." })
         : table(headers, parked.deliveries.map(row), { id: "parked" }),

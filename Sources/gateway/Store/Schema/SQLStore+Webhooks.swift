@@ -67,11 +67,44 @@ extension SQLStore {
     func webhookDelivery(id: String) async throws(GatewayError) -> WebhookDelivery? {
         try await rows("webhook delivery", DeliveryRows.byID, [.text(id)], DeliveryRows.delivery(from:)).first
     }
+
+    func disableWebhookEndpoint(_ endpoint: String, at: Date, reason: String) async throws(GatewayError) {
+        try await change(
+            "disable webhook endpoint", DeliveryRows.disable, [.text(endpoint), .date(at), .text(reason)])
+    }
+
+    func enableWebhookEndpoint(_ endpoint: String) async throws(GatewayError) -> Bool {
+        try await run("enable webhook endpoint", DeliveryRows.enable, [.text(endpoint)]) { $0.changed > 0 }
+    }
+
+    func disabledWebhookEndpoints() async throws(GatewayError) -> [String: DisabledWebhookEndpoint] {
+        let found = try await rows("disabled webhook endpoints", DeliveryRows.disabled, []) {
+            row throws(StoreError) -> DeliveryRows.Disabled in
+            DeliveryRows.Disabled(
+                endpoint: row.text(0) ?? "",
+                disabled: DisabledWebhookEndpoint(at: try row.date(1, "disabled_at"), reason: row.text(2) ?? ""))
+        }
+        return Dictionary(found.map { ($0.endpoint, $0.disabled) }, uniquingKeysWith: { first, _ in first })
+    }
 }
 
 /// The statements of `webhook_cursor` and `webhook_deliveries`, and how a ``WebhookDelivery`` maps to a row.
 enum DeliveryRows {
     /// The first call starts the cursor at the newest event, so turning webhooks on does not replay history.
+    /// A row of `webhook_endpoints_disabled`.
+    struct Disabled {
+        var endpoint: String
+        var disabled: DisabledWebhookEndpoint
+    }
+
+    /// The first disabling of an endpoint stays; a repeat changes nothing.
+    static let disable = StoreStatement(
+        """
+        INSERT INTO webhook_endpoints_disabled (endpoint, disabled_at, reason) VALUES ($1, $2, $3)
+        ON CONFLICT (endpoint) DO NOTHING
+        """)
+    static let enable = StoreStatement("DELETE FROM webhook_endpoints_disabled WHERE endpoint = $1")
+    static let disabled = StoreStatement("SELECT endpoint, disabled_at, reason FROM webhook_endpoints_disabled")
     static let startCursor = StoreStatement(
         """
         INSERT INTO webhook_cursor (id, seq)

@@ -247,5 +247,15 @@ extension StoreSchema {
                         withoutRowID: true)),
                 .index(SchemaIndex("delivery_counts_minute", on: "delivery_counts", ["minute"])),
             ]),
+        // Webhook endpoints a receiver disabled by answering 410 Gone (docs/operations.md, "Status webhooks"),
+        // shared by every instance; a row per endpoint name, removed when an operator enables it again.
+        SchemaStep(
+            "disabled webhook endpoints",
+            [
+                .create(
+                    SchemaTable(
+                        "webhook_endpoints_disabled",
+                        [.key("endpoint", .text), .required("disabled_at", .real), .required("reason", .text)]))
+            ]),
     ]
 }
