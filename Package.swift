@@ -93,6 +93,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
         // Already in the graph through Hummingbird and AsyncHTTPClient; named for the products we import.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // `GET /metrics`: the engine's swift-metrics figures in the Prometheus text format.
@@ -141,6 +142,9 @@ let package = Package(
                 "GatewayKitCrypto",
                 "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // Traces (docs/operations.md, "Traces"): the API the gateway's own tracer and OTLP exporter implement.
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 // HTTP1Channel's decoder limits and extra handlers (HTTPParseErrorHandler).
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -233,6 +237,7 @@ let package = Package(
                 "verify-demo",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

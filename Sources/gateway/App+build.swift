@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import HTTPTypes
 import Hummingbird
 import Logging
 
@@ -31,6 +32,8 @@ struct GatewayOptions: Sendable {
     var startDeadline: Duration?
     /// Where status webhooks go instead of the outbound HTTP client (tests).
     var webhookTransport: (any HTTPTransport)?
+    /// Where finished spans go instead of the OTLP exporter, when tracing is configured (tests).
+    var spanExporter: (any SpanExporter)?
     /// Serve HTTPS with this certificate chain and private key (PEM files); the configuration file's
     /// `tls` section is used when these are not set.
     var tlsCertificate: URL?
@@ -76,9 +79,22 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         connectionsPerHost: configuration.vendorConnectionsPerHost, trusting: tls?.chain ?? [])
     callbacks.bind(outbound.transport)
     let metrics = MetricsRegistry()
+    // Traces, when an OTLP endpoint is configured: the exporter sends on the untraced transport; vendor calls and
+    // webhooks go through a traced one (docs/operations.md, "Traces").
+    let exporter = configuration.tracing.map { settings in
+        OTLPExporter(
+            endpoint: settings.endpoint,
+            headers: settings.headers.compactMap { key, value in HTTPField.Name(key).map { ($0, value) } },
+            serviceName: settings.serviceName, transport: outbound.transport, logger: logger)
+    }
+    let tracer = configuration.tracing.map { settings in
+        GatewayTracer(ratio: settings.ratio, exporter: options.spanExporter ?? exporter ?? NoSpanExporter())
+    }
+    let vendorTransport: any HTTPTransport =
+        tracer.map { TracingTransport(base: outbound.transport, tracer: $0) } ?? outbound.transport
     do {
         let registry = try await buildRegistry(
-            options, configuration, outbound.transport, publicBaseURL: publicBaseURL, metrics: metrics)
+            options, configuration, vendorTransport, publicBaseURL: publicBaseURL, metrics: metrics)
         let routing = try routingTable(configuration, registry, options)
         let store = try await openStore(options, configuration)
         let signer = try VerificationTokenSigner.load(
@@ -116,9 +132,10 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         let router = buildRouter(
             service: service, store: store.store, signer: signer, keyring: keyring, metrics: metrics,
             configuration: configuration, sandbox: sandbox, receiver: receiver, options: options, routes: routes,
-            clientSecrets: clientSecrets, https: tls != nil)
+            clientSecrets: clientSecrets, https: tls != nil, tracer: tracer)
         var (services, webhooks) = try await buildServices(
-            options, configuration, store: store, instances: instances, outbound: outbound)
+            options, configuration, store: store, instances: instances, outbound: outbound, tracer: tracer)
+        if let exporter, options.spanExporter == nil { services.append(exporter) }
         if routing.rules.contains(where: { $0.delivery?.failover == true }) {
             services.append(DeliveryFailoverService(service: service, clock: options.clock, logger: logger))
         }

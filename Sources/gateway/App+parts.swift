@@ -30,6 +30,13 @@ extension GatewayConfiguration {
                 options.logger.warning("configuration: \(note.located(in: file.relativePath))")
             }
             configuration = reading.configuration
+        } else {
+            // Without a file, the standard OpenTelemetry variables alone turn traces on.
+            var problems: [String] = []
+            configuration.tracing = GatewayConfiguration.tracing(nil, environment: options.environment) {
+                problems.append($0)
+            }
+            if !problems.isEmpty { throw ConfigurationError(problems: problems) }
         }
         if let startDeadline = options.startDeadline { configuration.policy.startDeadline = startDeadline }
         if configuration.tokenSigningKeyPEM == nil,
@@ -146,7 +153,7 @@ func openStore(_ options: GatewayOptions, _ configuration: GatewayConfiguration)
 /// instance heartbeat, store maintenance, and the webhook sender when endpoints are configured.
 func buildServices(
     _ options: GatewayOptions, _ configuration: GatewayConfiguration, store: GatewayStore,
-    instances: InstanceRegistry, outbound: OutboundCalls
+    instances: InstanceRegistry, outbound: OutboundCalls, tracer: GatewayTracer? = nil
 ) async throws -> ([any Service], WebhookDispatcher?) {
     var services: [any Service] = []
     if let client = outbound.client { services.append(HTTPClientService(client: client)) }
@@ -162,8 +169,10 @@ func buildServices(
     // The cursor starts now, when webhooks are turned on: every change from here on is delivered, none from
     // before is replayed.
     _ = try await queue.webhookCursor()
+    let webhookTransport = options.webhookTransport ?? outbound.transport
     let dispatcher = WebhookDispatcher(
-        store: queue, settings: configuration.webhooks, transport: options.webhookTransport ?? outbound.transport,
+        store: queue, settings: configuration.webhooks,
+        transport: tracer.map { TracingTransport(base: webhookTransport, tracer: $0) } ?? webhookTransport,
         clock: options.clock, logger: options.logger)
     services.append(dispatcher)
     return (services, dispatcher)

@@ -12,10 +12,12 @@ func buildRouter(
     service: VerificationService, store: any VerificationStore, signer: VerificationTokenSigner, keyring: APIKeyring,
     metrics: MetricsRegistry, configuration: GatewayConfiguration, sandbox: Sandbox?, receiver: CallbackReceiver?,
     options: GatewayOptions, routes: RouteTable = RouteTable(), clientSecrets: ClientSecrets? = nil,
-    https: Bool = false
+    https: Bool = false, tracer: GatewayTracer? = nil
 ) -> Router<GatewayRequestContext> {
     let registry = service.registry
     let router = RecordingRouter(router: Router(context: GatewayRequestContext.self), table: routes)
+    // Outermost, so the server span covers every other middleware and sees the final status.
+    if let tracer { router.add(middleware: TracingMiddleware(tracer: tracer)) }
     router.add(
         middleware: HTTPMetricsMiddleware(
             factory: metrics.factory, knownIDs: Set(registry.providerIDs + options.plugins.map(\.id))))
