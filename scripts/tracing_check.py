@@ -12,8 +12,11 @@ a start, the check of its code, and a start while Twilio answers 503 to everythi
 It checks that
   1. each request's server span continues the caller's trace (its trace id, the caller's span as parent), is
      named by the route's pattern and carries the method, route and status (and `verification.id` for a check);
-  2. each vendor call is a client span whose parent is that server span, inside its time, with a duration;
-  3. the failover start has two vendor calls, the first an error (HTTP 503), the second not;
+  2. under it, the engine's steps: a `routing` span (route, country, candidates) for a start, and a
+     `provider.start` or `provider.check` span per vendor tried, whose child is the vendor's HTTP call as a
+     client span; each inside its parent's time, with a duration;
+  3. the failover start tried two providers, the first an error (twilio, provider_unavailable; its HTTP call
+     answered 503), the second not;
   4. no attribute of any span or event contains the phone number or the code;
   5. the spans name the service as OTEL_SERVICE_NAME says.
 Exit status 0 when everything holds.
@@ -117,13 +120,31 @@ def server_and_clients(trace, caller_span, label, route, status):
     check(server.name == f"{route[0]} {route[1]}" and attrs.get("http.route") == route[1]
           and attrs.get("http.request.method") == route[0] and attrs.get("http.response.status_code") == status,
           f"{label}: named {server.name!r}, route {attrs.get('http.route')}, status {attrs.get('http.response.status_code')}")
+    # The engine's steps under the server span; the vendor's HTTP call under its provider step.
+    steps = {span.span_id: span for _, span in found if span.parent_span_id == server.span_id
+             and span.kind == Span.SPAN_KIND_INTERNAL}
+    calls = sorted((s for s in steps.values() if s.name in ("provider.start", "provider.check")),
+                   key=lambda s: s.start_time_unix_nano)
     clients = sorted((span for _, span in found if span.kind == Span.SPAN_KIND_CLIENT
-                      and span.parent_span_id == server.span_id), key=lambda s: s.start_time_unix_nano)
-    inside = all(server.start_time_unix_nano <= c.start_time_unix_nano <= c.end_time_unix_nano
-                 <= server.end_time_unix_nano and c.end_time_unix_nano > c.start_time_unix_nano for c in clients)
-    check(clients and inside, f"{label}: {len(clients)} vendor call span(s) under it, inside its time, each with a "
-          f"duration ({', '.join(f'{c.name} {(c.end_time_unix_nano - c.start_time_unix_nano) / 1e6:.1f} ms' for c in clients)})")
-    return server, clients
+                      and span.parent_span_id in steps), key=lambda s: s.start_time_unix_nano)
+
+    def within(child, parent):
+        return (parent.start_time_unix_nano <= child.start_time_unix_nano <= child.end_time_unix_nano
+                <= parent.end_time_unix_nano and child.end_time_unix_nano > child.start_time_unix_nano)
+
+    inside = all(within(c, steps[c.parent_span_id]) and within(steps[c.parent_span_id], server) for c in clients)
+    check(calls and len(clients) == len(calls) and inside,
+          f"{label}: {len(calls)} {'/'.join(sorted({c.name for c in calls}))} span(s) under it, each with the vendor's "
+          f"HTTP call as a client span inside its time ("
+          f"{', '.join(f'{c.name} {(c.end_time_unix_nano - c.start_time_unix_nano) / 1e6:.1f} ms' for c in clients)})")
+    if route[1] == "/v1/verifications":
+        routing = [s for s in steps.values() if s.name == "routing"]
+        attrs = attributes(routing[0]) if routing else {}
+        check(len(routing) == 1 and attrs.get("routing.route") and attrs.get("verification.country") == "US"
+              and attrs.get("routing.candidates") and within(routing[0], server),
+              f"{label}: a routing span under it: route {attrs.get('routing.route')}, country "
+              f"{attrs.get('verification.country')}, candidates {attrs.get('routing.candidates')}")
+    return server, calls
 
 
 def main():
@@ -160,11 +181,14 @@ def main():
         if check_server is not None:
             check(attributes(check_server).get("verification.id") == started["id"],
                   f"check: verification.id {attributes(check_server).get('verification.id')}")
-        _, clients = server_and_clients(failover_trace, failover_span, "failover", ("POST", "/v1/verifications"), 201)
-        codes = [attributes(c).get("http.response.status_code") for c in clients]
-        errors = [c.status.code == Status.STATUS_CODE_ERROR for c in clients]
-        check(len(clients) >= 2 and codes[0] == 503 and errors[0] and not errors[-1],
-              f"failover: vendor calls answered {codes}, errors {errors}")
+        _, calls = server_and_clients(failover_trace, failover_span, "failover", ("POST", "/v1/verifications"), 201)
+        tried = [(attributes(c).get("verification.provider"), attributes(c).get("error.type")) for c in calls]
+        errors = [c.status.code == Status.STATUS_CODE_ERROR for c in calls]
+        check(len(calls) == 2 and tried[0] == ("twilio", "provider_unavailable") and tried[1] == ("sinch", None)
+              and errors == [True, False], f"failover: providers tried {tried}, errors {errors}")
+        failover_clients = [span for _, span in spans_of(failover_trace) if span.kind == Span.SPAN_KIND_CLIENT]
+        codes = sorted(attributes(c).get("http.response.status_code") for c in failover_clients)
+        check(codes == [200, 503] or codes == [201, 503], f"failover: the vendors' HTTP answers {codes}")
 
         with Collector.lock:
             everything = list(Collector.spans)

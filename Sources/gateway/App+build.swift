@@ -113,6 +113,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
                 store: store.store, routing: routing, prices: configuration.prices,
                 segmentsPerStart: registry.segmentsPerStart, clock: options.clock,
                 codeValidity: configuration.policy.codeValidity, logger: logger))
+        service.tracer = tracer.map { GatewayEngineTracer(tracer: $0) }
         // Every start hands out a client secret derived from the signing key; the record keeps its hash.
         let clientSecrets = ClientSecrets(signingKey: signer.privateKey)
         service.clientSecretHash = { ClientSecrets.hash(clientSecrets.secret(for: $0)) }

@@ -98,8 +98,16 @@ struct TracingTests {
             #expect(attributes["http.response.status_code"] == .int64(201))
             let vendor = try #require(
                 spans.all.first { $0.kind == .client && $0.trace.traceID == server.trace.traceID })
-            #expect(vendor.parentSpanID == server.trace.spanID)
-            #expect(vendor.start >= server.start && vendor.end <= server.end)
+            // Server → routing, and server → provider.start → the vendor's HTTP call.
+            let routing = try #require(spans.all.first { $0.name == "routing" })
+            #expect(routing.parentSpanID == server.trace.spanID && routing.kind == .internal)
+            let routingAttributes = Dictionary(routing.attributes, uniquingKeysWith: { a, _ in a })
+            #expect(routingAttributes["verification.country"] == .string("US"))
+            #expect(routingAttributes["routing.candidates"] != nil && routingAttributes["routing.route"] != nil)
+            let call = try #require(spans.all.first { $0.name == "provider.start" })
+            #expect(call.parentSpanID == server.trace.spanID)
+            #expect(vendor.parentSpanID == call.trace.spanID)
+            #expect(vendor.start >= call.start && vendor.end <= call.end && call.end <= server.end)
             // No number in any span; the request's logs carry the trace id.
             for span in spans.all {
                 #expect(!"\(span.name) \(span.attributes)".contains("4155550177"))

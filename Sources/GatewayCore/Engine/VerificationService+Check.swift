@@ -34,8 +34,19 @@ extension VerificationService {
         let began = clock.instant
         let result: ProviderCheckResult
         do {
-            result = try await provider.check(
-                ProviderVerification(record, clientContext: request.clientContext), code: request.code)
+            result = try await traced("provider.check") { (span) throws(GatewayError) in
+                span?.set("verification.id", record.id)
+                span?.set("verification.provider", provider.id)
+                do throws(GatewayError) {
+                    let result = try await provider.check(
+                        ProviderVerification(record, clientContext: request.clientContext), code: request.code)
+                    span?.set("verification.check.status", result.status.rawValue)
+                    return result
+                } catch {
+                    span?.fail(error.code)
+                    throw error
+                }
+            }
         } catch {
             // Provisional: the commit that settles the check (and syncs this one with it) follows.
             try? await store.append(

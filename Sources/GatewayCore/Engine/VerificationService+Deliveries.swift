@@ -12,7 +12,17 @@ extension VerificationService {
     /// brings it again: it can arrive before the start that sent the message has stored it.
     func recordDeliveries(_ receipts: [DeliveryReceipt], providerID: String) async throws(GatewayError) {
         for receipt in receipts {
-            try await recordDelivery(receipt, providerID: providerID)
+            try await traced("delivery.receipt") { (span) throws(GatewayError) in
+                span?.set("verification.provider", providerID)
+                span?.set("delivery.status", receipt.status.rawValue)
+                if let id = receipt.verificationID, Self.isWellFormedID(id) { span?.set("verification.id", id) }
+                do throws(GatewayError) {
+                    try await recordDelivery(receipt, providerID: providerID)
+                } catch {
+                    span?.fail(error.code)
+                    throw error
+                }
+            }
         }
     }
 

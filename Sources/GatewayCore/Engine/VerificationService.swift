@@ -114,6 +114,8 @@ public struct VerificationService: Sendable {
     /// never throws: a count that cannot be written is the counter's to log. `nil`: refusals are only in the
     /// metrics.
     public var countRefusal: (@Sendable (_ kind: String, _ at: Date) async -> Void)?
+    /// Spans around the engine's steps when the gateway's traces are on; nil (the default): none.
+    public var tracer: (any EngineTracer)?
 
     /// A service over `registry`, `routing` and `store`. Without `breakers`, it makes its own on `clock`; without
     /// `adaptive`, it makes an ``AdaptiveRouter`` over the store when a route is adaptive.
@@ -200,7 +202,11 @@ public struct VerificationService: Sendable {
             await countRefusal?("geo:" + region, clock.now)
             throw GatewayError(.destinationBlocked, "Verifications to \(region) are not allowed for this API key.")
         }
-        let decision = routing.decide(request, apiKey: apiKeyName, registry: registry)
+        let decision = await traced("routing") { span in
+            let decision = routing.decide(request, apiKey: apiKeyName, registry: registry)
+            if let span { Self.describe(decision, request, on: span) }
+            return decision
+        }
         var candidates = decision.candidates
         try checkDestination(request, candidates: candidates)
         let id = idempotency?.resumingID ?? Self.newID()
@@ -283,7 +289,15 @@ public struct VerificationService: Sendable {
             let began = clock.instant
             attempt.idempotency?.setSendMayHaveHappened(true)
             do {
-                let result = try await Self.startOrChallenge(provider, request)
+                let result = try await traced("provider.start") { (span) throws(GatewayError) in
+                    span?.set("verification.provider", provider.id)
+                    do throws(GatewayError) {
+                        return try await Self.startOrChallenge(provider, request)
+                    } catch {
+                        span?.fail(error.code)
+                        throw error
+                    }
+                }
                 // A message whose delivery the route watches is a success only once delivered (its receipt, or
                 // its deadline's failure, tells the breaker); any other accepted start is one now.
                 if result.sentNothing || !awaitsDelivery(provider, route: decision.route) {

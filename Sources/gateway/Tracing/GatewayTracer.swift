@@ -186,3 +186,37 @@ final class GatewaySpan: Tracing.Span, Sendable {
         return pairs
     }
 }
+
+/// The engine's spans (``EngineTracer``) on the gateway's tracer: internal spans, children of the current one.
+struct GatewayEngineTracer: EngineTracer {
+    let tracer: GatewayTracer
+
+    func span<T, E: Error>(_ name: String, _ body: (any EngineSpan) async throws(E) -> T) async throws(E) -> T {
+        let span = tracer.startSpan(name, context: ServiceContext.current ?? .topLevel, ofKind: .internal)
+        defer { span.end() }
+        let result: Result<T, E> = await ServiceContext.withValue(span.context) {
+            do throws(E) {
+                return .success(try await body(EngineSpanHandle(span: span)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+}
+
+/// An engine step's span: attributes and a failure, recorded only when the span is.
+struct EngineSpanHandle: EngineSpan {
+    let span: GatewaySpan
+
+    func set(_ key: String, _ value: String) {
+        guard span.isRecording else { return }
+        span.attributes[key] = value
+    }
+
+    func fail(_ code: GatewayError.Code) {
+        guard span.isRecording else { return }
+        span.attributes["error.type"] = code.rawValue
+        span.setStatus(SpanStatus(code: .error, message: code.rawValue))
+    }
+}
