@@ -1,4 +1,5 @@
 import Foundation
+import Instrumentation
 import Logging
 
 /// The request a task serves, for log lines written outside the request's own logger (the engine's,
@@ -7,8 +8,11 @@ enum RequestScope {
     @TaskLocal static var requestID: String?
 
     static let metadataProvider = Logger.MetadataProvider {
-        guard let id = requestID else { return [:] }
-        return ["request.id": .string(id)]
+        var metadata: Logger.Metadata = [:]
+        if let id = requestID { metadata["request.id"] = .string(id) }
+        // The trace of the span the line is written in, when traces are on (docs/operations.md, "Traces").
+        if let trace = ServiceContext.current?.traceContext { metadata["trace_id"] = .string(trace.traceIDHex) }
+        return metadata
     }
 }
 
