@@ -14,7 +14,8 @@ It checks that
      named by the route's pattern and carries the method, route and status (and `verification.id` for a check);
   2. under it, the engine's steps: a `routing` span (route, country, candidates) for a start, and a
      `provider.start` or `provider.check` span per vendor tried, whose child is the vendor's HTTP call as a
-     client span; each inside its parent's time, with a duration;
+     client span; and the store's calls as `store <operation>` client spans (`db.system.name` sqlite); each
+     inside its parent's time, with a duration;
   3. the failover start tried two providers, the first an error (twilio, provider_unavailable; its HTTP call
      answered 503), the second not;
   4. no attribute of any span or event contains the phone number or the code;
@@ -126,7 +127,10 @@ def server_and_clients(trace, caller_span, label, route, status):
     calls = sorted((s for s in steps.values() if s.name in ("provider.start", "provider.check")),
                    key=lambda s: s.start_time_unix_nano)
     clients = sorted((span for _, span in found if span.kind == Span.SPAN_KIND_CLIENT
-                      and span.parent_span_id in steps), key=lambda s: s.start_time_unix_nano)
+                      and span.parent_span_id in steps and not span.name.startswith("store ")),
+                     key=lambda s: s.start_time_unix_nano)
+    stores = [span for _, span in found if span.kind == Span.SPAN_KIND_CLIENT and span.name.startswith("store ")
+              and span.parent_span_id == server.span_id]
 
     def within(child, parent):
         return (parent.start_time_unix_nano <= child.start_time_unix_nano <= child.end_time_unix_nano
@@ -137,6 +141,8 @@ def server_and_clients(trace, caller_span, label, route, status):
           f"{label}: {len(calls)} {'/'.join(sorted({c.name for c in calls}))} span(s) under it, each with the vendor's "
           f"HTTP call as a client span inside its time ("
           f"{', '.join(f'{c.name} {(c.end_time_unix_nano - c.start_time_unix_nano) / 1e6:.1f} ms' for c in clients)})")
+    check(stores and all(within(t, server) and attributes(t).get("db.system.name") == "sqlite" for t in stores),
+          f"{label}: {len(stores)} store call span(s) under it ({', '.join(sorted({t.name for t in stores}))})")
     if route[1] == "/v1/verifications":
         routing = [s for s in steps.values() if s.name == "routing"]
         attrs = attributes(routing[0]) if routing else {}
@@ -186,7 +192,8 @@ def main():
         errors = [c.status.code == Status.STATUS_CODE_ERROR for c in calls]
         check(len(calls) == 2 and tried[0] == ("twilio", "provider_unavailable") and tried[1] == ("sinch", None)
               and errors == [True, False], f"failover: providers tried {tried}, errors {errors}")
-        failover_clients = [span for _, span in spans_of(failover_trace) if span.kind == Span.SPAN_KIND_CLIENT]
+        failover_clients = [span for _, span in spans_of(failover_trace)
+                            if span.kind == Span.SPAN_KIND_CLIENT and not span.name.startswith("store ")]
         codes = sorted(attributes(c).get("http.response.status_code") for c in failover_clients)
         check(codes == [200, 503] or codes == [201, 503], f"failover: the vendors' HTTP answers {codes}")
 

@@ -108,6 +108,11 @@ struct TracingTests {
             #expect(call.parentSpanID == server.trace.spanID)
             #expect(vendor.parentSpanID == call.trace.spanID)
             #expect(vendor.start >= call.start && vendor.end <= call.end && call.end <= server.end)
+            // The start's write is a store span under the server span.
+            let store = try #require(spans.all.first { $0.name.hasPrefix("store ") })
+            #expect(store.kind == .client && store.parentSpanID == server.trace.spanID)
+            #expect(
+                Dictionary(store.attributes, uniquingKeysWith: { a, _ in a })["db.system.name"] == .string("sqlite"))
             // No number in any span; the request's logs carry the trace id.
             for span in spans.all {
                 #expect(!"\(span.name) \(span.attributes)".contains("4155550177"))

@@ -23,15 +23,17 @@ struct TracingMiddleware: RouterMiddleware {
         var context = context
         context.logger[metadataKey: "trace_id"] = .string(span.trace.traceIDHex)
         return try await ServiceContext.withValue(span.context) {
-            do {
-                let response = try await next(request, context)
-                finish(span, request: request, context: context, status: Int(response.status.code))
-                return response
-            } catch {
-                let status = (error as? any HTTPResponseError)?.status.code ?? 500
-                finish(span, request: request, context: context, status: Int(status))
-                span.recordError(error)
-                throw error
+            try await StoreTracing.$tracer.withValue(tracer) {
+                do {
+                    let response = try await next(request, context)
+                    finish(span, request: request, context: context, status: Int(response.status.code))
+                    return response
+                } catch {
+                    let status = (error as? any HTTPResponseError)?.status.code ?? 500
+                    finish(span, request: request, context: context, status: Int(status))
+                    span.recordError(error)
+                    throw error
+                }
             }
         }
     }
@@ -105,6 +107,37 @@ struct TracingTransport: HTTPTransport {
         } catch {
             span.recordError(error)
             span.setStatus(SpanStatus(code: .error, message: "no answer"))
+            throw error
+        }
+    }
+}
+
+/// Store calls as client spans of the request they serve (`store <operation>`, with `db.system.name` and
+/// `db.operation.name`), when traces are on: the server middleware puts its tracer in this task-local, so the
+/// stores need no tracer of their own and read one task-local per call when traces are off.
+enum StoreTracing {
+    @TaskLocal static var tracer: GatewayTracer?
+
+    static func traced<Value>(
+        _ operation: String, system: String, _ body: () async throws(GatewayError) -> Value
+    ) async throws(GatewayError) -> Value {
+        guard let tracer else { return try await body() }
+        let span = tracer.startSpan(
+            "store " + operation, context: ServiceContext.current ?? .topLevel, ofKind: .client)
+        defer { span.end() }
+        if span.isRecording {
+            span.updateAttributes { attributes in
+                attributes["db.system.name"] = system
+                attributes["db.operation.name"] = operation
+            }
+        }
+        do {
+            return try await body()
+        } catch {
+            if span.isRecording {
+                span.attributes["error.type"] = error.code.rawValue
+                span.setStatus(SpanStatus(code: .error, message: error.code.rawValue))
+            }
             throw error
         }
     }

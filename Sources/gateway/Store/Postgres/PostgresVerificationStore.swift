@@ -114,6 +114,12 @@ final class PostgresVerificationStore: SQLStore {
     /// Runs `call` on one pooled connection, awaiting each statement; inside `BEGIN … COMMIT` when the call
     /// must commit together (a ``StoreAtomicity/transactionWhereFree`` call lets each statement commit).
     func run<Value: Sendable>(_ call: StoreCall<Value>) async throws(GatewayError) -> Value {
+        try await StoreTracing.traced(call.operation, system: "postgresql") { () throws(GatewayError) in
+            try await runUntraced(call)
+        }
+    }
+
+    private func runUntraced<Value: Sendable>(_ call: StoreCall<Value>) async throws(GatewayError) -> Value {
         let logger = logger
         let body: @Sendable (PostgresConnection) async throws -> Value = { connection in
             try await Self.run(call, on: connection, logger: logger)

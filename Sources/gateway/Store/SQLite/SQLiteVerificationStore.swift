@@ -40,6 +40,12 @@ final class SQLiteVerificationStore: SQLStore {
     /// A provisional write is committed without a sync of its own: the settle commit that always follows it
     /// syncs the WAL, its frames included (docs/performance.md, "Durability").
     func run<Value: Sendable>(_ call: StoreCall<Value>) async throws(GatewayError) -> Value {
+        try await StoreTracing.traced(call.operation, system: "sqlite") { () throws(GatewayError) in
+            try await runUntraced(call)
+        }
+    }
+
+    private func runUntraced<Value: Sendable>(_ call: StoreCall<Value>) async throws(GatewayError) -> Value {
         do {
             return try await database.perform(durability: call.durability == .provisional ? .unsynced : .synced) {
                 (connection) throws(SQLiteError) -> Value in
@@ -54,6 +60,12 @@ final class SQLiteVerificationStore: SQLStore {
     }
 
     func read<Value: Sendable>(_ call: StoreCall<Value>) async throws(GatewayError) -> Value {
+        try await StoreTracing.traced(call.operation, system: "sqlite") { () throws(GatewayError) in
+            try await readUntraced(call)
+        }
+    }
+
+    private func readUntraced<Value: Sendable>(_ call: StoreCall<Value>) async throws(GatewayError) -> Value {
         do {
             return try await database.read { (connection) throws(SQLiteError) -> Value in
                 try Self.run(call, on: connection)
