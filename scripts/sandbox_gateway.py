@@ -70,3 +70,33 @@ def code_for(base, to):
     _, outbox = call(base, "GET", "/sandbox/outbox?to=" + urllib.parse.quote(to), key=None)
     messages = outbox.get("messages", [])
     return messages[-1]["code"] if messages else None
+
+
+def stop(process):
+    """Stops a gateway started by `start`: SIGTERM, then SIGKILL after 20 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except Exception:
+        process.kill()
+
+
+def wait_for(condition, seconds=60):
+    """Polls `condition` every 0.1 s until it holds (True) or `seconds` pass (False)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def finish(name, failures, work):
+    """Removes the scratch directory (kept when a check failed), prints the verdict; the exit status."""
+    import shutil
+    if failures:
+        print(f"kept {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{name}: " + ("FAILED" if failures else "passed"))
+    return 1 if failures else 0

@@ -22,7 +22,7 @@ It checks that
   5. the spans name the service as OTEL_SERVICE_NAME says.
 Exit status 0 when everything holds.
 """
-import argparse, os, shutil, sys, tempfile, threading, time, uuid
+import argparse, os, sys, tempfile, threading, uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -100,15 +100,6 @@ def attributes(span):
     return out
 
 
-def wait_for(condition, seconds=60):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return False
-
-
 def server_and_clients(trace, caller_span, label, route, status):
     """Checks one request's server span and its vendor client spans; returns (server span, clients)."""
     found = spans_of(trace)
@@ -181,7 +172,7 @@ def main():
         check(status == 201 and moved.get("provider") == "sinch", f"a start while twilio answers 503: {status}, "
               f"served by {moved.get('provider')}")
 
-        wait_for(lambda: len(spans_of(trace)) >= 4 and len(spans_of(failover_trace)) >= 3)
+        gw.wait_for(lambda: len(spans_of(trace)) >= 4 and len(spans_of(failover_trace)) >= 3)
         server, _ = server_and_clients(trace, first, "start", ("POST", "/v1/verifications"), 201)
         check_server, _ = server_and_clients(trace, second, "check", ("POST", "/v1/verifications/{id}/check"), 200)
         if check_server is not None:
@@ -214,18 +205,9 @@ def main():
         check(Collector.content_types == {("/v1/traces", "application/x-protobuf")},
               f"exported to /v1/traces as protobuf: {Collector.content_types}")
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except Exception:
-            process.kill()
+        gw.stop(process)
         collector.shutdown()
-    if failures:
-        print(f"kept {work}")
-    else:
-        shutil.rmtree(work, ignore_errors=True)
-    print("tracing check: " + ("FAILED" if failures else "passed"))
-    return 1 if failures else 0
+    return gw.finish("tracing check", failures, work)
 
 
 if __name__ == "__main__":

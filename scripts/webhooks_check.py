@@ -20,7 +20,7 @@ and plays four verifications (three approved, one canceled). Then:
      more; enabled again through the admin API, it receives the next event.
 No phone number is in any body. Exit status 0 when everything holds.
 """
-import argparse, base64, json, os, shutil, sys, tempfile, threading, time
+import argparse, base64, json, os, sys, tempfile, threading
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -103,15 +103,6 @@ def play(base, numbers, cancel=()):
             call(base, "POST", f"/v1/verifications/{started['id']}/check", {"code": code})
 
 
-def wait_for(condition, seconds=120):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return False
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--gateway", help="a built gateway binary (default: swift build)")
@@ -132,7 +123,7 @@ def main():
         numbers = [f"+1415555{n:04d}" for n in range(4)]
         play(base, numbers, cancel={numbers[3]})
         # rotating: 4 events, one of them twice (the refused first attempt); cloud: 4; gone: 1, then disabled.
-        check(wait_for(lambda: len(deliveries("/rotating")) >= 5 and len(deliveries("/cloud")) >= 4),
+        check(gw.wait_for(lambda: len(deliveries("/rotating")) >= 5 and len(deliveries("/cloud")) >= 4, 120),
               f"deliveries arrived: rotating {len(deliveries('/rotating'))}, cloud {len(deliveries('/cloud'))}")
         _, listed = call(base, "GET", "/v1/admin/webhooks/endpoints")
         endpoints = {e["name"]: e for e in listed.get("endpoints", [])}
@@ -203,21 +194,12 @@ def main():
               f"gone: {len(deliveries('/gone'))} request, then {gone.get('state')} ({gone.get('disabled_reason')})")
         status, _ = call(base, "POST", "/v1/admin/webhooks/endpoints/gone/enable")
         play(base, ["+14155550100"])
-        check(status == 200 and wait_for(lambda: len(deliveries("/gone")) == 2),
+        check(status == 200 and gw.wait_for(lambda: len(deliveries("/gone")) == 2, 120),
               f"enabled again ({status}), gone receives the next event ({len(deliveries('/gone'))} requests)")
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except Exception:
-            process.kill()
+        gw.stop(process)
         server.shutdown()
-    if failures:
-        print(f"kept {work}")
-    else:
-        shutil.rmtree(work, ignore_errors=True)
-    print("webhooks check: " + ("FAILED" if failures else "passed"))
-    return 1 if failures else 0
+    return gw.finish("webhooks check", failures, work)
 
 
 if __name__ == "__main__":
