@@ -10,6 +10,10 @@ gateway's) and `OTEL_TRACES_SAMPLER=always_on`, the other without. Alternating c
 `wrk -t1 -c32 start.lua` against each; a round's figure is the gateway's user + system CPU per answered start, and
 the result is the median over rounds of on/off (with a bootstrap 90% interval), as scripts/bench/facade_cpu.py
 does. Prints one `RESULT {json}` line, with the spans and bytes the collector received.
+
+With --baseline BINARY it measures what tracing costs when it is off instead: both gateways start without a
+collector, the `on` side being --gateway and the `off` side BINARY (a build from before tracing), so the ratio is
+the new code's CPU per start over the old code's, traces off.
 """
 import argparse, json, os, statistics, sys, tempfile, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -40,6 +44,7 @@ def main():
     parser.add_argument("--gateway", default=os.path.join(bench.ROOT, ".build", "release", "gateway"))
     parser.add_argument("--seconds", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--baseline", help="compare --gateway against this binary, both with traces off")
     args = parser.parse_args()
     block = 10000 * max(2, args.seconds)
     collector = ThreadingHTTPServer(("127.0.0.1", 0), Collector)
@@ -47,10 +52,11 @@ def main():
     scratch = tempfile.mkdtemp(prefix="gateway-tracing-bench-")
     gateways = {}
     for side in ("off", "on"):
-        if side == "on":
+        if side == "on" and not args.baseline:
             os.environ.update(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:%d" % collector.server_address[1],
                               OTEL_TRACES_SAMPLER="always_on", OTEL_SERVICE_NAME="bench")
-        gateway = bench.Gateway(args.gateway, os.path.join(scratch, side), os.path.join(scratch, side + ".log"))
+        binary = args.baseline if side == "off" and args.baseline else args.gateway
+        gateway = bench.Gateway(binary, os.path.join(scratch, side), os.path.join(scratch, side + ".log"))
         os.makedirs(gateway.data_dir, exist_ok=True)
         gateway.start()
         gateways[side] = gateway
@@ -81,8 +87,9 @@ def main():
         "on_over_off": round(ratio, 3), "interval": [round(low, 3), round(high, 3)],
         "off_us_per_start": round(off, 1), "on_us_per_start": round(on, 1),
         "exports": Collector.exports, "export_bytes": Collector.bytes, "starts_on": starts_on,
-        "command": "python3 scripts/bench/tracing_cpu.py --gateway %s --seconds %d --rounds %d"
-        % (os.path.relpath(args.gateway, bench.ROOT), args.seconds, args.rounds),
+        "command": "python3 scripts/bench/tracing_cpu.py --gateway %s --seconds %d --rounds %d%s"
+        % (os.path.relpath(args.gateway, bench.ROOT), args.seconds, args.rounds,
+           " --baseline %s" % args.baseline if args.baseline else ""),
     }))
 
 
