@@ -100,3 +100,15 @@ def finish(name, failures, work):
         shutil.rmtree(work, ignore_errors=True)
     print(f"{name}: " + ("FAILED" if failures else "passed"))
     return 1 if failures else 0
+
+
+class Checks:
+    """Prints each check as `ok` or `FAIL` and keeps the failed ones: `checks(condition, message)`."""
+
+    def __init__(self):
+        self.failures = []
+
+    def __call__(self, condition, message):
+        print(("ok    " if condition else "FAIL  ") + message, flush=True)
+        if not condition:
+            self.failures.append(message)

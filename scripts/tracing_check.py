@@ -32,13 +32,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status  # noqa: E402
 
 KEY = "sk_tracing_check_0001"
-failures = []
-
-
-def check(condition, message):
-    print(("ok    " if condition else "FAIL  ") + message, flush=True)
-    if not condition:
-        failures.append(message)
+check = gw.Checks()
 
 
 class Collector(BaseHTTPRequestHandler):
@@ -207,7 +201,7 @@ def main():
     finally:
         gw.stop(process)
         collector.shutdown()
-    return gw.finish("tracing check", failures, work)
+    return gw.finish("tracing check", check.failures, work)
 
 
 if __name__ == "__main__":
