@@ -135,6 +135,10 @@ struct ObservabilityTests {
             let groups = try #require(samples.value("gateway_store_commit_groups_total", [:]))
             #expect(groups >= 5)
             #expect(try #require(samples.value("gateway_store_grouped_calls_total", [:])) >= groups)
+            // Store calls and statements by operation, and commits: the start's insert is one call.
+            #expect(try #require(samples.value("gateway_store_calls_total", ["operation": "insert"])) == 1)
+            #expect(try #require(samples.value("gateway_store_statements_total", ["operation": "insert"])) >= 1)
+            #expect(try #require(samples.value("gateway_store_commits_total", [:])) >= 3)
             // Bounded labels: no number, no verification id, anywhere in the exposition.
             #expect(!text.contains("4155550100"))
             #expect(!text.contains(id))

@@ -77,6 +77,23 @@ final class PostgresStoreTests: Sendable {
         }.run(check)
     }
 
+    @Test("The store counts each operation's calls and statements, and each transaction or lone statement as a commit")
+    func callCounts() async throws {
+        let store = try await Self.store()
+        opened.add(store)
+        let record = try StoreConformance.phoneRecord(id: "VEcounts1000")
+        let event = VerificationEvent(verificationID: record.id, kind: .providerCall, at: StoreConformance.epoch)
+        let before = store.callCounts.commits
+        try await store.insert(record, events: [event])  // one transaction: the record, the lock, the event
+        #expect(store.callCounts.commits - before == 1)
+        #expect(try await store.record(id: record.id) == record)  // one statement, committing by itself
+        #expect(store.callCounts.commits - before == 2)
+        let counts = store.callCounts.snapshot
+        #expect(counts["insert"]?.calls == 1)
+        #expect((counts["insert"]?.statements ?? 0) >= 3)
+        #expect(counts["record"] == StoreCallCounts.Tally(calls: 1, statements: 1))
+    }
+
     // MARK: - Several instances on one database
 
     @Test("Two stores (two instances) on one schema: one migration, one winner per version, one claim per key")

@@ -85,6 +85,26 @@ struct SQLiteGroupCommitTests {
         #expect(try storedIDs() == Set(records.map(\.id)))
     }
 
+    @Test("The store counts each operation's calls and statements, and a group of writes as one commit")
+    func callCounts() async throws {
+        let store = try store()
+        let before = store.callCounts.commits
+        let first = try record(0)
+        try await store.insert(first)  // alone: its own transaction, one commit
+        #expect(try await store.record(id: first.id) == first)  // a read commits nothing
+        #expect(store.callCounts.commits - before == 1)
+        let records = try (1...10).map(record)
+        let results = try await inOneGroup(
+            store, records.map { record in { @Sendable in try await store.insert(record) } })
+        for result in results { try result.get() }
+        // Ten inserts in one group: one commit.
+        #expect(store.callCounts.commits - before == 2)
+        let counts = store.callCounts.snapshot
+        #expect(counts["insert"]?.calls == 11)
+        #expect(counts["insert"]?.statements == 11)  // a record without events: one statement each
+        #expect(counts["record"] == StoreCallCounts.Tally(calls: 1, statements: 1))
+    }
+
     @Test("A call that fails in a group is rolled back alone; the others are committed")
     func failureIsolated() async throws {
         let store = try store()

@@ -27,6 +27,8 @@ struct MetricsRegistry: Sendable {
     private final class StoreGroupsSeen: Sendable {
         let counters = Mutex(SQLiteDatabase.GroupCounters())
         let checkpoints = Mutex(SQLiteCheckpointer.Counters())
+        let calls = Mutex<[String: StoreCallCounts.Tally]>([:])
+        let commits = Mutex(0)
     }
 
     var factory: PrometheusMetricsFactory {
@@ -69,9 +71,33 @@ struct MetricsRegistry: Sendable {
         )
     }
 
-    /// The exposition text, with the breaker gauges and the SQLite store's group and checkpoint counters
+    /// Store calls and statements by operation, and commits (``StoreCallCounts``), either store.
+    static var storeCalls: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "gateway_store_calls", unitName: "total",
+            helpText: "Store operations run, by operation (each one call of the store, whatever its statements).")
+    }
+
+    static var storeStatements: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "gateway_store_statements", unitName: "total",
+            helpText: "SQL statements the store's operations sent, by operation (not BEGIN, COMMIT or savepoints).")
+    }
+
+    static var storeCommits: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "gateway_store_commits", unitName: "total",
+            helpText:
+                "Transactions the store committed: on SQLite those that wrote (a group is one), on PostgreSQL every transaction and every statement run outside one."
+        )
+    }
+
+    /// The exposition text, with the breaker gauges and the store's call, group and checkpoint counters
     /// brought up to date first.
     func scrape(breakers: CircuitBreakers, store: (any VerificationStore)? = nil) -> [UInt8] {
+        if let sql = store as? any SQLStore {
+            publishCallCounts(sql.callCounts)
+        }
         if let sqlite = store as? SQLiteVerificationStore {
             let now = sqlite.database.groupCounters
             let before = storeSeen.counters.withLock { seen in
@@ -108,6 +134,34 @@ struct MetricsRegistry: Sendable {
             ).set(to: Double(value))
         }
         return registry.emitToBuffer()
+    }
+}
+
+extension MetricsRegistry {
+    /// Moves the Prometheus counters by what `counts` gained since the last scrape.
+    fileprivate func publishCallCounts(_ counts: StoreCallCounts) {
+        let now = counts.snapshot
+        let before = storeSeen.calls.withLock { seen in
+            defer { seen = now }
+            return seen
+        }
+        for (operation, tally) in now {
+            let seen = before[operation] ?? StoreCallCounts.Tally()
+            if tally.calls > seen.calls {
+                registry.makeCounter(descriptor: Self.storeCalls, labels: [("operation", operation)])
+                    .increment(by: Int64(tally.calls - seen.calls))
+            }
+            if tally.statements > seen.statements {
+                registry.makeCounter(descriptor: Self.storeStatements, labels: [("operation", operation)])
+                    .increment(by: Int64(tally.statements - seen.statements))
+            }
+        }
+        let commits = counts.commits
+        let seenCommits = storeSeen.commits.withLock { seen in
+            defer { seen = commits }
+            return seen
+        }
+        registry.makeCounter(descriptor: Self.storeCommits).increment(by: Int64(max(0, commits - seenCommits)))
     }
 }
 

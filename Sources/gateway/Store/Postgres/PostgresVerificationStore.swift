@@ -21,6 +21,7 @@ final class PostgresVerificationStore: SQLStore {
     private let runner: Task<Void, Never>
     let reachability: PostgresReachability
     let counterPurge = CounterPurge()
+    let callCounts = StoreCallCounts()
 
     /// Starts the pool (it runs until ``close()``) and applies pending migrations. `searchPath` puts every
     /// table in that schema, made when missing (tests give each store its own).
@@ -120,30 +121,41 @@ final class PostgresVerificationStore: SQLStore {
     }
 
     private func runUntraced<Value: Sendable>(_ call: StoreCall<Value>) async throws(GatewayError) -> Value {
-        let logger = logger
+        let (logger, counts) = (logger, callCounts)
+        let inTransaction = call.atomicity == .transaction
         let body: @Sendable (PostgresConnection) async throws -> Value = { connection in
-            try await Self.run(call, on: connection, logger: logger)
+            var statements = 0
+            defer {
+                counts.record(call.operation, statements: statements)
+                // Outside a transaction each statement commits by itself.
+                if !inTransaction { counts.recordCommits(statements) }
+            }
+            return try await Self.run(call, on: connection, logger: logger, statements: &statements)
         }
         do {
-            return call.atomicity == .transaction
-                ? try await transaction(call.operation, body) : try await perform(call.operation, body)
+            guard inTransaction else { return try await perform(call.operation, body) }
+            let value = try await transaction(call.operation, body)
+            counts.recordCommits()
+            return value
         } catch  where error.message == Self.duplicateMessage {
             throw call.duplicate ?? error
         }
     }
 
-    private static func run<Value>(_ call: StoreCall<Value>, on connection: PostgresConnection, logger: Logger)
-        async throws -> Value
-    {
+    private static func run<Value>(
+        _ call: StoreCall<Value>, on connection: PostgresConnection, logger: Logger, statements: inout Int
+    ) async throws -> Value {
         var step = try call.start()
         while true {
             switch step {
             case .done(let value):
                 return value
             case .exclusive(.eventLog, let next):
+                statements += 1
                 _ = try await connection.execute(lockEventLog, [.integer(eventLogLockKey)], logger: logger)
                 step = next
             case .run(let statement, let values, let next):
+                statements += 1
                 step = try next(
                     PostgresAnswer(result: try await connection.execute(statement.postgres, values, logger: logger)))
             }

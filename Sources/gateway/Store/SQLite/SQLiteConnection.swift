@@ -77,6 +77,8 @@ final class SQLiteConnection {
     func close() {
         guard let handle else { return }
         sqlite3_wal_hook(handle, nil, nil)
+        sqlite3_commit_hook(handle, nil, nil)
+        commitCounts = nil
         checkpointer = nil
         for statement in statements.values { sqlite3_finalize(statement) }
         statements = [:]
@@ -237,6 +239,32 @@ final class SQLiteConnection {
             Unmanaged.passUnretained(checkpointer).toOpaque())
     }
 
+    /// Where commits are counted (``countCommits(into:)``), kept alive while the commit hook points at it.
+    private var commitCounts: StoreCallCounts?
+
+    /// Counts every transaction this connection commits that wrote (SQLite calls the commit hook for those
+    /// only) into `counts`: a group, a call's own transaction, a statement committing by itself.
+    func countCommits(into counts: StoreCallCounts) {
+        commitCounts = counts
+        installCommitHook()
+    }
+
+    private func installCommitHook() {
+        guard let handle else { return }
+        guard let commitCounts else {
+            sqlite3_commit_hook(handle, nil, nil)
+            return
+        }
+        sqlite3_commit_hook(
+            handle,
+            { context in
+                guard let context else { return 0 }
+                Unmanaged<StoreCallCounts>.fromOpaque(context).takeUnretainedValue().recordCommits()
+                return 0
+            },
+            Unmanaged.passUnretained(commitCounts).toOpaque())
+    }
+
     /// While `true`, SQLite turns every `COMMIT` into a rollback (`SQLITE_CONSTRAINT_COMMITHOOK`), as a
     /// failing device would fail it: for the tests of what a failed group commit answers.
     func vetoCommits(_ veto: Bool) {
@@ -244,7 +272,7 @@ final class SQLiteConnection {
         if veto {
             sqlite3_commit_hook(handle, { _ in 1 }, nil)
         } else {
-            sqlite3_commit_hook(handle, nil, nil)
+            installCommitHook()
         }
     }
 

@@ -15,6 +15,7 @@ final class SQLiteVerificationStore: SQLStore {
     let database: SQLiteDatabase
     let logger: Logger
     let counterPurge = CounterPurge()
+    let callCounts = StoreCallCounts()
 
     /// Opens (or creates) the store at `path`, creating its directory and applying pending migrations.
     /// `synchronous` is `.full` unless the configuration says `sqlite_sync: normal`.
@@ -25,6 +26,8 @@ final class SQLiteVerificationStore: SQLStore {
         do {
             let database = try SQLiteDatabase(path: path, synchronous: synchronous)
             try database.performSync { (connection) throws(SQLiteError) in try SQLiteMigration.migrate(connection) }
+            let counts = callCounts
+            try database.performSync { connection in connection.countCommits(into: counts) }
             self.database = database
         } catch {
             throw Self.failure(error, operation: "open", logger: logger)
@@ -46,11 +49,14 @@ final class SQLiteVerificationStore: SQLStore {
     }
 
     private func runUntraced<Value: Sendable>(_ call: StoreCall<Value>) async throws(GatewayError) -> Value {
+        let counts = callCounts
         do {
             return try await database.perform(durability: call.durability == .provisional ? .unsynced : .synced) {
                 (connection) throws(SQLiteError) -> Value in
-                guard call.atomicity != .none else { return try Self.run(call, on: connection) }
-                return try connection.transaction { () throws(SQLiteError) in try Self.run(call, on: connection) }
+                guard call.atomicity != .none else { return try Self.run(call, on: connection, counts: counts) }
+                return try connection.transaction { () throws(SQLiteError) in
+                    try Self.run(call, on: connection, counts: counts)
+                }
             }
         } catch {
             let failure = Self.failure(error, operation: call.operation, logger: logger)
@@ -66,9 +72,10 @@ final class SQLiteVerificationStore: SQLStore {
     }
 
     private func readUntraced<Value: Sendable>(_ call: StoreCall<Value>) async throws(GatewayError) -> Value {
+        let counts = callCounts
         do {
             return try await database.read { (connection) throws(SQLiteError) -> Value in
-                try Self.run(call, on: connection)
+                try Self.run(call, on: connection, counts: counts)
             }
         } catch {
             throw Self.failure(error, operation: call.operation, logger: logger)
@@ -76,10 +83,12 @@ final class SQLiteVerificationStore: SQLStore {
     }
 
     /// Steps through `call` on the queue: each statement runs, and its answer is read, before the next one
-    /// is prepared.
-    private static func run<Value>(_ call: StoreCall<Value>, on connection: SQLiteConnection) throws(SQLiteError)
-        -> Value
-    {
+    /// is prepared. The call and its statements are counted in `counts`, run to the end or not.
+    private static func run<Value>(
+        _ call: StoreCall<Value>, on connection: SQLiteConnection, counts: StoreCallCounts
+    ) throws(SQLiteError) -> Value {
+        var statements = 0
+        defer { counts.record(call.operation, statements: statements) }
         var step = try sqliteErrors { try call.start() }
         while true {
             switch step {
@@ -88,6 +97,7 @@ final class SQLiteVerificationStore: SQLStore {
             case .exclusive(_, let next):
                 step = next  // one writer at a time holds the whole file: there is no lock to take
             case .run(let statement, let values, let next):
+                statements += 1
                 step = try connection.withStatement(statement.sqlite) { (prepared) throws(SQLiteError) in
                     try prepared.bind(values)
                     let answer = try SQLiteAnswer(prepared, connection)

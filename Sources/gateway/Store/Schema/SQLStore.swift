@@ -13,6 +13,9 @@ protocol SQLStore: VerificationStore, WebhookQueueStore, DeliveryDeadlineStore, 
     /// When expired rate counters are deleted next.
     var counterPurge: CounterPurge { get }
 
+    /// The calls, statements and commits the store ran (``StoreCallCounts``), for `/metrics`.
+    var callCounts: StoreCallCounts { get }
+
     /// Runs `call` and returns its value. Failures are logged and surface only as ``GatewayError``
     /// (`internal` "storage failure", `store_unavailable`, or the call's own ``StoreCall/duplicate``).
     func run<Value: Sendable>(_ call: StoreCall<Value>) async throws(GatewayError) -> Value
