@@ -150,7 +150,7 @@ func openStore(_ options: GatewayOptions, _ configuration: GatewayConfiguration)
 }
 
 /// What runs beside the server: the outbound client and the PostgreSQL pool (closed when it stops), the
-/// instance heartbeat, store maintenance, and the webhook sender when endpoints are configured.
+/// instance heartbeat, store maintenance, retention, and the webhook sender when endpoints are configured.
 func buildServices(
     _ options: GatewayOptions, _ configuration: GatewayConfiguration, store: GatewayStore,
     instances: InstanceRegistry, outbound: OutboundCalls, tracer: GatewayTracer? = nil
@@ -162,6 +162,11 @@ func buildServices(
     services.append(
         StoreMaintenance(store: store.store, clock: options.clock, policy: configuration.policy, logger: options.logger)
     )
+    if let sql = store.store as? any SQLStore, configuration.retention.isActive {
+        services.append(
+            RetentionService(
+                store: sql, settings: configuration.retention, clock: options.clock, logger: options.logger))
+    }
     guard !configuration.webhooks.endpoints.isEmpty else { return (services, nil) }
     guard let queue = store.store as? any VerificationStore & WebhookQueueStore else {
         throw ConfigurationError(problems: ["webhooks: this store keeps no webhook queue"])

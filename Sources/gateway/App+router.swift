@@ -65,8 +65,11 @@ func buildRouter(
             keyring: keyring, scope: .admin, store: keyStore, sessions: sessions, readKeysReadAdmin: true)
     )
     .add(middleware: JSONBodyMiddleware())
-    AdminController(service: service, prices: configuration.prices, stats: store as? any VerificationStatsStore)
-        .addRoutes(to: admin)
+    AdminController(
+        service: service, prices: configuration.prices, stats: store as? any VerificationStatsStore,
+        anonymizer: configuration.retention.anonymizer
+    )
+    .addRoutes(to: admin)
     if let queue = store as? any VerificationStore & WebhookQueueStore {
         WebhooksAdminController(queue: queue, clock: options.clock, endpoints: configuration.webhooks.endpoints)
             .addRoutes(to: admin)

@@ -273,10 +273,10 @@ extension ConsoleStoreTests {
         #expect(percentiles["twilio"] == VerificationStats.Latency(calls: 4, p50: 20, p95: 400))
         #expect(percentiles["sinch"] == VerificationStats.Latency(calls: 1, p50: 7, p95: 7))
 
-        let found = try await b.verifications(destination: gb, limit: 20)
+        let found = try await b.verifications(destination: gb, digest: nil, limit: 20)
         #expect(found.map(\.id) == ["VEc5", "VEc2", "VEc1", "VEc0"])
-        #expect(try await b.verifications(destination: gb, limit: 2).map(\.id) == ["VEc5", "VEc2"])
-        #expect(try await b.verifications(destination: "+447400999999", limit: 20).isEmpty)
+        #expect(try await b.verifications(destination: gb, digest: nil, limit: 2).map(\.id) == ["VEc5", "VEc2"])
+        #expect(try await b.verifications(destination: "+447400999999", digest: nil, limit: 20).isEmpty)
     }
 }
 

@@ -94,6 +94,18 @@ final class PostgresStoreTests: Sendable {
         #expect(counts["record"] == StoreCallCounts.Tally(calls: 1, statements: 1))
     }
 
+    @Test("Every retention check", arguments: RetentionChecks.Check.allCases)
+    func retention(_ check: RetentionChecks.Check) async throws {
+        let opened = opened
+        // One schema per check; a second store on it stands for a second instance.
+        let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try await RetentionChecks {
+            let store = try await Self.store(schema: schema)
+            opened.add(store)
+            return store
+        }.run(check)
+    }
+
     // MARK: - Several instances on one database
 
     @Test("Two stores (two instances) on one schema: one migration, one winner per version, one claim per key")

@@ -26,6 +26,10 @@ public enum Destination: Sendable, Hashable, Codable {
     case email(String)
     /// An opaque user identity (Twilio Verify Push entity, for example).
     case identity(String)
+    /// A destination the store's retention replaced (`retention.anonymize_after`): `masked` is what the API and
+    /// the console show (`+4474••••••23`), `digest` the keyed hash a lookup by the number still matches. The
+    /// number itself is gone.
+    case anonymized(masked: String, digest: String)
 
     /// The value as the API shows it: E.164, the email address, or the identity.
     public var value: String {
@@ -33,6 +37,7 @@ public enum Destination: Sendable, Hashable, Codable {
         case .phone(let number): return number.e164
         case .email(let address): return address
         case .identity(let identity): return identity
+        case .anonymized(let masked, _): return masked
         }
     }
 
@@ -44,6 +49,7 @@ public enum Destination: Sendable, Hashable, Codable {
             guard let at = address.firstIndex(of: "@") else { return "***" }
             return String(address.prefix(1)) + "***" + String(address[at...])
         case .identity(let identity): return String(identity.prefix(3)) + "***"
+        case .anonymized(let masked, _): return masked
         }
     }
 

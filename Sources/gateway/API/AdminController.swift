@@ -8,6 +8,8 @@ struct AdminController: Sendable {
     let prices: PriceTable
     /// Where the overview's counts come from (every store of the one schema).
     var stats: (any VerificationStatsStore)? = nil
+    /// Finds verifications whose number retention anonymized, by the number's keyed hash.
+    var anonymizer: DestinationAnonymizer? = nil
 
     func addRoutes(to group: RouterGroup<GatewayRequestContext>) {
         group.get("providers", use: providers)
@@ -130,7 +132,8 @@ struct AdminController: Sendable {
             }
             limit = value
         }
-        let records = try await stats.verifications(destination: number.e164, limit: limit)
+        let records = try await stats.verifications(
+            destination: number.e164, digest: anonymizer?.digest(of: number.e164), limit: limit)
         let list = records.map { record -> JSONValue in
             [
                 "id": .string(record.id), "to": .string(PhoneNumber.mask(record.destination.value)),

@@ -54,6 +54,9 @@ struct GatewayConfiguration: Sendable {
     var webhooks = WebhookSettings()
     /// Where traces are exported; nil: tracing is off (docs/operations.md, "Traces").
     var tracing: TracingSettings?
+    /// `retention`: how long the store keeps verifications, their events and their numbers (docs/operations.md,
+    /// "Retention"); 30 days by default.
+    var retention = RetentionSettings()
     /// `tls: {cert_file: PATH, key_file: PATH}`: serve HTTPS (the `--tls-cert`/`--tls-key` flags win).
     var tlsCertificate: URL?
     var tlsKey: URL?
@@ -77,7 +80,8 @@ struct GatewayConfiguration: Sendable {
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
         "public_base_url", "rate_limits", "countries", "pumping_guard",
-        "prices", "metrics", "webhooks", "tracing", "tls", "store", "store_password_env", "store_pool_size",
+        "prices", "metrics", "webhooks", "tracing", "retention", "tls", "store", "store_password_env",
+        "store_pool_size",
         "store_timeout",
         "sqlite_sync", "vendor_connections_per_host", "twilio_compat", "own_codes", "messages",
     ]
@@ -186,6 +190,7 @@ extension GatewayConfiguration {
         for problem in config.ownCodeProblems() { log.problem(problem, at: top.position(of: "messages")) }
         config.readServer(top, environment: environment)
         config.readTracing(top, environment: environment)
+        config.readRetention(top, environment: environment)
         if let webhooks = top.map("webhooks", message: "`webhooks` must be a mapping with `endpoints`") {
             config.webhooks = readWebhooks(webhooks, environment: environment)
             if let base = config.publicBaseURL, let host = base.host(), !host.isEmpty {

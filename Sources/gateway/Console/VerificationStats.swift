@@ -15,8 +15,10 @@ protocol VerificationStatsStore: Sendable {
     func countrySegments(since: Date) async throws(GatewayError) -> [CountrySegmentsRow]
     /// The vendor calls of the verifications created since `since`, counted by vendor and latency (ms).
     func vendorLatencies(since: Date) async throws(GatewayError) -> [LatencyRow]
-    /// The newest `limit` verifications to `destination` (an E.164 number), newest first.
-    func verifications(destination: String, limit: Int) async throws(GatewayError) -> [VerificationRecord]
+    /// The newest `limit` verifications to `destination` (an E.164 number), newest first, with those whose number
+    /// retention replaced by `digest` (its keyed hash).
+    func verifications(destination: String, digest: String?, limit: Int) async throws(GatewayError)
+        -> [VerificationRecord]
     /// Refusals counted per kind and minute, from the minute starting at `since` (Unix seconds) on.
     func refusalCounts(since bucketStart: Int) async throws(GatewayError) -> [RefusalCountRow]
 }

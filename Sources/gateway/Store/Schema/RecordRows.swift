@@ -10,7 +10,7 @@ enum RecordRows {
         "content_language", "locales", "experiment_arm", "client_reference", "metadata", "api_key_id", "version",
         "route", "experiment", "failovers", "test_number", "next_action", "fallback_channels", "challenge_attempts",
         "token_pending", "pending_tokens", "check_lease_until", "status_reason", "check_lease_owner",
-        "check_lease_attempt", "client_secret_hash", "adaptive_context", "country",
+        "check_lease_attempt", "client_secret_hash", "adaptive_context", "country", "destination_masked",
     ]
     static let columns = columnNames.joined(separator: ", ")
     /// `column = $n` for every column but the id: $1 is the id, $2 … $N follow ``columnNames``, so an
@@ -33,13 +33,16 @@ enum RecordRows {
         case .phone: destinationKind = "phone"
         case .email: destinationKind = "email"
         case .identity: destinationKind = "identity"
+        case .anonymized: destinationKind = "anonymized"
         }
+        var (stored, masked) = (record.destination.value, StoreValue.null)
+        if case .anonymized(let form, let digest) = record.destination { (stored, masked) = (digest, .text(form)) }
         var nextAction = StoreValue.null
         if let action = record.nextAction { nextAction = .text(try StoreJSON.text(action)) }
         return [
             .text(record.id),
             .text(destinationKind),
-            .text(record.destination.value),
+            .text(stored),
             .text(record.channel.rawValue),
             .text(record.providerID),
             .optionalText(record.providerReference),
@@ -75,6 +78,7 @@ enum RecordRows {
             .optionalText(record.adaptiveContext),
             // Not read back: the record has its number. Kept so the console counts by country in SQL.
             .optionalText(record.destination.phoneNumber?.policyRegion),
+            masked,
         ]
     }
 
@@ -104,6 +108,8 @@ enum RecordRows {
             }
         case "email": destination = .email(destinationValue)
         case "identity": destination = .identity(destinationValue)
+        // destination_value holds the keyed hash (``RetentionRows``), destination_masked what is shown.
+        case "anonymized": destination = .anonymized(masked: row.text(37) ?? "***", digest: destinationValue)
         default: throw StoreError.undecodableRow("verification \(id): unknown destination kind")
         }
         guard let channel = Channel(rawValue: try required(3)) else {

@@ -59,9 +59,12 @@ extension SQLStore {
         }
     }
 
-    func verifications(destination: String, limit: Int) async throws(GatewayError) -> [VerificationRecord] {
+    func verifications(destination: String, digest: String?, limit: Int) async throws(GatewayError)
+        -> [VerificationRecord]
+    {
         try await rows(
-            "verifications by number", ConsoleRows.byDestination, [.text(destination), .int(limit)],
+            "verifications by number", ConsoleRows.byDestination,
+            [.text(destination), .text(digest ?? destination), .int(limit)],
             RecordRows.record(from:))
     }
 
@@ -125,11 +128,12 @@ enum ConsoleRows {
         WHERE v.created_at >= $1 AND v.test_number = 0 AND e.latency_ms IS NOT NULL AND e.provider_id IS NOT NULL
         GROUP BY e.provider_id, e.latency_ms
         """)
-    /// A number's newest verifications, by the `(destination_value, created_at)` index.
+    /// A number's newest verifications, by the `(destination_value, created_at)` index: those to the number
+    /// (`$1`) and those whose number was replaced by its keyed hash (`$2`, or the number again).
     static let byDestination = StoreStatement(
         """
         SELECT \(RecordRows.columns) FROM verifications
-        WHERE destination_value = $1 ORDER BY created_at DESC, id DESC LIMIT $2
+        WHERE destination_value IN ($1, $2) ORDER BY created_at DESC, id DESC LIMIT $3
         """)
     /// One more refusal of kind `$1` in the minute starting at `$2` (Unix seconds), one atomic upsert.
     static let countRefusal = StoreStatement(

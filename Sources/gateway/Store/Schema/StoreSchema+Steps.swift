@@ -257,5 +257,17 @@ extension StoreSchema {
                         "webhook_endpoints_disabled",
                         [.key("endpoint", .text), .required("disabled_at", .real), .required("reason", .text)]))
             ]),
+        // Retention (docs/operations.md, "Retention"): what a verification whose number was anonymized shows
+        // (NULL on every other row; its destination_value then holds the number's keyed hash), and how far each
+        // retention task that keeps the row (event pruning, anonymizing) has gone, by (created_at, id).
+        SchemaStep(
+            "retention: anonymized destinations, task progress",
+            [
+                .add(.optional("destination_masked", .text), to: "verifications"),
+                .create(
+                    SchemaTable(
+                        "retention_progress",
+                        [.key("task", .text), .required("created_at", .real), .required("id", .text)])),
+            ]),
     ]
 }
