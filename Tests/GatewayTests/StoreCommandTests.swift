@@ -41,6 +41,36 @@ struct StoreCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: empty.path).isEmpty)
     }
 
+    @Test("retention applies the configuration now and says what it did; off says so; no store is an error")
+    func retention() async throws {
+        let scratch = TemporaryDirectory("gateway-retention-command")
+        defer { withExtendedLifetime(scratch) {} }
+        try FileManager.default.createDirectory(at: scratch.url, withIntermediateDirectories: true)
+        let store = try SQLiteVerificationStore(path: scratch.path("gateway.sqlite"), logger: .quiet)
+        var old = try StoreConformance.phoneRecord(id: "VEretention01")
+        old.createdAt = Date().addingTimeInterval(-40 * 86_400)
+        old.expiresAt = old.createdAt.addingTimeInterval(600)
+        try await store.insert(
+            old, events: [VerificationEvent(verificationID: old.id, kind: .started, at: old.createdAt)])
+        store.close()
+        let config = scratch.url.appendingPathComponent("gateway.yaml")
+        try "sandbox: true\nretention: {verifications: 30d}\n".write(to: config, atomically: true, encoding: .utf8)
+        let command = try #require(
+            try RetentionRun.parseAsRoot(["--config", config.path, "--data-dir", scratch.url.path]) as? RetentionRun)
+        let (lines, error) = await CommandOutput.collecting { try await command.run() }
+        #expect(error == nil)
+        #expect(lines.first?.hasPrefix("deleted 1 verifications, 1 events and 0 other rows; anonymized 0;") == true)
+        let again = await CommandOutput.collecting { try await command.run() }
+        #expect(again.lines.first?.hasPrefix("deleted 0 verifications, 0 events") == true)
+        try "sandbox: true\nretention: off\n".write(to: config, atomically: true, encoding: .utf8)
+        let off = await CommandOutput.collecting { try await command.run() }
+        #expect(off.lines == ["retention is off in this configuration: nothing to do"])
+        let missing = try #require(
+            try RetentionRun.parseAsRoot(["--data-dir", scratch.url.appendingPathComponent("typo").path])
+                as? RetentionRun)
+        await #expect(throws: StoreFile.Missing.self) { try await missing.run() }
+    }
+
     @Test("keys list says so when there is no key; list and revoke make no store where --data-dir points at none")
     func keysList() async throws {
         #expect(Keys.List.lines([]) == ["no API keys in the store (`gateway keys create` makes one)"])

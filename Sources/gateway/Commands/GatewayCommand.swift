@@ -7,7 +7,8 @@ struct GatewayCommand: AsyncParsableCommand {
         commandName: "gateway",
         abstract: "A multi-provider phone verification gateway.",
         subcommands: [
-            Serve.self, CheckConfig.self, Experiments.self, Keys.self, Migrate.self, TokenKey.self, BenchAdaptive.self,
+            Serve.self, CheckConfig.self, Experiments.self, Keys.self, Migrate.self, RetentionRun.self, TokenKey.self,
+            BenchAdaptive.self,
         ],
         defaultSubcommand: Serve.self)
 }

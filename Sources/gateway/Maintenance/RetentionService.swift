@@ -89,6 +89,18 @@ struct RetentionService: Service {
         var longestBatch: Duration = .zero
         /// A task stopped at ``batchesPerRound`` with work left.
         var more = false
+        /// The store failure that ended the round early (logged too).
+        var failure: GatewayError?
+
+        /// Adds `other`'s counts to these, keeping the longer batch.
+        mutating func add(_ other: Round) {
+            deletedVerifications += other.deletedVerifications
+            deletedEvents += other.deletedEvents
+            anonymized += other.anonymized
+            deletedOther += other.deletedOther
+            batches += other.batches
+            longestBatch = max(longestBatch, other.longestBatch)
+        }
     }
 
     func run() async throws {
@@ -104,7 +116,7 @@ struct RetentionService: Service {
                         "retention.events_deleted": "\(round.deletedEvents)",
                         "retention.anonymized": "\(round.anonymized)",
                         "retention.batches": "\(round.batches)",
-                        "retention.longest_batch_ms": "\(round.longestBatch.milliseconds)",
+                        "retention.longest_batch_ms": "\(round.longestBatch.wholeMilliseconds)",
                     ])
             }
             try? await cancelWhenGracefulShutdown {
@@ -161,6 +173,7 @@ struct RetentionService: Service {
             }
         } catch {
             logger.warning("retention failed", metadata: ["error.code": "\(error.code.rawValue)"])
+            round.failure = error
         }
         return round
     }
@@ -187,7 +200,7 @@ struct RetentionService: Service {
 
 extension Duration {
     /// Whole milliseconds.
-    fileprivate var milliseconds: Int64 {
+    var wholeMilliseconds: Int64 {
         components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }
