@@ -44,7 +44,7 @@ extension VerificationService {
         guard let adaptive, next.adaptiveContext != nil, previous.status != next.status else { return }
         let sends =
             registry.provider(next.providerID) is OwnCodeProvider
-            ? (try? next.providerState.decode(OwnCodeState.self))?.sends ?? [] : []
+            ? next.providerState.ownCodeState?.sends ?? [] : []
         if let route = next.route, adaptive.policies[route]?.objective.countsDeliveries == true {
             guard previous.status == .pending, next.status == .approved, let first = sends.first,
                 sends.allSatisfy({ $0.provider == first.provider })

@@ -85,7 +85,7 @@ extension VerificationService {
     {
         guard receipt.verificationID != nil else { return true }
         if record.providerID == providerID { return true }
-        let state = try? record.providerState.decode(OwnCodeState.self)
+        let state = record.providerState.ownCodeState
         if state?.sends.contains(where: { $0.provider == providerID }) == true { return true }
         // A resend holds the lease until its answer is stored: the message may be this one.
         return record.checkLeaseUntil.map { $0 > now } ?? false

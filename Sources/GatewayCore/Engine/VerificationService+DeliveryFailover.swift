@@ -24,7 +24,7 @@ extension VerificationService {
     func scheduleDeliveryDeadline(_ record: VerificationRecord) async {
         guard !record.isTestNumber, record.status == .pending, let route = record.route,
             let policy = routing.delivery(ofRoute: route), policy.failover, let deadlines = deliveryDeadlines,
-            let state = try? record.providerState.decode(OwnCodeState.self), let last = state.sends.last
+            let state = record.providerState.ownCodeState, let last = state.sends.last
         else { return }
         let deadline = DeliveryDeadline(
             verificationID: record.id, send: record.sends, providerID: last.provider, messageID: last.messageID,
@@ -50,7 +50,7 @@ extension VerificationService {
         let expedited = try? await deadlines.expediteDeliveryDeadline(
             verificationID: record.id, providerID: providerID, messageID: receipt.messageID, to: now)
         guard expedited == false, record.status == .pending, record.sends > 0,
-            let last = try? record.providerState.decode(OwnCodeState.self).sends.last,
+            let last = record.providerState.ownCodeState?.sends.last,
             last.provider == providerID, last.messageID == receipt.messageID
         else { return }
         _ = try? await deadlines.scheduleDeliveryDeadline(
@@ -94,7 +94,7 @@ extension VerificationService {
             breakers.record(deadline.providerID, country: record.destination.phoneNumber?.region, failure: false)
         }
         guard record.effectiveStatus(at: clock.now) == .pending, record.sends == deadline.send,
-            let state = try? record.providerState.decode(OwnCodeState.self), let current = try? provider(for: record),
+            let state = record.providerState.ownCodeState, let current = try? provider(for: record),
             current.id == deadline.providerID
         else { return await done() }
         let events = (try? await self.store.events(verificationID: id)) ?? []

@@ -14,7 +14,7 @@ extension VerificationService {
     /// (another part of a long message) teaches nothing. Best effort: a store failure is logged.
     func learnFromDelivery(_ receipt: DeliveryReceipt, of record: VerificationRecord, providerID: String) async {
         guard receipt.status.isFinal, !record.isTestNumber,
-            let sends = try? record.providerState.decode(OwnCodeState.self).sends
+            let sends = record.providerState.ownCodeState?.sends
         else { return }
         let now = clock.now
         let index = sends.firstIndex { $0.provider == providerID && $0.messageID == receipt.messageID }

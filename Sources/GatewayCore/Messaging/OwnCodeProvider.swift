@@ -30,6 +30,8 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
         self.settings = settings
         self.clock = clock
         self.seedSource = seedSource ?? Self.secureSeed
+        self.keyID = Data(settings.key.authenticationCode(for: Array("own-code/v1/key-id".utf8)).prefix(8))
+            .base64EncodedString()
         self.capabilities = ProviderCapabilities(
             channels: [.sms], excludedRegions: settings.senders.excludedRegions,
             servedRegions: settings.senders.servedRegions, resendKeepsCode: !settings.newCodeOnResend,
@@ -73,7 +75,7 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
         let send = try await deliver(state, to: number, locales: request.locales, reference: request.verificationID)
         state.sends.append(send)
         return ProviderStartResult(
-            reference: send.messageID, state: try ProviderState(state), expiresAt: state.expiresAt,
+            reference: send.messageID, state: ProviderState(ownCode: state), expiresAt: state.expiresAt,
             contentLanguage: send.locale, channel: .sms, billedSegments: send.segments)
     }
 
@@ -81,8 +83,8 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
     public func check(_ verification: ProviderVerification, code: String) async throws(GatewayError)
         -> ProviderCheckResult
     {
-        let state = try verification.state.decode(OwnCodeState.self)
-        guard let seed = state.seedBytes, let stored = state.digestBytes else {
+        guard let state = verification.state.ownCodeState, let seed = state.seedBytes, let stored = state.digestBytes
+        else {
             throw GatewayError(.internal, "The stored own-code state of this verification is damaged.")
         }
         guard state.keyID == keyID else {
@@ -109,7 +111,9 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
         if let channel = request.channel, channel != .sms {
             throw GatewayError(.unsupportedChannel, "Provider \(id) sends its own codes by SMS only.")
         }
-        var state = try verification.state.decode(OwnCodeState.self)
+        guard var state = verification.state.ownCodeState else {
+            throw GatewayError(.internal, "The stored own-code state of this verification is damaged.")
+        }
         guard state.keyID == keyID else {
             throw GatewayError(
                 .invalidRequest,
@@ -121,7 +125,7 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
         let send = try await deliver(state, to: number, locales: verification.locales, reference: verification.id)
         state.sends.append(send)
         return ProviderStartResult(
-            reference: send.messageID, state: try ProviderState(state),
+            reference: send.messageID, state: ProviderState(ownCode: state),
             expiresAt: settings.newCodeOnResend && state.sealedCode == nil ? state.expiresAt : nil,
             contentLanguage: send.locale, channel: .sms, billedSegments: send.segments)
     }
@@ -171,10 +175,8 @@ public struct OwnCodeProvider: VerificationProvider, ResendingProvider, Callback
     }
 
     /// Names the key without revealing it: the first 8 bytes of its MAC of a fixed label, Base64. States made under
-    /// another key (a rotated secret, another gateway's) are told apart by it.
-    var keyID: String {
-        Data(settings.key.authenticationCode(for: Array("own-code/v1/key-id".utf8)).prefix(8)).base64EncodedString()
-    }
+    /// another key (a rotated secret, another gateway's) are told apart by it. Computed once, with the provider.
+    let keyID: String
 
     private static let secureSeed: @Sendable () -> [UInt8] = {
         var generator = SystemRandomNumberGenerator()

@@ -4,7 +4,7 @@ extension VerificationRecord {
     /// at that one's price). `nil` as soon as one price is unknown, so that a partial sum never passes for a cost.
     public func cost(_ prices: PriceTable) -> Double? {
         let country = destination.phoneNumber?.region
-        guard let state = try? providerState.decode(OwnCodeState.self), !state.sends.isEmpty else {
+        guard let state = providerState.ownCodeState, !state.sends.isEmpty else {
             return prices.price(provider: providerID, country: country)
         }
         var total = 0.0
