@@ -285,13 +285,13 @@ class Report:
                                                   dict(environment, BENCH_PROVIDER=provider, BENCH_PREFIX=prefix),
                                                   seconds)
             prepared_path = os.path.join(self.scratch, "prepared-%d.tsv" % index)
-            prepared = self.prepare(self.args.check_batch, "+447540%d" % (index % 10))
+            prepared = self.prepare(self.args.check_batch, "+44754%d" % (index % 10))
             with open(prepared_path, "w") as handle:
                 handle.writelines("%s\t%s\t-\n" % pair for pair in prepared)
             check_env = dict(environment, BENCH_PREPARED=prepared_path, BENCH_THREADS="1")
             # check.lua stops its thread when its list runs out: wrk's -d only bounds it.
             round_results["check_wrong"] = run_wrk(self.gateway, "check.lua",
-                                                   dict(check_env, BENCH_MODE="wrong", BENCH_REPEAT="1"), 60)
+                                                   dict(check_env, BENCH_MODE="wrong", BENCH_REPEAT="1"), 60, "4")
             round_results["check_right"] = run_wrk(self.gateway, "check.lua", dict(check_env, BENCH_MODE="right"), 60)
             if index == 0:
                 continue  # a warm-up of each workload

@@ -27,7 +27,9 @@ ACCOUNT = "AC0f0e0d0c0b0a09080706050403020100"
 SERVICE = "VA0b0e0c0b0e0c0b0e0c0b0e0c0b0e0c0b"
 
 
-def run_wrk(gateway, script, env, seconds):
+def run_wrk(gateway, script, env, seconds, expected="2"):
+    """`wrk -t1 -c32` of `script` for `seconds` (or until the script stops itself); the gateway's CPU per answer.
+    Every answer's status must start with `expected` (a wrong code's check answers 422: "4")."""
     environment = dict(os.environ, BENCH_DIR=bench.HERE, **env)
     before = gateway.cpu_seconds()
     output = subprocess.run(["wrk", "-t1", "-c32", "-d%ds" % seconds, "-s", os.path.join(bench.HERE, script),
@@ -37,9 +39,10 @@ def run_wrk(gateway, script, env, seconds):
     if not match:
         raise SystemExit("wrk gave no result for %s:\n%s%s" % (script, output.stdout, output.stderr))
     result = json.loads(match.group(1))
-    ok = sum(n for status, n in result["statuses"].items() if status.startswith("2"))
+    ok = sum(n for status, n in result["statuses"].items() if status.startswith(expected))
     if ok == 0 or ok != result["requests"]:
-        raise SystemExit("%s: %d of %d starts answered 2xx: %s" % (script, ok, result["requests"], result["statuses"]))
+        raise SystemExit("%s: %d of %d answered %sxx: %s" % (script, ok, result["requests"], expected,
+                                                            result["statuses"]))
     return {"starts": ok, "cpu_s": cpu, "us_per_start": cpu / ok * 1e6, "rps": result["rps"], "p50_ms": result["p50_ms"]}
 
 
