@@ -76,6 +76,19 @@ struct JSONFastPathTests {
         #expect(JSONValue.number(1e20).sortedJSON == nil)
     }
 
+    @Test("stored JSON writes fractions in their shortest round-trip form, and reads back the same values")
+    func storedFractions() throws {
+        let value = JSONValue.object([
+            "expires_at": .number(818_329_770.8736612), "big": .number(1e20), "tiny": .number(5e-324),
+            "whole": .number(6), "list": .array([.number(-0.25), .string("a/b")]),
+        ])
+        let text = try #require(value.storedJSON)
+        #expect(text == #"{"big":1e+20,"expires_at":818329770.8736612,"list":[-0.25,"a/b"],"tiny":5e-324,"whole":6}"#)
+        #expect(JSONValue.parse(text) == value)
+        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) == value)
+        #expect(JSONValue.object(["a": .number(.infinity)]).storedJSON == nil)
+    }
+
     @Test("a breaker's window stays right over many calls (the outcomes queue compacts)")
     func breakerWindowOverManyCalls() {
         let clock = ManualClock()

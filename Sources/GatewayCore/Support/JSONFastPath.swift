@@ -34,6 +34,14 @@ extension JSONValue {
         return JSONTextWriter.write(self, into: &out) ? out : nil
     }
 
+    /// ``sortedJSON``, but a number with a fraction is written in Swift's shortest round-trip form rather than
+    /// left to `JSONEncoder`: text the gateway stores and reads back itself (a plugin's state, whose dates have
+    /// fractions), where any JSON reader gets the same values. `nil` only for an infinity or NaN.
+    package var storedJSON: String? {
+        var out = ""
+        return JSONTextWriter.write(self, into: &out, fractions: true) ? out : nil
+    }
+
     /// Decodes `data` as JSON: the fast parser, else `JSONDecoder` (whose error is thrown).
     public init(jsonData data: Data) throws {
         if let value = JSONValue.parse(data) {
@@ -46,21 +54,24 @@ extension JSONValue {
 
 /// Writes JSON text the way `JSONEncoder` with `[.sortedKeys, .withoutEscapingSlashes]` does.
 package enum JSONTextWriter {
-    /// Appends `value`; `false` (with `out` partly written) when it holds a number with a fraction.
-    package static func write(_ value: JSONValue, into out: inout String) -> Bool {
+    /// Appends `value`; `false` (with `out` partly written) when it holds a number with a fraction, unless
+    /// `fractions` lets such numbers be written in Swift's shortest round-trip form (``write(number:into:)``).
+    package static func write(_ value: JSONValue, into out: inout String, fractions: Bool = false) -> Bool {
         switch value {
         case .null: out += "null"
         case .bool(let flag): out += flag ? "true" : "false"
         case .number(let number):
             // JSONValue writes whole numbers below 1e15 as integers; anything else goes to JSONEncoder.
-            guard number.rounded() == number, abs(number) < 1e15 else { return false }
+            guard number.rounded() == number, abs(number) < 1e15 else {
+                return fractions && write(number: number, into: &out)
+            }
             out += String(Int64(number))
         case .string(let text): writeString(text, into: &out)
         case .array(let items):
             out += "["
             for (index, item) in items.enumerated() {
                 if index > 0 { out += "," }
-                guard write(item, into: &out) else { return false }
+                guard write(item, into: &out, fractions: fractions) else { return false }
             }
             out += "]"
         case .object(let fields):
@@ -69,7 +80,7 @@ package enum JSONTextWriter {
                 if index > 0 { out += "," }
                 writeString(key, into: &out)
                 out += ":"
-                guard let field = fields[key], write(field, into: &out) else { return false }
+                guard let field = fields[key], write(field, into: &out, fractions: fractions) else { return false }
             }
             out += "}"
         }

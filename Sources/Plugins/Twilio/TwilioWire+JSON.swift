@@ -86,3 +86,48 @@ extension TwilioWire.ResourceSummary {
         self.init(sid: sid, status: status, channel: channel, dateCreated: dateCreated)
     }
 }
+
+extension TwilioMessagingWire.Message: TwilioJSONRepresentable {
+    /// Every field, `null` where it is `nil`, as its `encode(to:)` writes them.
+    var jsonValue: JSONValue {
+        .object([
+            "sid": .text(sid), "account_sid": .text(accountSID), "messaging_service_sid": .text(messagingServiceSID),
+            "from": .text(from), "to": .text(to), "body": .text(body), "status": .text(status),
+            "direction": .text(direction), "num_segments": .text(numSegments), "num_media": .text(numMedia),
+            "price": .text(price), "price_unit": .text(priceUnit),
+            "error_code": errorCode.map { .number(Double($0)) } ?? .null, "error_message": .text(errorMessage),
+            "date_created": .text(dateCreated), "date_sent": .text(dateSent), "date_updated": .text(dateUpdated),
+            "api_version": .text(apiVersion), "uri": .text(uri),
+            "subresource_uris": subresourceURIs.map { .object($0.mapValues(JSONValue.string)) } ?? .null,
+        ])
+    }
+
+    /// The fields the sender reads (`sid`, `status`, `num_segments`, `error_code`) from the fast parser; `nil` when
+    /// it leaves the body to Foundation or a field has another type (then `JSONDecoder` decides, as before).
+    init?(fastJSON data: Data) {
+        guard let value = JSONValue.parse(data), case .object(let fields) = value else { return nil }
+        func text(_ key: String) -> String?? {
+            switch fields[key] {
+            case nil, .null?: return .some(nil)
+            case .string(let text)?: return .some(text)
+            default: return nil
+            }
+        }
+        var errorCode: Int?
+        switch fields["error_code"] {
+        case nil, .null?: errorCode = nil
+        case .number(let number)?:
+            guard let whole = Int(exactly: number) else { return nil }
+            errorCode = whole
+        default: return nil
+        }
+        guard let sid = text("sid"), let status = text("status"), let segments = text("num_segments") else {
+            return nil
+        }
+        self.init()
+        self.sid = sid
+        self.status = status
+        self.numSegments = segments
+        self.errorCode = errorCode
+    }
+}

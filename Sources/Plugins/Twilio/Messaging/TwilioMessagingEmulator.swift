@@ -124,6 +124,6 @@ public final class TwilioMessagingEmulator: ContextEmulator {
                 }
             }
         }
-        return .json(message, status: 201)
+        return TwilioEmulator.json(201, message)
     }
 }

@@ -49,7 +49,12 @@ struct TwilioMessagingSender: ReceiptReadingSender {
             return TwilioErrorMapping.map(
                 code: envelope?.code, httpStatus: answer.status, retryAfter: answer.retryAfter, providerID: providerID)
         }
-        let resource = try client.decode(TwilioMessagingWire.Message.self, from: response, operation: .sendMessage)
+        let resource: TwilioMessagingWire.Message
+        if let fast = TwilioMessagingWire.Message(fastJSON: response.body) {
+            resource = fast
+        } else {
+            resource = try client.decode(TwilioMessagingWire.Message.self, from: response, operation: .sendMessage)
+        }
         guard let sid = resource.sid, let status = resource.status.flatMap(TwilioMessagingWire.deliveryStatus) else {
             throw client.malformed(.sendMessage, httpStatus: response.status.code)
         }

@@ -29,8 +29,10 @@ enum StoreJSON {
         JSONTextWriter.write(strings: value.map(\.rawValue))
     }
 
+    /// A plugin's state: its numbers with a fraction (an own code's dates) in Swift's shortest round-trip form, not
+    /// `JSONEncoder`'s, which reads back the same.
     static func text(_ value: ProviderState) throws(StoreError) -> String {
-        if let text = value.json.sortedJSON { return text }
+        if let text = value.json.storedJSON { return text }
         return try foundationJSON(value)
     }
 
