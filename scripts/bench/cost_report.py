@@ -19,6 +19,10 @@ the vendor's outbox beforehand). For each: heap allocations and bytes per reques
 read by SIGUSR2, before and after), store calls, statements and commits per request (`gateway_store_*_total`
 of `/metrics`, by operation), and the gateway's CPU per request on that one connection.
 
+With --profile, each workload runs 5 s under `wrk -c32` while `perf record -g` samples the gateway, and
+profile_parts.py gives every sample to one part of the path (inbound HTTP, JSON, the engine, the store, the
+outbound client, the emulator, the kernel's parts): a table of shares, or of µs per request with --cpu-rounds.
+
 With --cpu-rounds N, N paired rounds of `wrk -t1 -c32` (`healthz.lua`, `start.lua`, `check.lua`) give each
 workload's CPU per request as a ratio to /healthz's in the same round (median and bootstrap 90% interval),
 the method of facade_cpu.py. The allocation counter runs in those rounds too (a relaxed atomic increment per
@@ -271,6 +275,48 @@ class Report:
         after = self.allocations.read(pid)
         return round((after[0] - before[0]) / seconds, 1)
 
+    def profiles(self):
+        """Each workload under `wrk -c32` for 5 s while `perf record -g` samples the gateway for 4 s; the shares of
+        profile_parts.py (each sample to one part of the path), and the gateway's CPU per request meanwhile."""
+        import profile_parts
+        shares = {}
+        for index, workload in enumerate(WORKLOADS):
+            environment = {"BENCH_DIR": bench.HERE, "BENCH_KEY": bench.KEY, "BENCH_COUNTER_START": str(900000)}
+            if workload == "healthz":
+                script = "healthz.lua"
+            elif workload in ("check_wrong", "check_right"):
+                prepared_path = os.path.join(self.scratch, "profile-%s.tsv" % workload)
+                prepared = self.prepare(self.args.profile_checks, "+44756%d" % index)
+                with open(prepared_path, "w") as handle:
+                    handle.writelines("%s\t%s\t-\n" % pair for pair in prepared)
+                script = "check.lua"
+                environment.update(BENCH_PREPARED=prepared_path, BENCH_THREADS="1",
+                                   BENCH_MODE="wrong" if workload == "check_wrong" else "right", BENCH_REPEAT="1")
+            else:
+                script = "start.lua"
+                provider = {"sandbox_start": "twilio", "start": "twilio_remote", "own_code_start": "messaging_remote"}
+                environment.update(BENCH_PROVIDER=provider[workload], BENCH_PREFIX="+4475%d" % index)
+            data = os.path.join(self.scratch, "perf-%s.data" % workload)
+            load = subprocess.Popen(["wrk", "-t1", "-c32", "-d5s", "-s", os.path.join(bench.HERE, script),
+                                     self.gateway.base], env=dict(os.environ, **environment),
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(0.5)
+            recorded = subprocess.run(["perf", "record", "-F", "499", "-g", "-p", str(self.gateway.process.pid),
+                                       "-o", data, "--", "sleep", "4"], capture_output=True, text=True, timeout=60)
+            output, _ = load.communicate(timeout=120)
+            if recorded.returncode != 0:
+                raise SystemExit("perf record failed: " + recorded.stderr[-500:])
+            match = re.search(r"^RESULT (.*)$", output, re.M)
+            statuses = json.loads(match.group(1))["statuses"] if match else {}
+            expected = "4" if workload == "check_wrong" else "2"
+            if not statuses or any(not status.startswith(expected) for status in statuses):
+                raise SystemExit("%s under wrk answered %s, not only %sxx" % (workload, statuses, expected))
+            parts, samples = profile_parts.parts_of_file(data)
+            shares[workload] = {"parts": [[name, round(share, 1)] for name, share in parts], "samples": samples}
+            bench.log("%s: %d samples, %s" % (workload, samples, ", ".join(
+                "%s %.0f%%" % (name, share) for name, share in parts[:4])))
+        return shares
+
     def cpu_rounds(self):
         """Paired wrk rounds: each workload's CPU per request over /healthz's in the same round."""
         block = 10000 * max(2, self.args.seconds)
@@ -337,12 +383,16 @@ def main():
     parser.add_argument("--cpu-rounds", type=int, default=0, help="paired wrk rounds for the CPU ratios")
     parser.add_argument("--seconds", type=int, default=3, help="seconds per wrk run in a CPU round")
     parser.add_argument("--check-batch", type=int, default=3000, help="verifications prepared per round's checks")
+    parser.add_argument("--profile", action="store_true",
+                        help="where each workload's CPU goes, by part of the path (perf record -g, profile_parts.py)")
+    parser.add_argument("--profile-checks", type=int, default=8000,
+                        help="verifications prepared for each check workload's profile")
     parser.add_argument("--check", metavar="BUDGET", help="fail when a count is above this budget file's")
     parser.add_argument("--build", choices=("debug", "release"), help="the budget's section (default: from --gateway)")
     args = parser.parse_args()
     build = args.build or ("debug" if "/debug/" in os.path.abspath(args.gateway) else "release")
     report = Report(args)
-    figures, cpu = {}, None
+    figures, cpu, profiles = {}, None, None
     try:
         report.start()
         for index, workload in enumerate(WORKLOADS):
@@ -351,6 +401,8 @@ def main():
         idle = report.idle(2.0)
         if args.cpu_rounds:
             cpu = report.cpu_rounds()
+        if args.profile:
+            profiles = report.profiles()
     finally:
         report.stop()
     print("\n| workload | allocations | bytes allocated | store calls | statements | commits | CPU µs, one connection |"
@@ -372,7 +424,23 @@ def main():
     for workload in WORKLOADS[1:]:
         print("  %s store calls: %s" % (workload, ", ".join(
             "%s %.2f" % pair for pair in figures[workload]["calls_by_operation"].items())))
-    result = {"build": build, "figures": figures, "cpu": cpu, "idle_allocations_per_s": idle,
+    if profiles:
+        names = []
+        for workload in WORKLOADS:
+            for name, _ in profiles[workload]["parts"]:
+                if name not in names:
+                    names.append(name)
+        per = "µs per request (share × wrk CPU)" if cpu else "share of the samples"
+        print("\nwhere the CPU goes, %s:\n" % per)
+        print("| part | " + " | ".join(WORKLOADS) + " |")
+        print("|---|" + "---:|" * len(WORKLOADS))
+        for name in names:
+            cells = []
+            for workload in WORKLOADS:
+                share = dict(profiles[workload]["parts"]).get(name, 0.0)
+                cells.append("%.0f" % (share / 100 * cpu[workload]["us_per_request"]) if cpu else "%.1f%%" % share)
+            print("| %s | %s |" % (name, " | ".join(cells)))
+    result = {"build": build, "figures": figures, "cpu": cpu, "profiles": profiles, "idle_allocations_per_s": idle,
               "command": "python3 scripts/bench/cost_report.py " + " ".join(sys.argv[1:])}
     failures = check_budget(args.check, build, figures) if args.check else []
     result["budget_failures"] = failures
