@@ -66,20 +66,24 @@ extension TwilioWire.VerificationCheck: TwilioJSONRepresentable {
     }
 }
 
+extension [String: JSONValue] {
+    /// `.some(nil)` for an absent or `null` field, `nil` for a field that is not a string.
+    fileprivate func optionalText(_ key: String) -> String?? {
+        switch self[key] {
+        case nil, .null?: return .some(nil)
+        case .string(let text)?: return .some(text)
+        default: return nil
+        }
+    }
+}
+
 extension TwilioWire.ResourceSummary {
     /// The summary `JSONDecoder` reads from `data`, from the fast parser; `nil` when that parser leaves the
     /// body to Foundation, or when it is not an object whose four fields are strings, `null` or absent (then
     /// `JSONDecoder` decides, and throws for a wrong type as before).
     init?(fastJSON data: Data) {
         guard let value = JSONValue.parse(data), case .object(let fields) = value else { return nil }
-        /// `.some(nil)` for an absent or `null` field, `nil` for a field that is not a string.
-        func text(_ key: String) -> String?? {
-            switch fields[key] {
-            case nil, .null?: return .some(nil)
-            case .string(let text)?: return .some(text)
-            default: return nil
-            }
-        }
+        func text(_ key: String) -> String?? { fields.optionalText(key) }
         guard let sid = text("sid"), let status = text("status"), let channel = text("channel"),
             let dateCreated = text("date_created")
         else { return nil }
@@ -106,13 +110,7 @@ extension TwilioMessagingWire.Message: TwilioJSONRepresentable {
     /// it leaves the body to Foundation or a field has another type (then `JSONDecoder` decides, as before).
     init?(fastJSON data: Data) {
         guard let value = JSONValue.parse(data), case .object(let fields) = value else { return nil }
-        func text(_ key: String) -> String?? {
-            switch fields[key] {
-            case nil, .null?: return .some(nil)
-            case .string(let text)?: return .some(text)
-            default: return nil
-            }
-        }
+        func text(_ key: String) -> String?? { fields.optionalText(key) }
         var errorCode: Int?
         switch fields["error_code"] {
         case nil, .null?: errorCode = nil
