@@ -120,10 +120,17 @@ struct RetentionChecks: Sendable {
         let ids = try await Self.seed(store, prefix: "an", count: 4, age: 10)
         let recent = try await Self.seed(store, prefix: "ak", count: 1, age: 1, number: 100)
         let key = Self.key
+        let before = try #require(try await store.record(id: ids[0]))
         let batch = try await store.anonymize(createdBefore: Self.now.addingTimeInterval(-7 * Self.day), limit: 10) {
             key.anonymize(kind: $0, value: $1)
         }
         #expect(batch.verifications == 4)
+        // An update made from the record as read before (a late receipt racing the batch) no longer matches its
+        // version, so it cannot write the number back.
+        var stale = before
+        stale.version += 1
+        stale.updatedAt = Self.now
+        #expect(try await store.update(stale) == false)
         let number = "+447400900000"
         let record = try #require(try await store.record(id: ids[0]))
         #expect(record.destination == .anonymized(masked: "+4474******00", digest: key.digest(of: number)))

@@ -167,9 +167,12 @@ enum RetentionRows {
         WHERE excluded.created_at > retention_progress.created_at
             OR (excluded.created_at = retention_progress.created_at AND excluded.id > retention_progress.id)
         """)
+    /// A new version too: an update the engine made from the record as it was read before (a late receipt) no
+    /// longer matches, so it reads the record again rather than writing the number back.
     static let anonymize = StoreStatement(
         """
-        UPDATE verifications SET destination_kind = 'anonymized', destination_value = $2, destination_masked = $3
+        UPDATE verifications SET destination_kind = 'anonymized', destination_value = $2, destination_masked = $3,
+            version = version + 1
         WHERE id = $1 AND destination_kind <> 'anonymized'
         """)
     static let deleteWebhookDeliveries = StoreStatement(
