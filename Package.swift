@@ -65,6 +65,9 @@ let vendors = [
     // Ed25519: checking the signatures of Telnyx's webhooks (Verify and Messaging), and the emulator's signing of its
     // own. The Messaging tests key their own codes with the kit's HMAC key, as the gateway does.
     Vendor("Telnyx", uses: [crypto], testsUse: [crypto, "GatewayKitCrypto"]),
+    // CAMARA: ES256 client assertions (`private_key_jwt`) signed with the kit's JWS, checked by the emulator; the
+    // SHA-256 of the number Number Verification compares.
+    Vendor("Camara", uses: ["GatewayKitCrypto", crypto], testsUse: [crypto, "GatewayKitCrypto"]),
 ]
 
 let package = Package(

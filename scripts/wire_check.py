@@ -2,8 +2,9 @@
 """Issue 29: the plugins' wire traffic, checked against the vendors' own API descriptions.
 
 Starts a sandbox gateway whose Twilio, Vonage (v2 and legacy v1), Sinch, Firebase and Telnyx providers have their
-`base_url` pointed at a recording proxy run here (another free loopback port). The proxy forwards each call
-to the gateway's own emulator under `/sandbox/<vendor>` and records the request and the answer. The script
+`base_url` (and the CAMARA provider its `api_root`, `token_url` and `authorize_url`) pointed at a recording proxy
+run here (another free loopback port). The proxy forwards each call to the gateway's own emulator under
+`/sandbox/<vendor>` and records the request and the answer. The script
 then drives the gateway's public API over every vendor and channel (starts, wrong and right codes, resends,
 cancels, refreshes, the vendors' error paths the emulators can produce) and validates every recorded
 request and every emulator answer against the vendor's document:
@@ -12,6 +13,10 @@ request and every emulator answer against the vendor's document:
   (the gateway's own codes) Twilio's 2010-04-01 API (`Messages.json`), Vonage's SMS API and Telnyx Messaging v2
   (`POST /messages`): the OpenAPI files in
   `--specs` (`../shared/specs` beside the repository; never copied into it).
+* CAMARA (the `camara` plugin: SIM Swap as the starts' risk signal and its `sim_swap_date` action, Number
+  Verification as its `silent_auth`): SIM Swap 2.1.0 and Number Verification 2.1.0, the OpenAPI files in
+  `--specs`. The operator's OpenID Connect token and authorization endpoints, which the plugin also calls through
+  the proxy, are in neither document; they are counted under ALLOW (`camara:oidc-endpoint`), not validated.
 * Firebase (Identity Toolkit v1, and v2 for the multi-factor methods): the discovery documents that ship in
   google-api-python-client (`googleapiclient/discovery_cache/documents/identitytoolkit.v1.json` and `.v2.json`);
   they are not OpenAPI, so a small validator reads their `schemas` and `methods` here.
@@ -23,6 +28,9 @@ and its body must validate against the schema for that status.
 
 How the documents are read (the interpretation, stated once):
 
+* A server URL's variables: one that begins the URL (CAMARA's `{apiRoot}`) stands for the scheme, host and any
+  path of the operator's choosing, which is what the plugin's `api_root` gives and the vendor prefix strips from
+  the recorded path; it is dropped. Any other takes its default. The rest of the URL's path is the base path.
 * OpenAPI 3.0 schemas become JSON Schema: `$ref`s are inlined, `nullable: true` adds `null`, and OpenAPI-only
   keywords (discriminator, example, x-…) are dropped after use.
 * `allOf` is merged into one object schema (the union of the parts' properties and required lists) before
@@ -38,6 +46,12 @@ How the documents are read (the interpretation, stated once):
   `additionalProperties` refuses other properties (a field the vendor does not document is a bug in the
   plugin). In answers, likewise (an emulator answer with a field the vendor does not document is a fidelity
   bug), except where ALLOW below names an exception with its reason.
+* CAMARA's documents secure every operation with an `openIdConnect` scheme and the scopes it needs (SIM Swap's
+  check: `sim-swap:check` or `sim-swap`; retrieve-date: `sim-swap:retrieve-date` or `sim-swap`; verify:
+  `number-verification:verify`): the request must carry an access token, `Authorization: Bearer …` (the CAMARA
+  security profile), and where the token's own answer from the token endpoint was recorded, the scopes it
+  granted (its `scope`, RFC 6749 §5.1, or the scopes asked for when the answer leaves it out) must hold one of
+  the operation's requirements. A token issued elsewhere is opaque: only its presence is checked.
 * Sinch's document names the signed header `Authentication`; Sinch (and its SDKs) use `Authorization`.
   The request must carry `Authorization` (`Application …` or `Basic …`).
 * Where a document has no answer for a status the vendor really returns (Twilio and Sinch describe no error
@@ -106,6 +120,13 @@ ALLOW = {
     # `Message`, which has no `error-text`. A refused part is checked against `ErrorMessage`, an accepted one
     # against `Message`.
     "vonage:sms-refused-part": "Vonage's SMS document types every messages element as Message; a refused one is checked against ErrorMessage",
+    # The camara plugin gets its access tokens from the operator's OpenID Connect token endpoint (form,
+    # `private_key_jwt`) and sends the device to its authorization endpoint; both are OpenID Connect's (RFC 6749,
+    # OIDC Core), described by neither CAMARA document, which only name them through `openIdConnectUrl`. They
+    # travel through the proxy with the API calls (the plugin's `token_url` and `authorize_url` are on it) and
+    # are counted under the API they serve (the client-credentials token: SIM Swap; the authorization and the
+    # code's token: Number Verification), never validated against a document.
+    "camara:oidc-endpoint": "the OpenID Connect token and authorization endpoints are in neither CAMARA document; not validated",
 }
 
 ERROR_SCHEMAS = {
@@ -130,6 +151,11 @@ ERROR_SCHEMAS = {
 TELNYX_KEY = "KEYSANDBOX0TELNYX0000000000000001"
 TELNYX_PROFILE = "4900017a-0000-4000-8000-7e1a7e1a0001"
 TELNYX_MESSAGING_PROFILE = "4000eba1-0000-4000-8000-7e1a7e1a0002"
+# The CAMARA sandbox's client key (Sources/Plugins/Camara, CamaraSandbox.privateKeyDER, which the gateway prints
+# as `camara sandbox settings:` in sandbox mode): the PKCS #8 DER, in base64, of the P-256 key whose scalar is
+# the bytes 1 to 32. The emulator's token endpoint takes client assertions signed by this key only.
+CAMARA_KEY = ("MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgAQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyChRANCAARRXD1u"
+              "ueOWuQTT/sp/VP3NDMHpl783XcpRWtCmw7QDX0U2vjpQ8xj7+aVHWQKiIVAr7w1X4IxTsswKVvF9n5NU")
 
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 
@@ -280,7 +306,7 @@ class OpenAPIDocument:
         self.vendor = vendor
         self.reader = SchemaReader(self.document)
         servers = self.document.get("servers") or [{"url": ""}]
-        self.base_path = urllib.parse.urlsplit(servers[0]["url"]).path.rstrip("/")
+        self.base_path = urllib.parse.urlsplit(server_url(servers[0])).path.rstrip("/")
         self.operations = []
         for template, item in self.document["paths"].items():
             shared = [self.reader.resolve(p) for p in item.get("parameters") or []]
@@ -307,6 +333,20 @@ class OpenAPIDocument:
             if match and op.method == method.lower():
                 return op, match.groupdict()
         return None, None
+
+
+def server_url(server):
+    """A server's URL with its variables substituted (see the module's comment): one that begins the URL (CAMARA's
+    `{apiRoot}`, the operator's scheme, host and perhaps a path) is dropped, since the recorded path has it
+    stripped with the vendor prefix; any other takes its default. Left literal, `{apiRoot}/sim-swap/v2` would be
+    taken for a path that no request has."""
+    url = server.get("url", "")
+    for name, variable in (server.get("variables") or {}).items():
+        placeholder = "{" + name + "}"
+        url = url.replace(placeholder, "" if url.startswith(placeholder) else str(variable.get("default", "")))
+    if url.startswith("/"):
+        return url
+    return url if "://" in url else "/" + url
 
 
 def coerce(value, schema):
@@ -340,8 +380,9 @@ class Finding:
         self.problems, self.allowed = [], []
 
 
-def validate_openapi(doc, record, vendor):
-    """(request problems, answer problems, allowed entries) for one recorded exchange."""
+def validate_openapi(doc, record, vendor, grants=None):
+    """(request problems, answer problems, allowed entries) for one recorded exchange; `grants`: access token ->
+    the scopes the recorded token answers granted it (camara_grants)."""
     request, response = record["request"], record["response"]
     req_problems, ans_problems, allowed = [], [], []
     op, path_params = doc.find(request["method"], request["path"])
@@ -387,9 +428,18 @@ def validate_openapi(doc, record, vendor):
         schemes = doc.document.get("components", {}).get("securitySchemes", {})
         satisfied = False
         for requirement in op.security:
-            if all(security_present(schemes.get(name, {}), headers, query, vendor) for name in requirement):
+            if all(security_present(schemes.get(name, {}), headers, query, vendor, scopes, grants)
+                   for name, scopes in requirement.items()):
                 satisfied = True
-        if not satisfied:
+        granted = token_scopes(headers, grants)
+        if not satisfied and granted is not None and any(
+                schemes.get(name, {}).get("type") in ("openIdConnect", "oauth2")
+                for requirement in op.security for name in requirement):
+            # A bearer token whose grant was recorded, without the scopes the operation needs.
+            req_problems.append(f"the access token was granted `{' '.join(sorted(granted))}`; {op.name} needs "
+                                + " or ".join("`" + " ".join(s for v in requirement.values() for s in v) + "`"
+                                              for requirement in op.security))
+        elif not satisfied:
             req_problems.append("no credentials of a documented scheme (" +
                                 ", ".join("+".join(r) for r in op.security) + ")")
     # Body.
@@ -498,9 +548,23 @@ def validate_openapi(doc, record, vendor):
     return req_problems, ans_problems, allowed
 
 
-def security_present(scheme, headers, query, vendor):
+def token_scopes(headers, grants):
+    """The scopes a recorded token answer granted the request's bearer token, or None when unknown."""
+    auth = headers.get("authorization", "")
+    if not auth.lower().startswith("bearer "):
+        return None
+    return (grants or {}).get(auth[7:].strip())
+
+
+def security_present(scheme, headers, query, vendor, scopes=(), grants=None):
     kind = scheme.get("type")
     auth = headers.get("authorization", "")
+    if kind in ("openIdConnect", "oauth2"):
+        # An access token (module comment); its scopes where its grant was recorded.
+        if not (auth.lower().startswith("bearer ") and auth[7:].strip()):
+            return False
+        granted = token_scopes(headers, grants)
+        return granted is None or set(scopes or ()) <= granted
     if kind == "http":
         return auth.lower().startswith(scheme.get("scheme", "").lower() + " ")
     if kind == "apiKey":
@@ -1064,8 +1128,71 @@ def drive_telnyx_messaging(d):
     d.call("DELETE", "/sandbox/faults/telnyx_messaging")
 
 
+def drive_camara(d):
+    """CAMARA through the `camara` provider: SIM Swap as every phone start's risk signal (the configuration's
+    `risk:`), a recent change refused (403 `recent_sim_swap`, nothing sent), none (the start goes on), a number the
+    operator does not cover (its 404 IDENTIFIER_NOT_FOUND; the start goes on, `on_signal_unavailable` being
+    `allow`); retrieve-date through the `sim_swap_date` action; and Number Verification as a `silent_auth` start
+    whose URL the device opens (through the proxy to the emulator's authorization endpoint, then redirected to the
+    gateway's `/callbacks/camara`, where the gateway exchanges the code and asks `verify`): the device on the
+    number's own connection (approved) and on another number's (failed). The network is set through the
+    emulator's sandbox controls on the gateway itself, not through the proxy (they are not the plugin's calls)."""
+    def network(number, **settings):
+        path = "/sandbox/camara/sandbox/numbers/" + urllib.parse.quote(number, safe="")
+        d.expect(f"camara sandbox control {number}", *sandbox_gateway.call(d.base, "PUT", path, settings, key=None),
+                 (200,))
+
+    def open_silent_url(what, answer):
+        url = ((answer.get("next_action") or {}).get("open_url") or {}).get("url")
+        if not url:
+            d.failures.append(f"{what}: no next_action.open_url.url in {answer}")
+            return
+        # The device's request, as given: to the operator's authorization endpoint (the proxy), which redirects
+        # to the gateway's callback; urllib follows the redirect.
+        split = urllib.parse.urlsplit(url)
+        d.expect(what, *sandbox_gateway.call(f"{split.scheme}://{split.netloc}", "GET",
+                                             split.path + ("?" + split.query if split.query else ""), key=None),
+                 (200,))
+
+    def reads(what, vid, expected):
+        status, answer = d.call("GET", f"/v1/verifications/{vid}")
+        if status != 200 or answer.get("status") != expected:
+            d.failures.append(f"{what}: expected {expected}, read {status} {answer}")
+
+    # A SIM changed an hour ago: within the 72 hours of the risk rule, the start is refused.
+    network("+447400555001", sim_changed_hours_ago=1)
+    status, answer = d.start("twilio", "+447400555001", expect=(403,))
+    if status == 403 and "recent_sim_swap" not in json.dumps(answer):
+        d.failures.append(f"camara recent swap: 403 without recent_sim_swap: {answer}")
+    # A SIM never changed in the sandbox (since 2020): the start goes on.
+    d.start("twilio", "+447400555002")
+    # A number the operator does not cover: SIM Swap answers 404 IDENTIFIER_NOT_FOUND, the start goes on.
+    network("+447400555005", covered=False)
+    d.start("twilio", "+447400555005")
+    # retrieve-date, through the provider's action.
+    status, answer = d.call("POST", "/v1/providers/camara/actions/sim_swap_date",
+                            {"input": {"phone_number": "+447400555001"}})
+    d.expect("camara sim_swap_date", status, answer, (200,))
+    if status == 200 and not (answer.get("output") or {}).get("latest_sim_change"):
+        d.failures.append(f"camara sim_swap_date: no latest_sim_change in {answer}")
+    # Number Verification: the device on its own number's mobile data, then on another number's.
+    status, v = d.start("camara", "+447400555003", "silent_auth")
+    if status == 201:
+        open_silent_url("camara silent auth (own connection)", v)
+        reads("camara silent auth (own connection)", v["id"], "approved")
+    network("+447400555004", network_number="+447400555099")
+    status, v = d.start("camara", "+447400555004", "silent_auth")
+    if status == 201:
+        open_silent_url("camara silent auth (another number's connection)", v)
+        reads("camara silent auth (another number's connection)", v["id"], "failed")
+
+
 VENDORS = ("twilio", "vonage-v2", "vonage-v1", "sinch", "firebase", "telnyx", "twilio-messaging", "vonage-sms",
-           "telnyx-messaging")
+           "telnyx-messaging", "camara-sim-swap", "camara-number-verification")
+
+# The camara plugin's OpenID Connect endpoints (under its `token_url` and `authorize_url`): in neither document
+# (ALLOW["camara:oidc-endpoint"]).
+CAMARA_OIDC = ("/sandbox/camara/token", "/sandbox/camara/authorize")
 
 
 def vendor_of(path):
@@ -1088,6 +1215,10 @@ def vendor_of(path):
         return "sinch", path[len("/sandbox/sinch"):]
     if path.startswith("/sandbox/telnyx/"):
         return "telnyx", path[len("/sandbox/telnyx"):]
+    if path.startswith("/sandbox/camara/sim-swap/"):
+        return "camara-sim-swap", path[len("/sandbox/camara"):]
+    if path.startswith("/sandbox/camara/number-verification/"):
+        return "camara-number-verification", path[len("/sandbox/camara"):]
     prefix = "/sandbox/firebase/identitytoolkit.googleapis.com"
     if path.startswith(prefix):
         return "firebase", path[len(prefix):]
@@ -1121,7 +1252,9 @@ def load_documents(specs, discovery):
     files = {"twilio": "twilio_verify_v2.yaml", "vonage-v2": "vonage_verify_v2.yaml",
              "vonage-v1": "vonage_verify_v1.yaml", "sinch": "sinch_verification_v1.yaml",
              "telnyx": "telnyx_verify_v2.yaml", "twilio-messaging": "twilio_api_v2010.yaml",
-             "vonage-sms": "vonage_sms.yaml", "telnyx-messaging": "telnyx_messaging_v2.yaml"}
+             "vonage-sms": "vonage_sms.yaml", "telnyx-messaging": "telnyx_messaging_v2.yaml",
+             "camara-sim-swap": "camara_sim_swap_v2.yaml",
+             "camara-number-verification": "camara_number_verification_v2.yaml"}
     missing = [f for f in files.values() if not os.path.isfile(os.path.join(specs, f))]
     if missing:
         raise SystemExit(f"vendor specs missing in {specs}: {', '.join(missing)} (give --specs ../shared/specs)")
@@ -1130,14 +1263,49 @@ def load_documents(specs, discovery):
     return docs
 
 
-def validate(docs, record):
+def camara_oidc_vendor(record):
+    """The API a call to the camara plugin's token or authorization endpoint serves (ALLOW), or None: the
+    client-credentials token is SIM Swap's (two-legged), the authorization and its code's token Number
+    Verification's (three-legged)."""
+    request = record["request"]
+    if request["path"] not in CAMARA_OIDC:
+        return None
+    form = urllib.parse.parse_qs(request["body"].decode(errors="replace")) if request["body"] else {}
+    if request["path"].endswith("/token") and form.get("grant_type") == ["client_credentials"]:
+        return "camara-sim-swap"
+    return "camara-number-verification"
+
+
+def camara_grants(records):
+    """Access token -> the scopes granted it, from the recorded answers of the camara plugin's token endpoint:
+    the answer's `scope` (RFC 6749 §5.1), or the scopes the request asked for when the answer leaves it out."""
+    grants = {}
+    for record in records:
+        request, response = record["request"], record["response"]
+        if not request["path"].endswith("/camara/token") or response["status"] != 200:
+            continue
+        try:
+            answer = json.loads(response["body"])
+        except ValueError:
+            continue
+        asked = urllib.parse.parse_qs(request["body"].decode(errors="replace")).get("scope", [None])[-1]
+        scope = answer.get("scope") if isinstance(answer, dict) else None
+        if isinstance(answer, dict) and answer.get("access_token") and (scope or asked) is not None:
+            grants[answer["access_token"]] = set((scope or asked).split())
+    return grants
+
+
+def validate(docs, record, grants=None):
+    oidc = camara_oidc_vendor(record)
+    if oidc is not None:  # OpenID Connect, in neither CAMARA document: counted, not validated (ALLOW)
+        return oidc, [], [], ["camara:oidc-endpoint"]
     vendor, path = vendor_of(record["request"]["path"])
     if vendor is None:
         return None, [f"a call to {path}, which no vendor document covers"], [], []
     local = dict(record, request=dict(record["request"], path=path))
     if vendor == "firebase":
         return (vendor,) + validate_discovery(docs[vendor].for_path(path), local, vendor)
-    return (vendor,) + validate_openapi(docs[vendor], local, vendor.split("-")[0])
+    return (vendor,) + validate_openapi(docs[vendor], local, vendor.split("-")[0], grants)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -1257,14 +1425,84 @@ def mutations(records):
             telnyx_message, "request", lambda v: v.__setitem__("type", "RCS")), "request"))
         out.append(("Telnyx Messaging answer whose parts is a string", with_json(
             telnyx_message, "response", lambda v: v["data"].__setitem__("parts", "1")), "answer"))
+    swap_check = first(lambda r: r["request"]["path"].endswith("/camara/sim-swap/v2/check")
+                       and r["response"]["status"] == 200)
+    if swap_check:
+        out.append(("CAMARA SIM swap check whose maxAge is below the API's 1 hour", with_json(
+            swap_check, "request", lambda v: v.__setitem__("maxAge", 0)), "request"))
+        out.append(("CAMARA SIM swap check whose phoneNumber is not E.164", with_json(
+            swap_check, "request", lambda v: v.__setitem__("phoneNumber", "07400555002")), "request"))
+        out.append(("CAMARA SIM swap check with an unknown field", with_json(
+            swap_check, "request", lambda v: v.__setitem__("msisdn", v.get("phoneNumber"))), "request"))
+        broken = copy.deepcopy(swap_check)
+        broken["request"]["headers"] = {k: v for k, v in broken["request"]["headers"].items()
+                                        if k.lower() != "authorization"}
+        out.append(("CAMARA SIM swap check without its access token", broken, "request"))
+        broken = copy.deepcopy(swap_check)
+        broken["request"]["headers"] = {k: "Basic Z2F0ZXdheTpzYW5kYm94" if k.lower() == "authorization" else v
+                                        for k, v in broken["request"]["headers"].items()}
+        out.append(("CAMARA SIM swap check with Basic credentials, not a bearer token", broken, "request"))
+        out.append(("CAMARA SIM swap answer whose swapped is a string", with_json(
+            swap_check, "response", lambda v: v.__setitem__("swapped", "false")), "answer"))
+        broken = copy.deepcopy(swap_check)
+        broken["request"]["path"] = broken["request"]["path"].replace("/v2/check", "/v1/check")
+        out.append(("CAMARA SIM swap check on another version's path", broken, "request"))
+    swap_date = first(lambda r: r["request"]["path"].endswith("/camara/sim-swap/v2/retrieve-date")
+                      and r["response"]["status"] == 200)
+    if swap_date:
+        out.append(("CAMARA retrieve-date with check's maxAge", with_json(
+            swap_date, "request", lambda v: v.__setitem__("maxAge", 72)), "request"))
+        out.append(("CAMARA retrieve-date answer without its required (nullable) latestSimChange", with_json(
+            swap_date, "response", lambda v: v.pop("latestSimChange")), "answer"))
+        out.append(("CAMARA retrieve-date answer whose monitoredPeriod is a string", with_json(
+            swap_date, "response", lambda v: v.__setitem__("monitoredPeriod", "120")), "answer"))
+    swap_error = first(lambda r: "/camara/sim-swap/v2/" in r["request"]["path"] and r["response"]["status"] == 404)
+    if swap_error:
+        out.append(("CAMARA SIM swap 404 whose code is not one of Generic404's", with_json(
+            swap_error, "response", lambda v: v.__setitem__("code", "NOT_COVERED")), "answer"))
+        out.append(("CAMARA SIM swap 404 whose status is not 404", with_json(
+            swap_error, "response", lambda v: v.__setitem__("status", 400)), "answer"))
+        out.append(("CAMARA SIM swap 404 without its message", with_json(
+            swap_error, "response", lambda v: v.pop("message")), "answer"))
+        broken = copy.deepcopy(swap_error)
+        broken["response"]["status"] = 409
+        out.append(("CAMARA SIM swap answer with an undocumented status", broken, "answer"))
+    verify = first(lambda r: r["request"]["path"].endswith("/camara/number-verification/v2/verify")
+                   and r["response"]["status"] == 200)
+    if verify:
+        out.append(("CAMARA verify with both phoneNumber and hashedPhoneNumber", with_json(
+            verify, "request", lambda v: v.__setitem__("phoneNumber", "+447400555003")), "request"))
+        out.append(("CAMARA verify whose hashedPhoneNumber is not SHA-256 hex", with_json(
+            verify, "request", lambda v: v.__setitem__("hashedPhoneNumber", "+447400555003")), "request"))
+        out.append(("CAMARA verify with an empty body object", with_json(
+            verify, "request", lambda v: v.clear()), "request"))
+        broken = copy.deepcopy(verify)
+        broken["request"]["headers"] = {k: v for k, v in broken["request"]["headers"].items()
+                                        if k.lower() != "authorization"}
+        out.append(("CAMARA verify without its access token", broken, "request"))
+        if swap_check:
+            two_legged = next(v for k, v in swap_check["request"]["headers"].items() if k.lower() == "authorization")
+            broken = copy.deepcopy(verify)
+            broken["request"]["headers"] = {k: two_legged if k.lower() == "authorization" else v
+                                            for k, v in broken["request"]["headers"].items()}
+            out.append(("CAMARA verify with SIM Swap's two-legged token (no number-verification:verify)", broken,
+                        "request"))
+        out.append(("CAMARA verify answer whose devicePhoneNumberVerified is a string", with_json(
+            verify, "response", lambda v: v.__setitem__("devicePhoneNumberVerified", "true")), "answer"))
+        out.append(("CAMARA verify answer with share's devicePhoneNumber beside it", with_json(
+            verify, "response", lambda v: v.__setitem__("devicePhoneNumber", "+447400555003")), "answer"))
+        broken = copy.deepcopy(verify)
+        broken["response"]["status"] = 404
+        out.append(("CAMARA verify answer with a status its operation does not document (404)", broken, "answer"))
     return out
 
 
 def self_test(docs, records):
     cases = mutations(records)
+    grants = camara_grants(records)
     missed = []
     for description, broken, part in cases:
-        _, req, ans, _ = validate(docs, broken)
+        _, req, ans, _ = validate(docs, broken, grants)
         problems = req if part == "request" else ans
         if problems:
             print(f"  self-test: refused as expected: {description}: {problems[0]}")
@@ -1340,7 +1578,14 @@ providers:
      senders: {{default: "+14155550199", GB: Acme}}}}
   - {{id: telnyx_messaging-wrong-key, plugin: telnyx_messaging, settings: {{api_key_env: WIRE_VONAGE_SECRET,
       base_url: "{via}/telnyx_messaging/v2"}}, senders: {{default: "+14155550199"}}}}
+  # camara at its default `sim_swap_scope` (sim-swap:check), as a deployment has it: the two-legged token the
+  # risk step uses must also serve the `sim_swap_date` action's retrieve-date (drive_camara).
+  - {{id: camara, plugin: camara, settings: {{client_id: gateway-sandbox, private_key_env: WIRE_CAMARA_KEY,
+      api_root: "{via}/camara", token_url: "{via}/camara/token", authorize_url: "{via}/camara/authorize"}}}}
 messages: {{app: Wire, origin_bound: {{host: example.com}}}}
+# Every phone start asks camara's SIM Swap first: drive_camara's refused start, and every other drive's starts
+# are SIM Swap traffic too (a number never set in the emulator has had its SIM since 2020: not refused).
+risk: {{sim_swap: {{provider: camara, max_age_hours: 72, on_recent_swap: refuse}}}}
 """
     config_path = os.path.join(work, "wire.yaml")
     with open(config_path, "w") as f:
@@ -1350,6 +1595,7 @@ messages: {{app: Wire, origin_bound: {{host: example.com}}}}
         WIRE_VONAGE_SIGNATURE="sandbox-signature-secret-0000000000000001",
         WIRE_SINCH_SECRET="c2FuZGJveC1zaW5jaC1hcHBsaWNhdGlvbi1zZWNyZXQ=",
         WIRE_FIREBASE_KEY="AIzaSyD-sandbox-verification-gateway001", WIRE_TELNYX_KEY=TELNYX_KEY,
+        WIRE_CAMARA_KEY=CAMARA_KEY,
         GATEWAY_VONAGE_CANCEL_WINDOW="0")
     log_path = os.path.join(work, "gateway.log")
     process, base = sandbox_gateway.start(binary, data_dir, port=gateway_port,
@@ -1361,7 +1607,7 @@ messages: {{app: Wire, origin_bound: {{host: example.com}}}}
                            ("vonage-legacy", lambda d: drive_vonage(d, "vonage-legacy", "05")),
                            ("sinch", drive_sinch), ("firebase", drive_firebase), ("telnyx", drive_telnyx),
                            ("twilio_messaging", drive_twilio_messaging), ("vonage_sms", drive_vonage_sms),
-                           ("telnyx_messaging", drive_telnyx_messaging),
+                           ("telnyx_messaging", drive_telnyx_messaging), ("camara", drive_camara),
                            ("faults", drive_faults)):
             before = len(recorder.records)
             step(driver)
@@ -1378,8 +1624,9 @@ messages: {{app: Wire, origin_bound: {{host: example.com}}}}
     totals = {v: {"requests": 0, "answers": 0, "bad_requests": 0, "bad_answers": 0, "allowed": {},
                   "operations": set()} for v in VENDORS}
     failed = False
+    grants = camara_grants(recorder.records)  # the CAMARA tokens' scopes (module comment)
     for record in recorder.records:
-        vendor, req, ans, allowed = validate(docs, record)
+        vendor, req, ans, allowed = validate(docs, record, grants)
         if vendor is None:
             print("INVALID (no vendor):", req[0])
             failed = True
@@ -1403,11 +1650,12 @@ messages: {{app: Wire, origin_bound: {{host: example.com}}}}
         count, missed = self_test(docs, recorder.records)
         vendors_covered = {vendor_of(r["request"]["path"])[0] for _, r, _ in mutations(recorder.records)}
     print()
-    print(f"{'vendor':<16} {'requests':>8} {'answers':>8} {'invalid requests':>17} {'invalid answers':>16}  allowed")
+    width = max(len(v) for v in VENDORS)  # camara-number-verification: the document's own name
+    print(f"{'vendor':<{width}} {'requests':>8} {'answers':>8} {'invalid requests':>17} {'invalid answers':>16}  allowed")
     for vendor in VENDORS:
         t = totals[vendor]
         allowed = ", ".join(f"{k} x{n}" for k, n in sorted(t["allowed"].items())) or "-"
-        print(f"{vendor:<16} {t['requests']:>8} {t['answers']:>8} {t['bad_requests']:>17} {t['bad_answers']:>16}  {allowed}")
+        print(f"{vendor:<{width}} {t['requests']:>8} {t['answers']:>8} {t['bad_requests']:>17} {t['bad_answers']:>16}  {allowed}")
         if args.verbose:
             for op in sorted({re.sub(r"/[A-Za-z0-9%+._-]{16,}", "/…", op) for op in t["operations"]}):
                 print("    " + op)

@@ -122,6 +122,8 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, ExpressibleByStri
     public static let invalidToken: ErrorCode = "invalid_token"
     /// A fraud rule, opt-out or geo permission blocks this destination; terminal.
     public static let destinationBlocked: ErrorCode = "destination_blocked"
+    /// The number's SIM changed recently and the gateway's risk step refuses such starts; nothing was sent.
+    public static let recentSimSwap: ErrorCode = "recent_sim_swap"
     /// The code is wrong; attempts remain.
     public static let incorrectCode: ErrorCode = "incorrect_code"
     /// Too many wrong codes or challenge answers; start a new verification.
@@ -172,6 +174,7 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, ExpressibleByStri
         .unauthorized: .caller, .forbidden: .caller, .rateLimited: .caller, .idempotencyConflict: .caller,
         .idempotencyOutcomeUnknown: .caller, .notEnrolled: .caller, .accountLocked: .caller, .invalidToken: .caller,
         .destinationBlocked: .blocked,
+        .recentSimSwap: .blocked,
         .incorrectCode: .verification, .maxAttemptsReached: .verification, .expired: .verification,
         .notFound: .verification, .alreadyApproved: .verification, .canceled: .verification,
         .concurrentVerification: .verification, .maxSendsReached: .verification, .denied: .verification,

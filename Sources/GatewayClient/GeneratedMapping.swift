@@ -28,7 +28,8 @@ extension Verification {
             expiresAt: payload.expiresAt, attemptsRemaining: payload.attemptsRemaining, sends: payload.sends,
             createdAt: payload.createdAt, updatedAt: payload.updatedAt, route: payload.route,
             testNumber: payload.testNumber ?? false, clientRef: payload.clientRef,
-            metadata: payload.metadata?.additionalProperties ?? [:], token: nil, providerTokens: [:], clientSecret: nil)
+            metadata: payload.metadata?.additionalProperties ?? [:], risk: payload.risk?.additionalProperties ?? [:],
+            token: nil, providerTokens: [:], clientSecret: nil)
     }
 
     /// A start's answer, whatever type the document gives it: a `Verification`, or a `Verification` with the

@@ -38,6 +38,9 @@ public struct Verification: Sendable, Hashable {
     public var clientRef: String?
     /// The caller's metadata from the start.
     public var metadata: [String: String]
+    /// What the start's risk step found for the app to act on (`["sim_swap": "recent"]` on a `step_up` route: ask
+    /// for a second factor); empty when nothing was found.
+    public var risk: [String: String] = [:]
     /// The gateway's ES256 JWT (verify it with `/.well-known/jwks.json`): in the answer of the check that
     /// approved, or in the first read after an approval by callback or refresh, and only there.
     public var token: String?

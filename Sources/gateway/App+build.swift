@@ -137,7 +137,14 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         var (services, webhooks) = try await buildServices(
             options, configuration, store: store, instances: instances, outbound: outbound, tracer: tracer)
         if let exporter, options.spanExporter == nil { services.append(exporter) }
-        if routing.rules.contains(where: { $0.delivery?.failover == true }) {
+        // Delivery failover, and the deadlines of silent steps the engine falls back from (CAMARA).
+        let silentSteps = service.registry.providerIDs.contains { id in
+            service.registry.provider(id).map {
+                $0.capabilities.channels.contains(.silentAuth)
+                    && $0.capabilities.completesWithoutCode.contains(.silentAuth)
+            } ?? false
+        }
+        if silentSteps || routing.rules.contains(where: { $0.delivery?.failover == true }) {
             services.append(DeliveryFailoverService(service: service, clock: options.clock, logger: logger))
         }
         let app = Application(

@@ -112,8 +112,12 @@ func routingTable(
     _ configuration: GatewayConfiguration, _ registry: ProviderRegistry, _ options: GatewayOptions
 ) throws(ConfigurationError) -> RoutingTable {
     let routing = configuration.routing ?? RoutingTable(defaultOrder: registry.providerIDs)
-    let problems =
+    var problems =
         configuration.routing == nil ? routing.problems(against: registry) : routing.providerProblems(against: registry)
+    problems += configuration.policy.risk?.problems("risk:", registry: registry) ?? []
+    for rule in routing.rules {
+        problems += rule.risk?.problems("routing: route `\(rule.name)`", registry: registry) ?? []
+    }
     guard problems.isEmpty else { throw options.located(ConfigurationError(problems: problems)) }
     return routing
 }

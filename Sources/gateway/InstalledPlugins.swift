@@ -1,3 +1,4 @@
+import GatewayCamara
 import GatewayCore
 import GatewayFirebase
 import GatewayIDaaS
@@ -16,6 +17,6 @@ enum InstalledPlugins {
     static let all: [GatewayPlugin] = [
         TwilioPlugin.plugin, FirebasePlugin.plugin, IDaaSPlugin.plugin, SinchPlugin.plugin, VonagePlugin.plugin,
         TelnyxPlugin.plugin, TwilioMessagingPlugin.plugin, VonageSMSPlugin.plugin, TelnyxMessagingPlugin.plugin,
-        SinchSMSPlugin.plugin,
+        SinchSMSPlugin.plugin, CamaraPlugin.plugin,
     ]
 }

@@ -159,6 +159,8 @@ struct Demo: Sendable {
         Flow(name: "sinch-sms", run: { try await $0.sinchSMS() }),
         Flow(name: "sinch-flashcall", run: { try await $0.sinchFlashCall() }),
         Flow(name: "vonage-silent-auth", run: { try await $0.vonageSilentAuth() }),
+        Flow(name: "camara-silent-auth", run: { try await $0.camaraSilentAuth() }),
+        Flow(name: "camara-silent-fallback", run: { try await $0.camaraSilentFallback() }),
         Flow(name: "idaas-slider", run: { try await $0.idaasSlider() }),
         Flow(name: "firebase-sms", run: { try await $0.firebaseSMS() }),
         Flow(name: "twilio-push", run: { try await $0.twilioPush(approve: true) }),

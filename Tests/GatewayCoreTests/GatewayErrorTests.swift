@@ -41,6 +41,7 @@ struct GatewayErrorTests {
         Documented(.idempotencyOutcomeUnknown, "idempotency_outcome_unknown", 409, .caller, retryable: false),
         // blocked: fraud or geo block, never failed over
         Documented(.destinationBlocked, "destination_blocked", 403, .blocked, retryable: false),
+        Documented(.recentSimSwap, "recent_sim_swap", 403, .blocked, retryable: false),
         // verification
         Documented(.incorrectCode, "incorrect_code", 422, .verification, retryable: false),
         Documented(.maxAttemptsReached, "max_attempts_reached", 429, .verification, retryable: false),

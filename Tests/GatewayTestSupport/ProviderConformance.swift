@@ -65,6 +65,11 @@ package struct ProviderConformance: Sendable {
     /// The provider call that makes a vendor operation, to reach an error row on it.
     package enum Call: Sendable {
         case start, check, resend, cancel, status
+        /// The provider's SIM-swap signal (``GatewayCore/SimSwapSignalProvider``), asked for the destination.
+        case signal
+        /// A codeless step completed on the device (``ProviderConformanceRig/approveWithoutCode(_:to:)``): the
+        /// error arrives in the callback as a failed update whose reason names the vendor's code.
+        case silentStep
     }
 
     /// What the suite is run on, for failure messages (`vonage v2`).
@@ -124,6 +129,16 @@ package struct ProviderConformance: Sendable {
     /// Whether a start whose first vendor call got no answer (a timeout, a reset) may have sent: `false` for a
     /// vendor whose start sends nothing by itself (IDaaS: the slider comes first).
     package var startFailureMaySend = true
+    /// The channel the checks start on. On a channel the provider completes without a code (CAMARA's
+    /// `silent_auth`), the checks about codes check the codeless step instead: the start asks the app to act and
+    /// sends no code, a check is refused, the device's approval (by callback) approves.
+    package var startChannel: Channel = .sms
+    /// Whether the provider's callbacks carry no signature (a user's browser back from an authorization): a
+    /// callback changed by ``tamper`` must then change nothing, instead of being refused as unsigned.
+    package var callbacksAreUnsigned = false
+    /// The call that meets the transport failures: a start, or, for a provider whose start calls no vendor
+    /// (CAMARA builds the URL the device opens), its signal.
+    package var transportCall: Call = .start
 
     package init(
         name: String, makeRig: @escaping @Sendable (any EmulatorPersistence) throws -> any ProviderConformanceRig,
@@ -216,9 +231,10 @@ package struct ProviderConformance: Sendable {
     }
 
     private func start(
-        _ rig: any ProviderConformanceRig, index: Int = 0, channel: Channel = .sms, fallbacks: [Channel] = [],
+        _ rig: any ProviderConformanceRig, index: Int = 0, channel: Channel? = nil, fallbacks: [Channel] = [],
         verificationID: String? = nil
     ) async throws -> Started {
+        let channel = channel ?? startChannel
         let destination = try destinationFor(channel) ?? self.destination(index)
         try await rig.prepare(destination, for: channel)
         let request = StartVerification(
@@ -232,6 +248,36 @@ package struct ProviderConformance: Sendable {
         Self.apply(result, to: &verification)
         let code = try await rig.appCode(after: result, to: destination) ?? rig.outbox.last(to: destination.value)?.code
         return Started(verification: verification, result: result, code: code)
+    }
+
+    /// Whether the checks start on a channel the provider completes without a code.
+    func codeless(_ rig: any ProviderConformanceRig) -> Bool {
+        rig.provider.capabilities.completesWithoutCode.contains(startChannel)
+    }
+
+    /// The device completes `started`'s codeless step; the provider's replies to the callbacks that follow.
+    func completeOnTheDevice(_ rig: any ProviderConformanceRig, _ started: Started) async throws -> [CallbackReply] {
+        try await rig.approveWithoutCode(started.result, to: started.verification.destination)
+        let receiving = try #require(rig.provider.callbackReceiving, "\(name): a codeless step needs callbacks")
+        let verification = started.verification
+        var replies: [CallbackReply] = []
+        for callback in await rig.callbacks() {
+            replies.append(
+                try await receiving.handleCallback(callback, lookup: VerificationLookup { _ in verification }))
+        }
+        return replies
+    }
+
+    /// Whether `replies` approve the verification.
+    static func approves(_ replies: [CallbackReply]) -> Bool {
+        replies.contains { $0.updates.contains { $0.change.status == .approved } }
+    }
+
+    /// The checks' answer for a codeless step: a check is refused as the verification's state, whatever the code.
+    func expectCheckRefused(_ rig: any ProviderConformanceRig, _ started: Started) async {
+        await expectVerificationError("a check of a codeless step") {
+            try await rig.provider.check(started.verification, code: "123456")
+        }
     }
 
     /// `verification` as the gateway keeps it after `result`.
@@ -271,6 +317,16 @@ package struct ProviderConformance: Sendable {
     func startSendsACode() async throws {
         let rig = try rig()
         let started = try await start(rig)
+        if codeless(rig) {
+            // Nothing to send: the start asks the app to act, and the device's step approves.
+            #expect(started.result.reference != nil, "\(name): the start has no reference to find it by")
+            #expect(started.result.nextAction != nil, "\(name): a codeless start asks the app to do nothing")
+            #expect(
+                rig.outbox.messages(to: started.verification.destination.value).allSatisfy { $0.code == nil },
+                "\(name): a codeless start sent a code")
+            #expect(Self.approves(try await completeOnTheDevice(rig, started)), "\(name): the device's step")
+            return
+        }
         if startsWithReference {
             #expect(started.result.reference != nil, "\(name): the start has no vendor reference")
         } else {
@@ -283,6 +339,11 @@ package struct ProviderConformance: Sendable {
     func wrongThenRight() async throws {
         let rig = try rig()
         let started = try await start(rig)
+        if codeless(rig) {
+            await expectCheckRefused(rig, started)
+            #expect(Self.approves(try await completeOnTheDevice(rig, started)), "\(name): the device's step")
+            return
+        }
         let code = try #require(started.code)
         let wrong = try await rig.provider.check(started.verification, code: Self.wrong(code))
         #expect(wrong.status == .pending, "\(name): a wrong code answered \(wrong.status)")
@@ -294,6 +355,11 @@ package struct ProviderConformance: Sendable {
         let rig = try rig()
         if checksAreTheGateways { return try await approvedTakesNoOtherCheckInTheEngine(rig) }
         let started = try await start(rig)
+        if codeless(rig) {
+            #expect(Self.approves(try await completeOnTheDevice(rig, started)), "\(name): the device's step")
+            await expectCheckRefused(rig, started)
+            return
+        }
         let code = try #require(started.code)
         #expect(try await rig.provider.check(started.verification, code: code).status == .approved)
         if checkAfterApprovalIsApproved {
@@ -402,6 +468,13 @@ package struct ProviderConformance: Sendable {
             approved = approved || reply.updates.contains { $0.change.status == .approved }
             receipts += reply.receipts
             let tampered = tamper(callback)
+            if callbacksAreUnsigned {
+                // Nothing to check a signature with: a changed callback must find nothing to change.
+                let none = VerificationLookup { _ in nil }
+                let reply = try await receiving.handleCallback(tampered, lookup: none)
+                #expect(reply.updates.isEmpty, "\(name): a changed callback changed a verification")
+                continue
+            }
             await expectGatewayError(.unauthorized) { try await receiving.handleCallback(tampered, lookup: lookup) }
             var unsigned = callback
             if let unsign {
@@ -427,6 +500,12 @@ package struct ProviderConformance: Sendable {
     func expiredDoesNotApprove() async throws {
         let rig = try rig()
         let started = try await start(rig)
+        if codeless(rig) {
+            // The step states its end, which the engine holds it to (a late approval finds it expired).
+            let ends = try #require(started.result.expiresAt, "\(name): a codeless step states no end")
+            #expect(ends <= rig.clock.now.addingTimeInterval(expiresAfter), "\(name): the step ends at \(ends)")
+            return
+        }
         rig.clock.advance(by: expiresAfter + 1)
         await rig.tick()
         await expectVerificationError("the right code after expiry") {
@@ -446,15 +525,29 @@ package struct ProviderConformance: Sendable {
                 continue
             }
             // Each row on a destination of its own, so no earlier verification is in the way.
-            let started = call == .start ? nil : try await start(rig, index: index, fallbacks: resendFallbacks)
+            let needsStart = call != .start && call != .signal
+            let started = needsStart ? try await start(rig, index: index, fallbacks: resendFallbacks) : nil
             rig.errors.arm(row)
             let outcome: Result<String, GatewayError>
             do {
                 switch call {
                 case .start:
                     let request = StartVerification(
-                        destination: try destination(index), channel: .sms, appVerification: appVerification)
+                        destination: try destination(index), channel: startChannel, appVerification: appVerification)
                     outcome = .success("started \(String(describing: try await rig.provider.start(request).reference))")
+                case .signal:
+                    let signal = try #require(rig.provider as? any SimSwapSignalProvider, "\(label): no signal")
+                    let number = try #require(try destination(index).phoneNumber)
+                    outcome = .success("swapped \(try await signal.simSwapped(number, withinHours: 72))")
+                case .silentStep:
+                    let replies = try await completeOnTheDevice(rig, try #require(started))
+                    let change = try #require(replies.flatMap(\.updates).first?.change, "\(label): no update")
+                    #expect(
+                        change.status == .failed, "\(label): the step answered \(String(describing: change.status))")
+                    #expect(
+                        change.reason?.hasSuffix(row.code ?? "-") == true,
+                        "\(label): the failure's reason \(change.reason ?? "-") names another code")
+                    outcome = .success("failed")
                 case .check:
                     let verification = try #require(started?.verification)
                     outcome = .success(
@@ -481,6 +574,9 @@ package struct ProviderConformance: Sendable {
             #expect(
                 rig.errors.take(operation: row.operation ?? "start") == nil, "\(label): the emulator never answered it")
             switch outcome {
+            case .success(let answer) where call == .silentStep:
+                // Checked above; what the code stands for is the plugin's table (its own tests).
+                #expect(answer == "failed", "\(label)")
             case .success(let answer):
                 // A wrong code is not an error at the contract: the check answers pending.
                 #expect(row.mapsTo == .incorrectCode && answer == "pending", "\(label): answered \(answer)")
@@ -527,6 +623,7 @@ package struct ProviderConformance: Sendable {
         let rig = try rig()
         if checksAreTheGateways { return try await doubleSubmitInTheEngine(rig) }
         let started = try await start(rig)
+        if codeless(rig) { return try await doubleApproval(rig, started) }
         let code = try #require(started.code)
         let provider = rig.provider
         let verification = started.verification
@@ -550,6 +647,25 @@ package struct ProviderConformance: Sendable {
         for case .failure(let error) in answers {
             #expect(error.errorClass == .verification, "\(name): a racing check failed with \(error)")
         }
+    }
+
+    /// The device's callback delivered four times at once (a double-tapped link, a browser's retry): one approval.
+    func doubleApproval(_ rig: any ProviderConformanceRig, _ started: Started) async throws {
+        try await rig.approveWithoutCode(started.result, to: started.verification.destination)
+        let receiving = try #require(rig.provider.callbackReceiving)
+        let callback = try #require(await rig.callbacks().first, "\(name): no callback from the device")
+        let verification = started.verification
+        let approvals = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let reply = try? await receiving.handleCallback(
+                        callback, lookup: VerificationLookup { _ in verification })
+                    return reply.map { $0.updates.count { $0.change.status == .approved } } ?? 0
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(approvals == 1, "\(name): \(approvals) of 4 racing callbacks approved")
     }
 
     /// A service over the rig's provider alone, on an in-memory store and the rig's clock.
@@ -651,11 +767,19 @@ package struct ProviderConformance: Sendable {
         for failure in failures {
             let rig = try makeRigWithTimeout(failure.timeout)
             let destination = try self.destination(0)
-            let request = StartVerification(destination: destination, channel: .sms, appVerification: appVerification)
+            let request = StartVerification(
+                destination: destination, channel: startChannel, appVerification: appVerification)
             rig.faults.set(failure.faults)
-            do {
-                let result = try await rig.provider.start(request)
-                Issue.record("\(name): \(failure.what): the start answered \(result)")
+            do throws(GatewayError) {
+                if transportCall == .signal, let signal = rig.provider as? any SimSwapSignalProvider,
+                    let number = destination.phoneNumber
+                {
+                    let swapped = try await signal.simSwapped(number, withinHours: 72)
+                    Issue.record("\(name): \(failure.what): the signal answered \(swapped)")
+                } else {
+                    let result = try await rig.provider.start(request)
+                    Issue.record("\(name): \(failure.what): the start answered \(result)")
+                }
             } catch {
                 #expect(error.code == failure.code, "\(name): \(failure.what): \(error)")
                 #expect(error.vendor?.providerID == rig.provider.id, "\(name): \(failure.what): \(error)")

@@ -92,6 +92,22 @@ struct ConsoleStoreTests {
         try await Self.checkCountrySegments(a, b)
     }
 
+    @Test("SQLite: risk-signal calls per vendor and country, and the cost they add")
+    func sqliteCountrySignals() async throws {
+        let (a, b) = try Self.sqlitePair()
+        defer { Self.close(a, b) }
+        try await Self.checkCountrySignals(a, b)
+    }
+
+    @Test(
+        "PostgreSQL: risk-signal calls per vendor and country, and the cost they add",
+        .enabled(if: PostgresTestServer.isAvailable))
+    func postgresCountrySignals() async throws {
+        let (a, b) = try await Self.postgresPair()
+        defer { Self.close(a, b) }
+        try await Self.checkCountrySignals(a, b)
+    }
+
     @Test("SQLite: refusals counted per kind and minute by two stores at once, read and pruned")
     func sqliteRefusals() async throws {
         let (a, b) = try Self.sqlitePair()
@@ -372,5 +388,60 @@ extension ConsoleStoreTests {
         #expect(report.kinds.last?.series.first == 1)
         #expect(try await b.pruneRefusalCounts(before: minute - 3600) == 1)
         #expect(try await a.refusalCounts(since: 0).count == 2)
+    }
+}
+
+extension ConsoleStoreTests {
+    /// A SIM-swap signal call as the risk step records it; `ms` nil for an answer from the cache.
+    static func signal(_ id: String, ms: String?, at offset: TimeInterval) -> VerificationEvent {
+        var detail = ["provider": "camara", "operation": "sim_swap", "outcome": "not_swapped", "max_age_hours": "72"]
+        detail["latency_ms"] = ms
+        if ms == nil { detail["cached"] = "true" }
+        return VerificationEvent(
+            verificationID: id, kind: .providerCall, at: epoch.addingTimeInterval(offset), detail: detail)
+    }
+
+    static func checkCountrySignals(_ a: any SQLStore, _ b: any SQLStore) async throws {
+        let since = epoch.addingTimeInterval(-3600)
+        let gb = "+447400123456"
+        let records = [
+            try numbered("VEg0", gb, provider: "twilio", status: .approved, at: -3700),  // before the window
+            try numbered("VEg1", gb, provider: "twilio", status: .approved, at: -100),
+            try numbered("VEg2", gb, provider: "twilio", status: .pending, at: -90),
+            try numbered("VEg3", gb, provider: "-", status: .blocked, at: -80),
+            try numbered("VEg4", gb, provider: "twilio", status: .approved, at: -70, testNumber: true),
+        ]
+        // VEg1 asked the signal; VEg2's answer came from the cache (no call); VEg3 was refused by it.
+        let events: [String: [VerificationEvent]] = [
+            "VEg0": [signal("VEg0", ms: "5", at: -3700)],
+            "VEg1": [signal("VEg1", ms: "5", at: -100), call("VEg1", "twilio", ms: "30", at: -99)],
+            "VEg2": [signal("VEg2", ms: nil, at: -90), call("VEg2", "twilio", ms: "30", at: -89)],
+            "VEg3": [signal("VEg3", ms: "6", at: -80)],
+            "VEg4": [signal("VEg4", ms: "5", at: -70)],
+        ]
+        for record in records { try await a.insert(record, events: events[record.id] ?? []) }
+        let signals = try await b.countrySignals(since: since)
+        #expect(
+            Set(signals.map { "\($0.providerID) \($0.country ?? "-") \($0.senderID) \($0.segments)" }) == [
+                "twilio GB camara 1", "- GB camara 1",
+            ])
+        var prices = PriceTable()
+        prices.set(0.05, provider: "twilio", country: nil)
+        prices.set(0.01, provider: "camara", country: nil)
+        let report = CountryStats.build(
+            rows: try await b.countryStats(since: since), signals: signals, providers: ["twilio", "camara"],
+            prices: prices, window: .hour, until: epoch)
+        let twilio = try #require(report.cells.first { $0.providerID == "twilio" })
+        // Two starts at 0.05 and one signal call at 0.01.
+        #expect(abs((report.cost(twilio) ?? 0) - 0.11) < 1e-9)
+        let refused = try #require(report.cells.first { $0.providerID == "-" })
+        #expect(abs((report.cost(refused) ?? 0) - 0.01) < 1e-9)
+        var unpriced = prices
+        unpriced = PriceTable()
+        unpriced.set(0.05, provider: "twilio", country: nil)
+        let partial = CountryStats.build(
+            rows: try await b.countryStats(since: since), signals: signals, providers: ["twilio"], prices: unpriced,
+            window: .hour, until: epoch)
+        #expect(partial.cost(try #require(partial.cells.first { $0.providerID == "twilio" })) == nil)
     }
 }

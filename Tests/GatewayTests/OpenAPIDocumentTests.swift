@@ -29,8 +29,11 @@ struct OpenAPIDocumentTests {
     }
 
     /// Paths a middleware serves before routing, so the router's table does not list them: the vendor
-    /// callbacks. (The sandbox's emulators under `/sandbox/<plugin>/` are the vendors' APIs, not this one.)
-    static let servedBeforeRouting: Set<String> = ["POST /callbacks/{provider}", "POST /callbacks/{provider}/{path}"]
+    /// callbacks, and the browser redirects of a provider that takes them (CAMARA). (The sandbox's emulators under
+    /// `/sandbox/<plugin>/` are the vendors' APIs, not this one.)
+    static let servedBeforeRouting: Set<String> = [
+        "POST /callbacks/{provider}", "POST /callbacks/{provider}/{path}", "GET /callbacks/{provider}",
+    ]
 
     @Test("every route the router registers is documented, and every documented operation is registered")
     func routesMatchTheDocument() async throws {
@@ -53,8 +56,10 @@ struct OpenAPIDocumentTests {
         var operations: [(HTTPRequest.Method, String)] = []
         for operation in try Self.documentedOperations() {
             let parts = operation.split(separator: " ", maxSplits: 1).map(String.init)
+            // Only a provider that takes browser redirects answers a GET callback.
+            let provider = operation == "GET /callbacks/{provider}" ? "camara" : "twilio"
             let concrete = parts[1].replacingOccurrences(of: "{id}", with: "vf_0123456789abcdef0123456789abcdef")
-                .replacingOccurrences(of: "{provider}", with: "twilio")
+                .replacingOccurrences(of: "{provider}", with: provider)
                 .replacingOccurrences(of: "{action}", with: "none")
                 .replacingOccurrences(of: "{plugin}", with: "twilio")
                 .replacingOccurrences(of: "{number}", with: "%2B14155550100")
@@ -64,7 +69,7 @@ struct OpenAPIDocumentTests {
                 .replacingOccurrences(of: "{factor_id}", with: "YF0")
             operations.append((try #require(HTTPRequest.Method(rawValue: parts[0])), concrete))
         }
-        #expect(operations.count == 48)
+        #expect(operations.count == 49)
         let all = operations
         try await GatewayHarness().run { client, _ in
             for (method, uri) in all {

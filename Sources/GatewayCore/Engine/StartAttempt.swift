@@ -26,4 +26,6 @@ struct StartAttempt {
     var isTestNumber = false
     /// Whether the vendor found it for a request that took over a dead start's `Idempotency-Key`.
     var recovered = false
+    /// What the risk step marked the verification with (``VerificationRecord/risk``).
+    var risk: [String: String] = [:]
 }

@@ -82,6 +82,7 @@ extension VerificationService {
     /// route that has not sent it, with why on the `resent` event. A failure that may pass (another request on
     /// the verification, the store, a vendor down before sending) tries again a little later.
     func actOnDeliveryDeadline(_ deadline: DeliveryDeadline, store deadlines: any DeliveryDeadlineStore) async {
+        if deadline.messageID == Self.silentStepMarker { return await actOnSilentDeadline(deadline, store: deadlines) }
         let id = deadline.verificationID
         let done: @Sendable () async -> Void = {
             _ = try? await deadlines.removeDeliveryDeadline(verificationID: id, send: deadline.send)

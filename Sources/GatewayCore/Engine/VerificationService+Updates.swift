@@ -15,7 +15,16 @@ extension VerificationService {
     public func resend(id: String, request: ResendRequest = ResendRequest(), owner: String? = nil)
         async throws(GatewayError) -> VerificationRecord
     {
-        try await resend(id: id, request: request, owner: owner, failover: nil)
+        // "Send me a code instead" during a silent step the engine falls back from: its fallback, now.
+        let record = try await current(id, owner: owner)
+        if request.provider == nil, record.status == .pending, let provider = try? provider(for: record),
+            fallsBackInEngine(record, provider: provider),
+            request.channel == nil || request.channel == record.fallbackChannels.first
+        {
+            return try await fallBackFromSilentStep(
+                id: id, reason: "resend", from: record.providerID, sends: record.sends)
+        }
+        return try await resend(id: id, request: request, owner: owner, failover: nil)
     }
 
     /// ``resend(id:request:owner:)``; `failover`, for a delivery failover's send: why (`sinch undelivered 402`),
@@ -417,6 +426,19 @@ extension VerificationService {
             guard let record = try await record(for: update.target, providerID: providerID) else {
                 logger.notice("callback for an unknown verification", metadata: ["provider.id": "\(providerID)"])
                 continue
+            }
+            if let status = update.change.status, status.isFinal, status != .approved, record.status == .pending,
+                fallsBackInEngine(record, provider: provider)
+            {
+                // A failed silent step moves to the code channel instead of ending the verification.
+                let reason = update.change.reason ?? status.rawValue
+                do {
+                    try await fallBackFromSilentStep(
+                        id: record.id, reason: reason, from: providerID, sends: record.sends)
+                    continue
+                } catch  where error.code == .invalidState {
+                    // The step already ended (the deadline moved it on): the change is recorded as it is.
+                }
             }
             try await apply(update.change, to: record.id, source: "callback")
         }

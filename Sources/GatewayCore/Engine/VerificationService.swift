@@ -11,6 +11,11 @@ public struct VerificationPolicy: Sendable, Equatable {
     public var maxSends: Int = 5
     /// The total time a start may spend across providers.
     public var startDeadline: Duration = .seconds(30)
+    /// The risk step of every route without its own (``Route/risk``); `nil`: none.
+    public var risk: RiskPolicy?
+    /// How long a silent step (`silent_auth` at a provider that cannot send codes) may stay unanswered before
+    /// the verification moves to its first fallback channel.
+    public var silentAuthTimeout: TimeInterval = 60
     /// Test numbers (E.164) and their fixed codes: never sent to a vendor (docs/routing.md).
     public var testNumbers: [String: String] = [:]
     /// Answers to challenges allowed per verification (each wrong one brings a fresh challenge).
@@ -106,6 +111,8 @@ public struct VerificationService: Sendable {
     /// The learning of adaptive routes; made from the store when the routing has adaptive routes and none is
     /// given (without prices, so `conversions_per_cost` then ranks by conversions alone).
     public let adaptive: AdaptiveRouter?
+    /// Risk signal answers reused per number (``RiskPolicy/cacheFor``).
+    let signalCache = RiskSignalCache()
     /// The hash of the client secret a verification gets at its start, from its id (the HTTP layer mints
     /// secrets; the record keeps only this). `nil`: verifications get none.
     public var clientSecretHash: (@Sendable (_ verificationID: String) -> String)?
@@ -227,6 +234,8 @@ public struct VerificationService: Sendable {
         try await countStart(request, apiKeyID: apiKeyID, clientIP: clientIP, keyLimit: keyLimit)
         try await guardPumping(request, apiKeyID: apiKeyID)
         guard !candidates.isEmpty else { throw Self.noCandidateError(request, decision: decision) }
+        // Before any vendor that would send or charge: what the number's network says of it.
+        let risk = try await assessRisk(request, route: decision.route, id: id, apiKeyID: apiKeyID)
         // An adaptive route's bandit puts its choice first (the others and the fallbacks after it, for failover).
         if !choseAdaptive {
             adaptiveChoice = await chooseAdaptive(request, decision: decision, candidates: &candidates)
@@ -235,7 +244,7 @@ public struct VerificationService: Sendable {
         request.verificationID = id
         let attempt = StartAttempt(
             id: id, request: request, apiKeyID: apiKeyID, decision: decision, idempotency: idempotency,
-            adaptive: adaptiveChoice, skipped: decision.skipped)
+            adaptive: adaptiveChoice, calls: risk.events, skipped: decision.skipped, risk: risk.marks)
         return try await startAtFirstAccepting(candidates, attempt)
     }
 
@@ -252,8 +261,10 @@ public struct VerificationService: Sendable {
         let deadline = clock.instant.advanced(by: policy.startDeadline)
         var lastError: GatewayError?
         var proofError: GatewayError?
+        // The risk step's signal calls come first; the deadline passes over a candidate only after a start call.
+        let signalCalls = attempt.calls.count
         for provider in candidates {
-            if !attempt.calls.isEmpty, clock.instant >= deadline {
+            if attempt.calls.count > signalCalls, clock.instant >= deadline {
                 attempt.skipped.append(RoutingTable.Skip(providerID: provider.id, reason: "deadline_passed"))
                 continue
             }
@@ -334,7 +345,7 @@ public struct VerificationService: Sendable {
     }
 
     /// The provider's challenge, when it sets one before anything is sent, or else its start.
-    private static func startOrChallenge(_ provider: any VerificationProvider, _ request: StartVerification)
+    static func startOrChallenge(_ provider: any VerificationProvider, _ request: StartVerification)
         async throws(GatewayError) -> ProviderStartResult
     {
         guard let challenge = try await provider.challenging?.prepare(request) else {
@@ -711,6 +722,7 @@ public struct VerificationService: Sendable {
             fallbackChannels: request.fallbackChannels.filter { $0 != (result.channel ?? request.channel) })
         record.adaptiveContext = learned?.context
         record.clientSecretHash = clientSecretHash?(id)
+        record.risk = attempt.risk
         var detail = ["provider": provider.id, "channel": record.channel.rawValue, "route": decision.route]
         if let experiment = decision.experiment { detail["experiment"] = experiment }
         if let arm = decision.arm { detail["arm"] = arm }
@@ -743,6 +755,7 @@ public struct VerificationService: Sendable {
                 "to": "\(request.destination.masked)", "client.ip": "\(request.clientContext.masked)",
             ])
         if record.sends > 0 { await scheduleDeliveryDeadline(record) }
+        await scheduleSilentDeadline(record, provider: provider)
         return record
     }
 

@@ -19,6 +19,9 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         case forbidden
         case rateLimited = "rate_limited"
         case destinationBlocked = "destination_blocked"
+        /// The SIM behind the number changed within the risk step's window and the route refuses such starts
+        /// (docs/network-signals.md): nothing was sent.
+        case recentSimSwap = "recent_sim_swap"
         case idempotencyConflict = "idempotency_conflict"
         /// An earlier request with this Idempotency-Key died after calling the vendor and before its outcome
         /// was stored: a code may have been sent, and the gateway cannot say under which verification.
@@ -65,7 +68,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
                 .appVerificationRequired, .appVerificationFailed, .unauthorized, .forbidden, .rateLimited,
                 .idempotencyConflict, .idempotencyOutcomeUnknown, .notEnrolled, .accountLocked, .invalidToken:
                 return .caller
-            case .destinationBlocked:
+            case .destinationBlocked, .recentSimSwap:
                 return .blocked
             case .incorrectCode, .maxAttemptsReached, .expired, .notFound, .alreadyApproved, .canceled,
                 .concurrentVerification, .maxSendsReached, .denied, .invalidState:
@@ -87,7 +90,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
                 return 400
             case .appVerificationFailed: return 403
             case .unauthorized: return 401
-            case .forbidden, .destinationBlocked, .denied, .accountLocked: return 403
+            case .forbidden, .destinationBlocked, .recentSimSwap, .denied, .accountLocked: return 403
             case .notEnrolled, .invalidToken: return 422
             case .invalidState: return 409
             case .rateLimited, .maxSendsReached, .maxAttemptsReached: return 429

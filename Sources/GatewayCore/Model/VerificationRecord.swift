@@ -79,6 +79,9 @@ public struct VerificationRecord: Sendable, Codable, Equatable {
     /// The SHA-256 (hex) of the client secret the start handed out, never the secret: the app presents the
     /// secret for this verification's app-side steps. `nil` for a verification that has none.
     public var clientSecretHash: String?
+    /// What the start's risk step found that the app should know (`sim_swap: recent` on a `step_up` route):
+    /// shown in the answer, the approval token's claims and the webhooks. Empty when nothing was found.
+    public var risk: [String: String] = [:]
     /// The compare-and-set version: 1 when inserted, one more on each update.
     public var version: Int
 

@@ -30,12 +30,16 @@ public struct Route: Sendable, Equatable {
     /// For a route of messaging providers: send the code again through another when a message is not
     /// delivered (``DeliveryPolicy``); `nil`: receipts are recorded and nothing more.
     public var delivery: DeliveryPolicy?
+    /// The route's risk step (docs/network-signals.md); `nil`: the policy's, if any.
+    public var risk: RiskPolicy?
 
     /// A rule that matches everything unless limited, with no fallbacks, failing over only before a send.
     public init(
         name: String, channels: Set<Channel>? = nil, countries: Set<String>? = nil, apiKeys: Set<String>? = nil,
-        target: Target, fallbacks: [String] = [], failoverOnTimeout: Bool = false, delivery: DeliveryPolicy? = nil
+        target: Target, fallbacks: [String] = [], failoverOnTimeout: Bool = false, delivery: DeliveryPolicy? = nil,
+        risk: RiskPolicy? = nil
     ) {
+        self.risk = risk
         self.delivery = delivery
         self.name = name
         self.channels = channels

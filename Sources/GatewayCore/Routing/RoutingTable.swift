@@ -251,7 +251,13 @@ public struct RoutingTable: Sendable, Equatable {
                 // Fallback channels run at the vendor (native workflows) or on resend (a channel change).
                 let capabilities = provider.capabilities
                 let canFallBack = capabilities.nativeWorkflows || capabilities.resendCanChangeChannel
-                if !canFallBack || !request.fallbackChannels.allSatisfy(capabilities.channels.contains) {
+                // A silent step at a provider that cannot send codes: the engine moves to the fallback channels
+                // through their own route's providers (``VerificationService/fallsBackInEngine(_:provider:)``).
+                let engineFallsBack =
+                    request.channel == .silentAuth && capabilities.completesWithoutCode.contains(.silentAuth)
+                if !engineFallsBack,
+                    !canFallBack || !request.fallbackChannels.allSatisfy(capabilities.channels.contains)
+                {
                     skipped.append(Skip(providerID: id, reason: "fallback_channels_not_supported"))
                     continue
                 }
@@ -285,6 +291,11 @@ public struct RoutingTable: Sendable, Equatable {
     /// The delivery policy of the route named `name`, when it has one (``Route/delivery``).
     public func delivery(ofRoute name: String) -> DeliveryPolicy? {
         rules.first { $0.name == name }?.delivery
+    }
+
+    /// The risk step of the route named `name`, when it has its own (``Route/risk``).
+    public func risk(ofRoute name: String) -> RiskPolicy? {
+        rules.first { $0.name == name }?.risk
     }
 
     /// The providers to try for `request`, in order, and the ones passed over with the reason.

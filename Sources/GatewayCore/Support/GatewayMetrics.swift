@@ -83,6 +83,11 @@ public struct GatewayMetrics: Sendable {
         count("gateway_rate_limit_refusals_total", [("operation", operation), ("limit", limit)])
     }
 
+    /// One answer of a risk signal (`swapped`, `not_swapped`, `unavailable`) and what the route did with it.
+    func riskSignal(provider: String, answer: String, action: String) {
+        count("gateway_risk_signals_total", [("provider", provider), ("answer", answer), ("action", action)])
+    }
+
     /// A start refused by the SMS-pumping guard (a prefix block in force or one it just set).
     func pumpingRefused(country: String, tripped: Bool) {
         count(

@@ -104,8 +104,8 @@ struct AdminController: Sendable {
         let rows = try await stats.countryStats(since: since)
         let segments = try await stats.countrySegments(since: since)
         var report = CountryStats.build(
-            rows: rows, segments: segments, providers: service.registry.providerIDs, prices: prices, window: window,
-            until: now)
+            rows: rows, segments: segments, signals: try await stats.countrySignals(since: since),
+            providers: service.registry.providerIDs, prices: prices, window: window, until: now)
         if let tallies = stats as? any DeliveryStatsStore {
             report.delivery = DeliveryFigures.build(
                 tallies: try await tallies.deliveryTallies(since: DeliveryTally.minute(of: since)), segments: segments)

@@ -19,13 +19,17 @@ struct CallbackReceiver: Sendable {
     ) async throws -> TransportResponse {
         let rest = path.dropFirst(Self.prefix.count)
         let providerID = String(rest.prefix { $0 != "/" })
-        guard !providerID.isEmpty, service.registry.provider(providerID) != nil else {
+        guard !providerID.isEmpty, let provider = service.registry.provider(providerID) else {
             throw GatewayError(.notFound, "No provider takes callbacks at \(Self.prefix)\(providerID).")
         }
-        guard method == .post else {
+        // A user's browser arriving by redirect (CAMARA's authorization answer) comes with GET.
+        let redirects = provider is any RedirectReceivingProvider
+        guard method == .post || (redirects && method == .get) else {
             var error = APIError(
-                GatewayError(.invalidRequest, "Callbacks are POST requests."), status: .methodNotAllowed)
-            error.headers = [.allow: "POST"]
+                GatewayError(
+                    .invalidRequest, redirects ? "Callbacks are GET or POST requests." : "Callbacks are POST requests."),
+                status: .methodNotAllowed)
+            error.headers = [.allow: redirects ? "GET, POST" : "POST"]
             throw error
         }
         let subpath = String(rest.dropFirst(providerID.count))

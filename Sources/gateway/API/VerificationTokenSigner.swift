@@ -60,7 +60,7 @@ struct VerificationTokenSigner: Sendable {
     func sign(_ record: VerificationRecord, at now: Date) -> String {
         let header: JSONValue = ["alg": "ES256", "typ": "JWT", "kid": .string(keyID)]
         var generator = SystemRandomNumberGenerator()
-        let claims: JSONValue = [
+        var claims: [String: JSONValue] = [
             "iss": .string(issuer),
             "sub": .string(record.id),
             "destination": .string(record.destination.value),
@@ -70,8 +70,10 @@ struct VerificationTokenSigner: Sendable {
             "exp": .number((now.timeIntervalSince1970 + lifetime).rounded(.down)),
             "jti": .string(String(generator.next() as UInt64, radix: 16)),
         ]
+        // What the start's risk step found (`sim_swap: recent`): the back end can ask for a second factor.
+        if !record.risk.isEmpty { claims["risk"] = .object(record.risk.mapValues(JSONValue.string)) }
         let signingInput =
-            Self.base64URL(JSONResponse.encode(header)) + "." + Self.base64URL(JSONResponse.encode(claims))
+            Self.base64URL(JSONResponse.encode(header)) + "." + Self.base64URL(JSONResponse.encode(.object(claims)))
         let signature = (try? privateKey.signature(for: Data(signingInput.utf8)).rawRepresentation) ?? Data()
         return signingInput + "." + Self.base64URL(signature)
     }

@@ -67,6 +67,7 @@ extension VerificationsController {
             "status_reason": record.statusReason.map(JSONValue.string) ?? .null,
         ]
         if !record.metadata.isEmpty { fields["metadata"] = .object(record.metadata.mapValues(JSONValue.string)) }
+        if !record.risk.isEmpty { fields["risk"] = .object(record.risk.mapValues(JSONValue.string)) }
         return .object(fields)
     }
 

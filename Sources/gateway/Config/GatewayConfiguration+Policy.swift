@@ -4,7 +4,7 @@ import HTTPTypes
 
 /// ```yaml
 /// policy: {code_validity_seconds: 600, max_attempts: 5, max_sends: 5, start_deadline_seconds: 30,
-///          check_lease_seconds: 30, allow_unknown_numbers: [GB]}
+///          check_lease_seconds: 30, silent_auth_timeout_seconds: 60, allow_unknown_numbers: [GB]}
 /// countries: {allow: [GB, FR], deny: [KP]}
 /// rate_limits:
 ///   starts_per_destination: {limit: 5, window_seconds: 3600}
@@ -19,7 +19,7 @@ extension GatewayConfiguration {
         if let fields = top.map("policy") {
             fields.rejectUnknown([
                 "code_validity_seconds", "max_attempts", "max_sends", "start_deadline_seconds", "allow_unknown_numbers",
-                "check_lease_seconds",
+                "check_lease_seconds", "silent_auth_timeout_seconds",
             ])
             if let seconds = fields.int("code_validity_seconds", in: 60...86_400) {
                 policy.codeValidity = TimeInterval(seconds)
@@ -33,6 +33,10 @@ extension GatewayConfiguration {
             // whose instance died mid-check wait this long. Above the 10-second vendor timeout.
             if let seconds = fields.int("check_lease_seconds", in: 15...300) {
                 policy.checkLease = TimeInterval(seconds)
+            }
+            // How long a silent step the engine falls back from may stay open (docs/network-signals.md).
+            if let seconds = fields.int("silent_auth_timeout_seconds", in: 5...600) {
+                policy.silentAuthTimeout = TimeInterval(seconds)
             }
             if let value = fields.value("allow_unknown_numbers"),
                 let regions = regionList(value, "policy.allow_unknown_numbers")

@@ -65,6 +65,7 @@ extension GatewayConfiguration {
                 }
             }
         }
+        if let value = top.value("risk") { policy.risk = readRisk(value, label: "risk", named: &named) }
         for item in top.list("experiments") ?? [] {
             guard let experiment = readExperiment(item, named: &named) else { continue }
             if table.experiments[experiment.name] != nil {
@@ -75,7 +76,12 @@ extension GatewayConfiguration {
         }
         // `route `uk`` must not take the problems of `route `uk-north``: the longest label that fits wins.
         sources.routingLabels.sort { $0.label.count > $1.label.count }
-        guard top.has("routing") || top.has("experiments") else { return }
+        guard top.has("routing") || top.has("experiments") else {
+            for name in named where !knownProviders.contains(name.id) {
+                top.log.problem("\(name.place): unknown provider `\(name.id)`", at: name.position)
+            }
+            return
+        }
         routing = table
         // What needs no provider is reported with the reading's problems, so they all come at once.
         for problem in table.structuralProblems() {
@@ -102,6 +108,7 @@ extension GatewayConfiguration {
         guard let entry = item.map() else { return nil }
         entry.rejectUnknown([
             "name", "match", "providers", "experiment", "adaptive", "fallbacks", "failover_on_timeout", "delivery",
+            "risk",
         ])
         guard let name = entry.string("name", nonEmpty: true, message: "\(entry.path): `name` is required") else {
             if !entry.has("name") { entry.problem("\(entry.path): `name` is required") }
@@ -155,6 +162,7 @@ extension GatewayConfiguration {
         route.failoverOnTimeout =
             entry.bool("failover_on_timeout", message: "\(label): `failover_on_timeout` must be true or false") ?? false
         if let value = entry.value("delivery") { route.delivery = readDelivery(value, label: label) }
+        if let value = entry.value("risk") { route.risk = readRisk(value, label: label, named: &named) }
         return route
     }
 

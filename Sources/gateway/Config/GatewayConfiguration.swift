@@ -79,7 +79,7 @@ struct GatewayConfiguration: Sendable {
 
     static let topLevelKeys: Set<String> = [
         "sandbox", "providers", "routing", "api_keys", "policy", "token", "experiments", "breakers", "test_numbers",
-        "public_base_url", "rate_limits", "countries", "pumping_guard",
+        "public_base_url", "rate_limits", "countries", "pumping_guard", "risk",
         "prices", "metrics", "webhooks", "tracing", "retention", "tls", "store", "store_password_env",
         "store_pool_size",
         "store_timeout",

@@ -13,6 +13,10 @@ protocol VerificationStatsStore: Sendable {
     /// created since `since` (test numbers left out), by the verification's vendor, its country and the vendor
     /// that sent.
     func countrySegments(since: Date) async throws(GatewayError) -> [CountrySegmentsRow]
+    /// The risk-signal calls (SIM swap) made for the verifications created since `since` (test numbers left
+    /// out), by the verification's vendor, its country and the signal's provider (`senderID`; `segments` and
+    /// `sends` both the number of calls). Cached answers cost nothing and are not counted.
+    func countrySignals(since: Date) async throws(GatewayError) -> [CountrySegmentsRow]
     /// The vendor calls of the verifications created since `since`, counted by vendor and latency (ms).
     func vendorLatencies(since: Date) async throws(GatewayError) -> [LatencyRow]
     /// The newest `limit` verifications to `destination` (an E.164 number), newest first, with those whose number
@@ -226,6 +230,9 @@ struct CountryStats: Sendable {
         /// The segments the cell's verifications' own-code messages were billed in, by the vendor that sent;
         /// empty for a Verify vendor.
         var segments: [String: Int] = [:]
+        /// The risk-signal calls made for the cell's verifications, by the signal's provider (each priced as one
+        /// call at that provider's price).
+        var signals: [String: Int] = [:]
     }
 
     var window: VerificationStats.Window
@@ -237,8 +244,8 @@ struct CountryStats: Sendable {
     var delivery: DeliveryFigures?
 
     static func build(
-        rows: [CountryStatsRow], segments: [CountrySegmentsRow] = [], providers: [String], prices: PriceTable,
-        window: VerificationStats.Window, until: Date
+        rows: [CountryStatsRow], segments: [CountrySegmentsRow] = [], signals: [CountrySegmentsRow] = [],
+        providers: [String], prices: PriceTable, window: VerificationStats.Window, until: Date
     ) -> CountryStats {
         struct Key: Hashable {
             var provider: String
@@ -259,6 +266,12 @@ struct CountryStats: Sendable {
             cell.segments[row.senderID, default: 0] += row.segments
             cells[key] = cell
         }
+        for row in signals {
+            let key = Key(provider: row.providerID, country: row.country)
+            var cell = cells[key] ?? Cell(providerID: row.providerID, country: row.country)
+            cell.signals[row.senderID, default: 0] += row.segments
+            cells[key] = cell
+        }
         // Vendors in routing order, then any other; countries by starts, most first; unknown countries last.
         let rank = Dictionary(providers.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
         let ordered = cells.values.sorted { a, b in
@@ -275,20 +288,27 @@ struct CountryStats: Sendable {
     }
 
     /// What the cell's starts cost: its own-code segments at each sending vendor's price, or else its starts that
-    /// did not fail at its vendor's. Nil when a vendor in it has no price for the country (nor a default), or
-    /// the country is unknown and the vendor has no default: a partial sum never passes for a cost.
+    /// did not fail at its vendor's; and the risk signals asked for them, a call each at the signal provider's
+    /// price (a start the risk step refused, kept with vendor `-`, costs its signal alone). Nil when a vendor in it
+    /// has no price for the country (nor a default), or the country is unknown and the vendor has no default: a
+    /// partial sum never passes for a cost.
     func cost(_ cell: Cell) -> Double? {
-        guard !cell.segments.isEmpty else {
-            return prices.price(provider: cell.providerID, country: cell.country).map {
-                $0 * Double(cell.starts - cell.failed)
-            }
-        }
         var total = 0.0
-        for (sender, segments) in cell.segments {
-            guard let price = prices.price(provider: sender, country: cell.country) else { return nil }
-            total += price * Double(segments)
+        for (provider, calls) in cell.signals {
+            guard let price = prices.price(provider: provider, country: cell.country) else { return nil }
+            total += price * Double(calls)
         }
-        return total
+        if !cell.segments.isEmpty {
+            for (sender, segments) in cell.segments {
+                guard let price = prices.price(provider: sender, country: cell.country) else { return nil }
+                total += price * Double(segments)
+            }
+            return total
+        }
+        // Refused before any vendor (the risk step, the pumping guard): nothing was sent.
+        if cell.providerID == "-", !cell.signals.isEmpty { return total }
+        guard let price = prices.price(provider: cell.providerID, country: cell.country) else { return nil }
+        return total + price * Double(cell.starts - cell.failed)
     }
 
     var json: JSONValue {
@@ -306,6 +326,7 @@ struct CountryStats: Sendable {
                         "failed": .number(Double(cell.failed)),
                         "segments": cell.segments.isEmpty
                             ? .null : .number(Double(cell.segments.values.reduce(0, +))),
+                        "signal_calls": .number(Double(cell.signals.values.reduce(0, +))),
                         "conversion": number(cell.starts > 0 ? Double(cell.approvals) / Double(cell.starts) : nil),
                         "cost": number(cost),
                         "delivery": DeliveryFigures.json(

@@ -59,7 +59,7 @@ struct TwilioCompatError: Error, Sendable {
         case .unauthorized: return (401, 20003)
         case .forbidden, .accountLocked: return (403, 20403)
         case .rateLimited: return (429, 20429)
-        case .destinationBlocked: return (403, 60410)
+        case .destinationBlocked, .recentSimSwap: return (403, 60410)
         case .idempotencyConflict, .idempotencyOutcomeUnknown, .concurrentVerification: return (429, 60212)
         case .maxAttemptsReached: return (429, 60202)
         case .maxSendsReached: return (429, 60203)

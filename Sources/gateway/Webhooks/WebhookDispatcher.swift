@@ -343,6 +343,7 @@ struct WebhookDispatcher: Service {
             if record.providerID != "-" { data["provider"] = .string(record.providerID) }
             if let region = record.destination.phoneNumber?.region { data["country"] = .string(region) }
             if let reference = record.clientReference { data["client_reference"] = .string(reference) }
+            if !record.risk.isEmpty { data["risk"] = .object(record.risk.mapValues(JSONValue.string)) }
         }
         return data
     }

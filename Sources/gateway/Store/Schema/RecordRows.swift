@@ -11,6 +11,7 @@ enum RecordRows {
         "route", "experiment", "failovers", "test_number", "next_action", "fallback_channels", "challenge_attempts",
         "token_pending", "pending_tokens", "check_lease_until", "status_reason", "check_lease_owner",
         "check_lease_attempt", "client_secret_hash", "adaptive_context", "country", "destination_masked",
+        "risk",
     ]
     static let columns = columnNames.joined(separator: ", ")
     /// `column = $n` for every column but the id: $1 is the id, $2 … $N follow ``columnNames``, so an
@@ -79,6 +80,8 @@ enum RecordRows {
             // Not read back: the record has its number. Kept so the console counts by country in SQL.
             .optionalText(record.destination.phoneNumber?.policyRegion),
             masked,
+            // NULL for the verifications the risk step marked nothing on: nearly all of them.
+            record.risk.isEmpty ? .null : .text(try StoreJSON.text(record.risk)),
         ]
     }
 
@@ -159,6 +162,9 @@ enum RecordRows {
         record.checkLeaseHoldsAttempt = row.flag(33)
         record.clientSecretHash = row.text(34)
         record.adaptiveContext = row.text(35)
+        if let risk = row.text(38) {
+            record.risk = try StoreJSON.decode([String: String].self, risk, what: "verification \(id) risk")
+        }
         return record
     }
 }

@@ -53,6 +53,15 @@ extension SQLStore {
         }
     }
 
+    func countrySignals(since: Date) async throws(GatewayError) -> [CountrySegmentsRow] {
+        try await rows("country signals", ConsoleRows.signals, [.date(since)]) { row in
+            let calls = row.int(3) ?? 0
+            return CountrySegmentsRow(
+                providerID: row.text(0) ?? "", country: row.text(1), senderID: row.text(2) ?? "", segments: calls,
+                sends: calls)
+        }
+    }
+
     func vendorLatencies(since: Date) async throws(GatewayError) -> [LatencyRow] {
         try await rows("vendor latencies", ConsoleRows.latencies, [.date(since)]) { row in
             LatencyRow(providerID: row.text(0) ?? "", milliseconds: row.int(1) ?? 0, count: row.int(2) ?? 0)
@@ -116,6 +125,17 @@ enum ConsoleRows {
         SELECT v.provider_id, v.country, e.provider_id, CAST(sum(e.segments) AS BIGINT), count(*)
         FROM verifications v JOIN verification_events e ON e.verification_id = v.id
         WHERE v.created_at >= $1 AND v.test_number = 0 AND e.segments IS NOT NULL AND e.provider_id IS NOT NULL
+        GROUP BY v.provider_id, v.country, e.provider_id
+        """)
+    /// The risk signals the verifications made since `$1` asked a provider for (test numbers left out), by the
+    /// verification's vendor, its country and the signal's provider; an answer from the cache (no latency: nothing
+    /// was called) costs nothing and is left out.
+    static let signals = StoreStatement(
+        """
+        SELECT v.provider_id, v.country, e.provider_id, count(*)
+        FROM verifications v JOIN verification_events e ON e.verification_id = v.id
+        WHERE v.created_at >= $1 AND v.test_number = 0 AND e.kind = 'provider_call' AND e.provider_id IS NOT NULL
+            AND e.latency_ms IS NOT NULL AND e.detail LIKE '%"operation":"sim_swap"%'
         GROUP BY v.provider_id, v.country, e.provider_id
         """)
     /// The vendor calls of the verifications made since `$1`, counted by vendor and latency in milliseconds:

@@ -269,5 +269,7 @@ extension StoreSchema {
                         "retention_progress",
                         [.key("task", .text), .required("created_at", .real), .required("id", .text)])),
             ]),
+        // The risk step's marks on a verification (docs/network-signals.md): JSON, NULL when it marked nothing.
+        SchemaStep("risk marks", [.add(.optional("risk", .text), to: "verifications")]),
     ]
 }
