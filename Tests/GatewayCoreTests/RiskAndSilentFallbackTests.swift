@@ -261,6 +261,38 @@ struct SilentFallbackTests {
         #expect(try await h.events(started.id, .resent).count == 1)
     }
 
+    @Test("A resend during the silent step is its fallback, now; one naming another channel is refused")
+    func resendFallsBack() async throws {
+        let h = try harness()
+        let started = try await silentStart(h, "+447400223306")
+        _ = await expectAsyncGatewayError(.invalidRequest) {
+            try await h.service.resend(id: started.id, request: ResendRequest(channel: .voice))
+        }
+        #expect(sms.callCount(.start) == 0)
+        let moved = try await h.service.resend(id: started.id)
+        #expect(moved.providerID == "sms-a" && moved.channel == .sms && moved.sends == 2)
+        #expect(try await h.events(started.id, .resent).first?.detail["silent_auth"] == "resend")
+        // The step's failure arriving after it finds the step over: still one code.
+        _ = try await h.service.handleCallback(
+            providerID: "signals", FakeNetworkSignals.callback(try #require(started.providerReference), ok: false))
+        #expect(sms.calls(.start).filter { $0.destination == started.destination }.count == 1)
+    }
+
+    @Test("A resend and the step's failure at once send one code", arguments: 0..<10)
+    func resendRacesTheCallback(_ round: Int) async throws {
+        let h = try harness()
+        let started = try await silentStart(h, "+4474002235\(String(format: "%02d", round))")
+        let reference = try #require(started.providerReference)
+        async let resent = try? await h.service.resend(id: started.id)
+        async let callback: Void = {
+            _ = try? await h.service.handleCallback(
+                providerID: "signals", FakeNetworkSignals.callback(reference, ok: false))
+        }()
+        _ = await (resent, callback)
+        #expect(sms.calls(.start).filter { $0.destination == started.destination }.count == 1)
+        #expect(try await h.stored(started.id).channel == .sms)
+    }
+
     @Test("With no provider able to send the code, the verification fails")
     func noFallbackProvider() async throws {
         sms.setFallbackStart(.fail(GatewayError(.providerAuthFailed, "bad key")))

@@ -75,6 +75,16 @@ extension VerificationService {
                 service.fallsBackInEngine(record, provider: provider)
             else { throw GatewayError(.invalidState, "The verification's silent step is over.") }
         }
+        return try await fallBack(record, from: silent, reason: reason)
+    }
+
+    /// The move itself, for `record` as its lease was taken (``fallsBackInEngine(_:provider:)`` held for it):
+    /// the first fallback channel started through its route's providers, the record moved to the one that took
+    /// it, the lease given back in the same write.
+    func fallBack(_ record: VerificationRecord, from silent: any VerificationProvider, reason: String)
+        async throws(GatewayError) -> VerificationRecord
+    {
+        let id = record.id
         let channel = record.fallbackChannels[0]
         let request = StartVerification(
             destination: record.destination, channel: channel, locales: record.locales,

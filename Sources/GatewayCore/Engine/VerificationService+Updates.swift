@@ -15,16 +15,7 @@ extension VerificationService {
     public func resend(id: String, request: ResendRequest = ResendRequest(), owner: String? = nil)
         async throws(GatewayError) -> VerificationRecord
     {
-        // "Send me a code instead" during a silent step the engine falls back from: its fallback, now.
-        let record = try await current(id, owner: owner)
-        if request.provider == nil, record.status == .pending, let provider = try? provider(for: record),
-            fallsBackInEngine(record, provider: provider),
-            request.channel == nil || request.channel == record.fallbackChannels.first
-        {
-            return try await fallBackFromSilentStep(
-                id: id, reason: "resend", from: record.providerID, sends: record.sends)
-        }
-        return try await resend(id: id, request: request, owner: owner, failover: nil)
+        try await resend(id: id, request: request, owner: owner, failover: nil)
     }
 
     /// ``resend(id:request:owner:)``; `failover`, for a delivery failover's send: why (`sinch undelivered 402`),
@@ -35,12 +26,19 @@ extension VerificationService {
     {
         let maxSends = policy.maxSends
         let named = try request.provider.map { name throws(GatewayError) in try handoverTarget(name) }
+        let service = self
         let (record, provider) = try await acquireLease(id, owner: owner) { (record, provider) throws(GatewayError) in
             if let failover, record.sends != failover.sends {
                 throw GatewayError(.invalidState, "The verification was sent again since; no failover is due.")
             }
+            if failover == nil, service.resendFallsBack(record, provider: provider, request: request) { return }
             let sender = try Self.resendingProvider(record, current: provider, named: named)
             _ = try Self.resendChannel(record, provider: sender, request: request, maxSends: maxSends)
+        }
+        if failover == nil, resendFallsBack(record, provider: provider, request: request) {
+            // "Send me a code instead" during a silent step the engine falls back from: its fallback, now, under
+            // the lease just taken.
+            return try await fallBack(record, from: provider, reason: "resend")
         }
         // The record the lease took is the one validated, so this answers as the validation did; should it
         // ever not, the lease goes back before the refusal.
@@ -143,6 +141,15 @@ extension VerificationService {
         if let error = settled.finalStateError { throw error }
         if !result.sentNothing { await scheduleDeliveryDeadline(settled) }
         return settled
+    }
+
+    /// Whether a resend of `record` is its silent step's fallback: no provider named, no channel or the first
+    /// fallback channel, at a silent step the engine falls back from.
+    func resendFallsBack(_ record: VerificationRecord, provider: any VerificationProvider, request: ResendRequest)
+        -> Bool
+    {
+        request.provider == nil && fallsBackInEngine(record, provider: provider)
+            && (request.channel == nil || request.channel == record.fallbackChannels.first)
     }
 
     /// The provider a resend's `provider` names, when it can take a verification over: one that sends the
