@@ -293,6 +293,31 @@ struct SilentFallbackTests {
         #expect(try await h.stored(started.id).channel == .sms)
     }
 
+    @Test("A silent step at a vendor that can resend over the fallback channel (Sinch) falls back at that vendor")
+    func fallsBackAtTheSameVendor() async throws {
+        let seamless = ScriptedProvider(
+            id: "seamless",
+            capabilities: ProviderCapabilities(
+                channels: [.silentAuth, .sms], resendCanChangeChannel: true, completesWithoutCode: [.silentAuth]))
+        seamless.setCallbackHandler { callback, _ in
+            let reference = FormEncoding.decode(callback.query ?? "")["state"] ?? ""
+            return CallbackReply(updates: [
+                ProviderUpdate(
+                    target: .reference(reference), change: VerificationChange(status: .failed, reason: "FAIL"))
+            ])
+        }
+        let h = try ServiceHarness([seamless, sms], routes: [.silentAuth: ["seamless"], .sms: ["sms-a"]])
+        let started = try await silentStart(h, "+447400223307")
+        _ = try await h.service.handleCallback(
+            providerID: "seamless", FakeNetworkSignals.callback(try #require(started.providerReference), ok: false))
+        let moved = try await h.stored(started.id)
+        #expect(moved.providerID == "seamless" && moved.channel == .sms && moved.status == .pending)
+        #expect(seamless.calls(.resend).first?.requestedChannel == .sms)
+        #expect(sms.callCount(.start) == 0)
+        let resent = try #require(try await h.events(started.id, .resent).first)
+        #expect(resent.detail["previous_provider"] == nil && resent.detail["silent_auth"] == "FAIL")
+    }
+
     @Test("With no provider able to send the code, the verification fails")
     func noFallbackProvider() async throws {
         sms.setFallbackStart(.fail(GatewayError(.providerAuthFailed, "bad key")))

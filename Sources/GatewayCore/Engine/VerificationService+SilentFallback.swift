@@ -7,8 +7,8 @@ extension VerificationService {
     static let silentStepMarker = "silent_auth"
 
     /// Whether the engine, not the vendor, moves `record` on from its silent step: a `silent_auth`
-    /// verification at a provider that completes it without a code and cannot send the fallback channels
-    /// itself (CAMARA Number Verification), with fallback channels left.
+    /// verification at a provider that completes it without a code and runs no workflow of its own (CAMARA
+    /// Number Verification, Sinch seamless; Vonage's workflow moves by itself), with fallback channels left.
     func fallsBackInEngine(_ record: VerificationRecord, provider: any VerificationProvider) -> Bool {
         record.channel == .silentAuth && !record.fallbackChannels.isEmpty
             && Self.fallsBackInEngine(provider.capabilities, fallbackChannels: record.fallbackChannels)
@@ -16,9 +16,7 @@ extension VerificationService {
 
     /// Whether a silent step at a provider with `capabilities` needs the engine for `fallbackChannels`.
     static func fallsBackInEngine(_ capabilities: ProviderCapabilities, fallbackChannels: [Channel]) -> Bool {
-        capabilities.completesWithoutCode.contains(.silentAuth)
-            && !((capabilities.nativeWorkflows || capabilities.resendCanChangeChannel)
-                && fallbackChannels.allSatisfy(capabilities.channels.contains))
+        capabilities.completesWithoutCode.contains(.silentAuth) && !capabilities.nativeWorkflows
     }
 
     /// After a start that opened a silent step the engine falls back from: the time by which it must have
@@ -79,8 +77,9 @@ extension VerificationService {
     }
 
     /// The move itself, for `record` as its lease was taken (``fallsBackInEngine(_:provider:)`` held for it):
-    /// the first fallback channel started through its route's providers, the record moved to the one that took
-    /// it, the lease given back in the same write.
+    /// the first fallback channel sent by the silent provider itself when it can resend over that channel
+    /// (Sinch), else (or should it fail before sending) started through the channel's route's providers; the
+    /// record moved to the one that took it, the lease given back in the same write.
     func fallBack(_ record: VerificationRecord, from silent: any VerificationProvider, reason: String)
         async throws(GatewayError) -> VerificationRecord
     {
@@ -93,7 +92,27 @@ extension VerificationService {
         let decision = routing.decide(request, apiKey: nil, registry: registry)
         var calls: [VerificationEvent] = []
         var started: (result: ProviderStartResult, provider: any VerificationProvider)?
-        for provider in decision.candidates where provider.id != silent.id {
+        if silent.capabilities.resendCanChangeChannel, silent.capabilities.channels.contains(channel),
+            let resending = silent.resending
+        {
+            let began = clock.instant
+            do {
+                let result = try await resending.resend(
+                    ProviderVerification(record), request: ResendRequest(channel: channel))
+                calls.append(
+                    callEvent(
+                        id, silent.id, "resend", outcome: "accepted", since: began, segments: result.billedSegments))
+                started = (result, silent)
+            } catch {
+                calls.append(callEvent(id, silent.id, "resend", outcome: error.code.rawValue, since: began))
+                let vendorFailed = error.errorClass == .providerTransient || error.errorClass == .providerPermanent
+                // After a failure that may have sent, another vendor would send a second code.
+                if !vendorFailed || error.sendMayHaveHappened {
+                    return try await failFallBack(record, reason: reason, calls: calls)
+                }
+            }
+        }
+        for provider in decision.candidates where started == nil && provider.id != silent.id {
             // The app has no proof to give for a provider that needs one (Firebase): such a provider is passed over.
             guard !provider.requiresAppVerification(for: request),
                 breakers.allow(provider.id, country: decision.country)
@@ -123,24 +142,19 @@ extension VerificationService {
         }
         let now = clock.now
         guard let (result, provider) = started else {
-            logger.notice(
-                "silent fallback: no provider sent the code",
-                metadata: ["verification.id": "\(id)", "reason": "\(reason)"])
-            let failed = VerificationEvent(
-                verificationID: id, kind: .providerUpdate, at: now,
-                detail: ["source": "silent_fallback", "status": "failed", "silent_auth": String(reason.prefix(64))])
-            return try await finishCheck(id, known: record, events: calls + [failed]) { record in
-                record.status = .failed
-                record.nextAction = nil
-                record.statusReason = "silent_fallback_failed"
-            }
+            return try await failFallBack(record, reason: reason, calls: calls)
         }
         let newChannel = result.channel ?? channel
-        let detail = [
-            "channel": newChannel.rawValue, "previous_channel": record.channel.rawValue, "provider": provider.id,
-            "previous_provider": record.providerID, "silent_auth": String(reason.prefix(64)),
+        let moved = provider.id != record.providerID
+        var detail = [
+            "channel": newChannel.rawValue, "previous_channel": record.channel.rawValue,
+            "silent_auth": String(reason.prefix(64)),
             "sends": String(record.sends + (result.sentNothing ? 0 : 1)), "sent": result.sentNothing ? "false" : "true",
         ]
+        if moved {
+            detail["provider"] = provider.id
+            detail["previous_provider"] = record.providerID
+        }
         let resent = VerificationEvent(verificationID: id, kind: .resent, at: now, detail: detail)
         let maxAttempts = min(policy.maxAttempts, provider.capabilities.vendorMaxAttempts ?? Int.max)
         let codeValidity = policy.codeValidity
@@ -149,8 +163,9 @@ extension VerificationService {
             record.fallbackChannels.removeAll { $0 == newChannel }
             record.channel = newChannel
             record.providerID = provider.id
-            record.providerReference = result.reference
-            record.providerState = result.state
+            // A resend at the same vendor may keep its reference and state; a new vendor's are its own.
+            if moved || result.reference != nil { record.providerReference = result.reference }
+            if moved || !result.state.isEmpty { record.providerState = result.state }
             record.expiresAt = result.expiresAt ?? now.addingTimeInterval(codeValidity)
             if let language = result.contentLanguage { record.contentLanguage = language }
             record.nextAction = result.nextAction
@@ -165,5 +180,22 @@ extension VerificationService {
         if let error = settled.finalStateError { throw error }
         if settled.sends > record.sends { await scheduleDeliveryDeadline(settled) }
         return settled
+    }
+
+    /// No provider sent the code: the verification fails, the reason kept on its timeline.
+    private func failFallBack(_ record: VerificationRecord, reason: String, calls: [VerificationEvent])
+        async throws(GatewayError) -> VerificationRecord
+    {
+        logger.notice(
+            "silent fallback: no provider sent the code",
+            metadata: ["verification.id": "\(record.id)", "reason": "\(reason)"])
+        let failed = VerificationEvent(
+            verificationID: record.id, kind: .providerUpdate, at: clock.now,
+            detail: ["source": "silent_fallback", "status": "failed", "silent_auth": String(reason.prefix(64))])
+        return try await finishCheck(record.id, known: record, events: calls + [failed]) { record in
+            record.status = .failed
+            record.nextAction = nil
+            record.statusReason = "silent_fallback_failed"
+        }
     }
 }

@@ -254,7 +254,8 @@ public struct RoutingTable: Sendable, Equatable {
                 // A silent step at a provider that cannot send codes: the engine moves to the fallback channels
                 // through their own route's providers (``VerificationService/fallsBackInEngine(_:provider:)``).
                 let engineFallsBack =
-                    request.channel == .silentAuth && capabilities.completesWithoutCode.contains(.silentAuth)
+                    request.channel == .silentAuth
+                    && VerificationService.fallsBackInEngine(capabilities, fallbackChannels: request.fallbackChannels)
                 if !engineFallsBack,
                     !canFallBack || !request.fallbackChannels.allSatisfy(capabilities.channels.contains)
                 {
