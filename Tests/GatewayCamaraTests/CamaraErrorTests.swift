@@ -17,10 +17,10 @@ struct CamaraErrorTests {
         // API errors on the SIM swap call, OAuth errors on the token request before it.
         armed.operation = row.vocabulary == "oauth" ? "token" : "sim_swap_check"
         h.emulator.errors.arm(armed)
-        do {
+        do throws(GatewayError) {
             _ = try await h.provider.simSwapped(try PhoneNumber(parsing: "+447400300001"), withinHours: 72)
             Issue.record("\(row.name): no error")
-        } catch let error as GatewayError {
+        } catch {
             #expect(error.code == row.mapsTo, "\(row.name)")
             #expect(error.errorClass == row.errorClass && error.isRetryable == row.isRetryable, "\(row.name)")
             #expect(error.vendor?.code == row.code && error.vendor?.httpStatus == row.httpStatus, "\(row.name)")

@@ -103,10 +103,10 @@ struct CamaraSimSwapTests {
     func uncovered() async throws {
         let h = try CamaraHarness()
         try await h.set("+447400100008", #"{"covered": false}"#)
-        do {
+        do throws(GatewayError) {
             _ = try await h.provider.simSwapped(try PhoneNumber(parsing: "+447400100008"), withinHours: 72)
             Issue.record("expected an error")
-        } catch let error as GatewayError {
+        } catch {
             #expect(error.code == .unsupportedDestination && error.vendor?.code == "IDENTIFIER_NOT_FOUND")
         }
     }

@@ -45,7 +45,7 @@ extension StoreConformance {
             statusReason: "Fraud",
             version: 1
         )
-        .with(adaptiveContext: "US/sms")
+        .with(adaptiveContext: "US/sms").with(risk: ["sim_swap": "recent", "quote\"": "é\n"])
     }
 
     /// An email verification with every optional field nil and every map empty.
@@ -101,6 +101,13 @@ extension VerificationRecord {
     public func with(adaptiveContext: String?) -> VerificationRecord {
         var record = self
         record.adaptiveContext = adaptiveContext
+        return record
+    }
+
+    /// The record with the risk step's marks set (the initializer has no parameter for them).
+    public func with(risk: [String: String]) -> VerificationRecord {
+        var record = self
+        record.risk = risk
         return record
     }
 }

@@ -22,9 +22,14 @@ struct CallbackReceiver: Sendable {
         guard !providerID.isEmpty, let provider = service.registry.provider(providerID) else {
             throw GatewayError(.notFound, "No provider takes callbacks at \(Self.prefix)\(providerID).")
         }
-        // A user's browser arriving by redirect (CAMARA's authorization answer) comes with GET.
+        // A user's browser arriving by redirect (CAMARA's authorization answer) comes with GET; other providers
+        // take no GET at all: for them no such resource exists.
         let redirects = provider is any RedirectReceivingProvider
-        guard method == .post || (redirects && method == .get) else {
+        if method == .get, !redirects {
+            throw GatewayError(
+                .notFound, "Provider `\(providerID)` takes no browser redirects; its callbacks are POST requests.")
+        }
+        guard method == .post || method == .get else {
             var error = APIError(
                 GatewayError(
                     .invalidRequest, redirects ? "Callbacks are GET or POST requests." : "Callbacks are POST requests."),
