@@ -85,8 +85,17 @@ def main():
     try:
         data = os.path.join(scratch, "data")
         os.makedirs(data)
-        gateway = bench.Gateway(args.gateway, data, os.path.join(scratch, "gateway.log"), extra=["--store", pg.url])
-        gateway.start()
+        # A shared store needs the token signing key from the environment (README, "PostgreSQL").
+        key = subprocess.run([args.gateway, "token-key", "generate"], capture_output=True, text=True, check=True)
+        os.environ["GATEWAY_TOKEN_SIGNING_KEY"] = key.stdout.strip()
+        log = os.path.join(scratch, "gateway.log")
+        gateway = bench.Gateway(args.gateway, data, log, extra=["--store", pg.url])
+        try:
+            gateway.start()
+        except SystemExit:
+            with open(log) as handle:
+                print(handle.read()[-2000:], file=sys.stderr)
+            raise
         try:
             to = "+447480000001"
             status, started = bench.http_json(gateway.port, "POST", "/v1/verifications",
