@@ -125,9 +125,12 @@ struct ContractsV2APITests {
             #expect(second.body["status"] as? String == "approved")
             #expect(second.body["token"] == nil)
 
-            let wrongMethod = try await client.execute(uri: "/callbacks/alpha", method: .get) { $0 }
+            let wrongMethod = try await client.execute(uri: "/callbacks/alpha", method: .put) { $0 }
             #expect(wrongMethod.status == .methodNotAllowed)
             #expect(wrongMethod.headers[.allow] == "POST")
+            // A GET is a browser redirect, which only a provider that takes them has a resource for.
+            let get = try await client.execute(uri: "/callbacks/alpha", method: .get) { $0 }
+            #expect(get.status == .notFound)
             let unknown = try await client.execute(uri: "/callbacks/nobody/x", method: .post) { $0 }
             #expect(unknown.status == .notFound)
         }
