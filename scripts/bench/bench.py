@@ -110,6 +110,20 @@ def tree_cpu_seconds(pid):
     return total
 
 
+
+def approved_verification(port, to):
+    """One real verification to `to` through the sandbox's Twilio emulator: started, its code read from the
+    outbox, checked (approved). The start's answer; exits on any other answer."""
+    status, started = http_json(port, "POST", "/v1/verifications", {"to": to, "channel": "sms", "provider": "twilio"})
+    if status != 201:
+        raise SystemExit("start answered %d: %s" % (status, started))
+    _, outbox = http_get(port, "/sandbox/outbox?to=" + to.replace("+", "%2B"))
+    code = json.loads(outbox)["messages"][-1]["code"]
+    status, checked = http_json(port, "POST", "/v1/verifications/%s/check" % started["id"], {"code": code})
+    if status != 200 or checked.get("status") != "approved":
+        raise SystemExit("check answered %d: %s" % (status, checked))
+    return started
+
 class Gateway:
     def __init__(self, binary, data_dir, log_path, extra=()):
         self.binary, self.data_dir, self.log_path = binary, data_dir, log_path

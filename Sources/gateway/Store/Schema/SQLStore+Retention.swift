@@ -168,11 +168,12 @@ enum RetentionRows {
             OR (excluded.created_at = retention_progress.created_at AND excluded.id > retention_progress.id)
         """)
     /// A new version too: an update the engine made from the record as it was read before (a late receipt) no
-    /// longer matches, so it reads the record again rather than writing the number back.
+    /// longer matches, so it reads the record again rather than writing the number back. Its next action goes too:
+    /// long over by then, and a silent step's URL names the number (CAMARA's `login_hint`).
     static let anonymize = StoreStatement(
         """
         UPDATE verifications SET destination_kind = 'anonymized', destination_value = $2, destination_masked = $3,
-            version = version + 1
+            next_action = NULL, version = version + 1
         WHERE id = $1 AND destination_kind <> 'anonymized'
         """)
     static let deleteWebhookDeliveries = StoreStatement(
