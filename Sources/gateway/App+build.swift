@@ -133,7 +133,7 @@ func buildApplication(_ options: GatewayOptions) async throws -> (some Applicati
         let router = buildRouter(
             service: service, store: store.store, signer: signer, keyring: keyring, metrics: metrics,
             configuration: configuration, sandbox: sandbox, receiver: receiver, options: options, routes: routes,
-            clientSecrets: clientSecrets, https: tls != nil, tracer: tracer)
+            clientSecrets: clientSecrets, https: tls != nil, tracer: tracer, requestsInFlight: store.requestsInFlight)
         var (services, webhooks) = try await buildServices(
             options, configuration, store: store, instances: instances, outbound: outbound, tracer: tracer)
         if let exporter, options.spanExporter == nil { services.append(exporter) }

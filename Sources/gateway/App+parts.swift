@@ -126,6 +126,8 @@ func routingTable(
 struct GatewayStore {
     let store: any VerificationStore
     let postgres: PostgresVerificationStore?
+    /// The requests the SQLite store's commit delay counts (`nil`: no delay, or not that store).
+    var requestsInFlight: RequestsInFlight? = nil
 }
 
 /// An injected store (tests), else PostgreSQL (`--store`, or the file's `store`), else `<data-dir>/gateway.sqlite`.
@@ -147,10 +149,15 @@ func openStore(_ options: GatewayOptions, _ configuration: GatewayConfiguration)
         return GatewayStore(store: opened, postgres: opened)
     }
     try FileManager.default.createDirectory(at: options.dataDirectory, withIntermediateDirectories: true)
+    let requests = RequestsInFlight()
+    let delay = SQLiteCommitDelay(
+        maximum: configuration.sqliteCommitDelay, siblings: configuration.sqliteCommitSiblings,
+        inFlight: { requests.value })
     let sqlite = try SQLiteVerificationStore(
         path: options.dataDirectory.appendingPathComponent("gateway.sqlite").path,
-        synchronous: configuration.sqliteSynchronous, logger: options.logger)
-    return GatewayStore(store: sqlite, postgres: nil)
+        synchronous: configuration.sqliteSynchronous, commitDelay: delay, logger: options.logger)
+    let counted = delay.isActive && configuration.sqliteSynchronous == .full
+    return GatewayStore(store: sqlite, postgres: nil, requestsInFlight: counted ? requests : nil)
 }
 
 /// What runs beside the server: the outbound client and the PostgreSQL pool (closed when it stops), the

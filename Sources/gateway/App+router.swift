@@ -12,7 +12,7 @@ func buildRouter(
     service: VerificationService, store: any VerificationStore, signer: VerificationTokenSigner, keyring: APIKeyring,
     metrics: MetricsRegistry, configuration: GatewayConfiguration, sandbox: Sandbox?, receiver: CallbackReceiver?,
     options: GatewayOptions, routes: RouteTable = RouteTable(), clientSecrets: ClientSecrets? = nil,
-    https: Bool = false, tracer: GatewayTracer? = nil
+    https: Bool = false, tracer: GatewayTracer? = nil, requestsInFlight: RequestsInFlight? = nil
 ) -> Router<GatewayRequestContext> {
     let registry = service.registry
     let router = RecordingRouter(router: Router(context: GatewayRequestContext.self), table: routes)
@@ -26,6 +26,8 @@ func buildRouter(
         router.add(middleware: SandboxMiddleware(sandbox: sandbox))
         sandbox.addRoutes(to: router)
     }
+    // After the sandbox's emulators, which write only to their own files.
+    if let requestsInFlight { router.add(middleware: RequestsInFlightMiddleware(requests: requestsInFlight)) }
     if let receiver { router.add(middleware: CallbacksMiddleware(receiver: receiver)) }
     OperationsController(service: service, signer: signer).addRoutes(to: router)
     let keyStore = store as? any APIKeyStore

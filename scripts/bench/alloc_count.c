@@ -1,14 +1,17 @@
 /*
- * Counts a process's heap allocations, for scripts/bench/cost_report.py (issue 48).
+ * Counts a process's heap allocations and file syncs, for scripts/bench/cost_report.py and
+ * scripts/bench/group_commit.py (issue 48).
  *
  *     cc -O2 -shared -fPIC -o alloc_count.so alloc_count.c
  *     ALLOC_COUNT_OUT=/tmp/counts LD_PRELOAD=$PWD/alloc_count.so .build/release/gateway ...
- *     kill -USR2 <pid>    # appends "<allocations> <bytes>\n" to /tmp/counts
+ *     kill -USR2 <pid>    # appends "<allocations> <bytes> <syncs>\n" to /tmp/counts
  *
  * malloc, calloc, realloc (a new block, not a free), posix_memalign, aligned_alloc, memalign and valloc are
  * counted, with the bytes asked for; each is passed on to glibc's own (__libc_*), so no dlsym is needed, which
  * itself allocates. The counters are relaxed atomics: the totals are exact, their order across threads is not
- * needed. SIGUSR2 writes the two totals with write(2) from the handler (async-signal-safe: no stdio, no
+ * needed. fsync, fdatasync and sync_file_range are counted as syncs (SQLite's commits and checkpoints call
+ * fdatasync or fsync through the PLT, so the interposer sees them) and passed on as raw system calls.
+ * SIGUSR2 writes the three totals with write(2) from the handler (async-signal-safe: no stdio, no
  * allocation). The caller reads them before and after a run of requests and divides the difference.
  */
 #define _GNU_SOURCE
@@ -19,6 +22,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 extern void *__libc_malloc(size_t);
@@ -28,6 +32,7 @@ extern void *__libc_memalign(size_t, size_t);
 
 static atomic_ulong allocations;
 static atomic_ulong allocated_bytes;
+static atomic_ulong syncs;
 static int out_fd = -1;
 
 static inline void count(size_t size) {
@@ -74,6 +79,21 @@ int posix_memalign(void **result, size_t alignment, size_t size) {
     return 0;
 }
 
+int fsync(int fd) {
+    atomic_fetch_add_explicit(&syncs, 1, memory_order_relaxed);
+    return (int)syscall(SYS_fsync, fd);
+}
+
+int fdatasync(int fd) {
+    atomic_fetch_add_explicit(&syncs, 1, memory_order_relaxed);
+    return (int)syscall(SYS_fdatasync, fd);
+}
+
+int sync_file_range(int fd, off_t offset, off_t nbytes, unsigned int flags) {
+    atomic_fetch_add_explicit(&syncs, 1, memory_order_relaxed);
+    return (int)syscall(SYS_sync_file_range, fd, offset, nbytes, flags);
+}
+
 /* Writes `value` in decimal into `buffer` (at least 21 bytes); returns the length. */
 static size_t decimal(unsigned long value, char *buffer) {
     char digits[24];
@@ -90,10 +110,12 @@ static void report(int signal_number) {
     (void)signal_number;
     if (out_fd < 0) return;
     int saved = errno;
-    char line[64];
+    char line[96];
     size_t length = decimal(atomic_load_explicit(&allocations, memory_order_relaxed), line);
     line[length++] = ' ';
     length += decimal(atomic_load_explicit(&allocated_bytes, memory_order_relaxed), line + length);
+    line[length++] = ' ';
+    length += decimal(atomic_load_explicit(&syncs, memory_order_relaxed), line + length);
     line[length++] = '\n';
     ssize_t written = write(out_fd, line, length);
     (void)written;

@@ -79,20 +79,24 @@ class Connection:
 
 
 class Allocations:
-    """The interposer's totals in the measured gateway: SIGUSR2 appends one `count bytes` line to `path`."""
+    """The interposer's totals in the measured gateway: SIGUSR2 appends one `count bytes syncs` line to `path`."""
 
     def __init__(self, path):
         self.path = path
 
     def read(self, pid):
+        """(allocations, bytes) so far."""
+        return self.totals(pid)[:2]
+
+    def totals(self, pid):
+        """(allocations, bytes, file syncs) so far: fsync, fdatasync and sync_file_range calls."""
         before = self._lines()
         os.kill(pid, signal.SIGUSR2)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             lines = self._lines()
             if len(lines) > len(before):
-                count, size = lines[-1].split()
-                return int(count), int(size)
+                return tuple(int(field) for field in lines[-1].split()[:3])
             time.sleep(0.002)
         raise SystemExit("the allocation counter did not answer (is LD_PRELOAD in effect?)")
 

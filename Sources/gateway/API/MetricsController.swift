@@ -62,6 +62,14 @@ struct MetricsRegistry: Sendable {
                 "Store calls run in those groups: divided by gateway_store_commit_groups_total, the mean group size.")
     }
 
+    static var storeDelayedCommits: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "gateway_store_delayed_commits", unitName: "total",
+            helpText:
+                "Groups of the SQLite store whose commit waited for the writes of other requests in flight (sqlite_commit_delay_ms)."
+        )
+    }
+
     /// The SQLite store's WAL checkpoints by who ran them (docs/performance.md, "Checkpoints off the writer").
     static var storeCheckpoints: MetricNameDescriptor {
         MetricNameDescriptor(
@@ -108,6 +116,8 @@ struct MetricsRegistry: Sendable {
                 .increment(by: Int64(max(0, now.groups - before.groups)))
             registry.makeCounter(descriptor: Self.storeGroupedCalls)
                 .increment(by: Int64(max(0, now.calls - before.calls)))
+            registry.makeCounter(descriptor: Self.storeDelayedCommits)
+                .increment(by: Int64(max(0, now.delayed - before.delayed)))
             let checkpoints = sqlite.database.checkpointCounters
             let seen = storeSeen.checkpoints.withLock { seen in
                 defer { seen = checkpoints }

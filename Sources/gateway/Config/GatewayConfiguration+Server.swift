@@ -6,6 +6,7 @@ import GatewayCore
 /// tls: {cert_file: /etc/gateway/cert.pem, key_file: /etc/gateway/key.pem}
 /// store: postgres://gateway@db:5432/gateway   # with store_password_env, store_pool_size, store_timeout
 /// sqlite_sync: full                           # or normal; the embedded store only
+/// sqlite_commit_delay_ms: 2                   # 0 turns it off; with sqlite_commit_siblings: 5
 /// vendor_connections_per_host: 64
 /// token: {signing_key_env: GATEWAY_TOKEN_SIGNING_KEY, verification_keys_env: [GATEWAY_TOKEN_PREVIOUS_KEY]}
 /// ```
@@ -36,7 +37,8 @@ extension GatewayConfiguration {
     }
 
     /// `store`, `store_password_env`, `store_pool_size` (connections per instance) and `store_timeout`
-    /// (seconds per store operation); `sqlite_sync` for the embedded store.
+    /// (seconds per store operation); `sqlite_sync`, `sqlite_commit_delay_ms` and `sqlite_commit_siblings` for
+    /// the embedded store.
     private mutating func readStore(_ top: ConfigMap, environment: [String: String]) {
         let passwordVariable = top.string(
             "store_password_env", nonEmpty: true, message: "`store_password_env` must name an environment variable")
@@ -49,6 +51,16 @@ extension GatewayConfiguration {
                 value.problem("`sqlite_sync` must be `full` or `normal`")
             }
         }
+        for key in ["sqlite_commit_delay_ms", "sqlite_commit_siblings"] where top.has(key) && top.has("store") {
+            top.problem("`\(key)` applies to the embedded SQLite store, not to `store: postgres://…`", at: key)
+        }
+        if let milliseconds = top.number(
+            "sqlite_commit_delay_ms", in: 0...100,
+            message: "`sqlite_commit_delay_ms` must be a number of milliseconds from 0 (off) to 100")
+        {
+            sqliteCommitDelay = .microseconds(Int64((milliseconds * 1000).rounded()))
+        }
+        sqliteCommitSiblings = top.int("sqlite_commit_siblings", in: 1...1000) ?? sqliteCommitSiblings
         guard let value = top.value("store") else {
             for key in ["store_password_env", "store_pool_size", "store_timeout"] where top.has(key) {
                 top.problem("`\(key)` needs `store: postgres://…`", at: key)

@@ -66,6 +66,11 @@ struct GatewayConfiguration: Sendable {
     /// `sqlite_sync: full | normal`: whether the SQLite store syncs every commit to the device (`full`, the
     /// default) or at checkpoints only (`normal`: faster; survives a crash of the process, not of the machine).
     var sqliteSynchronous: SQLiteSynchronous = .full
+    /// `sqlite_commit_delay_ms` (0 to 100, default 2; 0 turns it off) and `sqlite_commit_siblings` (1 to 1,000,
+    /// default 5): how long a synced commit of the SQLite store may wait for the writes of other requests in
+    /// flight, and how many must be in flight for it to wait (docs/performance.md, "Commit delay").
+    var sqliteCommitDelay: Duration = .milliseconds(2)
+    var sqliteCommitSiblings = 5
     /// `vendor_connections_per_host` (1 to 1,000, default 64): the HTTP/1.1 connections the gateway keeps open
     /// to one vendor host (and one webhook host). Calls beyond it wait for a connection, so it bounds the calls
     /// in flight to a vendor that does not speak HTTP/2: about this many divided by the vendor's latency, per
@@ -83,7 +88,8 @@ struct GatewayConfiguration: Sendable {
         "prices", "metrics", "webhooks", "tracing", "retention", "tls", "store", "store_password_env",
         "store_pool_size",
         "store_timeout",
-        "sqlite_sync", "vendor_connections_per_host", "twilio_compat", "own_codes", "messages",
+        "sqlite_sync", "sqlite_commit_delay_ms", "sqlite_commit_siblings", "vendor_connections_per_host",
+        "twilio_compat", "own_codes", "messages",
     ]
 }
 

@@ -156,6 +156,12 @@ final class SQLiteConnection {
         handle.map { Int(sqlite3_changes($0)) } ?? 0
     }
 
+    /// Rows changed by every INSERT, UPDATE and DELETE since the connection opened: a difference says
+    /// whether statements in between wrote.
+    var totalChanges: Int64 {
+        handle.map { sqlite3_total_changes64($0) } ?? 0
+    }
+
     /// Whether a transaction is open (SQLite is not in autocommit mode).
     var inTransaction: Bool {
         handle.map { sqlite3_get_autocommit($0) == 0 } ?? false

@@ -19,11 +19,21 @@ import Synchronization
 ///
 /// Under load this turns one sync per write into one sync per group: the writes that arrive while a sync
 /// is under way share the next one. Without load nothing waits for a group to fill.
+///
+/// **Commit delay.** With a ``SQLiteCommitDelay``, a group that needs a sync waits before it runs, for at
+/// most the delay after its oldest call was queued, while at least `siblings` other requests are in flight
+/// (the way PostgreSQL's `commit_delay` and `commit_siblings` work): their writes join the group instead of
+/// each paying for a sync of its own. It stops waiting as soon as so many calls are queued that fewer than
+/// `siblings` requests remain outside the group, or the group is full. A lone request never waits.
 final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is only ever touched on `queue`.
     private let connection: SQLiteConnection
     private let queue: DispatchQueue
     private let waiting = Mutex(Waiting())
     private let counters = Mutex(GroupCounters())
+    /// Wakes the queue when calls arrive during a commit delay.
+    private let arrivals = DispatchSemaphore(value: 0)
+    /// `nil`: a group runs as soon as the queue gets to it.
+    private let commitDelay: SQLiteCommitDelay?
 
     /// The most calls committed as one group: bounds how long the first of them waits for the last.
     static let groupLimit = 64
@@ -32,12 +42,16 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
         var calls: [Call] = []
         /// A drain of ``calls`` is queued on `queue` or running.
         var draining = false
+        /// During a commit delay: wake the queue once this many calls are waiting (0: no one is waiting).
+        var wakeAt = 0
     }
 
     /// One queued call: ``run`` executes it and returns whether it succeeded and how to answer its caller
     /// once its group's fate is known; ``fail`` answers it without running it.
     private struct Call: Sendable {
         let durability: SQLiteWriteDurability
+        /// When it was queued (`DispatchTime.uptimeNanoseconds`), read only with a commit delay.
+        var queuedAt: UInt64 = 0
         let run: @Sendable (SQLiteConnection) -> (succeeded: Bool, answer: @Sendable (SQLiteError?) -> Void)
         let fail: @Sendable (SQLiteError) -> Void
     }
@@ -48,6 +62,8 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
         var groups = 0
         var calls = 0
         var largestGroup = 0
+        /// Groups whose commit waited for the calls of other requests in flight (``SQLiteCommitDelay``).
+        var delayed = 0
     }
 
     /// Runs the file's WAL checkpoints off ``queue``; `nil` for an in-memory database, which has no WAL.
@@ -55,16 +71,20 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
     /// The connections of ``read(_:)``; `nil` for an in-memory database, which only its own connection sees.
     private let readers: SQLiteReaders?
 
-    /// `checkpoints` defaults to ``SQLiteCheckpointer/Thresholds/standard(for:)``.
+    /// `checkpoints` defaults to ``SQLiteCheckpointer/Thresholds/standard(for:)``. `commitDelay` applies only
+    /// to a file under `synchronous=FULL`, the only case where a commit waits for a sync.
     init(
-        path: String, synchronous: SQLiteSynchronous, checkpoints: SQLiteCheckpointer.Thresholds? = nil
+        path: String, synchronous: SQLiteSynchronous, checkpoints: SQLiteCheckpointer.Thresholds? = nil,
+        commitDelay: SQLiteCommitDelay? = nil
     ) throws(SQLiteError) {
         connection = try SQLiteConnection(path: path, synchronous: synchronous)
         queue = DispatchQueue(label: "gateway.store.sqlite")
         if path == ":memory:" || path.isEmpty {
             checkpointer = nil
             readers = nil
+            self.commitDelay = nil
         } else {
+            self.commitDelay = synchronous == .full && commitDelay?.isActive == true ? commitDelay : nil
             readers = SQLiteReaders(path: path)
             let checkpointer = SQLiteCheckpointer(
                 path: path, synchronous: synchronous, thresholds: checkpoints ?? .standard(for: synchronous))
@@ -80,6 +100,9 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
 
     /// Read-only connections open and idle (``read(_:)``).
     var idleReaders: Int { readers?.idleCount ?? 0 }
+
+    /// Whether a group's commit is waiting for the calls of others in flight (``SQLiteCommitDelay``).
+    var isWaitingForCalls: Bool { waiting.withLock { $0.wakeAt > 0 } }
 
     /// Calls queued and not yet taken into a group.
     var queuedCalls: Int { waiting.withLock { $0.calls.count } }
@@ -173,25 +196,71 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
     // MARK: - The queue
 
     private func enqueue(_ call: Call) {
-        let startDrain = waiting.withLock { waiting -> Bool in
+        var call = call
+        if commitDelay != nil { call.queuedAt = DispatchTime.now().uptimeNanoseconds }
+        let (startDrain, wake) = waiting.withLock { waiting -> (Bool, Bool) in
             waiting.calls.append(call)
-            guard !waiting.draining else { return false }
+            var wake = false
+            if waiting.wakeAt > 0, waiting.calls.count >= waiting.wakeAt {
+                waiting.wakeAt = 0
+                wake = true
+            }
+            guard !waiting.draining else { return (false, wake) }
             waiting.draining = true
-            return true
+            return (true, wake)
         }
+        if wake { arrivals.signal() }
         if startDrain { queue.async { self.drain() } }
+    }
+
+    /// Calls queued since the group began that join its open transaction, after waiting for them if others
+    /// may still come: while at least `delay.siblings` requests in flight are neither in the group nor queued,
+    /// until `delay.maximum` after the group's oldest call was queued, the group full, or nothing to wait for.
+    /// Empty when the group should commit now. Runs on ``queue``.
+    private func joiningCalls(_ delay: SQLiteCommitDelay, grouped: Int, oldest: UInt64, waited: inout Bool) -> [Call] {
+        let room = Self.groupLimit - grouped
+        guard room > 0 else { return [] }
+        let deadline = oldest &+ UInt64(delay.maximumNanoseconds)
+        while true {
+            let queued = waiting.withLock { $0.calls.count }
+            let outside = delay.inFlight() - grouped - queued
+            // Woken when so many are queued that fewer than `siblings` requests remain outside, or the group is full.
+            let target = min(room, queued + outside - delay.siblings + 1)
+            guard queued < target, DispatchTime.now().uptimeNanoseconds < deadline else { break }
+            let armed = waiting.withLock { waiting -> Bool in
+                guard waiting.calls.count < target else { return false }
+                waiting.wakeAt = target
+                return true
+            }
+            guard armed else { continue }
+            waited = true
+            if arrivals.wait(timeout: DispatchTime(uptimeNanoseconds: deadline)) == .timedOut {
+                let signalled = waiting.withLock { waiting -> Bool in
+                    defer { waiting.wakeAt = 0 }
+                    return waiting.wakeAt == 0
+                }
+                // An arrival disarmed the wait as it timed out: take its signal, so the next wait is not cut short.
+                if signalled { arrivals.wait() }
+            }
+        }
+        return take(upTo: room)
+    }
+
+    /// Up to `limit` of the waiting calls, the oldest first.
+    private func take(upTo limit: Int) -> [Call] {
+        waiting.withLock { waiting -> [Call] in
+            let count = min(waiting.calls.count, limit)
+            guard count > 0 else { return [] }
+            let calls = Array(waiting.calls.prefix(count))
+            waiting.calls.removeFirst(count)
+            return calls
+        }
     }
 
     /// Runs one group of the waiting calls, then queues itself again while calls are waiting, so that work
     /// queued on `queue` by other means (``performSync(_:)``, ``close()``) is not held back behind a load.
     private func drain() {
-        let group = waiting.withLock { waiting -> [Call] in
-            let count = min(waiting.calls.count, Self.groupLimit)
-            let group = Array(waiting.calls.prefix(count))
-            waiting.calls.removeFirst(count)
-            return group
-        }
-        run(group)
+        run(take(upTo: Self.groupLimit))
         let more = waiting.withLock { waiting -> Bool in
             if !waiting.calls.isEmpty { return true }
             waiting.draining = false
@@ -204,15 +273,17 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
         guard !group.isEmpty else { return }
         // Only provisional writes (and reads) in the group: its commit need not be synced by itself.
         let unsynced = group.allSatisfy { $0.durability == .unsynced }
+        // A synced commit may wait for the writes of others in flight (the call alone included: it is one).
+        let delay = unsynced ? nil : commitDelay.flatMap { $0.inFlight() - group.count >= $0.siblings ? $0 : nil }
         do {
             try connection.withSynchronous(unsynced ? .normal : connection.synchronous) { () throws(SQLiteError) in
-                if group.count == 1 {
+                if group.count == 1, delay == nil {
                     // Alone: the call's own statements and transaction, as without grouping.
                     let (_, answer) = group[0].run(connection)
                     record(calls: 1)
                     answer(nil)
                 } else {
-                    runGroup(group[...])
+                    runGroup(group[...], delay: delay)
                 }
             }
         } catch {
@@ -223,8 +294,12 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
 
     /// Runs `calls` in as few transactions as it can: one, unless SQLite itself rolls back a transaction
     /// (an I/O error, a full disk), which fails the calls already run in it and starts another for the rest.
-    private func runGroup(_ calls: ArraySlice<Call>) {
+    /// With `delay`, a transaction that wrote takes in the calls queued meanwhile before it commits, after
+    /// waiting for them while others are in flight (``joiningCalls(_:grouped:oldest:waited:)``).
+    private func runGroup(_ calls: ArraySlice<Call>, delay: SQLiteCommitDelay? = nil) {
         var rest = calls
+        let oldest = calls.first?.queuedAt ?? 0
+        var delayed = false
         while !rest.isEmpty {
             do {
                 try connection.run("BEGIN IMMEDIATE")
@@ -232,9 +307,18 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
                 for call in rest { call.fail(error) }
                 return
             }
+            let changesBefore = connection.totalChanges
             var answers: [@Sendable (SQLiteError?) -> Void] = []
             var lost: SQLiteError?
-            while let call = rest.first, lost == nil {
+            while lost == nil {
+                if rest.isEmpty {
+                    // Everything so far has run: a transaction that wrote may take in the calls of others first.
+                    guard let delay, connection.totalChanges != changesBefore else { break }
+                    let joining = joiningCalls(delay, grouped: answers.count, oldest: oldest, waited: &delayed)
+                    guard !joining.isEmpty else { break }
+                    rest = joining[...]
+                }
+                guard let call = rest.first else { break }
                 rest = rest.dropFirst()
                 do {
                     try connection.run("SAVEPOINT grouped_call")
@@ -266,7 +350,7 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
             }
             do {
                 try connection.run("COMMIT")
-                record(calls: answers.count)
+                record(calls: answers.count, delayed: delayed)
                 for answer in answers { answer(nil) }
             } catch {
                 if connection.inTransaction { try? connection.execute("ROLLBACK") }
@@ -275,12 +359,32 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
         }
     }
 
-    private func record(calls: Int) {
+    private func record(calls: Int, delayed: Bool = false) {
         counters.withLock { counters in
+            if delayed { counters.delayed += 1 }
             counters.groups += 1
             counters.calls += calls
             counters.largestGroup = max(counters.largestGroup, calls)
         }
+    }
+}
+
+/// How long a group that needs a sync may wait for more calls while other requests are in flight
+/// (``SQLiteDatabase``, "Commit delay"; the configuration's `sqlite_commit_delay_ms` and
+/// `sqlite_commit_siblings`).
+struct SQLiteCommitDelay: Sendable {
+    /// The longest a call waits, from when it was queued, for others to join its group.
+    var maximum: Duration
+    /// How many other requests must be in flight for a group to wait at all.
+    var siblings: Int
+    /// Requests in flight now that may write (``RequestsInFlight``).
+    var inFlight: @Sendable () -> Int
+
+    var isActive: Bool { maximum > .zero && siblings >= 1 }
+
+    var maximumNanoseconds: Int64 {
+        let (seconds, attoseconds) = maximum.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
 

@@ -18,13 +18,15 @@ final class SQLiteVerificationStore: SQLStore {
     let callCounts = StoreCallCounts()
 
     /// Opens (or creates) the store at `path`, creating its directory and applying pending migrations.
-    /// `synchronous` is `.full` unless the configuration says `sqlite_sync: normal`.
+    /// `synchronous` is `.full` unless the configuration says `sqlite_sync: normal`; `commitDelay` lets a
+    /// synced group wait for the writes of other requests in flight (``SQLiteDatabase``, "Commit delay").
     init(
-        path: String, synchronous: SQLiteSynchronous = .full, logger: Logger = Logger(label: "gateway.store.sqlite")
+        path: String, synchronous: SQLiteSynchronous = .full, commitDelay: SQLiteCommitDelay? = nil,
+        logger: Logger = Logger(label: "gateway.store.sqlite")
     ) throws(GatewayError) {
         self.logger = logger
         do {
-            let database = try SQLiteDatabase(path: path, synchronous: synchronous)
+            let database = try SQLiteDatabase(path: path, synchronous: synchronous, commitDelay: commitDelay)
             try database.performSync { (connection) throws(SQLiteError) in try SQLiteMigration.migrate(connection) }
             let counts = callCounts
             try database.performSync { connection in connection.countCommits(into: counts) }
