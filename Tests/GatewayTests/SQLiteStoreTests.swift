@@ -266,6 +266,34 @@ final class SQLiteStoreTests: Sendable {
         }
     }
 
+    @Test("`sqlite_commit_delay_ms` and `sqlite_commit_siblings`: 2 ms and 5 by default, 0 turns the delay off")
+    func commitDelaySetting() throws {
+        func parse(_ extra: [String: JSONValue]) throws -> GatewayConfiguration {
+            try GatewayConfiguration.parse(
+                .object(["sandbox": .bool(true)].merging(extra) { $1 }), plugins: [], environment: [:])
+        }
+        let standard = try parse([:])
+        #expect(standard.sqliteCommitDelay == .milliseconds(2))
+        #expect(standard.sqliteCommitSiblings == 5)
+        let set = try parse(["sqlite_commit_delay_ms": .number(0.5), "sqlite_commit_siblings": .number(12)])
+        #expect(set.sqliteCommitDelay == .microseconds(500))
+        #expect(set.sqliteCommitSiblings == 12)
+        #expect(try parse(["sqlite_commit_delay_ms": .number(0)]).sqliteCommitDelay == .zero)
+        for (bad, key): ([String: JSONValue], String) in [
+            (["sqlite_commit_delay_ms": .number(101)], "sqlite_commit_delay_ms"),
+            (["sqlite_commit_delay_ms": .number(-1)], "sqlite_commit_delay_ms"),
+            (["sqlite_commit_delay_ms": .string("2ms")], "sqlite_commit_delay_ms"),
+            (["sqlite_commit_siblings": .number(0)], "sqlite_commit_siblings"),
+            (
+                ["sqlite_commit_delay_ms": .number(1), "store": .string("postgres://gw@127.0.0.1:5433/verify")],
+                "sqlite_commit_delay_ms"
+            ),
+        ] {
+            let error = #expect(throws: ConfigurationError.self) { try parse(bad) }
+            #expect(error?.problems.joined().contains(key) == true)
+        }
+    }
+
     @Test("A database from a newer gateway is refused")
     func newerSchema() throws {
         _ = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)

@@ -9,7 +9,10 @@ whatever its schema: every row of every table in every SQLite file under DATA_DI
 the anchors (the gateway's id, the number, the Twilio SID) is copied N times inside SQLite, with each SID
 and id of the template (`vf_`/`VE`/`VL`… and 32 hex digits) and the number replaced by distinct ones
 (numbers PREFIX + 7 digits), `INTEGER PRIMARY KEY` columns left to SQLite, and REAL `*_at` columns moved
-back 50 ms per copy (a million verifications over about 14 hours). This covers the gateway's own store
+back 50 ms per copy (a million verifications over about 14 hours; --spacing and --shift change that).
+Copies are numbered from --first (1 by default), so runs into one directory with disjoint ranges make
+distinct ids; --template DIR reads the template's rows from another data directory (one kept aside, when
+the template in DATA_DIR may be gone: scripts/bench/retention_growth.py deletes old rows between runs). This covers the gateway's own store
 and any emulator that keeps its state as rows in SQLite. An emulator that keeps its state as one JSON
 snapshot (`sandbox/<plugin>.json`) is reported and left alone: every call of such an emulator rewrites
 the whole snapshot, so a million entries would make each call take seconds.
@@ -49,9 +52,10 @@ def text_of(value):
     return None
 
 
-def seed_file(path, count, anchors, prefix, report, root):
+def seed_file(path, count, anchors, prefix, report, root, template=None, first=1, shift=0.0, spacing=0.05):
     connection = sqlite3.connect(path, isolation_level=None)
     connection.execute("PRAGMA synchronous=OFF")
+    source = sqlite3.connect(template) if template else connection
     tables = [row[0] for row in connection.execute(
         "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid")]
     for table in tables:
@@ -60,8 +64,11 @@ def seed_file(path, count, anchors, prefix, report, root):
         columns = list(connection.execute("PRAGMA table_info(%s)" % quote(table)))
         # (cid, name, type, notnull, default, pk)
         names = [column[1] for column in columns]
-        rows = [row for row in connection.execute("SELECT %s FROM %s" % (", ".join(map(quote, names)), quote(table)))
-                if any(anchor in (text_of(value) or "") for value in row for anchor in anchors)]
+        try:
+            rows = [row for row in source.execute("SELECT %s FROM %s" % (", ".join(map(quote, names)), quote(table)))
+                    if any(anchor in (text_of(value) or "") for value in row for anchor in anchors)]
+        except sqlite3.OperationalError:
+            rows = []  # the template file has no such table
         if not rows:
             continue
         began = time.perf_counter()
@@ -93,26 +100,30 @@ def seed_file(path, count, anchors, prefix, report, root):
                                 expression, token, token[:-30])
                     for anchor in anchors:
                         if anchor.startswith("+") and anchor in text:
-                            expression = "replace(%s, '%s', '%s' || printf('%%0%dd', n))" % (
+                            expression = "replace(%s, '%s', '%s' || printf('%%0%dd', n %% 10000000))" % (
                                 expression, anchor, prefix, 7)
                     if isinstance(value, bytes):
                         expression = "CAST(%s AS BLOB)" % expression
                     expressions.append(expression)
                 elif isinstance(value, float) and name.endswith("_at"):
-                    expressions.append("(? - n * 0.05)")
-                    parameters.append(value)
+                    # Copy k of this run (k = n - first + 1) is k spacings before the template's time + shift.
+                    expressions.append("(? + ? - (n - ? + 1) * ?)")
+                    parameters.extend([value, shift, first, spacing])
                 else:
                     expressions.append("?")
                     parameters.append(value)
             connection.execute(
-                "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < %d) "
-                "INSERT INTO %s (%s) SELECT %s FROM c" % (count, quote(table), ", ".join(insert_names),
-                                                          ", ".join(expressions)), parameters)
+                "WITH RECURSIVE c(n) AS (SELECT %d UNION ALL SELECT n + 1 FROM c WHERE n < %d) "
+                "INSERT INTO %s (%s) SELECT %s FROM c" % (first, first + count - 1, quote(table),
+                                                          ", ".join(insert_names), ", ".join(expressions)),
+                parameters)
         connection.execute("COMMIT")
         report.append({"file": os.path.relpath(path, root), "table": table, "template_rows": len(rows),
                        "rows_added": len(rows) * count, "seconds": round(time.perf_counter() - began, 1)})
     connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     connection.close()
+    if source is not connection:
+        source.close()
 
 
 def quote(name):
@@ -128,6 +139,12 @@ def main():
     parser.add_argument("--prefix", default="+44740", help="numbers of the copies: PREFIX + 7 digits")
     parser.add_argument("--only", action="append",
                         help="seed only these SQLite files (paths under DATA_DIR, e.g. gateway.sqlite)")
+    parser.add_argument("--template", metavar="DIR",
+                        help="read the template's rows from the same files under DIR instead of DATA_DIR's")
+    parser.add_argument("--first", type=int, default=1,
+                        help="number of the first copy: runs into one directory need disjoint ranges")
+    parser.add_argument("--shift", type=float, default=0.0, help="seconds added to every copied time")
+    parser.add_argument("--spacing", type=float, default=0.05, help="seconds between consecutive copies")
     args = parser.parse_args()
     if len(args.prefix) != 6:
         raise SystemExit("--prefix must be +44 and three digits, e.g. +44740")
@@ -136,7 +153,13 @@ def main():
     for path in sqlite_files(args.data_dir):
         if args.only and os.path.relpath(path, args.data_dir) not in args.only:
             continue
-        seed_file(path, args.count, args.anchor, args.prefix, report, args.data_dir)
+        template = None
+        if args.template:
+            template = os.path.join(args.template, os.path.relpath(path, args.data_dir))
+            if not os.path.exists(template):
+                continue
+        seed_file(path, args.count, args.anchor, args.prefix, report, args.data_dir, template=template,
+                  first=args.first, shift=args.shift, spacing=args.spacing)
     snapshots = []
     sandbox_files = [os.path.relpath(p, args.data_dir) for p in sqlite_files(args.data_dir)]
     sandbox = os.path.join(args.data_dir, "sandbox")

@@ -13,6 +13,13 @@ struct RetentionRun: AsyncParsableCommand {
 
     @OptionGroup var store: Keys.StoreOptions
 
+    @Option(
+        name: .customLong("as-of"),
+        help:
+            "Apply the horizons as if it were this time (Unix seconds) instead of now: for a replay or a simulation of days of traffic."
+    )
+    var asOf: Double?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let settings: RetentionSettings
@@ -32,7 +39,8 @@ struct RetentionRun: AsyncParsableCommand {
         let logger = Logger(label: "gateway.retention") { _ in SwiftLogNoOpLogHandler() }
         let total = try await store.withStore(existing: true) { opened -> RetentionService.Round in
             guard let sql = opened as? any SQLStore else { throw ExitCode(1) }
-            let service = RetentionService(store: sql, settings: settings, clock: SystemClock(), logger: logger)
+            let clock: any WallClock = asOf.map { ShiftedClock(to: Date(timeIntervalSince1970: $0)) } ?? SystemClock()
+            let service = RetentionService(store: sql, settings: settings, clock: clock, logger: logger)
             var total = RetentionService.Round()
             while true {
                 let round = await service.round()
@@ -49,4 +57,15 @@ struct RetentionRun: AsyncParsableCommand {
                 + "\(total.deletedOther) other rows; anonymized \(total.anonymized); \(total.batches) batches, "
                 + "the longest \(total.longestBatch.wholeMilliseconds) ms")
     }
+}
+
+/// The system's clock moved to `start`: it reads `start` when made, and runs on from there in real time.
+private struct ShiftedClock: WallClock {
+    let offset: TimeInterval
+
+    init(to start: Date) { offset = start.timeIntervalSinceNow }
+
+    var now: Date { Date().addingTimeInterval(offset) }
+    var instant: ContinuousClock.Instant { ContinuousClock.now }
+    func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
 }
