@@ -71,6 +71,34 @@ struct StoreCommandTests {
         await #expect(throws: StoreFile.Missing.self) { try await missing.run() }
     }
 
+    @Test("retention --as-of applies the horizons at that time: a verification 10 days old goes 25 days later")
+    func retentionAsOf() async throws {
+        let scratch = TemporaryDirectory("gateway-retention-as-of")
+        defer { withExtendedLifetime(scratch) {} }
+        try FileManager.default.createDirectory(at: scratch.url, withIntermediateDirectories: true)
+        let store = try SQLiteVerificationStore(path: scratch.path("gateway.sqlite"), logger: .quiet)
+        var record = try StoreConformance.phoneRecord(id: "VEretention02")
+        record.createdAt = Date().addingTimeInterval(-10 * 86_400)
+        record.expiresAt = record.createdAt.addingTimeInterval(600)
+        try await store.insert(record)
+        store.close()
+        let config = scratch.url.appendingPathComponent("gateway.yaml")
+        try "sandbox: true\nretention: {verifications: 30d}\n".write(to: config, atomically: true, encoding: .utf8)
+        func run(asOf: Date) async throws -> [String] {
+            let command = try #require(
+                try RetentionRun.parseAsRoot([
+                    "--config", config.path, "--data-dir", scratch.url.path,
+                    "--as-of", String(asOf.timeIntervalSince1970),
+                ]) as? RetentionRun)
+            let (lines, error) = await CommandOutput.collecting { try await command.run() }
+            #expect(error == nil)
+            return lines
+        }
+        // Ten days from now it is 20 days old: kept. Twenty-five days from now, 35: deleted.
+        #expect(try await run(asOf: Date().addingTimeInterval(10 * 86_400)).first?.hasPrefix("deleted 0 ") == true)
+        #expect(try await run(asOf: Date().addingTimeInterval(25 * 86_400)).first?.hasPrefix("deleted 1 ") == true)
+    }
+
     @Test("keys list says so when there is no key; list and revoke make no store where --data-dir points at none")
     func keysList() async throws {
         #expect(Keys.List.lines([]) == ["no API keys in the store (`gateway keys create` makes one)"])
