@@ -294,6 +294,33 @@ final class SQLiteStoreTests: Sendable {
         }
     }
 
+    @Test("The console's and /v1/admin/stats' queries read the window by created_at, never the whole store")
+    func windowQueryPlans() throws {
+        _ = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)
+        let connection = try SQLiteConnection(path: path(), synchronous: .full)
+        defer { connection.close() }
+        let since = StoreValue.date(Date())
+        let statements: [(String, StoreStatement, [StoreValue])] = [
+            ("stats", ConsoleRows.stats, [since, .real(300)]), ("countries", ConsoleRows.countries, [since]),
+            ("segments", ConsoleRows.segments, [since]), ("signals", ConsoleRows.signals, [since]),
+            ("latencies", ConsoleRows.latencies, [since]),
+        ]
+        for (name, statement, values) in statements {
+            let plan = try connection.query("EXPLAIN QUERY PLAN " + statement.sqlite, values) {
+                (row) throws(SQLiteError) in row.text(3) ?? ""
+            }
+            // The window by its index; each event, where one is read, by its verification; no full scan.
+            #expect(plan.contains { $0.contains("USING INDEX verifications_created_at") }, "\(name): \(plan)")
+            #expect(
+                !plan.contains { $0.hasPrefix("SCAN verifications") || $0.hasPrefix("SCAN v") || $0.hasPrefix("SCAN e") },
+                "\(name): \(plan)")
+            if statement.sqlite.contains("verification_events") {
+                #expect(
+                    plan.contains { $0.contains("USING INDEX verification_events_verification_id") }, "\(name): \(plan)")
+            }
+        }
+    }
+
     @Test("A database from a newer gateway is refused")
     func newerSchema() throws {
         _ = try SQLiteVerificationStore(path: path(), logger: Logger.quiet)

@@ -124,6 +124,26 @@ def approved_verification(port, to):
         raise SystemExit("check answered %d: %s" % (status, checked))
     return started
 
+def template_verification(binary, data_dir, log_path, to="+447480000001"):
+    """A release gateway in sandbox mode on `data_dir` makes one approved verification (approved_verification) and
+    stops; its WAL is checkpointed into gateway.sqlite, so the file alone can be copied. Returns the start's answer
+    and the `--anchor` arguments of seed.py that find its rows: its id, the number, the vendor's SID."""
+    gateway = Gateway(binary, data_dir, log_path)
+    gateway.start()
+    try:
+        started = approved_verification(gateway.port, to)
+    finally:
+        gateway.stop()
+    database = sqlite3.connect(os.path.join(data_dir, "gateway.sqlite"))
+    try:
+        sid = database.execute("SELECT provider_reference FROM verifications WHERE id = ?",
+                               (started["id"],)).fetchone()[0]
+        database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        database.close()
+    return started, ["--anchor", started["id"], "--anchor", to] + (["--anchor", sid] if sid else [])
+
+
 class Gateway:
     def __init__(self, binary, data_dir, log_path, extra=()):
         self.binary, self.data_dir, self.log_path = binary, data_dir, log_path

@@ -27,18 +27,8 @@ def main():
     scratch = tempfile.mkdtemp(prefix="gateway-retention-bench-")
     data = os.path.join(scratch, "data")
     os.makedirs(data)
-    gateway = bench.Gateway(args.gateway, data, os.path.join(scratch, "gateway.log"))
-    gateway.start()
-    try:
-        to = "+447480000001"
-        started = bench.approved_verification(gateway.port, to)
-    finally:
-        gateway.stop()
+    _, anchors = bench.template_verification(args.gateway, data, os.path.join(scratch, "gateway.log"))
     path = os.path.join(data, "gateway.sqlite")
-    with sqlite3.connect(path) as database:
-        sid = database.execute("SELECT provider_reference FROM verifications WHERE id = ?",
-                               (started["id"],)).fetchone()[0]
-    anchors = ["--anchor", started["id"], "--anchor", to] + (["--anchor", sid] if sid else [])
     seeded = subprocess.run([sys.executable, os.path.join(bench.HERE, "seed.py"), data, "--count", str(args.count),
                              "--prefix", "+44748"] + anchors, capture_output=True, text=True)
     if seeded.returncode != 0:

@@ -64,20 +64,11 @@ def main():
     template = os.path.join(scratch, "template")
     data = os.path.join(scratch, "data")
     os.makedirs(template)
-    gateway = bench.Gateway(args.gateway, template, os.path.join(scratch, "gateway.log"))
-    gateway.start()
-    try:
-        to = "+447480000001"
-        started = bench.approved_verification(gateway.port, to)
-    finally:
-        gateway.stop()
+    started, anchors = bench.template_verification(args.gateway, template, os.path.join(scratch, "gateway.log"))
     template_file = os.path.join(template, "gateway.sqlite")
     database = sqlite3.connect(template_file)
-    sid, created = database.execute("SELECT provider_reference, created_at FROM verifications WHERE id = ?",
-                                    (started["id"],)).fetchone()
-    database.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the copy below is of the file alone
+    created = database.execute("SELECT created_at FROM verifications WHERE id = ?", (started["id"],)).fetchone()[0]
     database.close()
-    anchors = ["--anchor", started["id"], "--anchor", to] + (["--anchor", sid] if sid else [])
     os.makedirs(data)
     shutil.copy(template_file, os.path.join(data, "gateway.sqlite"))
     path = os.path.join(data, "gateway.sqlite")
