@@ -312,11 +312,14 @@ final class SQLiteStoreTests: Sendable {
             // The window by its index; each event, where one is read, by its verification; no full scan.
             #expect(plan.contains { $0.contains("USING INDEX verifications_created_at") }, "\(name): \(plan)")
             #expect(
-                !plan.contains { $0.hasPrefix("SCAN verifications") || $0.hasPrefix("SCAN v") || $0.hasPrefix("SCAN e") },
+                !plan.contains {
+                    $0.hasPrefix("SCAN verifications") || $0.hasPrefix("SCAN v") || $0.hasPrefix("SCAN e")
+                },
                 "\(name): \(plan)")
             if statement.sqlite.contains("verification_events") {
                 #expect(
-                    plan.contains { $0.contains("USING INDEX verification_events_verification_id") }, "\(name): \(plan)")
+                    plan.contains { $0.contains("USING INDEX verification_events_verification_id") }, "\(name): \(plan)"
+                )
             }
         }
     }
