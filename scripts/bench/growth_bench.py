@@ -79,28 +79,29 @@ def main():
     parser.add_argument("--seconds", type=int, default=10, help="seconds of starts per round")
     parser.add_argument("--stats", type=int, default=200, help="sequential /v1/admin/stats requests per round")
     parser.add_argument("--keep", action="store_true", help="keep the seeded data directories")
+    parser.add_argument("--reuse", metavar="DIR",
+                        help="measure the stores a run with --keep seeded in DIR (its store-<count> directories)")
     args = parser.parse_args()
     counts = [int(part) for part in args.counts.split(",")]
     if any(count >= 10_000_000 + 1 for count in counts):
         raise SystemExit("--counts: at most 10,000,000 (the copies' numbers have 7 digits)")
-    scratch = tempfile.mkdtemp(prefix="gateway-growth-bench-")
-    template = os.path.join(scratch, "template")
-    os.makedirs(template)
-    gateway = bench.Gateway(args.gateway, template, os.path.join(scratch, "template.log"))
-    gateway.start()
-    try:
-        to = "+447480000001"
-        started = bench.approved_verification(gateway.port, to)
-    finally:
-        gateway.stop()
-    database = sqlite3.connect(os.path.join(template, "gateway.sqlite"))
-    sid = database.execute("SELECT provider_reference FROM verifications WHERE id = ?", (started["id"],)).fetchone()[0]
-    database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    database.close()
-    anchors = ["--anchor", started["id"], "--anchor", to] + (["--anchor", sid] if sid else [])
+    scratch = args.reuse or tempfile.mkdtemp(prefix="gateway-growth-bench-")
+    if args.reuse:
+        args.keep = True
+    else:
+        template = os.path.join(scratch, "template")
+        os.makedirs(template)
+        _, anchors = bench.template_verification(args.gateway, template, os.path.join(scratch, "template.log"))
     stores = []
     for count in counts:
         directory = os.path.join(scratch, "store-%d" % count)
+        if args.reuse:
+            database = sqlite3.connect(os.path.join(directory, "gateway.sqlite"))
+            stored = database.execute("SELECT count(*) FROM verifications").fetchone()[0]
+            database.close()
+            stores.append({"count": count, "stored": stored, "directory": directory, "seed_seconds": None,
+                           "bytes": os.path.getsize(os.path.join(directory, "gateway.sqlite"))})
+            continue
         shutil.copytree(template, directory)
         began = time.monotonic()
         seeded = subprocess.run([sys.executable, os.path.join(bench.HERE, "seed.py"), directory, "--only",
@@ -112,7 +113,8 @@ def main():
         subprocess.run(["sync"])
         size = os.path.getsize(os.path.join(directory, "gateway.sqlite"))
         bench.log("seeded %s verifications in %.0f s: gateway.sqlite %.1f MB" % (format(count, ","), seconds, size / 1e6))
-        stores.append({"count": count, "directory": directory, "seed_seconds": round(seconds), "bytes": size})
+        stores.append({"count": count, "stored": count + 1, "directory": directory, "seed_seconds": round(seconds),
+                       "bytes": size})
     results = {store["count"]: [] for store in stores}
     block = 999999 // (args.rounds + 1)
     try:
@@ -149,7 +151,7 @@ def main():
     for store in stores:
         m = medians[store["count"]]
         print("| %s | %.0f | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f | %.0f | %.1f | %.1f |" % (
-            format(store["count"], ","), store["bytes"] / 1e6, m["rps"], m["p50_ms"], m["p99_ms"],
+            format(store["stored"], ","), store["bytes"] / 1e6, m["rps"], m["p50_ms"], m["p99_ms"],
             m["cpu_us_per_start"], m["stats_p50_ms"], m["stats_p99_ms"], m["launch_to_ready_ms"], m["rss_idle_mb"],
             m["rss_after_mb"]))
     for store in stores[1:]:
