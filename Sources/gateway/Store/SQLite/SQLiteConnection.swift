@@ -60,6 +60,9 @@ final class SQLiteConnection {
                 try execute("PRAGMA journal_mode=WAL")
                 try execute("PRAGMA foreign_keys=ON")
                 try execute(synchronous == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+                // The writer's page cache, 32 MiB at most (SQLite's default is 2 MiB): the interior pages of the
+                // tables and indexes every write walks stay in it as the store grows (BENCHMARKS.md, "Growth").
+                try execute("PRAGMA cache_size=-32768")
             }
         } catch {
             close()
