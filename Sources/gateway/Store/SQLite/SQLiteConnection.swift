@@ -29,7 +29,11 @@ final class SQLiteConnection {
     /// `reader`: a connection for ``SQLiteDatabase/read(_:)`` instead, to a database that exists and is in
     /// WAL mode already: it refuses to write (`query_only`), and has no busy timeout, so that a read that
     /// would have to wait fails at once with `SQLITE_BUSY` rather than blocking its thread.
-    init(path: String, synchronous: SQLiteSynchronous, reader: Bool = false) throws(SQLiteError) {
+    ///
+    /// `cacheKiB`: the most memory the writer's page cache may hold (SQLite's default, 2 MiB, without it).
+    init(path: String, synchronous: SQLiteSynchronous, reader: Bool = false, cacheKiB: Int? = nil)
+        throws(SQLiteError)
+    {
         self.synchronous = synchronous
         if !reader, path != ":memory:" {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
@@ -60,9 +64,7 @@ final class SQLiteConnection {
                 try execute("PRAGMA journal_mode=WAL")
                 try execute("PRAGMA foreign_keys=ON")
                 try execute(synchronous == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
-                // The writer's page cache, 32 MiB at most (SQLite's default is 2 MiB): the interior pages of the
-                // tables and indexes every write walks stay in it as the store grows (BENCHMARKS.md, "Growth").
-                try execute("PRAGMA cache_size=-32768")
+                if let cacheKiB { try execute("PRAGMA cache_size=-\(cacheKiB)") }
             }
         } catch {
             close()

@@ -72,12 +72,13 @@ final class SQLiteDatabase: @unchecked Sendable {  // unchecked: `connection` is
     private let readers: SQLiteReaders?
 
     /// `checkpoints` defaults to ``SQLiteCheckpointer/Thresholds/standard(for:)``. `commitDelay` applies only
-    /// to a file under `synchronous=FULL`, the only case where a commit waits for a sync.
+    /// to a file under `synchronous=FULL`, the only case where a commit waits for a sync. `cacheKiB`: the
+    /// writer's page cache (``SQLiteConnection``).
     init(
         path: String, synchronous: SQLiteSynchronous, checkpoints: SQLiteCheckpointer.Thresholds? = nil,
-        commitDelay: SQLiteCommitDelay? = nil
+        commitDelay: SQLiteCommitDelay? = nil, cacheKiB: Int? = nil
     ) throws(SQLiteError) {
-        connection = try SQLiteConnection(path: path, synchronous: synchronous)
+        connection = try SQLiteConnection(path: path, synchronous: synchronous, cacheKiB: cacheKiB)
         queue = DispatchQueue(label: "gateway.store.sqlite")
         if path == ":memory:" || path.isEmpty {
             checkpointer = nil
