@@ -135,6 +135,8 @@ struct ObservabilityTests {
             let groups = try #require(samples.value("gateway_store_commit_groups_total", [:]))
             #expect(groups >= 5)
             #expect(try #require(samples.value("gateway_store_grouped_calls_total", [:])) >= groups)
+            // One request at a time: no commit waited for others (docs/performance.md, "Commit delay").
+            #expect(samples.value("gateway_store_delayed_commits_total", [:]) == 0)
             // Store calls and statements by operation, and commits: the start's insert is one call.
             #expect(try #require(samples.value("gateway_store_calls_total", ["operation": "insert"])) == 1)
             #expect(try #require(samples.value("gateway_store_statements_total", ["operation": "insert"])) >= 1)

@@ -1,4 +1,6 @@
 import Dispatch
+import Hummingbird
+import HummingbirdTesting
 import Foundation
 import GatewayTestSupport
 import Synchronization
@@ -151,5 +153,32 @@ struct SQLiteCommitDelayTests {
         #expect(after.calls - before.calls == writers)
         #expect(after.groups - before.groups < writers)  // they did share commits
         #expect(try count(database) == writers)
+    }
+}
+
+/// The middleware that counts the requests the commit delay treats as its siblings.
+@Suite("Requests in flight")
+struct RequestsInFlightTests {
+    @Test("A request that may write counts while it is served; a GET, HEAD or OPTIONS never does")
+    func counted() async throws {
+        let requests = RequestsInFlight()
+        let router = Router(context: GatewayRequestContext.self)
+        router.add(middleware: RequestsInFlightMiddleware(requests: requests))
+        router.get("/probe") { _, _ in String(requests.value) }
+        router.post("/probe") { _, _ in String(requests.value) }
+        router.delete("/probe") { _, _ in String(requests.value) }
+        let app = Application(router: router)
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/probe", method: .get) { response in
+                #expect(String(buffer: response.body) == "0")
+            }
+            try await client.execute(uri: "/probe", method: .post) { response in
+                #expect(String(buffer: response.body) == "1")
+            }
+            try await client.execute(uri: "/probe", method: .delete) { response in
+                #expect(String(buffer: response.body) == "1")
+            }
+        }
+        #expect(requests.value == 0)  // each left when its answer was ready
     }
 }
