@@ -1,8 +1,8 @@
 import Dispatch
-import Hummingbird
-import HummingbirdTesting
 import Foundation
 import GatewayTestSupport
+import Hummingbird
+import HummingbirdTesting
 import Synchronization
 import Testing
 
