@@ -124,6 +124,39 @@ def approved_verification(port, to):
         raise SystemExit("check answered %d: %s" % (status, checked))
     return started
 
+def wrk_starts(base, clients, seconds, provider, prefix, counter_start):
+    """`wrk -t1 -c<clients>` of start.lua against `base` for `seconds`: its RESULT (common.lua) with `starts`, the
+    201 answers, added; exits unless every answer was a 201."""
+    environment = dict(os.environ, BENCH_DIR=HERE, BENCH_KEY=KEY, BENCH_PROVIDER=provider, BENCH_PREFIX=prefix,
+                       BENCH_COUNTER_START=str(counter_start))
+    output = subprocess.run(["wrk", "-t1", "-c%d" % clients, "-d%ds" % seconds, "--timeout", "30s",
+                             "-s", os.path.join(HERE, "start.lua"), base],
+                            env=environment, capture_output=True, text=True, timeout=seconds + 120)
+    match = re.search(r"^RESULT (.*)$", output.stdout, re.M)
+    if not match:
+        raise SystemExit("wrk gave no result:\n%s%s" % (output.stdout, output.stderr))
+    result = json.loads(match.group(1))
+    result["starts"] = result["statuses"].get("201", 0)
+    if result["starts"] == 0 or result["starts"] != result["requests"]:
+        raise SystemExit("%d clients: %d of %d starts answered 201: %s"
+                         % (clients, result["starts"], result["requests"], result["statuses"]))
+    return result
+
+
+def start_with_environment(gateway, **variables):
+    """Starts `gateway` with `variables` added to this process's environment for its launch only."""
+    saved = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        return gateway.start()
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def template_verification(binary, data_dir, log_path, to="+447480000001"):
     """A release gateway in sandbox mode on `data_dir` makes one approved verification (approved_verification) and
     stops; its WAL is checkpointed into gateway.sqlite, so the file alone can be copied. Returns the start's answer

@@ -181,16 +181,7 @@ class Report:
         self.gateway.port = bench.free_port()
         write_config(config, self.vendor.base, self.gateway.base)
         os.makedirs(self.gateway.data_dir, exist_ok=True)
-        saved = {name: os.environ.get(name) for name in ("LD_PRELOAD", "ALLOC_COUNT_OUT")}
-        os.environ.update(LD_PRELOAD=self.library, ALLOC_COUNT_OUT=self.counter_path)
-        try:
-            self.gateway.start()
-        finally:
-            for name, value in saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
+        bench.start_with_environment(self.gateway, LD_PRELOAD=self.library, ALLOC_COUNT_OUT=self.counter_path)
         self.allocations = Allocations(self.counter_path)
         self.allocations.read(self.gateway.process.pid)  # the counter answers before anything is measured
 

@@ -66,16 +66,7 @@ class Variant:
             with open(config, "a") as handle:
                 handle.write(extra.rstrip() + "\n")
         os.makedirs(self.gateway.data_dir, exist_ok=True)
-        saved = {name: os.environ.get(name) for name in ("LD_PRELOAD", "ALLOC_COUNT_OUT")}
-        os.environ.update(LD_PRELOAD=library, ALLOC_COUNT_OUT=self.counter_path)
-        try:
-            self.gateway.start()
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+        bench.start_with_environment(self.gateway, LD_PRELOAD=library, ALLOC_COUNT_OUT=self.counter_path)
         self.counter = cost_report.Allocations(self.counter_path)
         self.counter.totals(self.gateway.process.pid)
 
@@ -84,22 +75,11 @@ class Variant:
         syncs_before = self.counter.totals(pid)[2]
         groups_before, calls_before = group_counts(self.gateway.port)
         cpu_before = self.gateway.cpu_seconds()
-        environment = dict(os.environ, BENCH_DIR=bench.HERE, BENCH_KEY=bench.KEY, BENCH_PROVIDER="twilio_remote",
-                           BENCH_PREFIX=prefix, BENCH_COUNTER_START=str(counter_start))
-        output = subprocess.run(["wrk", "-t1", "-c%d" % clients, "-d%ds" % seconds, "--timeout", "30s",
-                                 "-s", os.path.join(bench.HERE, "start.lua"), self.gateway.base],
-                                env=environment, capture_output=True, text=True, timeout=seconds + 120)
+        result = bench.wrk_starts(self.gateway.base, clients, seconds, "twilio_remote", prefix, counter_start)
         cpu = self.gateway.cpu_seconds() - cpu_before
         syncs = self.counter.totals(pid)[2] - syncs_before
         groups_after, calls_after = group_counts(self.gateway.port)
-        match = re.search(r"^RESULT (.*)$", output.stdout, re.M)
-        if not match:
-            raise SystemExit("wrk gave no result:\n%s%s" % (output.stdout, output.stderr))
-        result = json.loads(match.group(1))
-        starts = result["statuses"].get("201", 0)
-        if starts == 0 or starts != result["requests"]:
-            raise SystemExit("%s at %d clients: %d of %d starts answered 201: %s"
-                             % (self.name, clients, starts, result["requests"], result["statuses"]))
+        starts = result["starts"]
         groups = groups_after - groups_before
         return {"starts": starts, "syncs_per_start": syncs / starts, "groups_per_start": groups / starts,
                 "calls_per_group": (calls_after - calls_before) / groups if groups else 0.0,

@@ -21,7 +21,6 @@ import argparse
 import http.client
 import json
 import os
-import re
 import shutil
 import sqlite3
 import statistics
@@ -35,22 +34,11 @@ import bench  # noqa: E402
 
 
 def wrk_starts(gateway, seconds, counter_start, prefix):
-    environment = dict(os.environ, BENCH_DIR=bench.HERE, BENCH_KEY=bench.KEY, BENCH_PROVIDER="twilio",
-                       BENCH_PREFIX=prefix, BENCH_COUNTER_START=str(counter_start))
     before = gateway.cpu_seconds()
-    output = subprocess.run(["wrk", "-t1", "-c32", "-d%ds" % seconds, "--timeout", "30s", "-s",
-                             os.path.join(bench.HERE, "start.lua"), gateway.base],
-                            env=environment, capture_output=True, text=True, timeout=seconds + 120)
+    result = bench.wrk_starts(gateway.base, 32, seconds, "twilio", prefix, counter_start)
     cpu = gateway.cpu_seconds() - before
-    match = re.search(r"^RESULT (.*)$", output.stdout, re.M)
-    if not match:
-        raise SystemExit("wrk gave no result:\n%s%s" % (output.stdout, output.stderr))
-    result = json.loads(match.group(1))
-    starts = result["statuses"].get("201", 0)
-    if starts == 0 or starts != result["requests"]:
-        raise SystemExit("%d of %d starts answered 201: %s" % (starts, result["requests"], result["statuses"]))
     return {"rps": result["rps"], "p50_ms": result["p50_ms"], "p99_ms": result["p99_ms"],
-            "cpu_us_per_start": cpu / starts * 1e6}
+            "cpu_us_per_start": cpu / result["starts"] * 1e6}
 
 
 def stats_latency(port, count):
