@@ -70,6 +70,34 @@ struct JSONFastPathTests {
         #expect(JSONTextWriter.write(stringMap: [:]) == "{}")
     }
 
+    @Test("keys sort by their UTF-8 bytes: the memcmp path and the walk agree, for native, small and bridged text")
+    func keyOrder() {
+        let keys = [
+            "", "a", "A", "ab", "a\u{0}", "abc", "abd", "é", "e\u{301}", "😀", "z", "zz", "client_ref", "client_secret",
+            "a long key that is not a small string", "a long key that is not a small string!", "ÿ", "\u{7F}",
+        ]
+        let bridged = keys.map { String(decoding: Array($0.utf16), as: UTF16.self) }
+        for a in keys + bridged {
+            for b in keys + bridged {
+                #expect(JSONTextWriter.utf8Precedes(a, b) == a.utf8.lexicographicallyPrecedes(b.utf8), "\(a) < \(b)")
+            }
+        }
+        let sorted = JSONTextWriter.sortedKeys(keys)
+        #expect(sorted == keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    }
+
+    @Test("hex: the contiguous path writes what the sequence path writes")
+    func hex() {
+        var generator = SystemRandomNumberGenerator()
+        for count in [0, 1, 15, 16, 32, 33, 100] {
+            let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let walked = Hex.lowercase(bytes.lazy.map { $0 })
+            #expect(Hex.lowercase(bytes) == walked)
+            #expect(Hex.lowercase(Data(bytes)) == walked)
+            #expect(walked == bytes.map { String(format: "%02x", $0) }.joined())
+        }
+    }
+
     @Test("a number with a fraction is left to JSONEncoder")
     func fractionsAreLeft() {
         #expect(JSONValue.array([.number(1.5)]).sortedJSON == nil)
@@ -79,7 +107,7 @@ struct JSONFastPathTests {
     @Test("stored JSON writes fractions in their shortest round-trip form, and reads back the same values")
     func storedFractions() throws {
         let value = JSONValue.object([
-            "expires_at": .number(818_329_770.8736612), "big": .number(1e20), "tiny": .number(5e-324),
+            "expires_at": .number(818_329_770.8736612), "big": .number(1e20), "tiny": .number(.leastNonzeroMagnitude),
             "whole": .number(6), "list": .array([.number(-0.25), .string("a/b")]),
         ])
         let text = try #require(value.storedJSON)

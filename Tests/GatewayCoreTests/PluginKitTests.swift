@@ -374,6 +374,28 @@ struct VendorWireTests {
         #expect(VendorDate.parseISO8601("yesterday") == nil && VendorDate.parseISO8601(nil) == nil)
     }
 
+    @Test("ISO 8601 written by hand is Foundation's text, second for second, across years, leap days and fractions")
+    func iso8601AgreesWithFoundation() {
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: false)
+        var generator = SystemRandomNumberGenerator()
+        var instants: [Double] = [
+            0, -0.5, -1, 86_399.999_999, 951_782_400, 951_868_799.75, 4_107_542_399, -62_135_596_800,
+            -62_135_596_800.5, -11_676_096_000, -11_676_096_000.5, -11_676_096_001, 253_402_300_799, 253_402_300_799.9,
+            253_402_300_800, -62_135_596_801, 1e12, -1e12,
+            1_767_323_045.123_456, 1_767_323_045.999_999_9,
+        ]
+        for _ in 0..<20_000 {
+            instants.append(Double.random(in: -62_135_596_800...253_402_300_799, using: &generator))
+            // Whole seconds and their neighbours, where the fraction's rounding would show.
+            let whole = Double(Int64.random(in: -100_000_000...5_000_000_000, using: &generator))
+            instants.append(contentsOf: [whole, whole.nextUp, whole.nextDown])
+        }
+        for instant in instants {
+            let date = Date(timeIntervalSince1970: instant)
+            #expect(VendorDate.iso8601(date) == date.formatted(style), "at \(instant)")
+        }
+    }
+
     @Test("a JSON answer: sorted keys, unescaped slashes, its content type and extra headers")
     func jsonAnswer() {
         var extra = HTTPFields()

@@ -29,6 +29,19 @@ struct TwilioPluginTests {
         #expect(!TwilioSandbox.authToken.isEmpty)
     }
 
+    @Test(
+        "a SID is its prefix and exactly 32 hex digits, in either case; nothing else passes",
+        arguments: [
+            ("VE" + String(repeating: "0a", count: 16), true), ("VE" + String(repeating: "F9", count: 16), true),
+            ("VE" + String(repeating: "0", count: 31), false), ("VE" + String(repeating: "0", count: 33), false),
+            ("VA" + String(repeating: "0", count: 32), false), ("VE" + String(repeating: "0", count: 31) + "g", false),
+            ("VE" + String(repeating: "0", count: 30) + "é", false), ("ve" + String(repeating: "0", count: 32), false),
+            ("VE" + String(repeating: "0", count: 31) + "\u{0661}", false), ("", false),
+        ])
+    func sidShape(_ value: String, _ expected: Bool) {
+        #expect(TwilioConfiguration.matches(value, prefixes: ["VE"]) == expected)
+    }
+
     @Test("sandbox settings are the sandbox constants plus the given base URL, and they validate")
     func sandboxSettings() throws {
         let url = try #require(Self.url)

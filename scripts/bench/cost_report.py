@@ -382,6 +382,8 @@ def main():
                         help="where each workload's CPU goes, by part of the path (perf record -g, profile_parts.py)")
     parser.add_argument("--profile-checks", type=int, default=8000,
                         help="verifications prepared for each check workload's profile")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the scratch directory (the perf data, the gateways' logs) and print its path")
     parser.add_argument("--check", metavar="BUDGET", help="fail when a count is above this budget file's")
     parser.add_argument("--build", choices=("debug", "release"), help="the budget's section (default: from --gateway)")
     args = parser.parse_args()
@@ -446,7 +448,10 @@ def main():
         print("cost budget (%s): %s" % (build, "FAILED" if failures else "passed"))
         if failures:
             raise SystemExit(1)
-    shutil.rmtree(report.scratch, ignore_errors=True)
+    if args.keep:
+        print("kept: " + report.scratch)
+    else:
+        shutil.rmtree(report.scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":

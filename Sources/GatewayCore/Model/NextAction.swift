@@ -152,9 +152,7 @@ public enum NextAction: Sendable, Equatable, Codable {
         try json.encode(to: encoder)
     }
 
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: false))
-    }
+    static func timestamp(_ date: Date) -> String { VendorDate.iso8601(date) }
 
     static func parseTimestamp(_ text: String) -> Date? {
         try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: false))

@@ -4,8 +4,55 @@ import HTTPTypes
 /// The date forms vendors write and read.
 public enum VendorDate {
     /// ISO 8601 in UTC with a `Z` and whole seconds (`2015-07-30T20:00:00Z`).
+    /// Written here for the years 1600 to 9999, the same text as Foundation's `ISO8601FormatStyle` (whole
+    /// seconds, the fraction dropped towards the past), which a start's answer pays for several times over
+    /// otherwise: the style is built and runs a calendar for each date. Other years go to Foundation, which
+    /// also writes dates before the Gregorian calendar's start (1582) in the Julian one.
     public static func iso8601(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: false))
+        let seconds = date.timeIntervalSinceReferenceDate.rounded(.down)
+        // 1600-01-01 and 9999-12-31T23:59:59 as seconds since 2001-01-01.
+        guard seconds >= -12_654_403_200, seconds <= 252_423_993_599 else {
+            return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: false))
+        }
+        let unix = Int64(seconds) + 978_307_200
+        let (days, second) = floorDivision(unix, 86_400)
+        // Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's civil_from_days).
+        let shifted = days + 719_468
+        let era = floorDivision(shifted, 146_097).quotient
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return String(unsafeUninitializedCapacity: 20) { out in
+            func put(_ value: Int64, _ width: Int, at start: Int) {
+                var rest = value
+                for offset in stride(from: width - 1, through: 0, by: -1) {
+                    out[start + offset] = UInt8(truncatingIfNeeded: 0x30 + rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, 4, at: 0)
+            out[4] = 0x2D
+            put(month, 2, at: 5)
+            out[7] = 0x2D
+            put(day, 2, at: 8)
+            out[10] = 0x54
+            put(second / 3600, 2, at: 11)
+            out[13] = 0x3A
+            put(second / 60 % 60, 2, at: 14)
+            out[16] = 0x3A
+            put(second % 60, 2, at: 17)
+            out[19] = 0x5A
+            return 20
+        }
+    }
+
+    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let quotient = value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
+        return (quotient, value - quotient * divisor)
     }
 
     /// Reads ISO 8601 with or without fractional seconds (any number of digits; Foundation reads three), with

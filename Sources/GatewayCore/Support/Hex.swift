@@ -5,6 +5,27 @@ import Foundation
 package enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
+    /// Two digits per byte, for bytes that are stored contiguously (digests, message authentication codes,
+    /// `Data`, arrays): one pass over the buffer into the string's own storage. The `Sequence` overload
+    /// below walks a digest through its iterator, one unspecialized call per byte.
+    package static func lowercase(_ bytes: some ContiguousBytes & Sequence<UInt8>) -> String {
+        let digits = table.utf8Start
+        return bytes.withUnsafeBytes { raw in
+            String(unsafeUninitializedCapacity: raw.count * 2) { out in
+                var index = 0
+                for byte in raw {
+                    out[index] = digits[Int(byte >> 4)]
+                    out[index + 1] = digits[Int(byte & 0x0F)]
+                    index += 2
+                }
+                return index
+            }
+        }
+    }
+
+    /// The sixteen digits, in the binary's constant data.
+    private static let table: StaticString = "0123456789abcdef"
+
     /// Two digits per byte.
     package static func lowercase(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = []

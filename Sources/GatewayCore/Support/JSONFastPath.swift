@@ -120,7 +120,24 @@ package enum JSONTextWriter {
 
     /// Keys in the order `.sortedKeys` gives them: by their UTF-8 bytes.
     static func sortedKeys(_ keys: some Collection<String>) -> [String] {
-        keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        keys.sorted(by: utf8Precedes)
+    }
+
+    /// Whether `a`'s UTF-8 bytes sort before `b`'s: one `memcmp` where both are stored contiguously (native and
+    /// small strings are), else the byte-by-byte walk.
+    static func utf8Precedes(_ a: String, _ b: String) -> Bool {
+        let compared = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                let common = min(x.count, y.count)
+                if common > 0, let left = x.baseAddress, let right = y.baseAddress {
+                    let order = memcmp(left, right, common)
+                    if order != 0 { return order < 0 }
+                }
+                return x.count < y.count
+            }
+        }
+        if let compared, let result = compared { return result }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     /// A string literal: `"` and `\` escaped, the C0 controls as `\b \f \n \r \t` or `\u00xx`, nothing else.

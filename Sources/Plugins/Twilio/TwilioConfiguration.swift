@@ -41,8 +41,12 @@ struct TwilioConfiguration: Sendable, Equatable {
     }
 
     /// Whether `value` is one of `prefixes` followed by exactly 32 hex digits (Twilio's SID shape).
+    /// Read as UTF-8 bytes: a SID is ASCII, and walking it by `Character` would break graphemes for each one.
     static func matches(_ value: String, prefixes: [String]) -> Bool {
-        guard value.count == 34, prefixes.contains(where: { value.hasPrefix($0) }) else { return false }
-        return value.dropFirst(2).allSatisfy { $0.isASCII && $0.isHexDigit }
+        let bytes = value.utf8
+        guard bytes.count == 34, prefixes.contains(where: { value.utf8.starts(with: $0.utf8) }) else { return false }
+        return bytes.dropFirst(2).allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+        }
     }
 }

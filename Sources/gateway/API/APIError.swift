@@ -81,7 +81,8 @@ enum JSONResponse {
     static func response(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
-        return Response(
-            status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: encode(value))))
+        // Straight from the written text into the buffer: through `Data` it would be copied twice.
+        let buffer = value.sortedJSON.map { ByteBuffer(string: $0) } ?? ByteBuffer(data: encode(value))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
     }
 }

@@ -51,7 +51,8 @@ struct APIKeyring: Sendable {
     var isEmpty: Bool { byHash.isEmpty }
 
     static func hash(_ secret: String) -> String {
-        Hex.lowercase(SHA256.hash(data: Data(secret.utf8)))
+        var secret = secret
+        return secret.withUTF8 { Hex.lowercase(SHA256.hash(data: UnsafeRawBufferPointer($0))) }
     }
 
     /// A new random key for the sandbox: `sk_sandbox_` and 32 hex digits.

@@ -14,22 +14,30 @@ import Hummingbird
 /// what a request is checked against, and the idempotency key's stored answer has no secret in it.
 struct ClientSecrets: Sendable {
     static let prefix = "vcs_"
-    private let key: SymmetricKey
+    /// HMAC-SHA256 keyed once: each secret copies this state and hashes only the id, where keying again
+    /// would hash the key's two padded blocks for every start.
+    private let keyed: HMAC<SHA256>
 
     init(signingKey: P256.Signing.PrivateKey) {
-        key = HKDF<SHA256>.deriveKey(
+        let key = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: signingKey.rawRepresentation),
             info: Data("verification-gateway client secret v1".utf8), outputByteCount: 32)
+        keyed = HMAC<SHA256>(key: key)
     }
 
     /// The secret of a verification (`vf_` and 32 hex digits).
     func secret(for verificationID: String) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(verificationID.utf8), using: key)
-        return Self.prefix + verificationID.dropFirst(3) + "_" + Hex.lowercase(mac)
+        var mac = keyed
+        var id = verificationID
+        id.withUTF8 { mac.update(data: UnsafeRawBufferPointer($0)) }
+        return Self.prefix + verificationID.dropFirst(3) + "_" + Hex.lowercase(mac.finalize())
     }
 
     /// What the record keeps: the secret's SHA-256, as hex.
-    static func hash(_ secret: String) -> String { Hex.lowercase(SHA256.hash(data: Data(secret.utf8))) }
+    static func hash(_ secret: String) -> String {
+        var secret = secret
+        return secret.withUTF8 { Hex.lowercase(SHA256.hash(data: UnsafeRawBufferPointer($0))) }
+    }
 
     /// The verification a presented secret names, when it has the secret's form; nil otherwise.
     static func verificationID(named secret: String) -> String? {

@@ -71,9 +71,7 @@ extension VerificationsController {
         return .object(fields)
     }
 
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: false))
-    }
+    static func timestamp(_ date: Date) -> String { VendorDate.iso8601(date) }
 
     static func body(of request: inout Request, context: GatewayRequestContext) async throws -> Data {
         try await body(of: &request, upTo: context.maxUploadSize)

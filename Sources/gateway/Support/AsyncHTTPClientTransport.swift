@@ -26,7 +26,7 @@ struct AsyncHTTPClientTransport: HTTPTransport {
                 headers.add(name: field.name.rawName, value: field.value)
             }
             let outbound = try HTTPClient.Request(
-                url: request.url.absoluteString, method: HTTPMethod(rawValue: request.method.rawValue),
+                url: request.url, method: HTTPMethod(rawValue: request.method.rawValue),
                 headers: headers, body: request.body.isEmpty ? nil : .byteBuffer(ByteBuffer(data: request.body)))
             let task = client.execute(
                 request: outbound, delegate: ResponseAccumulator(request: outbound, maxBodySize: maxResponseBytes),
