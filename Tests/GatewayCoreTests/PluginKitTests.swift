@@ -396,6 +396,31 @@ struct VendorWireTests {
         }
     }
 
+    @Test("ISO 8601 read by hand is what Foundation reads, and anything off the exact form is left to Foundation")
+    func iso8601ReadAgreesWithFoundation() {
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: false)
+        var generator = SystemRandomNumberGenerator()
+        var texts = [
+            "2024-02-29T23:59:59Z", "2023-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2000-02-29T12:00:00Z",
+            "1600-01-01T00:00:00Z", "1599-12-31T23:59:59Z", "9999-12-31T23:59:59Z", "2026-13-01T00:00:00Z",
+            "2026-04-31T00:00:00Z", "2026-01-00T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:60:00Z",
+            "2026-01-01T00:00:60Z", "2026-01-01t00:00:00z", "2026-01-01T00:00:00+00:00", " 2026-01-01T00:00:00Z",
+            "2026-01-01T00:00:0aZ", "2026-1-01T00:00:00Z", "", "2026-01-01 00:00:00Z",
+        ]
+        for _ in 0..<20_000 {
+            let instant = Double.random(in: -11_676_096_000...253_402_300_799, using: &generator)
+            texts.append(Date(timeIntervalSince1970: instant).formatted(style))
+        }
+        for text in texts {
+            #expect(
+                VendorDate.parseISO8601(text)
+                    == (try? Date(text.trimmingCharacters(in: .whitespaces), strategy: style)), "\(text)")
+            if let fast = VendorDate.parseWholeSecondsUTC(text) {
+                #expect(fast == (try? Date(text, strategy: style)), "\(text)")
+            }
+        }
+    }
+
     @Test("a JSON answer: sorted keys, unescaped slashes, its content type and extra headers")
     func jsonAnswer() {
         var extra = HTTPFields()

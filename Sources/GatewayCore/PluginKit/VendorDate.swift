@@ -50,6 +50,49 @@ public enum VendorDate {
         }
     }
 
+    /// `YYYY-MM-DDThh:mm:ssZ` exactly, the form vendors answer with, for the years 1600 to 9999 and fields in
+    /// their ranges; `nil` for anything else, which ``parseISO8601(_:)`` then leaves to Foundation.
+    package static func parseWholeSecondsUTC(_ text: String) -> Date? {
+        let parsed = text.utf8.withContiguousStorageIfAvailable {
+            bytes -> (Int64, Int64, Int64, Int64, Int64, Int64)? in
+            guard bytes.count == 20, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A,
+                bytes[16] == 0x3A, bytes[19] == 0x5A
+            else { return nil }
+            func number(_ from: Int, _ count: Int) -> Int64? {
+                var value: Int64 = 0
+                for index in from..<from + count {
+                    let byte = bytes[index]
+                    guard (0x30...0x39).contains(byte) else { return nil }
+                    value = value * 10 + Int64(byte - 0x30)
+                }
+                return value
+            }
+            guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+                let minute = number(14, 2), let second = number(17, 2)
+            else { return nil }
+            return (year, month, day, hour, minute, second)
+        }
+        guard case (let year, let month, let day, let hour, let minute, let second)?? = parsed else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let monthDays: Int64 =
+            switch month {
+            case 2: leap ? 29 : 28
+            case 4, 6, 9, 11: 30
+            default: 31
+            }
+        guard (1600...9999).contains(year), (1...12).contains(month), day >= 1, day <= monthDays, hour < 24,
+            minute < 60, second < 60
+        else { return nil }
+        // A proleptic Gregorian date to days since 1970-01-01 (Howard Hinnant's days_from_civil).
+        let marchYear = month <= 2 ? year - 1 : year
+        let era = marchYear / 400
+        let yearOfEra = marchYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3600 + minute * 60 + second))
+    }
+
     private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
         let quotient = value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
         return (quotient, value - quotient * divisor)
@@ -58,6 +101,7 @@ public enum VendorDate {
     /// Reads ISO 8601 with or without fractional seconds (any number of digits; Foundation reads three), with
     /// `Z` or an offset (`2026-01-02T03:04:05.123456+00:00`). `nil` when it is not one.
     public static func parseISO8601(_ text: String?) -> Date? {
+        if let text, let date = parseWholeSecondsUTC(text) { return date }
         guard let trimmed = text?.trimmingCharacters(in: .whitespaces) else { return nil }
         if let date = try? Date(trimmed, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: false)) {
             return date

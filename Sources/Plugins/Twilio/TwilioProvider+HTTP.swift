@@ -23,8 +23,7 @@ extension TwilioProvider {
         _ method: HTTPRequest.Method, path: String, form: [(String, String)]?, operation: VendorOperation
     ) async throws(GatewayError) -> TransportResponse {
         var headers = HTTPFields()
-        headers[.authorization] = VendorHTTPClient.basicAuthorization(
-            configuration.accountSID, configuration.authToken)
+        headers[.authorization] = authorization
         headers[.accept] = "application/json"
         return try await client.send(method, path, headers: headers, form: form, operation: operation) { answer in
             let envelope = try? JSONDecoder().decode(TwilioWire.ErrorEnvelope.self, from: answer.body)

@@ -7,6 +7,8 @@ import Logging
 struct TwilioProvider: VendorHTTPProvider, ResendingProvider, CancelingProvider, StatusReportingProvider {
     let configuration: TwilioConfiguration
     let client: VendorHTTPClient
+    /// `Basic` and the account SID and auth token in base64: the same on every call, so written once.
+    let authorization: String
 
     /// What Twilio Verify v2 offers: for OTP a resend is a start for the same `To`, which Twilio answers
     /// with the same verification and code, on any of the four channels; a push completes without a code,
@@ -20,6 +22,7 @@ struct TwilioProvider: VendorHTTPProvider, ResendingProvider, CancelingProvider,
     init(context: ProviderContext) throws(ConfigurationError) {
         self.configuration = try TwilioConfiguration(settings: context.settings, providerID: context.providerID)
         self.client = VendorHTTPClient(vendor: "Twilio", context: context, baseURL: configuration.baseURL)
+        self.authorization = VendorHTTPClient.basicAuthorization(configuration.accountSID, configuration.authToken)
     }
 
     // MARK: operations

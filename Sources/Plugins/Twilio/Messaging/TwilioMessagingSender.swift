@@ -16,14 +16,17 @@ struct TwilioMessagingSender: ReceiptReadingSender {
     let client: VendorHTTPClient
     /// The provider's callback route, when the gateway has a public address and the auth token to check them.
     let receiptURL: URL?
+    /// `Basic` and the credentials in base64, and the Messages resource's path: the same on every send.
+    let authorization: String
+    let messagesPath: String
 
     init(context: ProviderContext) throws(ConfigurationError) {
         configuration = try TwilioMessagingConfiguration(settings: context.settings, providerID: context.providerID)
         client = VendorHTTPClient(vendor: "Twilio", context: context, baseURL: configuration.baseURL)
         receiptURL = configuration.signingToken == nil ? nil : context.callbackURL
+        authorization = VendorHTTPClient.basicAuthorization(configuration.username, configuration.authToken)
+        messagesPath = "/2010-04-01/Accounts/\(configuration.accountSID)/Messages.json"
     }
-
-    var messagesPath: String { "/2010-04-01/Accounts/\(configuration.accountSID)/Messages.json" }
 
     func send(_ message: OutboundMessage) async throws(GatewayError) -> SentMessage {
         var form: [(String, String)] = [("To", message.to.e164), ("Body", message.text)]
@@ -39,7 +42,7 @@ struct TwilioMessagingSender: ReceiptReadingSender {
             form.append(("StatusCallback", receiptURL.appending(path: message.reference).absoluteString))
         }
         var headers = HTTPFields()
-        headers[.authorization] = VendorHTTPClient.basicAuthorization(configuration.username, configuration.authToken)
+        headers[.authorization] = authorization
         headers[.accept] = "application/json"
         let providerID = client.providerID
         let response = try await client.send(
