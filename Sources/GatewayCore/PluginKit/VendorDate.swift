@@ -14,18 +14,8 @@ public enum VendorDate {
         guard seconds >= -12_654_403_200, seconds <= 252_423_993_599 else {
             return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: false))
         }
-        let unix = Int64(seconds) + 978_307_200
-        let (days, second) = floorDivision(unix, 86_400)
-        // Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's civil_from_days).
-        let shifted = days + 719_468
-        let era = floorDivision(shifted, 146_097).quotient
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (days, second) = floorDivision(Int64(seconds) + 978_307_200, 86_400)
+        let (year, month, day) = civil(days: days)
         return String(unsafeUninitializedCapacity: 20) { out in
             func put(_ value: Int64, _ width: Int, at start: Int) {
                 var rest = value
@@ -91,6 +81,20 @@ public enum VendorDate {
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         let days = era * 146_097 + dayOfEra - 719_468
         return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3600 + minute * 60 + second))
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's civil_from_days), without a
+    /// `Calendar`: for the date forms written on every call.
+    package static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468
+        let era = floorDivision(shifted, 146_097).quotient
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {

@@ -84,20 +84,12 @@ enum TwilioMessagingWire {
 extension TwilioMessagingWire {
     /// A date as the 2010-04-01 API writes it (RFC 2822, UTC): `Thu, 24 Aug 2023 05:01:45 +0000`.
     static func rfc2822(_ date: Date) -> String {
-        // The civil date of a day count since 1970-01-01 (Howard Hinnant's algorithm), without a Calendar: this
-        // runs for every message the emulator answers.
+        // Without a Calendar: this runs for every message the emulator answers.
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (civilYear, civilMonth, civilDay) = VendorDate.civil(days: Int64(days))
+        let (year, month, day) = (Int(civilYear), Int(civilMonth), Int(civilDay))
         // 1970-01-01 was a Thursday.
         let weekday = ((days % 7) + 11) % 7
         let names = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
