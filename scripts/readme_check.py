@@ -56,7 +56,7 @@ the directory holding it removed; should the check itself be killed (SIGKILL), a
 cluster does that. The working directory is removed too, except that a failed run keeps it (the gateways'
 logs) and names it. Exits 1 naming the file and line of each block that failed.
 """
-import argparse, glob, os, pwd, re, shlex, shutil, signal, socket, ssl, subprocess, sys, tempfile, time
+import argparse, glob, os, pwd, re, shlex, shutil, signal, ssl, subprocess, sys, tempfile, time
 import urllib.error, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -180,9 +180,10 @@ def check_answers(answers, output):
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import sandbox_gateway
+
+    return sandbox_gateway.free_port()
 
 
 def commands(block_text):

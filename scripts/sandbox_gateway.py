@@ -2,7 +2,7 @@
 
 Stdlib only. The gateway binary is built once with `swift build --product gateway`.
 """
-import json, os, socket, subprocess, time
+import json, os, random, socket, subprocess, time
 import urllib.error, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -29,10 +29,35 @@ def call(base, method, path, body=None, key=KEY, timeout=30):
             return error.code, {"raw": raw.decode(errors="replace")}
 
 
+_handed_out = set()
+
+
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback port for a server started next, from below the kernel's ephemeral range.
+
+    A port from bind(0) is an ephemeral one, and any outbound connection may take it as its local port before the
+    server binds it (the Swift suite's live servers failed so once, and LoopbackPort.swift does the same as this).
+    Ports below the range are never handed out by the kernel on its own; each is tried with a real bind first,
+    and none is returned twice by one process."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    first, last = (10000, low - 1) if low > 12000 else (61000, 65000)
+    for _ in range(2000):
+        port = random.randint(first, last)
+        if port in _handed_out:
+            continue
+        _handed_out.add(port)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError("no free loopback port in %d-%d" % (first, last))
+
 
 
 def build():
@@ -112,3 +137,11 @@ class Checks:
         print(("ok    " if condition else "FAIL  ") + message, flush=True)
         if not condition:
             self.failures.append(message)
+
+
+if __name__ == "__main__":
+    # `python3 scripts/sandbox_gateway.py free-port`, for shell scripts.
+    import sys
+
+    if sys.argv[1:] == ["free-port"]:
+        print(free_port())

@@ -15,7 +15,7 @@ fi
 
 swift build --product gateway
 data_dir=$(mktemp -d)
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(python3 scripts/sandbox_gateway.py free-port)
 api_key="sk_schemathesis_$(date +%s)"
 GATEWAY_SANDBOX_API_KEY="$api_key" .build/debug/gateway --host 127.0.0.1 --port "$port" --data-dir "$data_dir" \
     > "$data_dir/gateway.log" 2>&1 &

@@ -70,7 +70,7 @@ public enum PostgresTestServer {
             try run(
                 bin.appendingPathComponent("initdb").path,
                 ["-D", data, "-U", "gateway", "--auth=trust", "-E", "UTF8", "--no-sync"], as: user)
-            let port = try freePort()
+            let port = try LoopbackPort.next()
             let options =
                 "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300"
             try run(
@@ -116,24 +116,6 @@ public enum PostgresTestServer {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
             guard status == 0 else { throw Failure("\(tool) \(arguments.joined(separator: " ")) failed (\(status))") }
-        }
-
-        private static func freePort() throws -> Int {
-            let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard socket >= 0 else { throw Failure("socket() failed") }
-            defer { close(socket) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = 0
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                    bind(socket, pointer, length) == 0 && getsockname(socket, pointer, &length) == 0
-                }
-            }
-            guard bound else { throw Failure("no free port") }
-            return Int(UInt16(bigEndian: address.sin_port))
         }
     }
 

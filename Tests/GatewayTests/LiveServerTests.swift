@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GatewayCore
+import GatewayTestSupport
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -80,26 +81,8 @@ struct LiveServerTests {
         }
     }
 
-    /// A port the kernel just handed out and released.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw PortError() }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        guard bound == 0 else { throw PortError() }
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw PortError() }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    /// A loopback port for a server that must know its port before it binds (`LoopbackPort`).
+    static func freePort() throws -> Int { try LoopbackPort.next() }
 
     struct PortError: Error {}
 }

@@ -15,7 +15,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -37,9 +36,10 @@ def log(message):
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import sandbox_gateway
+
+    return sandbox_gateway.free_port()
 
 
 def http_get(port, path, timeout=2.0):
