@@ -41,10 +41,13 @@ def free_port():
     and none is returned twice by one process."""
     try:
         with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-            low = int(f.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        low = 32768
-    first, last = (10000, low - 1) if low > 12000 else (61000, 65000)
+            low, high = map(int, f.read().split())
+    except (OSError, ValueError):
+        low, high = 32768, 60999
+    if low > 12000:
+        first, last = 10000, low - 1
+    else:
+        first, last = (high + 1, 65535) if high < 63000 else (1024, 65535)
     for _ in range(2000):
         port = random.randint(first, last)
         if port in _handed_out:
@@ -57,7 +60,6 @@ def free_port():
                 continue
         return port
     raise RuntimeError("no free loopback port in %d-%d" % (first, last))
-
 
 
 def build():

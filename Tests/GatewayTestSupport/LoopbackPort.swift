@@ -27,12 +27,14 @@ public enum LoopbackPort {
         throw NoFreePort(range: range)
     }
 
-    /// 10000 up to the ephemeral range's start (`/proc/sys/net/ipv4/ip_local_port_range`, 32768 by default).
+    /// 10000 up to the ephemeral range's start (`/proc/sys/net/ipv4/ip_local_port_range`, 32768–60999 by
+    /// default); above its end instead on a machine whose range starts low.
     static func candidates() -> ClosedRange<Int> {
         let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
-        let low = text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32_768
-        // A machine whose ephemeral range starts low gets the ports above it instead.
-        return low > 12_000 ? 10_000...(low - 1) : 61_000...65_000
+        let bounds = text.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        let (low, high) = bounds.count == 2 ? (bounds[0], bounds[1]) : (32_768, 60_999)
+        if low > 12_000 { return 10_000...(low - 1) }
+        return high < 63_000 ? (high + 1)...65_535 : 1_024...65_535
     }
 
     /// Whether a listening socket can take `port` now (no `SO_REUSEADDR`: a port in `TIME_WAIT` is skipped too).

@@ -2,6 +2,7 @@ import Foundation
 import GatewayClient
 import GatewayCore
 import GatewayFirebase
+import GatewayTestSupport
 import Testing
 
 @testable import gateway
@@ -16,7 +17,7 @@ func withClientTestGateway(_ body: @Sendable (URL, String) async throws -> Void)
     // real time (`nbf`), which a frozen clock refused once setup on a busy machine took longer than the skew.
     options.clock = SystemClock()
     options.sandboxTransport = .http
-    options.port = try LiveServerTests.freePort()
+    options.port = try LoopbackPort.next()
     let (app, _) = try await buildApplication(options)
     let base = try #require(URL(string: "http://127.0.0.1:\(options.port)"))
     try await withLiveServer(app, port: options.port) { _ in try await body(base, GatewayHarness.apiKey) }

@@ -109,7 +109,7 @@ struct HTTPSServingTests {
         let harness = GatewayHarness(clock: ManualClock(Date()))
         var options = harness.options()
         options.sandboxTransport = .http
-        options.port = try LiveServerTests.freePort()
+        options.port = try LoopbackPort.next()
         options.tlsCertificate = certificate
         options.tlsKey = key
         let (app, runtime) = try await buildApplication(options)

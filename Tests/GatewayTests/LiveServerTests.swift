@@ -23,7 +23,7 @@ struct LiveServerTests {
         let harness = GatewayHarness(clock: ManualClock(Date()))
         var options = harness.options()
         options.sandboxTransport = .http
-        options.port = try Self.freePort()
+        options.port = try LoopbackPort.next()
         return (options, harness)
     }
 
@@ -80,9 +80,6 @@ struct LiveServerTests {
             #expect(result.body["code"] as? Int == 20003)
         }
     }
-
-    /// A loopback port for a server that must know its port before it binds (`LoopbackPort`).
-    static func freePort() throws -> Int { try LoopbackPort.next() }
 
     struct PortError: Error {}
 }

@@ -55,7 +55,7 @@ struct OutboundHTTPClientTests {
     /// most the vendor held at once.
     func mostInFlight(calls: Int, limit: Int) async throws -> Int {
         let vendor = SlowVendor()
-        let port = try LiveServerTests.freePort()
+        let port = try LoopbackPort.next()
         let client = makeOutboundHTTPClient(connectionsPerHost: limit)
         let transport = AsyncHTTPClientTransport(client: client)
         do {
